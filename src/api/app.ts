@@ -1,0 +1,47 @@
+/**
+ * The fastify application, built apart from `listen` so tests drive it with `app.inject()`.
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { ApiKey } from '../config.ts';
+import type { Logger } from '../logger.ts';
+import type { MetricsRegistry } from '../metrics.ts';
+import { registerHealthRoutes, type ReadinessCheck } from './routes/health.ts';
+import { registerPacketRoutes, type PacketIngest } from './routes/packets.ts';
+
+/** Dependencies of {@link buildApp}. */
+export interface AppDeps {
+  ingest: PacketIngest;
+  readiness: ReadinessCheck;
+  metrics: MetricsRegistry;
+  apiKeys: ApiKey[];
+  maxBodyBytes: number;
+  logger: Logger;
+}
+
+/** Builds the HTTP API (not listening). */
+export function buildApp(deps: AppDeps): FastifyInstance {
+  const app = Fastify({
+    // pino's Logger is a FastifyBaseLogger; the cast only keeps fastify's generics at their defaults.
+    loggerInstance: deps.logger as unknown as FastifyBaseLogger,
+    bodyLimit: deps.maxBodyBytes,
+    genReqId: () => randomUUID(),
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    const route = req.routeOptions.url ?? 'unmatched';
+    deps.metrics.observe('tool_audit_http_request_seconds', 'HTTP request latency', reply.elapsedTime / 1000, {
+      route,
+      method: req.method,
+      status: String(reply.statusCode),
+    });
+  });
+  app.setErrorHandler(async (err: { statusCode?: number; code?: string; message: string }, req, reply) => {
+    const status = err.statusCode ?? 500;
+    if (status >= 500) req.log.error({ err }, 'request failed');
+    const error = status === 413 ? 'payload_too_large' : status === 400 ? 'bad_request' : status >= 500 ? 'internal' : 'error';
+    await reply.code(status).send({ error, message: status >= 500 ? 'internal error; see server logs' : err.message, request_id: req.id });
+  });
+  registerHealthRoutes(app, deps);
+  registerPacketRoutes(app, deps);
+  return app;
+}

@@ -1,0 +1,22 @@
+/**
+ * Turns a POST /v1/packets body into raw packets, keeping each packet's exact text: a JSON
+ * array is split into its elements, NDJSON into its lines. Pure.
+ */
+import { splitJsonArray } from '../schemas/lossless-json.ts';
+
+/** The packets of a body, or why the body as a whole is unusable (→ 400). */
+export type BodyResult = { ok: true; packets: string[] } | { ok: false; error: string };
+
+/** Splits a request body. An array that does not parse is malformed; NDJSON lines are judged one by one. */
+export function splitPacketBody(body: string): BodyResult {
+  const text = body.trim();
+  if (text === '') return { ok: false, error: 'empty body: send a JSON array of packets or NDJSON' };
+  if (text.startsWith('[')) {
+    const packets = splitJsonArray(text);
+    return packets ? { ok: true, packets } : { ok: false, error: 'malformed JSON: the body is not a well-formed JSON array' };
+  }
+  if (text.startsWith('{')) {
+    return { ok: true, packets: text.split('\n').map((l) => l.trim()).filter((l) => l !== '') };
+  }
+  return { ok: false, error: 'malformed JSON: expected a JSON array of packets or NDJSON (one packet object per line)' };
+}

@@ -1,0 +1,46 @@
+/**
+ * POST /v1/packets (SPEC §6): a JSON array or NDJSON of packets in, a verdict per packet out.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ApiKey } from '../../config.ts';
+import type { PacketOutcome } from '../../ingest/segment-writer.ts';
+import type { RawPacket } from '../../ingest/rows.ts';
+import { requireScope } from '../auth.ts';
+import { splitPacketBody } from '../packet-body.ts';
+
+/** Where HTTP packets go: straight to the segment writer, or to Kafka. Durable when resolved. */
+export interface PacketIngest {
+  submit(packets: RawPacket[]): Promise<PacketOutcome[]>;
+}
+
+/** Registers the packet ingest route. */
+export function registerPacketRoutes(app: FastifyInstance, deps: { ingest: PacketIngest; apiKeys: ApiKey[] }): void {
+  // Keep the body as text: each packet's exact bytes matter (hashes, quarantine, replay).
+  for (const type of ['application/json', 'application/x-ndjson', 'text/plain']) {
+    app.addContentTypeParser(type, { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  }
+  app.post('/v1/packets', { preHandler: requireScope(deps.apiKeys, 'ingest') }, async (req, reply) => {
+    if (typeof req.body !== 'string') {
+      return reply.code(415).send({ error: 'unsupported_media_type', message: 'send application/json or application/x-ndjson' });
+    }
+    const split = splitPacketBody(req.body);
+    if (!split.ok) return reply.code(400).send({ error: 'bad_request', message: split.error, request_id: req.id });
+    const outcomes = await deps.ingest.submit(
+      split.packets.map((raw, index) => ({ raw, source: { kind: 'http', requestId: req.id, index } })),
+    );
+    const count = (s: PacketOutcome['status']) => outcomes.filter((o) => o.status === s).length;
+    return reply.code(200).send({
+      request_id: req.id,
+      accepted: count('accepted') + count('duplicate'),
+      rejected: count('rejected'),
+      duplicates: count('duplicate'),
+      results: outcomes.map((o, index) => ({
+        index,
+        status: o.status,
+        packet_type: o.packetType,
+        ids: o.ids,
+        ...(o.reason ? { reason: o.reason } : {}),
+      })),
+    });
+  });
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+/**
+ * The `tool-audit` command line (SPEC §7).
+ */
+import { errorMessage } from '../errors.ts';
+import { configOrExit } from './runtime.ts';
+
+const USAGE = `usage: tool-audit <command>
+
+  serve       HTTP API + ingest (npm start)
+  migrate     create or upgrade the ClickHouse schema (idempotent)
+  help        this text
+
+Configuration comes from the environment; see README.md.`;
+
+async function main(argv: string[]): Promise<void> {
+  const [command] = argv;
+  switch (command) {
+    case 'serve':
+      return (await import('./serve.ts')).serve();
+    case 'migrate': {
+      const config = configOrExit();
+      const { createClickHouse } = await import('../clickhouse/client.ts');
+      const { migrate } = await import('../clickhouse/migrate.ts');
+      const ch = await createClickHouse(config.clickhouse);
+      const r = await migrate(ch, { database: config.clickhouse.database, retentionDays: config.retentionDays });
+      process.stdout.write(`database ${config.clickhouse.database}: applied ${r.applied.length} (${r.applied.join(', ') || 'none'}), already applied ${r.alreadyApplied.length}\n`);
+      await ch.close();
+      return;
+    }
+    case undefined:
+    case 'help':
+    case '--help':
+      process.stdout.write(`${USAGE}\n`);
+      return;
+    default:
+      process.stderr.write(`tool-audit: unknown command '${command}'\n${USAGE}\n`);
+      process.exit(2);
+  }
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  process.stderr.write(`tool-audit: ${errorMessage(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,162 @@
+/**
+ * The one place that reads the environment. Every other module receives a {@link Config}
+ * (or a slice of it) as a dependency, so tests build configs without touching process.env.
+ */
+import { z } from 'zod';
+
+const intFromEnv = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+const apiKeysSchema = z
+  .string()
+  .default('')
+  .transform((raw, ctx) => {
+    const keys: ApiKey[] = [];
+    for (const entry of raw.split(/[;\n]/).map((s) => s.trim()).filter(Boolean)) {
+      const [key, scopeList] = entry.split(':');
+      const scopes = (scopeList ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+      if (!key || key.length < 16 || scopes.length === 0 || scopes.some((s) => s !== 'ingest' && s !== 'read')) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `TOOL_AUDIT_API_KEYS entry "${entry.slice(0, 8)}…" must be "<key of ≥16 chars>:<ingest|read>[,…]"`,
+        });
+        return z.NEVER;
+      }
+      keys.push({ key, scopes: scopes as ApiScope[] });
+    }
+    return keys;
+  });
+
+/** Scopes an API key may carry (SPEC §7). */
+export type ApiScope = 'ingest' | 'read';
+/** One configured API key. */
+export interface ApiKey {
+  key: string;
+  scopes: ApiScope[];
+}
+
+const envSchema = z.object({
+  PORT: intFromEnv(8080),
+  HOST: z.string().default('127.0.0.1'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  TOOL_AUDIT_API_KEYS: apiKeysSchema,
+
+  CLICKHOUSE_URL: optionalString.pipe(z.url().optional()),
+  CLICKHOUSE_USER: optionalString,
+  CLICKHOUSE_PASSWORD: optionalString,
+  CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, 'must be a plain identifier').default('tool_audit'),
+  TOOL_AUDIT_DATA_DIR: z.string().default('./data'),
+
+  KAFKA_BROKERS: optionalString,
+  KAFKA_TOPIC: z.string().min(1).default('tool_audit.packets'),
+  KAFKA_DLQ_TOPIC: z.string().min(1).default('tool_audit.packets.dlq'),
+  KAFKA_GROUP_ID: z.string().min(1).default('tool-audit-ingest'),
+  KAFKA_CLIENT_ID: z.string().min(1).default('tool-audit'),
+  KAFKA_TOPIC_PARTITIONS: intFromEnv(6, 1),
+
+  RETENTION_INVOCATIONS_DAYS: intFromEnv(90, 1),
+  RETENTION_OUTPUTS_DAYS: intFromEnv(30, 1),
+  RETENTION_WORKFLOWS_DAYS: intFromEnv(30, 1),
+  RETENTION_QUARANTINE_DAYS: intFromEnv(90, 1),
+
+  MAX_BODY_BYTES: intFromEnv(16 * 1024 * 1024, 1024),
+  MAX_PACKET_BYTES: intFromEnv(1024 * 1024, 256),
+  INGEST_BATCH_MAX_PACKETS: intFromEnv(5000, 1),
+  INGEST_FLUSH_MS: intFromEnv(200, 1),
+  INGEST_SINK_RETRY_MAX_MS: intFromEnv(10_000, 10),
+  INGEST_SINK_UNHEALTHY_AFTER_MS: intFromEnv(60_000, 100),
+  DEDUP_CACHE_ENTRIES: intFromEnv(1_000_000, 0),
+
+  DEPENDENCY_WINDOW_MS: intFromEnv(60_000, 1),
+  AUDIT_GRACE_MS: intFromEnv(300_000, 0),
+});
+
+/** Parsed, validated configuration of every tool-audit process. */
+export interface Config {
+  port: number;
+  host: string;
+  logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
+  apiKeys: ApiKey[];
+  clickhouse: {
+    url: string | undefined;
+    user: string | undefined;
+    password: string | undefined;
+    database: string;
+    dataDir: string;
+  };
+  kafka: {
+    brokers: string[] | undefined;
+    topic: string;
+    dlqTopic: string;
+    groupId: string;
+    clientId: string;
+    partitions: number;
+  };
+  retentionDays: { invocations: number; outputs: number; workflows: number; quarantine: number };
+  ingest: {
+    maxBodyBytes: number;
+    maxPacketBytes: number;
+    batchMaxPackets: number;
+    flushMs: number;
+    sinkRetryMaxMs: number;
+    sinkUnhealthyAfterMs: number;
+    dedupCacheEntries: number;
+  };
+  analysis: { dependencyWindowMs: number; auditGraceMs: number };
+}
+
+/** Result of {@link loadConfig}: a config, or a message listing every bad variable. */
+export type ConfigResult = { ok: true; config: Config } | { ok: false; error: string };
+
+/** Parses an environment (default: process.env) into a {@link Config}. Never throws. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): ConfigResult {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
+    return { ok: false, error: `invalid configuration:\n${lines.join('\n')}` };
+  }
+  const e = parsed.data;
+  return {
+    ok: true,
+    config: {
+      port: e.PORT,
+      host: e.HOST,
+      logLevel: e.LOG_LEVEL,
+      apiKeys: e.TOOL_AUDIT_API_KEYS,
+      clickhouse: {
+        url: e.CLICKHOUSE_URL,
+        user: e.CLICKHOUSE_USER,
+        password: e.CLICKHOUSE_PASSWORD,
+        database: e.CLICKHOUSE_DATABASE,
+        dataDir: e.TOOL_AUDIT_DATA_DIR,
+      },
+      kafka: {
+        brokers: e.KAFKA_BROKERS?.split(',').map((b) => b.trim()).filter(Boolean),
+        topic: e.KAFKA_TOPIC,
+        dlqTopic: e.KAFKA_DLQ_TOPIC,
+        groupId: e.KAFKA_GROUP_ID,
+        clientId: e.KAFKA_CLIENT_ID,
+        partitions: e.KAFKA_TOPIC_PARTITIONS,
+      },
+      retentionDays: {
+        invocations: e.RETENTION_INVOCATIONS_DAYS,
+        outputs: e.RETENTION_OUTPUTS_DAYS,
+        workflows: e.RETENTION_WORKFLOWS_DAYS,
+        quarantine: e.RETENTION_QUARANTINE_DAYS,
+      },
+      ingest: {
+        maxBodyBytes: e.MAX_BODY_BYTES,
+        maxPacketBytes: e.MAX_PACKET_BYTES,
+        batchMaxPackets: e.INGEST_BATCH_MAX_PACKETS,
+        flushMs: e.INGEST_FLUSH_MS,
+        sinkRetryMaxMs: e.INGEST_SINK_RETRY_MAX_MS,
+        sinkUnhealthyAfterMs: e.INGEST_SINK_UNHEALTHY_AFTER_MS,
+        dedupCacheEntries: e.DEDUP_CACHE_ENTRIES,
+      },
+      analysis: { dependencyWindowMs: e.DEPENDENCY_WINDOW_MS, auditGraceMs: e.AUDIT_GRACE_MS },
+    },
+  };
+}

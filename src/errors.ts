@@ -1,0 +1,37 @@
+/**
+ * The one error type thrown by tool-audit. Expected failures (an invalid packet, a bad
+ * request parameter) are returned as values; an AppError is a bug or an infrastructure
+ * fault, and `retryable` tells the caller whether trying again may help.
+ */
+export type ErrorCode =
+  | 'CONFIG_INVALID'
+  | 'CLICKHOUSE_UNAVAILABLE'
+  | 'CLICKHOUSE_QUERY_FAILED'
+  | 'KAFKA_UNAVAILABLE'
+  | 'KAFKA_PRODUCE_FAILED'
+  | 'MIGRATION_FAILED'
+  | 'SHUTTING_DOWN'
+  | 'INTERNAL';
+
+/** An infrastructure fault or a bug, with a stable code and a retry hint. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly retryable: boolean;
+
+  constructor(code: ErrorCode, message: string, options: { retryable: boolean; cause?: unknown }) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.retryable = options.retryable;
+  }
+}
+
+/** True when an error (AppError or not) is worth retrying. Unknown errors are assumed transient. */
+export function isRetryable(err: unknown): boolean {
+  return err instanceof AppError ? err.retryable : true;
+}
+
+/** A short message for logs and API answers, whatever was thrown. */
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,183 @@
+/**
+ * Decode one raw packet and check every per-packet MUST rule of SPEC §3 (I2, I3, I5, I6, I7).
+ * Pure: the cross-packet rule I1 (call_id uniqueness) is the batch writer's job, because it
+ * needs what is already stored.
+ */
+import { canonicalArgs, pythonJsonDumps, type JsonValue } from '../schemas/canonical-json.ts';
+import { timestampMs } from '../schemas/common.ts';
+import { contentTypeMismatch } from '../schemas/content-type.ts';
+import { contentSample, sha256Hex, utf8ByteLength } from '../schemas/hashing.ts';
+import { parseLossless } from '../schemas/lossless-json.ts';
+import {
+  packetSchema,
+  PACKET_TYPES,
+  type OutputArtifactPacket,
+  type PacketType,
+  type ToolCallPacket,
+  type ToolDependencyPacket,
+} from '../schemas/packets.ts';
+import { chTimestamp, sourceKey, type DecodeResult, type RawPacket, type RejectCode } from './rows.ts';
+
+const reject = (code: RejectCode, message: string, packetType: PacketType | null, ids: string[] = []): DecodeResult => ({
+  ok: false,
+  error: { code, message, packetType, ids },
+});
+
+/** Decodes and checks one packet. Never throws for bad input. */
+export function decodePacket(p: RawPacket, maxPacketBytes: number): DecodeResult {
+  const bytes = p.bytes ?? utf8ByteLength(p.raw);
+  if (bytes > maxPacketBytes) {
+    return reject('oversized', `packet is ${bytes} bytes, the limit is ${maxPacketBytes}`, null);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(p.raw);
+  } catch (err) {
+    return reject('malformed_json', `not valid JSON: ${(err as Error).message}`, null);
+  }
+  const parsed = packetSchema.safeParse(json);
+  if (!parsed.success) {
+    const type = (json as { type?: unknown } | null)?.type;
+    const packetType = PACKET_TYPES.find((t) => t === type) ?? null;
+    const issues = parsed.error.issues
+      .slice(0, 10)
+      .map((i) => `${i.path.join('.') || '(packet)'}: ${i.message}${'keys' in i ? ` (${(i.keys as string[]).join(', ')})` : ''}`);
+    return reject('schema', `schema violation (I2): ${issues.join('; ')}`, packetType, idsOf(json));
+  }
+  const packet = parsed.data;
+  const source = sourceKey(p.source);
+  switch (packet.type) {
+    case 'tool_call':
+      return decodeToolCall(packet, p.raw, source);
+    case 'output_artifact':
+      return decodeOutput(packet, p.raw, source);
+    case 'tool_dependency':
+      return decodeDependency(packet, source);
+  }
+}
+
+function decodeToolCall(packet: ToolCallPacket, raw: string, source: string): DecodeResult {
+  const inv = packet.invocation;
+  const callId = inv.call_id.toLowerCase();
+  const ids = [callId];
+  if (packet.call_id.toLowerCase() !== callId) {
+    return reject('envelope_mismatch', `envelope call_id ${packet.call_id} differs from invocation.call_id ${inv.call_id}`, 'tool_call', ids);
+  }
+  if (inv.status === 'success' && inv.error != null) {
+    return reject('I3_error_on_success', 'status is success but error is not null (I3)', 'tool_call', ids);
+  }
+  // Fast path: JSON.parse values written back. If the producer wrote numbers differently
+  // (Python's 1.0, 1e+16, big integers), re-read the args keeping the literals (SPEC §2).
+  let args = canonicalArgs(inv.args as JsonValue);
+  if (sha256Hex(args) !== inv.args_hash) {
+    const lossless = parseLossless(raw) as { invocation?: { args?: JsonValue } } | undefined;
+    const exact = lossless?.invocation?.args;
+    args = exact === undefined ? args : canonicalArgs(exact);
+    const actual = sha256Hex(args);
+    if (actual !== inv.args_hash) {
+      return reject('I5_args_hash', `args_hash ${inv.args_hash} does not match SHA-256 of canonical args ${actual} (I5, SPEC §2)`, 'tool_call', ids);
+    }
+  }
+  const row = {
+    call_id: callId,
+    task_id: inv.task_id ?? '',
+    tool_id: inv.tool_id,
+    agent_id: inv.agent_id,
+    orchestrator: inv.orchestrator,
+    instance_id: inv.instance_id ?? inv.orchestrator,
+    args,
+    args_hash: inv.args_hash,
+    status: inv.status,
+    duration_ms: inv.duration_ms,
+    result_summary: JSON.stringify(inv.result_summary),
+    error: inv.error ?? null,
+    cost_usd: inv.cost_usd ?? null,
+    tokens_used: inv.tokens_used == null ? null : JSON.stringify(inv.tokens_used),
+    created_at: chTimestamp(timestampMs(inv.created_at)),
+    fingerprint: '',
+    source,
+  };
+  row.fingerprint = fingerprint(row);
+  return { ok: true, value: { kind: 'invocation', key: callId, row } };
+}
+
+function decodeOutput(packet: OutputArtifactPacket, raw: string, source: string): DecodeResult {
+  const out = packet.output;
+  const ids = [out.output_id.toLowerCase(), out.call_id.toLowerCase()];
+  const bad = (msg: string) => reject('I7_output_content', `${msg} (I7)`, 'output_artifact', ids);
+  let text: string;
+  if (typeof packet.content === 'string') {
+    text = packet.content;
+  } else {
+    if (out.content_type !== 'json') return bad(`content is a JSON value but content_type is ${out.content_type}`);
+    // "Serialized as sent": compact JSON (JavaScript producers) or json.dumps defaults (Python).
+    const lossless = (parseLossless(raw) as { content?: JsonValue } | undefined)?.content ?? (packet.content as JsonValue);
+    const candidates = [JSON.stringify(packet.content), pythonJsonDumps(lossless, { sortKeys: false })];
+    text = candidates.find((c) => sha256Hex(c) === out.content_hash) ?? (candidates[0] as string);
+  }
+  const size = utf8ByteLength(text);
+  if (size === 0) return bad('content is empty; size_bytes must be > 0');
+  if (out.size_bytes !== size) return bad(`size_bytes is ${out.size_bytes} but the content is ${size} bytes`);
+  const hash = sha256Hex(text);
+  if (hash !== out.content_hash) return bad(`content_hash ${out.content_hash} does not match SHA-256 of the content ${hash}`);
+  if (out.sample != null && out.sample !== contentSample(text) && out.sample !== text.slice(0, 500)) {
+    return bad('sample is not the first 500 characters of the content');
+  }
+  const mismatch = contentTypeMismatch(out.content_type, text);
+  if (mismatch) return bad(mismatch);
+  const createdAt = chTimestamp(timestampMs(out.created_at));
+  const row = {
+    output_id: ids[0] as string,
+    call_id: ids[1] as string,
+    tool_id: out.tool_id,
+    content_type: out.content_type,
+    content_hash: hash,
+    size_bytes: size,
+    sample: out.sample ?? null,
+    created_at: createdAt,
+    fingerprint: '',
+    source,
+  };
+  row.fingerprint = fingerprint(row);
+  const content = { content_hash: hash, content_type: out.content_type, content: text, size_bytes: size, last_seen: createdAt };
+  return { ok: true, value: { kind: 'output', key: row.output_id, row, content } };
+}
+
+function decodeDependency(packet: ToolDependencyPacket, source: string): DecodeResult {
+  const d = packet.dependency;
+  const pre = d.preceding_call_id.toLowerCase();
+  const suc = d.succeeding_call_id.toLowerCase();
+  const ids = [pre, suc];
+  if (pre === suc) return reject('I6_dependency', 'preceding_call_id equals succeeding_call_id (I6)', 'tool_dependency', ids);
+  if (d.time_delta_ms <= 0) return reject('I6_dependency', `time_delta_ms is ${d.time_delta_ms}, must be > 0 (I6)`, 'tool_dependency', ids);
+  const row = {
+    task_id: d.task_id,
+    preceding_call_id: pre,
+    succeeding_call_id: suc,
+    preceding_tool_id: d.preceding_tool_id,
+    succeeding_tool_id: d.succeeding_tool_id,
+    time_delta_ms: d.time_delta_ms,
+    data_flow: d.data_flow ?? null,
+    origin: 'emitted' as const,
+    fingerprint: '',
+    source,
+  };
+  row.fingerprint = fingerprint(row);
+  return { ok: true, value: { kind: 'dependency', key: `${pre}>${suc}`, row } };
+}
+
+/**
+ * What makes two packets "the same packet" for I1: every normalized field, not the transport
+ * (source) — a redelivery from another offset or request is still the same packet.
+ */
+function fingerprint(row: { fingerprint: string; source: string }): string {
+  const { fingerprint: _f, source: _s, ...fields } = row;
+  return sha256Hex(pythonJsonDumps(fields as JsonValue, { sortKeys: true })).slice(0, 32);
+}
+
+function idsOf(json: unknown): string[] {
+  if (typeof json !== 'object' || json === null) return [];
+  const j = json as Record<string, Record<string, unknown> | undefined>;
+  const cand = [j.call_id, j.invocation?.call_id, j.output?.output_id, j.output?.call_id, j.dependency?.preceding_call_id, j.dependency?.succeeding_call_id];
+  return [...new Set(cand.filter((c): c is string => typeof c === 'string').map((c) => c.slice(0, 64)))];
+}

@@ -1,0 +1,152 @@
+/**
+ * Row shapes written to the ClickHouse segments (JSONEachRow), and the outcome of decoding one
+ * packet. Pure types and helpers: no I/O.
+ */
+import type { ContentType } from '../schemas/tool-output.ts';
+import type { Orchestrator, ToolStatus } from '../schemas/tool-invocation.ts';
+import type { PacketType } from '../schemas/packets.ts';
+
+/** Where a packet came from, for quarantine records and replay. */
+export type PacketSource =
+  | { kind: 'kafka'; topic: string; partition: number; offset: string }
+  | { kind: 'http'; requestId: string; index: number };
+
+/** A packet as received: its exact bytes (as text) and origin. */
+export interface RawPacket {
+  raw: string;
+  /** Byte length of raw (UTF-8), when the transport already knows it. */
+  bytes?: number;
+  source: PacketSource;
+}
+
+/** Row of `tool_invocations`. task_id '' stands for null. */
+export interface InvocationRow {
+  call_id: string;
+  task_id: string;
+  tool_id: string;
+  agent_id: string;
+  orchestrator: Orchestrator;
+  instance_id: string;
+  args: string;
+  args_hash: string;
+  status: ToolStatus;
+  duration_ms: number;
+  result_summary: string;
+  error: string | null;
+  cost_usd: number | null;
+  tokens_used: string | null;
+  created_at: string;
+  fingerprint: string;
+  source: string;
+}
+
+/** Row of `tool_outputs` (metadata; the content itself lives once per hash in `output_contents`). */
+export interface OutputRow {
+  output_id: string;
+  call_id: string;
+  tool_id: string;
+  content_type: ContentType;
+  content_hash: string;
+  size_bytes: number;
+  sample: string | null;
+  created_at: string;
+  fingerprint: string;
+  source: string;
+}
+
+/** Row of `output_contents`. */
+export interface ContentRow {
+  content_hash: string;
+  content_type: ContentType;
+  content: string;
+  size_bytes: number;
+  last_seen: string;
+}
+
+/** Row of `tool_workflows`. */
+export interface WorkflowRow {
+  task_id: string;
+  preceding_call_id: string;
+  succeeding_call_id: string;
+  preceding_tool_id: string;
+  succeeding_tool_id: string;
+  time_delta_ms: number;
+  data_flow: string | null;
+  origin: 'emitted' | 'analyzer';
+  fingerprint: string;
+  source: string;
+}
+
+/** Row of `quarantine`. */
+export interface QuarantineRow {
+  source_key: string;
+  source_kind: 'kafka' | 'http';
+  topic: string;
+  partition: number;
+  offset: string;
+  request_id: string;
+  packet_type: string;
+  reason_code: RejectCode;
+  reason: string;
+  ids: string[];
+  raw: string;
+}
+
+/** Why a packet was rejected; stable codes for dashboards and replay tooling. */
+export type RejectCode =
+  | 'oversized'
+  | 'malformed_json'
+  | 'schema'
+  | 'envelope_mismatch'
+  | 'I1_call_id_reused'
+  | 'I1_output_id_reused'
+  | 'I1_dependency_reused'
+  | 'I3_error_on_success'
+  | 'I5_args_hash'
+  | 'I6_dependency'
+  | 'I7_output_content';
+
+/** A packet that broke a rule: the reason travels with it to quarantine. */
+export interface Rejection {
+  code: RejectCode;
+  message: string;
+  packetType: PacketType | null;
+  ids: string[];
+}
+
+/** A packet that passed every per-packet rule, ready for its segment. */
+export type Accepted =
+  | { kind: 'invocation'; key: string; row: InvocationRow }
+  | { kind: 'output'; key: string; row: OutputRow; content: ContentRow }
+  | { kind: 'dependency'; key: string; row: WorkflowRow };
+
+/** Outcome of decoding one packet. */
+export type DecodeResult = { ok: true; value: Accepted } | { ok: false; error: Rejection };
+
+/** A stable string for a packet's origin, unique per Kafka record or HTTP packet. */
+export function sourceKey(s: PacketSource): string {
+  return s.kind === 'kafka' ? `kafka:${s.topic}/${s.partition}@${s.offset}` : `http:${s.requestId}#${s.index}`;
+}
+
+/** Formats epoch milliseconds as ClickHouse DateTime64(3) text in UTC. */
+export function chTimestamp(ms: number): string {
+  return new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
+}
+
+/** Builds the quarantine row of a rejected packet. */
+export function quarantineRow(p: RawPacket, r: Rejection): QuarantineRow {
+  const s = p.source;
+  return {
+    source_key: sourceKey(s),
+    source_kind: s.kind,
+    topic: s.kind === 'kafka' ? s.topic : '',
+    partition: s.kind === 'kafka' ? s.partition : -1,
+    offset: s.kind === 'kafka' ? s.offset : '-1',
+    request_id: s.kind === 'http' ? s.requestId : '',
+    packet_type: r.packetType ?? '',
+    reason_code: r.code,
+    reason: r.message,
+    ids: r.ids,
+    raw: p.raw,
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * Look-ups of what the segments already hold, by the keys of a batch. They make writes
+ * idempotent by key rather than by transport position: a packet redelivered after a crash,
+ * in whatever batch, finds its own row and is not written again (I1).
+ */
+import type { ClickHouseClient } from '@clickhouse/client';
+import { AppError } from '../errors.ts';
+
+const CHUNK = 2000;
+
+async function rows<T>(ch: ClickHouseClient, query: string, params: Record<string, unknown>): Promise<T[]> {
+  try {
+    const rs = await ch.query({ query, query_params: params, format: 'JSONEachRow' });
+    return await rs.json<T>();
+  } catch (err) {
+    throw new AppError('CLICKHOUSE_UNAVAILABLE', `look-up failed: ${(err as Error).message}`, { retryable: true, cause: err });
+  }
+}
+
+async function chunked<T>(keys: string[], run: (chunk: string[]) => Promise<T[]>): Promise<T[]> {
+  const out: T[] = [];
+  for (let i = 0; i < keys.length; i += CHUNK) out.push(...(await run(keys.slice(i, i + CHUNK))));
+  return out;
+}
+
+/** Fingerprints stored per call_id. */
+export async function storedInvocations(ch: ClickHouseClient, db: string, callIds: string[]): Promise<Map<string, string>> {
+  const found = await chunked(callIds, (ids) =>
+    rows<{ k: string; fp: string }>(
+      ch,
+      'SELECT toString(call_id) AS k, fingerprint AS fp FROM {db:Identifier}.tool_invocations WHERE call_id IN {ids:Array(UUID)}',
+      { db, ids },
+    ),
+  );
+  return new Map(found.map((r) => [r.k, r.fp]));
+}
+
+/** Fingerprints stored per output_id. */
+export async function storedOutputs(ch: ClickHouseClient, db: string, outputIds: string[]): Promise<Map<string, string>> {
+  const found = await chunked(outputIds, (ids) =>
+    rows<{ k: string; fp: string }>(
+      ch,
+      'SELECT toString(output_id) AS k, fingerprint AS fp FROM {db:Identifier}.tool_outputs WHERE output_id IN {ids:Array(UUID)}',
+      { db, ids },
+    ),
+  );
+  return new Map(found.map((r) => [r.k, r.fp]));
+}
+
+/** Fingerprints stored per dependency pair key `preceding>succeeding`, looked up by task. */
+export async function storedDependencies(
+  ch: ClickHouseClient,
+  db: string,
+  pairs: Array<{ task_id: string; preceding_call_id: string }>,
+): Promise<Map<string, string>> {
+  const tasks = [...new Set(pairs.map((p) => p.task_id))];
+  const pre = [...new Set(pairs.map((p) => p.preceding_call_id))];
+  const found = await chunked(tasks, (t) =>
+    rows<{ k: string; fp: string }>(
+      ch,
+      `SELECT concat(toString(preceding_call_id), '>', toString(succeeding_call_id)) AS k, fingerprint AS fp
+       FROM {db:Identifier}.tool_workflows WHERE task_id IN {tasks:Array(String)} AND preceding_call_id IN {pre:Array(UUID)}`,
+      { db, tasks: t, pre },
+    ),
+  );
+  return new Map(found.map((r) => [r.k, r.fp]));
+}
+
+/** Newest last_seen (epoch ms) per content_hash already stored. */
+export async function storedContents(ch: ClickHouseClient, db: string, hashes: string[]): Promise<Map<string, number>> {
+  const found = await chunked(hashes, (h) =>
+    rows<{ h: string; ms: string }>(
+      ch,
+      `SELECT content_hash AS h, toUnixTimestamp64Milli(max(last_seen)) AS ms
+       FROM {db:Identifier}.output_contents WHERE content_hash IN {h:Array(String)} GROUP BY content_hash`,
+      { db, h },
+    ),
+  );
+  return new Map(found.map((r) => [r.h, Number(r.ms)]));
+}
+
+/** Quarantine records already written for these transport positions. */
+export async function storedQuarantine(ch: ClickHouseClient, db: string, sourceKeys: string[]): Promise<Set<string>> {
+  const found = await chunked(sourceKeys, (k) =>
+    rows<{ k: string }>(ch, 'SELECT source_key AS k FROM {db:Identifier}.quarantine WHERE source_key IN {k:Array(String)}', { db, k }),
+  );
+  return new Set(found.map((r) => r.k));
+}

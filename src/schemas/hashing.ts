@@ -1,0 +1,42 @@
+/**
+ * Hashes and content helpers shared by emitters and the ingest checks (SPEC §1, §2, I5, I7).
+ */
+import { createHash } from 'node:crypto';
+import { canonicalArgs, type JsonValue } from './canonical-json.ts';
+
+/** Lowercase hex SHA-256 of a string's UTF-8 bytes. */
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** args_hash of SPEC §2: SHA-256 of `json.dumps(args, sort_keys=True)`. */
+export function argsHash(args: JsonValue): string {
+  return sha256Hex(canonicalArgs(args));
+}
+
+/** Number of characters kept in an output's sample. */
+export const SAMPLE_CHARS = 500;
+
+/** Byte size of a string's UTF-8 encoding (the size_bytes of a ToolOutput). */
+export function utf8ByteLength(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+/**
+ * The first 500 characters of content, counted in Unicode code points as Python's
+ * `content[:500]` counts them (a surrogate pair is one character).
+ */
+export function contentSample(text: string): string {
+  if (text.length <= SAMPLE_CHARS) return text;
+  let units = 0;
+  for (let chars = 0; chars < SAMPLE_CHARS && units < text.length; chars++) {
+    const c = text.charCodeAt(units);
+    units += c >= 0xd800 && c <= 0xdbff && units + 1 < text.length ? 2 : 1;
+  }
+  return text.slice(0, units);
+}
+
+/** content_hash, size_bytes and sample of serialized content, as an emitter should send them. */
+export function describeContent(text: string): { content_hash: string; size_bytes: number; sample: string } {
+  return { content_hash: sha256Hex(text), size_bytes: utf8ByteLength(text), sample: contentSample(text) };
+}

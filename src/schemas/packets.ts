@@ -1,0 +1,48 @@
+/**
+ * The three packet envelopes of SPEC §1, discriminated by `type`.
+ */
+import { z } from 'zod';
+import { uuidSchema } from './common.ts';
+import { toolDependencySchema } from './tool-dependency.ts';
+import { toolInvocationSchema } from './tool-invocation.ts';
+import { toolOutputSchema } from './tool-output.ts';
+
+/** `tool_call` → segment tool_invocations. */
+export const toolCallPacketSchema = z.strictObject({
+  type: z.literal('tool_call'),
+  call_id: uuidSchema,
+  invocation: toolInvocationSchema,
+});
+
+/** `output_artifact` → segment tool_outputs; content is the result data. */
+export const outputArtifactPacketSchema = z.strictObject({
+  type: z.literal('output_artifact'),
+  output: toolOutputSchema,
+  content: z.union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())]),
+});
+
+/** `tool_dependency` → segment tool_workflows. */
+export const toolDependencyPacketSchema = z.strictObject({
+  type: z.literal('tool_dependency'),
+  dependency: toolDependencySchema,
+});
+
+/** Any packet. */
+export const packetSchema = z.discriminatedUnion('type', [
+  toolCallPacketSchema,
+  outputArtifactPacketSchema,
+  toolDependencyPacketSchema,
+]);
+
+/** The packet types. */
+export const PACKET_TYPES = ['tool_call', 'output_artifact', 'tool_dependency'] as const;
+/** One of the packet types. */
+export type PacketType = (typeof PACKET_TYPES)[number];
+/** A tool_call packet. */
+export type ToolCallPacket = z.infer<typeof toolCallPacketSchema>;
+/** An output_artifact packet. */
+export type OutputArtifactPacket = z.infer<typeof outputArtifactPacketSchema>;
+/** A tool_dependency packet. */
+export type ToolDependencyPacket = z.infer<typeof toolDependencyPacketSchema>;
+/** Any packet. */
+export type Packet = z.infer<typeof packetSchema>;

@@ -1,0 +1,36 @@
+/**
+ * ToolInvocation (SPEC §1): one tool call, on success and on failure.
+ */
+import { z } from 'zod';
+import { jsonObjectSchema, nameSchema, sha256HexSchema, timestampSchema, uuidSchema } from './common.ts';
+
+/** Where a call was executed. */
+export const orchestratorSchema = z.enum(['websocket', 'kernel', 'gateway', 'scheduler']);
+/** Outcome of a call. */
+export const statusSchema = z.enum(['success', 'timeout', 'error', 'rate_limited', 'invalid_input']);
+
+/** Zod contract of a ToolInvocation; unknown fields are rejected. */
+export const toolInvocationSchema = z.strictObject({
+  call_id: uuidSchema,
+  task_id: z.string().min(1).max(256).nullable().optional(),
+  tool_id: nameSchema,
+  agent_id: nameSchema,
+  orchestrator: orchestratorSchema,
+  instance_id: nameSchema.optional(),
+  args: jsonObjectSchema,
+  args_hash: sha256HexSchema,
+  status: statusSchema,
+  duration_ms: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  result_summary: jsonObjectSchema,
+  error: z.string().max(65_536).nullable().optional(),
+  cost_usd: z.number().min(0).finite().nullable().optional(),
+  tokens_used: z.record(z.string(), z.number().int().min(0)).nullable().optional(),
+  created_at: timestampSchema,
+});
+
+/** A ToolInvocation as sent by an emitter. */
+export type ToolInvocation = z.infer<typeof toolInvocationSchema>;
+/** One of the five statuses. */
+export type ToolStatus = z.infer<typeof statusSchema>;
+/** One of the four orchestrators. */
+export type Orchestrator = z.infer<typeof orchestratorSchema>;
