@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# npm test: installs what the tests need, then lint, typecheck, unit and integration tests on
+# real services (embedded ClickHouse; a Kafka broker assembled from Maven Central unless
+# KAFKA_BROKERS points at one). Ends with one summary line "N passed, N failed".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "== installing npm dependencies (npm ci)" >&2
+  npm ci --no-audit --no-fund
+fi
+
+echo "== lint" >&2
+npx eslint .
+echo "== typecheck" >&2
+npx tsc -p tsconfig.json --noEmit
+
+started_kafka=""
+if [ -z "${KAFKA_BROKERS:-}" ]; then
+  echo "== starting Kafka (scripts/kafka-services.sh)" >&2
+  line=$(bash scripts/kafka-services.sh start)
+  export "${line?}"
+  started_kafka=1
+fi
+cleanup() { [ -n "$started_kafka" ] && bash scripts/kafka-services.sh stop >&2 || true; }
+trap cleanup EXIT
+
+mkdir -p .services
+report=.services/vitest-report.json
+rm -f "$report"
+status=0
+npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" || status=$?
+
+if [ -f "$report" ]; then
+  node -e '
+    const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    const skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
+    console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${skipped} skipped`);
+  ' "$report"
+else
+  echo "tests: 0 passed, 1 failed"
+fi
+exit $status

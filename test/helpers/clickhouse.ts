@@ -1,0 +1,44 @@
+/**
+ * Real ClickHouse for integration tests: CLICKHOUSE_URL when set, else embedded chDB in a
+ * per-process temporary directory. Every test gets its own database, so tests never share rows.
+ */
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClickHouse, type ClickHouseClient } from '../../src/clickhouse/client.ts';
+import { migrate } from '../../src/clickhouse/migrate.ts';
+
+const RETENTION = { invocations: 90, outputs: 30, workflows: 30, quarantine: 90 };
+let shared: Promise<ClickHouseClient> | undefined;
+
+/** The process-wide client (chDB admits one data directory per process). */
+export function testClickHouse(): Promise<ClickHouseClient> {
+  shared ??= createClickHouse({
+    url: process.env.CLICKHOUSE_URL || undefined,
+    user: process.env.CLICKHOUSE_USER || undefined,
+    password: process.env.CLICKHOUSE_PASSWORD || undefined,
+    database: 'unused',
+    dataDir: process.env.TOOL_AUDIT_TEST_DATA_DIR ?? join(tmpdir(), `tool-audit-test-${process.pid}`),
+  });
+  return shared;
+}
+
+/** A fresh, migrated database with a unique name. */
+export async function freshDatabase(prefix = 't'): Promise<{ ch: ClickHouseClient; db: string }> {
+  const ch = await testClickHouse();
+  const db = `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  await migrate(ch, { database: db, retentionDays: RETENTION });
+  return { ch, db };
+}
+
+/** Runs a query and returns its rows. */
+export async function rows<T = Record<string, unknown>>(ch: ClickHouseClient, query: string, params: Record<string, unknown> = {}): Promise<T[]> {
+  const rs = await ch.query({ query, query_params: params, format: 'JSONEachRow' });
+  return rs.json<T>();
+}
+
+/** count() of a table of db. */
+export async function count(ch: ClickHouseClient, db: string, table: string, where = '1'): Promise<number> {
+  const r = await rows<{ c: string }>(ch, `SELECT count() AS c FROM {db:Identifier}.{t:Identifier} WHERE ${where}`, { db, t: table });
+  return Number(r[0]?.c ?? 0);
+}
