@@ -120,7 +120,9 @@ install_kafka() {
     rm -rf "$tmp"
     log "fetching org.apache.kafka:kafka_$SCALA_BINARY:$KAFKA_VERSION and runtime dependencies (attempt $attempt)"
     # second attempt with -U: do not trust failures cached in ~/.m2 by the first one
-    if mvn -B -q -Dstyle.color=never $([[ $attempt -eq 2 ]] && echo -U) -f "$VERSION_DIR/pom.xml" \
+    local extra=()
+    [[ $attempt -eq 2 ]] && extra=(-U)
+    if mvn -B -q -Dstyle.color=never "${extra[@]}" -f "$VERSION_DIR/pom.xml" \
         org.apache.maven.plugins:maven-dependency-plugin:3.6.1:copy-dependencies \
         -DincludeScope=runtime -DoutputDirectory="$tmp" 2>&1 | sed -e $'s/\x1b\\[[0-9;]*m//g' >&2; then
       break
@@ -134,7 +136,8 @@ install_kafka() {
   mv "$tmp" "$LIBS_DIR"
   build_ready_check || log "WARN: could not compile readiness probe; falling back to log-based readiness"
   touch "$LIBS_DIR/.complete"
-  log "installed $(ls "$LIBS_DIR" | wc -l) jars into $LIBS_DIR in $((SECONDS - start)) s"
+  local jars=("$LIBS_DIR"/*.jar)
+  log "installed ${#jars[@]} jars into $LIBS_DIR in $((SECONDS - start)) s"
 }
 
 # Tiny Java probe using kafka-clients' Admin: broker registered, metadata served, group

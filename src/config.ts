@@ -56,6 +56,8 @@ const envSchema = z.object({
   KAFKA_GROUP_ID: z.string().min(1).default('tool-audit-ingest'),
   KAFKA_CLIENT_ID: z.string().min(1).default('tool-audit'),
   KAFKA_TOPIC_PARTITIONS: intFromEnv(6, 1),
+  KAFKA_SESSION_TIMEOUT_MS: intFromEnv(30_000, 6_000),
+  INGEST_PARTITIONS_CONCURRENCY: intFromEnv(3, 1),
 
   RETENTION_INVOCATIONS_DAYS: intFromEnv(90, 1),
   RETENTION_OUTPUTS_DAYS: intFromEnv(30, 1),
@@ -94,6 +96,7 @@ export interface Config {
     groupId: string;
     clientId: string;
     partitions: number;
+    sessionTimeoutMs: number;
   };
   retentionDays: { invocations: number; outputs: number; workflows: number; quarantine: number };
   ingest: {
@@ -104,6 +107,7 @@ export interface Config {
     sinkRetryMaxMs: number;
     sinkUnhealthyAfterMs: number;
     dedupCacheEntries: number;
+    partitionsConcurrency: number;
   };
   analysis: { dependencyWindowMs: number; auditGraceMs: number };
 }
@@ -140,6 +144,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         groupId: e.KAFKA_GROUP_ID,
         clientId: e.KAFKA_CLIENT_ID,
         partitions: e.KAFKA_TOPIC_PARTITIONS,
+        sessionTimeoutMs: e.KAFKA_SESSION_TIMEOUT_MS,
       },
       retentionDays: {
         invocations: e.RETENTION_INVOCATIONS_DAYS,
@@ -155,6 +160,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         sinkRetryMaxMs: e.INGEST_SINK_RETRY_MAX_MS,
         sinkUnhealthyAfterMs: e.INGEST_SINK_UNHEALTHY_AFTER_MS,
         dedupCacheEntries: e.DEDUP_CACHE_ENTRIES,
+        partitionsConcurrency: e.INGEST_PARTITIONS_CONCURRENCY,
       },
       analysis: { dependencyWindowMs: e.DEPENDENCY_WINDOW_MS, auditGraceMs: e.AUDIT_GRACE_MS },
     },

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { ApiKey } from '../config.ts';
+import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { MetricsRegistry } from '../metrics.ts';
 import { registerHealthRoutes, type ReadinessCheck } from './routes/health.ts';
@@ -11,7 +12,8 @@ import { registerPacketRoutes, type PacketIngest } from './routes/packets.ts';
 
 /** Dependencies of {@link buildApp}. */
 export interface AppDeps {
-  ingest: PacketIngest;
+  /** Absent in processes that do not take packets over HTTP (`tool-audit ingest`). */
+  ingest?: PacketIngest;
   readiness: ReadinessCheck;
   metrics: MetricsRegistry;
   apiKeys: ApiKey[];
@@ -36,12 +38,18 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     });
   });
   app.setErrorHandler(async (err: { statusCode?: number; code?: string; message: string }, req, reply) => {
-    const status = err.statusCode ?? 500;
+    // An infrastructure fault that may pass (ClickHouse or Kafka down) is a 503 worth retrying.
+    const status = err instanceof AppError && err.retryable ? 503 : (err.statusCode ?? 500);
+    if (status === 503) void reply.header('retry-after', '5');
     if (status >= 500) req.log.error({ err }, 'request failed');
+    if (status === 503) {
+      req.log.warn({ err: err.message }, 'dependency unavailable');
+      return reply.code(503).send({ error: 'unavailable', message: err.message, request_id: req.id });
+    }
     const error = status === 413 ? 'payload_too_large' : status === 400 ? 'bad_request' : status >= 500 ? 'internal' : 'error';
     await reply.code(status).send({ error, message: status >= 500 ? 'internal error; see server logs' : err.message, request_id: req.id });
   });
   registerHealthRoutes(app, deps);
-  registerPacketRoutes(app, deps);
+  if (deps.ingest) registerPacketRoutes(app, { ingest: deps.ingest, apiKeys: deps.apiKeys });
   return app;
 }

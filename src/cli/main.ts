@@ -7,7 +7,8 @@ import { configOrExit } from './runtime.ts';
 
 const USAGE = `usage: tool-audit <command>
 
-  serve       HTTP API + ingest (npm start)
+  serve       HTTP API + ingest (npm start); with KAFKA_BROKERS, through Kafka
+  ingest      Kafka ingest worker (run several: one consumer group)
   migrate     create or upgrade the ClickHouse schema (idempotent)
   help        this text
 
@@ -18,6 +19,8 @@ async function main(argv: string[]): Promise<void> {
   switch (command) {
     case 'serve':
       return (await import('./serve.ts')).serve();
+    case 'ingest':
+      return (await import('./ingest.ts')).ingest();
     case 'migrate': {
       const config = configOrExit();
       const { createClickHouse } = await import('../clickhouse/client.ts');

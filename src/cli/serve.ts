@@ -2,31 +2,46 @@
  * `tool-audit serve` (= npm start): the all-in-one process. HTTP API; packets go straight to
  * the segment writer (no Kafka configured) or through Kafka to an in-process ingest worker.
  */
+import type { Producer } from 'kafkajs';
 import { buildApp } from '../api/app.ts';
 import { assertSafeExposure } from '../api/auth.ts';
+import type { PacketIngest } from '../api/routes/packets.ts';
+import type { ReadinessReport } from '../api/routes/health.ts';
 import { pingClickHouse } from '../clickhouse/health.ts';
-import { createSegmentWriter } from '../ingest/segment-writer.ts';
+import { createKafkaEdge } from '../ingest/kafka-edge.ts';
+import type { IngestWorker } from '../ingest/kafka-worker.ts';
 import { MetricsRegistry } from '../metrics.ts';
+import { createWriter, pingKafka, startKafkaWorker } from './pipeline.ts';
 import { onShutdown, startRuntime } from './runtime.ts';
 
 /** Starts the server; resolves once it listens. */
 export async function serve(): Promise<void> {
-  const { config, logger, clickhouse } = await startRuntime('tool-audit-serve');
+  const rt = await startRuntime('tool-audit-serve');
+  const { config, logger, clickhouse } = rt;
   assertSafeExposure(config.host, config.apiKeys);
   const metrics = new MetricsRegistry();
-  const writer = createSegmentWriter({
-    clickhouse,
-    database: config.clickhouse.database,
-    maxPacketBytes: config.ingest.maxPacketBytes,
-    dedupCacheEntries: config.ingest.dedupCacheEntries,
-    metrics,
-    logger,
-  });
+  const writer = createWriter(rt, metrics);
+
+  let ingest: PacketIngest = { submit: (packets) => writer.write(packets) };
+  let worker: IngestWorker | undefined;
+  let producer: Producer | undefined;
+  let kafkaCheck: (() => Promise<{ ok: boolean; detail?: string }>) | undefined;
+  if (config.kafka.brokers) {
+    const started = await startKafkaWorker(rt, config.kafka.brokers, writer, metrics);
+    worker = started.worker;
+    producer = started.kafka.producer({ allowAutoTopicCreation: false, idempotent: false });
+    await producer.connect();
+    ingest = createKafkaEdge({ producer, topic: config.kafka.topic, writer, maxPacketBytes: config.ingest.maxPacketBytes });
+    kafkaCheck = () => pingKafka(started.kafka);
+  }
+
   const app = buildApp({
-    ingest: { submit: (packets) => writer.write(packets) },
-    readiness: async () => {
-      const ch = await pingClickHouse(clickhouse);
-      return { ready: ch.ok, checks: { clickhouse: ch } };
+    ingest,
+    readiness: async (): Promise<ReadinessReport> => {
+      const checks: ReadinessReport['checks'] = { clickhouse: await pingClickHouse(clickhouse) };
+      if (kafkaCheck) checks.kafka = await kafkaCheck();
+      if (worker) checks.ingest_worker = worker.health();
+      return { ready: Object.values(checks).every((c) => c.ok), checks };
     },
     metrics,
     apiKeys: config.apiKeys,
@@ -34,10 +49,15 @@ export async function serve(): Promise<void> {
     logger,
   });
   await app.listen({ port: config.port, host: config.host });
-  logger.info({ port: config.port, host: config.host, clickhouse: config.clickhouse.url ?? `embedded:${config.clickhouse.dataDir}` }, 'tool-audit serving');
+  logger.info(
+    { port: config.port, host: config.host, clickhouse: config.clickhouse.url ?? `embedded:${config.clickhouse.dataDir}`, kafka: config.kafka.brokers ?? null },
+    'tool-audit serving',
+  );
   onShutdown(logger, async () => {
-    // close() stops accepting, waits for in-flight requests (whose packets are then durable).
+    // close() stops accepting and waits for in-flight requests, whose packets are then durable.
     await app.close();
+    await producer?.disconnect();
+    await worker?.stop();
     await clickhouse.close();
   });
 }

@@ -150,3 +150,17 @@ export function quarantineRow(p: RawPacket, r: Rejection): QuarantineRow {
     raw: p.raw,
   };
 }
+
+/** The packet type that lands in each kind of accepted row. */
+export const KIND_PACKET_TYPE: Record<Accepted['kind'], PacketType> = {
+  invocation: 'tool_call',
+  output: 'output_artifact',
+  dependency: 'tool_dependency',
+};
+
+/** The ids an accepted packet is known by (answers, quarantine, logs). */
+export function acceptedIds(a: Accepted): string[] {
+  if (a.kind === 'invocation') return [a.row.call_id];
+  if (a.kind === 'output') return [a.row.output_id, a.row.call_id];
+  return [a.row.preceding_call_id, a.row.succeeding_call_id];
+}

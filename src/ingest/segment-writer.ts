@@ -12,7 +12,7 @@ import type { MetricsRegistry } from '../metrics.ts';
 import type { PacketType } from '../schemas/packets.ts';
 import { DedupCache } from './dedup-cache.ts';
 import { decodePacket } from './decode-packet.ts';
-import { quarantineRow, type Accepted, type RawPacket, type Rejection } from './rows.ts';
+import { acceptedIds, KIND_PACKET_TYPE, quarantineRow, type Accepted, type RawPacket, type Rejection } from './rows.ts';
 import { storedContents, storedDependencies, storedInvocations, storedOutputs, storedQuarantine } from './segment-lookups.ts';
 
 /** What happened to one packet of a batch. */
@@ -39,7 +39,6 @@ export interface SegmentWriterDeps {
   logger: Logger;
 }
 
-const KIND_TYPE: Record<Accepted['kind'], PacketType> = { invocation: 'tool_call', output: 'output_artifact', dependency: 'tool_dependency' };
 const CONTENT_REFRESH_MS = 24 * 3600 * 1000;
 
 /** Creates the pipeline's writer over one ClickHouse database. */
@@ -60,11 +59,11 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
     const judge = (i: number, a: Accepted, storedFp: string | undefined): boolean => {
       if (storedFp === undefined) return false;
       if (storedFp === a.row.fingerprint) {
-        outcomes[i] = { status: 'duplicate', packetType: KIND_TYPE[a.kind], ids: idsOf(a) };
+        outcomes[i] = { status: 'duplicate', packetType: KIND_PACKET_TYPE[a.kind], ids: acceptedIds(a) };
       } else {
         const code = a.kind === 'invocation' ? 'I1_call_id_reused' : a.kind === 'output' ? 'I1_output_id_reused' : 'I1_dependency_reused';
         const what = a.kind === 'invocation' ? 'call_id' : a.kind === 'output' ? 'output_id' : 'dependency pair';
-        rejected.push({ i, r: { code, message: `a different packet with this ${what} (${a.key}) already exists (I1)`, packetType: KIND_TYPE[a.kind], ids: idsOf(a) } });
+        rejected.push({ i, r: { code, message: `a different packet with this ${what} (${a.key}) already exists (I1)`, packetType: KIND_PACKET_TYPE[a.kind], ids: acceptedIds(a) } });
       }
       return true;
     };
@@ -126,8 +125,8 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
     for (const kind of ['invocation', 'output', 'dependency'] as const) {
       for (const { i, a } of toWrite[kind]) {
         cache.add(`${kind}:${a.key}`, a.row.fingerprint);
-        outcomes[i] = { status: 'accepted', packetType: KIND_TYPE[kind], ids: idsOf(a) };
-        metrics.inc('tool_audit_ingest_rows_total', 'Rows written to segments', { segment: KIND_TYPE[kind] });
+        outcomes[i] = { status: 'accepted', packetType: KIND_PACKET_TYPE[kind], ids: acceptedIds(a) };
+        metrics.inc('tool_audit_ingest_rows_total', 'Rows written to segments', { segment: KIND_PACKET_TYPE[kind] });
       }
     }
     for (const { i, r } of rejected) {
@@ -188,8 +187,3 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
   };
 }
 
-function idsOf(a: Accepted): string[] {
-  if (a.kind === 'invocation') return [a.row.call_id];
-  if (a.kind === 'output') return [a.row.output_id, a.row.call_id];
-  return [a.row.preceding_call_id, a.row.succeeding_call_id];
-}

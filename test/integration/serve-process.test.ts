@@ -24,7 +24,7 @@ describe('tool-audit serve as a process (npm start)', () => {
   it('serves on embedded ClickHouse, ingests, and exits cleanly on SIGTERM', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'tool-audit-serve-'));
     const port = 20000 + Math.floor(Math.random() * 20000);
-    const env = { ...process.env, PORT: String(port), TOOL_AUDIT_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+    const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), TOOL_AUDIT_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
     delete env.KAFKA_BROKERS;
     delete env.CLICKHOUSE_URL;
     const child = spawn(process.execPath, [join(root, 'bin/tool-audit.mjs'), 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });

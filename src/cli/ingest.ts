@@ -1,0 +1,40 @@
+/**
+ * `tool-audit ingest`: a Kafka ingest worker (one consumer group; run several for throughput).
+ * Serves /healthz, /readyz and /metrics on PORT.
+ */
+import { buildApp } from '../api/app.ts';
+import type { ReadinessReport } from '../api/routes/health.ts';
+import { pingClickHouse } from '../clickhouse/health.ts';
+import { AppError } from '../errors.ts';
+import { MetricsRegistry } from '../metrics.ts';
+import { createWriter, pingKafka, startKafkaWorker } from './pipeline.ts';
+import { onShutdown, startRuntime } from './runtime.ts';
+
+/** Starts the worker; resolves once it consumes. */
+export async function ingest(): Promise<void> {
+  const rt = await startRuntime('tool-audit-ingest');
+  const { config, logger, clickhouse } = rt;
+  if (!config.kafka.brokers) {
+    throw new AppError('CONFIG_INVALID', 'tool-audit ingest needs KAFKA_BROKERS (host:port[,host:port…])', { retryable: false });
+  }
+  const metrics = new MetricsRegistry();
+  const writer = createWriter(rt, metrics);
+  const { kafka, worker } = await startKafkaWorker(rt, config.kafka.brokers, writer, metrics);
+  const app = buildApp({
+    readiness: async (): Promise<ReadinessReport> => {
+      const checks = { clickhouse: await pingClickHouse(clickhouse), kafka: await pingKafka(kafka), ingest_worker: worker.health() };
+      return { ready: Object.values(checks).every((c) => c.ok), checks };
+    },
+    metrics,
+    apiKeys: config.apiKeys,
+    maxBodyBytes: config.ingest.maxBodyBytes,
+    logger,
+  });
+  await app.listen({ port: config.port, host: config.host });
+  logger.info({ topic: config.kafka.topic, group: config.kafka.groupId, port: config.port }, 'tool-audit ingest consuming');
+  onShutdown(logger, async () => {
+    await worker.stop();
+    await app.close();
+    await clickhouse.close();
+  });
+}

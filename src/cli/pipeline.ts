@@ -1,0 +1,69 @@
+/**
+ * Wiring shared by `serve` and `ingest`: the segment writer, and the Kafka ingest worker with
+ * its topics.
+ */
+import type { Kafka } from 'kafkajs';
+import { createIngestWorker, type IngestWorker } from '../ingest/kafka-worker.ts';
+import { createSegmentWriter, type SegmentWriter } from '../ingest/segment-writer.ts';
+import { createKafka, ensureTopics } from '../kafka/client.ts';
+import type { MetricsRegistry } from '../metrics.ts';
+import type { Runtime } from './runtime.ts';
+
+/** The segment writer of a runtime. */
+export function createWriter(rt: Runtime, metrics: MetricsRegistry): SegmentWriter {
+  return createSegmentWriter({
+    clickhouse: rt.clickhouse,
+    database: rt.config.clickhouse.database,
+    maxPacketBytes: rt.config.ingest.maxPacketBytes,
+    dedupCacheEntries: rt.config.ingest.dedupCacheEntries,
+    metrics,
+    logger: rt.logger,
+  });
+}
+
+/** Connects to Kafka, creates the topics when missing, and starts a consumer-group worker. */
+export async function startKafkaWorker(
+  rt: Runtime,
+  brokers: string[],
+  writer: SegmentWriter,
+  metrics: MetricsRegistry,
+): Promise<{ kafka: Kafka; worker: IngestWorker }> {
+  const k = rt.config.kafka;
+  const kafka = createKafka({ brokers, clientId: k.clientId, logger: rt.logger });
+  await ensureTopics(kafka, [
+    { topic: k.topic, partitions: k.partitions },
+    { topic: k.dlqTopic, partitions: 1 },
+  ]);
+  const worker = createIngestWorker({
+    kafka,
+    writer,
+    logger: rt.logger,
+    metrics,
+    config: {
+      topic: k.topic,
+      dlqTopic: k.dlqTopic,
+      groupId: k.groupId,
+      batchMaxPackets: rt.config.ingest.batchMaxPackets,
+      sinkRetryMaxMs: rt.config.ingest.sinkRetryMaxMs,
+      sinkUnhealthyAfterMs: rt.config.ingest.sinkUnhealthyAfterMs,
+      partitionsConsumedConcurrently: rt.config.ingest.partitionsConcurrency,
+      sessionTimeoutMs: k.sessionTimeoutMs,
+    },
+  });
+  await worker.start();
+  return { kafka, worker };
+}
+
+/** Reachability of the Kafka cluster, for readiness. */
+export async function pingKafka(kafka: Kafka): Promise<{ ok: boolean; detail?: string }> {
+  const admin = kafka.admin();
+  try {
+    await admin.connect();
+    await admin.describeCluster();
+    return { ok: true };
+  } catch (err) {
+    return { ok: false, detail: (err as Error).message };
+  } finally {
+    await admin.disconnect().catch(() => undefined);
+  }
+}

@@ -1,0 +1,271 @@
+/**
+ * The audit emitter orchestrators wrap tool calls with. `invoke` runs the tool, hands its
+ * result (or exception) back unchanged, and queues exactly one tool_call packet — plus an
+ * output_artifact when a successful call produced content. It never waits for the sink:
+ * serialization, hashing and delivery happen in the buffer's background flusher.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '../logger.ts';
+import { nameSchema } from '../schemas/common.ts';
+import { orchestratorSchema, type Orchestrator, type ToolStatus } from '../schemas/tool-invocation.ts';
+import { PacketBuffer, type BufferOptions, type BufferStats } from './buffer.ts';
+import { createHttpTransport, type HttpTransportOptions } from './http-transport.ts';
+import { createKafkaTransport, type KafkaTransportOptions } from './kafka-transport.ts';
+import { encodeOutputArtifact, encodeToolCall, objectJson, packetKey, safeJson, type InvocationRecord, type Outcome } from './packets.ts';
+import { callerValue, failureOutcome, readResult, type AuditedResult } from './result.ts';
+import type { PacketTransport } from './transport.ts';
+
+/** How to build an emitter. Exactly one of kafka, http and transport. */
+export interface AuditEmitterOptions {
+  /** Which orchestrator this process is. */
+  orchestrator: Orchestrator;
+  /** The agent calls are made for, unless invoke says otherwise. */
+  agentId: string;
+  /** This process, e.g. `kernel-7`; default the orchestrator name. */
+  instanceId?: string;
+  /** Produce to Kafka (acks from all in-sync replicas). */
+  kafka?: KafkaTransportOptions;
+  /** POST to a tool-audit server. */
+  http?: HttpTransportOptions;
+  /** Any other sink (tests: createMemoryTransport()). */
+  transport?: PacketTransport;
+  /** Batching, bounds and retries. */
+  buffer?: BufferOptions;
+  /** Where delivery trouble is reported; default nowhere (stats() always counts it). */
+  logger?: Logger;
+}
+
+/** A tool's input arguments: a JSON object. */
+export type ToolArgs = Record<string, unknown>;
+
+/** Per-call settings of {@link AuditEmitter.invoke}. */
+export interface InvokeOptions {
+  /** The task the call serves; also the Kafka key, so a task's packets stay in order. */
+  taskId?: string | null;
+  /** Give up waiting after this long: status timeout, and invoke throws {@link EmitterTimeoutError}. */
+  timeoutMs?: number;
+  /** Overrides the emitter's agentId for this call. */
+  agentId?: string;
+}
+
+/** What a tool run is handed. */
+export interface ToolContext {
+  /** The call_id the call is recorded under (for logs, or to link a later call to it). */
+  readonly callId: string;
+  /** Aborted with an {@link EmitterTimeoutError} when timeoutMs passes. */
+  readonly signal: AbortSignal;
+}
+
+/** A tool run: returns the tool's value, optionally wrapped by auditResult(), sync or async. */
+export type ToolRun<T> = (ctx: ToolContext) => T | AuditedResult<T> | PromiseLike<T | AuditedResult<T>>;
+
+/** Counters of an emitter (see {@link BufferStats}). */
+export type EmitterStats = BufferStats;
+
+/** An audit emitter. */
+export interface AuditEmitter {
+  /**
+   * Runs a tool and records it. Resolves to what the run returned (an error envelope
+   * included) and rejects with exactly what it threw; on timeout rejects with
+   * {@link EmitterTimeoutError}.
+   */
+  invoke<T>(toolId: string, args: ToolArgs, run: ToolRun<T>, options?: InvokeOptions): Promise<T>;
+  /** Sends everything queued; true when all of it was delivered before the deadline. */
+  flush(timeoutMs?: number): Promise<boolean>;
+  /** Flushes (bounded by the deadline), then closes the sink. Later invokes still run, unrecorded. */
+  close(timeoutMs?: number): Promise<void>;
+  stats(): EmitterStats;
+}
+
+/** Thrown by invoke when a call outlives its timeoutMs. */
+export class EmitterTimeoutError extends Error {
+  constructor(
+    readonly toolId: string,
+    readonly callId: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`${toolId} timed out after ${timeoutMs} ms`);
+    this.name = 'EmitterTimeoutError';
+  }
+}
+
+interface Call {
+  callId: string;
+  toolId: string;
+  taskId: string | null;
+  agentId: string;
+  argsJson: string;
+  start: number;
+}
+
+interface Queued {
+  rec: InvocationRecord;
+  output: boolean;
+}
+
+// setTimeout fires at once for delays it cannot represent; those mean "no timeout".
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Creates an emitter. Throws on bad options; connects nothing until the first flush. */
+export function createAuditEmitter(options: AuditEmitterOptions): AuditEmitter {
+  const orchestrator = orchestratorSchema.parse(options.orchestrator);
+  const defaultAgent = nameSchema.parse(options.agentId);
+  const instanceId = nameSchema.parse(options.instanceId ?? orchestrator);
+  const logger = options.logger;
+  const buffer = new PacketBuffer<Queued>(transportOf(options), encode, options.buffer, logger);
+  let lastCreatedMs = 0;
+
+  function record(call: Call, outcome: Outcome, durationMs: number): void {
+    const now = Date.now();
+    // created_at never goes backwards for one instance (I11), even when the wall clock does.
+    lastCreatedMs = now > lastCreatedMs ? now : lastCreatedMs;
+    const rec: InvocationRecord = {
+      callId: call.callId,
+      taskId: call.taskId,
+      toolId: call.toolId,
+      agentId: call.agentId,
+      orchestrator,
+      instanceId,
+      argsJson: call.argsJson,
+      durationMs,
+      createdAtMs: lastCreatedMs,
+      outcome,
+    };
+    const key = packetKey(rec);
+    buffer.push(key, { rec, output: false });
+    if (outcome.content) buffer.push(key, { rec, output: true });
+  }
+
+  function returned(call: Call, result: unknown): unknown {
+    const durationMs = performance.now() - call.start;
+    try {
+      record(call, readResult(result), durationMs);
+    } catch (err) {
+      // Only a hostile value (a throwing getter) gets here; the tool call must not suffer for it.
+      logger?.warn({ err: messageOf(err), toolId: call.toolId }, 'audit record failed');
+    }
+    return callerValue(result);
+  }
+
+  function failed(call: Call, status: ToolStatus, err: unknown): void {
+    try {
+      record(call, failureOutcome(status, messageOf(err)), performance.now() - call.start);
+    } catch (e) {
+      logger?.warn({ err: messageOf(e), toolId: call.toolId }, 'audit record failed');
+    }
+  }
+
+  function invoke<T>(toolId: string, args: ToolArgs, run: ToolRun<T>, opts?: InvokeOptions): Promise<T> {
+    const call: Call = {
+      callId: randomUUID(),
+      toolId,
+      // '' is no task: the schema needs a non-empty task_id or null.
+      taskId: opts?.taskId || null,
+      agentId: opts?.agentId ?? defaultAgent,
+      // Snapshot now: the tool (or the caller) may change args before the packet is built.
+      argsJson: objectJson(args),
+      start: 0,
+    };
+    const ctx = new Context(call.callId);
+    call.start = performance.now();
+    let pending: ReturnType<ToolRun<T>>;
+    try {
+      pending = run(ctx);
+    } catch (err) {
+      failed(call, 'error', err);
+      return Promise.reject(err);
+    }
+    if (!isThenable(pending)) return Promise.resolve(returned(call, pending) as T);
+    const timeoutMs = opts?.timeoutMs;
+    if (timeoutMs === undefined || !(timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS)) {
+      return Promise.resolve(pending).then(
+        (r) => returned(call, r) as T,
+        (err: unknown) => {
+          failed(call, 'error', err);
+          throw err;
+        },
+      );
+    }
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      const timer = setTimeout(() => {
+        settled = true;
+        const err = new EmitterTimeoutError(toolId, call.callId, timeoutMs);
+        failed(call, 'timeout', err);
+        ctx.abort(err);
+        reject(err);
+      }, timeoutMs);
+      // Whatever the tool does after the timeout is neither recorded nor unhandled.
+      Promise.resolve(pending).then(
+        (r) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          resolve(returned(call, r) as T);
+        },
+        (err: unknown) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          failed(call, 'error', err);
+          reject(err);
+        },
+      );
+    });
+  }
+
+  return {
+    invoke,
+    flush: (timeoutMs) => buffer.flush(timeoutMs),
+    close: (timeoutMs) => buffer.close(timeoutMs),
+    stats: () => buffer.stats(),
+  };
+}
+
+function transportOf(options: AuditEmitterOptions): PacketTransport {
+  const given = [options.kafka, options.http, options.transport].filter((t) => t !== undefined).length;
+  if (given !== 1) throw new TypeError('createAuditEmitter needs exactly one of kafka, http or transport');
+  if (options.transport) return options.transport;
+  if (options.http) return createHttpTransport(options.http);
+  const kafka = options.kafka as KafkaTransportOptions;
+  return createKafkaTransport({ logger: options.logger, ...kafka });
+}
+
+function encode(q: Queued): string {
+  if (!q.output) return encodeToolCall(q.rec);
+  const packet = encodeOutputArtifact(q.rec, randomUUID());
+  if (packet === undefined) throw new Error('output_artifact queued for a call without content');
+  return packet;
+}
+
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return typeof (v as { then?: unknown } | null)?.then === 'function';
+}
+
+/** The error text of whatever was thrown. */
+function messageOf(err: unknown): string {
+  if (err instanceof Error) return err.message || err.name;
+  if (typeof err === 'string') return err || 'error';
+  return safeJson(err) ?? String(err);
+}
+
+/** The ToolContext; its AbortController is made only if the tool asks for the signal. */
+class Context implements ToolContext {
+  private controller: AbortController | undefined;
+  private reason: Error | undefined;
+
+  constructor(readonly callId: string) {}
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.reason) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  abort(reason: Error): void {
+    this.reason = reason;
+    this.controller?.abort(reason);
+  }
+}

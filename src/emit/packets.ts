@@ -1,0 +1,148 @@
+/**
+ * Pure builders of the packets an invocation produces (SPEC §1). The hot path only takes
+ * snapshots (JSON text of args and content); hashing, ids and envelopes are built here, in
+ * the background flusher.
+ */
+import type { JsonValue } from '../schemas/canonical-json.ts';
+import { argsHash, describeContent } from '../schemas/hashing.ts';
+import type { ContentType } from '../schemas/tool-output.ts';
+import type { Orchestrator, ToolInvocation, ToolStatus } from '../schemas/tool-invocation.ts';
+
+/** Content of a successful call, already serialized. */
+export interface RecordedContent {
+  /** The content as sent: the tool's string, or JSON.stringify of its value. */
+  text: string;
+  contentType: ContentType;
+  /** text is JSON.stringify output of an object or array: it goes into the packet as that value, not as a string. */
+  embed: boolean;
+}
+
+/** How a call ended, in the shape the packets need. */
+export interface Outcome {
+  status: ToolStatus;
+  /** null if and only if status is success (I3, I4). */
+  error: string | null;
+  /** JSON text of an object. */
+  resultSummaryJson: string;
+  costUsd: number | null;
+  tokensUsed: Record<string, number> | null;
+  /** Present only on success with non-empty content. */
+  content: RecordedContent | undefined;
+}
+
+/** Everything known about one finished invocation. */
+export interface InvocationRecord {
+  callId: string;
+  taskId: string | null;
+  toolId: string;
+  agentId: string;
+  orchestrator: Orchestrator;
+  instanceId: string;
+  /** JSON text of the args object, taken when invoke was called. */
+  argsJson: string;
+  /** Fractional milliseconds (performance.now difference); rounded when built. */
+  durationMs: number;
+  /** Epoch milliseconds when the call ended; the packets' created_at. */
+  createdAtMs: number;
+  outcome: Outcome;
+}
+
+// The schema caps error at 65 536 characters; a longer one would get the whole call quarantined.
+const MAX_ERROR_CHARS = 65_536;
+
+/** The Kafka key: task_id keeps a task's packets in one partition, in order; else call_id. */
+export function packetKey(rec: Pick<InvocationRecord, 'taskId' | 'callId'>): string {
+  return rec.taskId ?? rec.callId;
+}
+
+/** Serializes the tool_call packet of a record. */
+export function encodeToolCall(rec: InvocationRecord): string {
+  const o = rec.outcome;
+  const args = JSON.parse(rec.argsJson) as Record<string, JsonValue>;
+  const invocation: ToolInvocation = {
+    call_id: rec.callId,
+    task_id: rec.taskId,
+    tool_id: rec.toolId,
+    agent_id: rec.agentId,
+    orchestrator: rec.orchestrator,
+    instance_id: rec.instanceId,
+    args,
+    // Hash of exactly what is sent: ingest recomputes it from the parsed packet (I5).
+    args_hash: argsHash(args),
+    status: o.status,
+    duration_ms: Math.max(0, Math.round(rec.durationMs)),
+    result_summary: JSON.parse(o.resultSummaryJson) as Record<string, unknown>,
+    error: o.status === 'success' ? null : clampError(o.error || o.status),
+    cost_usd: o.costUsd,
+    tokens_used: o.tokensUsed,
+    created_at: new Date(rec.createdAtMs).toISOString(),
+  };
+  return JSON.stringify({ type: 'tool_call', call_id: rec.callId, invocation });
+}
+
+/** Serializes the output_artifact packet of a successful record with content, else undefined. */
+export function encodeOutputArtifact(rec: InvocationRecord, outputId: string): string | undefined {
+  const c = rec.outcome.content;
+  if (rec.outcome.status !== 'success' || !c) return undefined;
+  const output = {
+    output_id: outputId,
+    call_id: rec.callId,
+    tool_id: rec.toolId,
+    content_type: c.contentType,
+    ...describeContent(c.text),
+    created_at: new Date(rec.createdAtMs).toISOString(),
+  };
+  // Spliced rather than re-parsed: text is already valid JSON, and content can be large.
+  const content = c.embed ? c.text : JSON.stringify(c.text);
+  return `{"type":"output_artifact","output":${JSON.stringify(output)},"content":${content}}`;
+}
+
+/**
+ * JSON text of a value, or undefined when it has none (undefined, a function). Never throws:
+ * values JSON.stringify refuses (BigInt, cycles, a throwing toJSON) are written with BigInts
+ * as strings and repeated objects as "[Circular]", because an audit record must not break
+ * the tool call it describes.
+ */
+export function safeJson(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    try {
+      return JSON.stringify(value, tolerantReplacer());
+    } catch (err) {
+      return JSON.stringify(`[unserializable: ${err instanceof Error ? err.message : String(err)}]`);
+    }
+  }
+}
+
+function tolerantReplacer(): (key: string, v: unknown) => unknown {
+  const seen = new WeakSet<object>();
+  return (_key, v) => {
+    if (typeof v === 'bigint') return v.toString();
+    if (typeof v === 'object' && v !== null) {
+      if (seen.has(v)) return '[Circular]';
+      seen.add(v);
+    }
+    return v;
+  };
+}
+
+/**
+ * JSON text of an object for args / result_summary. Anything that does not serialize to an
+ * object (an array, a string from toJSON) is wrapped as `{"value": …}`, since the schema
+ * requires an object and a quarantined call is worse than a wrapped one.
+ */
+export function objectJson(value: unknown): string {
+  const text = safeJson(value);
+  if (text === undefined || text === 'null') return '{}';
+  return text.charCodeAt(0) === 0x7b /* { */ ? text : `{"value":${text}}`;
+}
+
+function clampError(message: string): string {
+  if (message.length <= MAX_ERROR_CHARS) return message;
+  let end = MAX_ERROR_CHARS;
+  // Do not cut a surrogate pair in half.
+  const c = message.charCodeAt(end - 1);
+  if (c >= 0xd800 && c <= 0xdbff) end--;
+  return message.slice(0, end);
+}

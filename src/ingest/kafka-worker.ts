@@ -1,0 +1,158 @@
+/**
+ * `tool-audit ingest`: a kafkajs consumer-group member that runs the segment writer on
+ * tool_audit.packets. Offsets are committed only after a chunk's rows and quarantine records
+ * are in ClickHouse; redelivered packets are recognised by key (see segment-lookups.ts), so a
+ * crash or rebalance at any point never makes a second visible row.
+ */
+import type { Consumer, EachBatchPayload, Kafka, Producer } from 'kafkajs';
+import { errorMessage, isRetryable } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import type { MetricsRegistry } from '../metrics.ts';
+import type { RawPacket } from './rows.ts';
+import type { PacketOutcome, SegmentWriter } from './segment-writer.ts';
+
+/** Settings of {@link createIngestWorker}. */
+export interface IngestWorkerConfig {
+  topic: string;
+  dlqTopic: string;
+  groupId: string;
+  batchMaxPackets: number;
+  sinkRetryMaxMs: number;
+  sinkUnhealthyAfterMs: number;
+  partitionsConsumedConcurrently?: number;
+  /** A dead member holds its partitions this long; lower means faster take-over after a crash. */
+  sessionTimeoutMs?: number;
+}
+
+/** A running (or stopped) ingest worker. */
+export interface IngestWorker {
+  start(): Promise<void>;
+  /** Finishes the chunk in hand, commits it, leaves the group. */
+  stop(): Promise<void>;
+  /** Unhealthy when ClickHouse has refused writes for longer than sinkUnhealthyAfterMs. */
+  health(): { ok: boolean; detail?: string };
+}
+
+const POISON = new Set(['oversized', 'malformed_json', 'schema']);
+
+/** Creates a worker; nothing connects before start(). */
+export function createIngestWorker(deps: {
+  kafka: Kafka;
+  writer: SegmentWriter;
+  config: IngestWorkerConfig;
+  logger: Logger;
+  metrics: MetricsRegistry;
+}): IngestWorker {
+  const { kafka, writer, config, logger, metrics } = deps;
+  const consumer: Consumer = kafka.consumer({
+    groupId: config.groupId,
+    sessionTimeout: config.sessionTimeoutMs ?? 30_000,
+    rebalanceTimeout: 60_000,
+    heartbeatInterval: Math.min(3_000, Math.floor((config.sessionTimeoutMs ?? 30_000) / 3)),
+    maxBytesPerPartition: 8 * 1024 * 1024,
+    maxBytes: 32 * 1024 * 1024,
+    maxWaitTimeInMs: 250,
+    allowAutoTopicCreation: false,
+  });
+  const dlq: Producer = kafka.producer({ allowAutoTopicCreation: false, idempotent: false });
+  let stopping = false;
+  let failingSince: number | undefined;
+  let lastError = '';
+
+  async function writeUntilDone(packets: RawPacket[], p: EachBatchPayload): Promise<PacketOutcome[] | undefined> {
+    let delay = 100;
+    for (;;) {
+      try {
+        const out = await writer.write(packets);
+        if (failingSince !== undefined) logger.info({ downForMs: Date.now() - failingSince }, 'ClickHouse writes recovered');
+        failingSince = undefined;
+        return out;
+      } catch (err) {
+        if (!isRetryable(err)) throw err;
+        failingSince ??= Date.now();
+        lastError = errorMessage(err);
+        metrics.inc('tool_audit_ingest_write_retries_total', 'Failed segment writes that will be retried');
+        logger.warn({ err: lastError, retryInMs: delay }, 'segment write failed; offsets held, retrying');
+        await sleep(delay);
+        delay = Math.min(delay * 2, config.sinkRetryMaxMs);
+        // Nothing was committed: on stop or a lost assignment, the next owner starts from here.
+        if (stopping || !p.isRunning() || p.isStale()) return undefined;
+        await p.heartbeat().catch(() => undefined);
+      }
+    }
+  }
+
+  async function eachBatch(p: EachBatchPayload): Promise<void> {
+    const { batch } = p;
+    metrics.set('tool_audit_ingest_partition_lag', 'Messages behind the partition high watermark', Number(batch.offsetLag()), {
+      partition: String(batch.partition),
+    });
+    for (let i = 0; i < batch.messages.length; i += config.batchMaxPackets) {
+      if (stopping || !p.isRunning() || p.isStale()) return;
+      const chunk = batch.messages.slice(i, i + config.batchMaxPackets);
+      const packets: RawPacket[] = chunk.map((m) => ({
+        raw: m.value ? m.value.toString('utf8') : '',
+        bytes: m.value?.length ?? 0,
+        source: { kind: 'kafka', topic: batch.topic, partition: batch.partition, offset: m.offset },
+      }));
+      // Heartbeats keep the membership alive through long inserts.
+      const beat = setInterval(() => void p.heartbeat().catch(() => undefined), 2_000);
+      let outcomes: PacketOutcome[] | undefined;
+      try {
+        outcomes = await writeUntilDone(packets, p);
+      } finally {
+        clearInterval(beat);
+      }
+      if (!outcomes) return;
+      await sendToDlq(packets, outcomes);
+      const last = (chunk[chunk.length - 1] as { offset: string }).offset;
+      p.resolveOffset(last);
+      await consumer
+        .commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: (BigInt(last) + 1n).toString() }])
+        .catch((err: unknown) => logger.warn({ err: errorMessage(err) }, 'offset commit failed; the chunk may be redelivered and deduplicated'));
+      metrics.inc('tool_audit_ingest_kafka_messages_total', 'Kafka messages ingested and committed', {}, chunk.length);
+    }
+  }
+
+  async function sendToDlq(packets: RawPacket[], outcomes: PacketOutcome[]): Promise<void> {
+    const messages = outcomes.flatMap((o, i) => {
+      const p = packets[i] as RawPacket;
+      if (o.status !== 'rejected' || !POISON.has(o.reason?.code ?? '') || p.source.kind !== 'kafka') return [];
+      const s = p.source;
+      return [{ value: p.raw, headers: { 'x-reason': o.reason?.code ?? '', 'x-source': `${s.topic}/${s.partition}@${s.offset}` } }];
+    });
+    if (messages.length === 0) return;
+    // The quarantine row is the durable record; the DLQ is a convenience for stream consumers.
+    await dlq.send({ topic: config.dlqTopic, acks: -1, messages }).catch((err: unknown) => {
+      metrics.inc('tool_audit_dlq_failures_total', 'Poison packets quarantined but not copied to the DLQ', {}, messages.length);
+      logger.warn({ err: errorMessage(err) }, 'DLQ produce failed; packets are in quarantine');
+    });
+  }
+
+  return {
+    async start() {
+      await dlq.connect();
+      await consumer.connect();
+      await consumer.subscribe({ topic: config.topic, fromBeginning: true });
+      await consumer.run({
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: config.partitionsConsumedConcurrently ?? 3,
+        eachBatch,
+      });
+    },
+    async stop() {
+      stopping = true;
+      await consumer.disconnect();
+      await dlq.disconnect();
+    },
+    health() {
+      if (failingSince !== undefined && Date.now() - failingSince > config.sinkUnhealthyAfterMs) {
+        return { ok: false, detail: `ClickHouse writes failing for ${Math.round((Date.now() - failingSince) / 1000)} s: ${lastError}` };
+      }
+      return { ok: true };
+    },
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,0 +1,64 @@
+/**
+ * The real Kafka broker of the test run (KAFKA_BROKERS, exported by scripts/test.sh after it
+ * starts the broker), unique topic names per test, and fast bulk production.
+ */
+import { randomBytes } from 'node:crypto';
+import { Kafka, logLevel, type Admin } from 'kafkajs';
+
+/** Brokers of the test run; fails clearly when none is configured. */
+export function brokers(): string[] {
+  const b = process.env.KAFKA_BROKERS;
+  if (!b) throw new Error('KAFKA_BROKERS is not set: run the tests through `npm test` (which starts Kafka) or `npm run services:start`');
+  return b.split(',');
+}
+
+/** A kafkajs client for tests. */
+export function testKafka(clientId = 'tool-audit-test'): Kafka {
+  return new Kafka({ clientId, brokers: brokers(), logLevel: logLevel.NOTHING, retry: { retries: 10, initialRetryTime: 200 } });
+}
+
+/** A unique topic name (and matching dlq and group names). */
+export function uniqueNames(prefix: string) {
+  const id = `${prefix}-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
+  return { topic: `ta.${id}`, dlqTopic: `ta.${id}.dlq`, groupId: `g-${id}` };
+}
+
+/** Creates topics. */
+export async function createTopics(kafka: Kafka, topics: Array<{ topic: string; partitions: number }>): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({ topics: topics.map((t) => ({ topic: t.topic, numPartitions: t.partitions })), waitForLeaders: true });
+  await admin.disconnect();
+}
+
+/** Produces values (keyed) in batches with acks from all in-sync replicas. */
+export async function produceAll(kafka: Kafka, topic: string, messages: Array<{ key: string; value: string }>, batch = 2000): Promise<void> {
+  const producer = kafka.producer({ idempotent: false });
+  await producer.connect();
+  for (let i = 0; i < messages.length; i += batch) {
+    await producer.send({ topic, acks: -1, messages: messages.slice(i, i + batch) });
+  }
+  await producer.disconnect();
+}
+
+/** Messages the group has not yet committed on topic (sum over partitions). */
+export async function groupLag(admin: Admin, groupId: string, topic: string): Promise<number> {
+  const ends = await admin.fetchTopicOffsets(topic);
+  const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+  let lag = 0;
+  for (const p of ends) {
+    const c = committed?.partitions.find((x) => x.partition === p.partition);
+    const at = c && Number(c.offset) >= 0 ? Number(c.offset) : 0;
+    lag += Number(p.high) - at;
+  }
+  return lag;
+}
+
+/** Polls until cond() is true or the deadline passes. */
+export async function eventually(cond: () => Promise<boolean>, ms: number, what: string): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * The crash oracle of issue 3: `tool-audit ingest` is SIGKILLed and restarted repeatedly while it
+ * consumes 200,000 packets; afterwards every valid packet is in its segment exactly once
+ * (count() = uniqExact(call_id), no FINAL) and every invalid one is in quarantine once.
+ * This file opens no other ClickHouse: embedded chDB admits one data directory per process,
+ * and the ingest child owns this one until it is stopped.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createClickHouse } from '../../src/clickhouse/client.ts';
+import { rows } from '../helpers/clickhouse.ts';
+import { brokers, createTopics, eventually, groupLag, produceAll, testKafka, uniqueNames } from '../helpers/kafka.ts';
+import { mixedStream } from '../helpers/workload.ts';
+
+const PACKETS = Number(process.env.CRASH_TEST_PACKETS ?? 200_000);
+const MIN_KILLS = Number(process.env.CRASH_TEST_KILLS ?? 5);
+const root = new URL('../../', import.meta.url).pathname;
+
+describe('ingest survives repeated SIGKILL', () => {
+  it(`keeps the oracle over ${PACKETS} packets and ≥ ${MIN_KILLS} kills`, async () => {
+    const names = uniqueNames('crash');
+    const kafka = testKafka();
+    await createTopics(kafka, [
+      { topic: names.topic, partitions: 6 },
+      { topic: names.dlqTopic, partitions: 1 },
+    ]);
+    const dataDir = mkdtempSync(join(tmpdir(), 'tool-audit-crash-'));
+    const db = 'crash_test';
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      KAFKA_BROKERS: brokers().join(','),
+      KAFKA_TOPIC: names.topic,
+      KAFKA_DLQ_TOPIC: names.dlqTopic,
+      KAFKA_GROUP_ID: names.groupId,
+      KAFKA_SESSION_TIMEOUT_MS: '6000',
+      TOOL_AUDIT_DATA_DIR: dataDir,
+      CLICKHOUSE_DATABASE: db,
+      LOG_LEVEL: 'warn',
+      PORT: String(30000 + Math.floor(Math.random() * 20000)),
+    };
+    delete env.CLICKHOUSE_URL;
+    let child: ChildProcess | undefined;
+    let stderr = '';
+    const startChild = () => {
+      child = spawn(process.execPath, [join(root, 'bin/tool-audit.mjs'), 'ingest'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+      child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-20_000)));
+      return child;
+    };
+    const exit = (c: ChildProcess) => new Promise<number | null>((r) => (c.exitCode !== null || c.signalCode ? r(c.exitCode) : c.on('exit', (code) => r(code))));
+
+    const msgs = mixedStream(PACKETS, { invalidEvery: 97, tasks: 5000 });
+    const producing = produceAll(kafka, names.topic, msgs, 5000);
+    const admin = kafka.admin();
+    await admin.connect();
+    let kills = 0;
+    let produced = false;
+    void producing.then(() => (produced = true));
+    startChild();
+    // Kill at varied moments while there is work in flight, then let the last one finish.
+    while (kills < MIN_KILLS || !produced) {
+      await new Promise((r) => setTimeout(r, 2500 + Math.random() * 3500));
+      const c = child as ChildProcess;
+      c.kill('SIGKILL');
+      await exit(c);
+      kills++;
+      startChild();
+    }
+    await producing;
+    await eventually(async () => (await groupLag(admin, names.groupId, names.topic)) === 0, 300_000, 'the restarted worker to catch up');
+    await admin.disconnect();
+    const last = child as ChildProcess;
+    last.kill('SIGTERM');
+    expect(await exit(last), stderr).toBe(0);
+
+    const ch = await createClickHouse({ url: undefined, user: undefined, password: undefined, database: db, dataDir });
+    const want = (k: string) => msgs.filter((m) => m.expect === k).length;
+    const [inv] = await rows<{ c: string; u: string }>(ch, 'SELECT count() AS c, uniqExact(call_id) AS u FROM {db:Identifier}.tool_invocations', { db });
+    const [out] = await rows<{ c: string; u: string }>(ch, 'SELECT count() AS c, uniqExact(output_id) AS u FROM {db:Identifier}.tool_outputs', { db });
+    const [q] = await rows<{ c: string; u: string }>(ch, 'SELECT count() AS c, uniqExact(source_key) AS u FROM {db:Identifier}.quarantine', { db });
+    await ch.close();
+    const report = { packets: PACKETS, kills, invocations: inv, outputs: out, quarantine: q, expected: { inv: want('invocation'), out: want('output'), q: want('quarantine') } };
+    process.stdout.write(`crash test: ${JSON.stringify(report)}\n`);
+    expect(Number(inv?.c)).toBe(want('invocation'));
+    expect(inv?.u).toBe(inv?.c);
+    expect(Number(out?.c)).toBe(want('output'));
+    expect(out?.u).toBe(out?.c);
+    expect(Number(q?.c)).toBe(want('quarantine'));
+    expect(q?.u).toBe(q?.c);
+    expect(Number(inv?.c) + Number(out?.c) + Number(q?.c)).toBe(PACKETS);
+    expect(kills).toBeGreaterThanOrEqual(MIN_KILLS);
+  }, 900_000);
+});

@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ClickHouseClient } from '../../src/clickhouse/client.ts';
+import { createIngestWorker, type IngestWorker, type IngestWorkerConfig } from '../../src/ingest/kafka-worker.ts';
+import { createSegmentWriter, type SegmentWriter } from '../../src/ingest/segment-writer.ts';
+import { silentLogger } from '../../src/logger.ts';
+import { MetricsRegistry } from '../../src/metrics.ts';
+import { count, freshDatabase, rows } from '../helpers/clickhouse.ts';
+import { createTopics, eventually, groupLag, produceAll, testKafka, uniqueNames } from '../helpers/kafka.ts';
+import { mixedStream, type GenMessage } from '../helpers/workload.ts';
+import { toolCall } from '../helpers/packets.ts';
+
+const kafka = testKafka();
+const admin = kafka.admin();
+beforeAll(async () => admin.connect());
+afterAll(async () => admin.disconnect());
+
+async function setup(prefix: string, partitions = 4, maxPacketBytes = 64 * 1024) {
+  const names = uniqueNames(prefix);
+  await createTopics(kafka, [
+    { topic: names.topic, partitions },
+    { topic: names.dlqTopic, partitions: 1 },
+  ]);
+  const { ch, db } = await freshDatabase(prefix.replace(/-/g, '_'));
+  const metrics = new MetricsRegistry();
+  const writer = createSegmentWriter({ clickhouse: ch, database: db, maxPacketBytes, dedupCacheEntries: 10_000, metrics, logger: silentLogger() });
+  const workers: IngestWorker[] = [];
+  const start = async (over: Partial<IngestWorkerConfig> = {}, w: SegmentWriter = writer) => {
+    const worker = createIngestWorker({
+      kafka: testKafka(`worker-${workers.length}`),
+      writer: w,
+      logger: silentLogger(),
+      metrics,
+      config: { ...names, batchMaxPackets: 500, sinkRetryMaxMs: 500, sinkUnhealthyAfterMs: 60_000, ...over },
+    });
+    await worker.start();
+    workers.push(worker);
+    return worker;
+  };
+  return { names, ch, db, writer, metrics, start, workers };
+}
+
+async function expectOracle(ch: ClickHouseClient, db: string, msgs: GenMessage[]) {
+  const want = (k: GenMessage['expect']) => msgs.filter((m) => m.expect === k).length;
+  const [inv] = await rows<{ c: string; u: string }>(ch, 'SELECT count() AS c, uniqExact(call_id) AS u FROM {db:Identifier}.tool_invocations', { db });
+  expect(Number(inv?.c)).toBe(want('invocation'));
+  expect(inv?.u).toBe(inv?.c);
+  expect(await count(ch, db, 'tool_outputs')).toBe(want('output'));
+  expect(await count(ch, db, 'quarantine')).toBe(want('quarantine'));
+  const [q] = await rows<{ u: string; c: string }>(ch, 'SELECT uniqExact(source_key) AS u, count() AS c FROM {db:Identifier}.quarantine', { db });
+  expect(q?.u).toBe(q?.c);
+}
+
+describe('Kafka → ingest worker → ClickHouse', () => {
+  it('ingests a mixed stream exactly: valid rows once, every invalid packet quarantined, poison in the DLQ', async () => {
+    const s = await setup('e2e');
+    const msgs = mixedStream(3000);
+    await produceAll(kafka, s.names.topic, msgs);
+    await s.start();
+    await eventually(async () => (await groupLag(admin, s.names.groupId, s.names.topic)) === 0, 60_000, 'the group to catch up');
+    await Promise.all(s.workers.map((w) => w.stop()));
+    await expectOracle(s.ch, s.db, msgs);
+    const dlq = await admin.fetchTopicOffsets(s.names.dlqTopic);
+    // Poison (unparseable, schema-breaking, oversized) is copied to the DLQ; rule breaches are not.
+    const poison = msgs.filter((m) => m.reason && m.reason !== 'I5_args_hash').length;
+    expect(poison).toBeGreaterThan(0);
+    expect(dlq.reduce((n, p) => n + Number(p.high), 0)).toBe(poison);
+  });
+
+  it('keeps the oracle while consumers join and leave the group mid-stream', async () => {
+    const s = await setup('rebalance', 6);
+    const msgs = mixedStream(12_000);
+    const first = s.start();
+    await produceAll(kafka, s.names.topic, msgs.slice(0, 4000));
+    await first;
+    const second = await s.start();
+    await produceAll(kafka, s.names.topic, msgs.slice(4000, 8000));
+    const third = await s.start();
+    await (await first).stop();
+    await produceAll(kafka, s.names.topic, msgs.slice(8000));
+    await second.stop();
+    await eventually(async () => (await groupLag(admin, s.names.groupId, s.names.topic)) === 0, 90_000, 'the group to catch up');
+    await third.stop();
+    await expectOracle(s.ch, s.db, msgs);
+  }, 180_000);
+
+  it('quarantines oversized packets and moves on', async () => {
+    const s = await setup('poison', 2, 4096);
+    const big = JSON.stringify(toolCall({ args: { blob: 'z'.repeat(8000) } }));
+    const msgs: GenMessage[] = [...mixedStream(500, { invalidEvery: 5 }), { key: 'task-x', value: big, expect: 'quarantine', reason: 'oversized' }, ...mixedStream(500)];
+    await produceAll(kafka, s.names.topic, msgs);
+    await s.start();
+    await eventually(async () => (await groupLag(admin, s.names.groupId, s.names.topic)) === 0, 60_000, 'the group to catch up');
+    await s.workers[0]?.stop();
+    await expectOracle(s.ch, s.db, msgs);
+    const reasons = await rows<{ reason_code: string; c: string }>(s.ch, 'SELECT reason_code, count() AS c FROM {db:Identifier}.quarantine GROUP BY reason_code', { db: s.db });
+    const expected: Record<string, number> = {};
+    for (const m of msgs) if (m.reason) expected[m.reason] = (expected[m.reason] ?? 0) + 1;
+    expect(Object.fromEntries(reasons.map((r) => [r.reason_code, Number(r.c)]))).toEqual(expected);
+    expect(Object.keys(expected).sort()).toEqual(['I5_args_hash', 'malformed_json', 'oversized', 'schema']);
+  });
+
+  it('holds offsets while ClickHouse refuses writes, reports unhealthy, and recovers by itself', async () => {
+    const s = await setup('outage', 2);
+    const msgs = mixedStream(4000);
+    await produceAll(kafka, s.names.topic, msgs.slice(0, 1000));
+    const worker = await s.start({ sinkUnhealthyAfterMs: 1000 });
+    await eventually(async () => (await groupLag(admin, s.names.groupId, s.names.topic)) === 0, 60_000, 'the first part');
+    // A real fault from the real engine: the segment table disappears for a while.
+    await s.ch.command({ query: 'DETACH TABLE {db:Identifier}.tool_invocations', query_params: { db: s.db } });
+    await produceAll(kafka, s.names.topic, msgs.slice(1000));
+    await eventually(async () => !worker.health().ok, 30_000, 'the worker to report the failing sink');
+    const lagDuring = await groupLag(admin, s.names.groupId, s.names.topic);
+    expect(lagDuring).toBeGreaterThan(0);
+    await s.ch.command({ query: 'ATTACH TABLE {db:Identifier}.tool_invocations', query_params: { db: s.db } });
+    await eventually(async () => (await groupLag(admin, s.names.groupId, s.names.topic)) === 0, 60_000, 'recovery');
+    expect(worker.health().ok).toBe(true);
+    await worker.stop();
+    await expectOracle(s.ch, s.db, msgs);
+    expect(s.metrics.value('tool_audit_ingest_write_retries_total')).toBeGreaterThan(0);
+  }, 120_000);
+});
