@@ -56,6 +56,7 @@ describe('ingest survives repeated SIGKILL', () => {
     const admin = kafka.admin();
     await admin.connect();
     let kills = 0;
+    const lagAtKills: number[] = [];
     let produced = false;
     void producing.then(() => (produced = true));
     startChild();
@@ -63,6 +64,7 @@ describe('ingest survives repeated SIGKILL', () => {
     while (kills < MIN_KILLS || !produced) {
       await new Promise((r) => setTimeout(r, 2500 + Math.random() * 3500));
       const c = child as ChildProcess;
+      lagAtKills.push(await groupLag(admin, names.groupId, names.topic));
       c.kill('SIGKILL');
       await exit(c);
       kills++;
@@ -81,7 +83,7 @@ describe('ingest survives repeated SIGKILL', () => {
     const [out] = await rows<{ c: string; u: string }>(ch, 'SELECT count() AS c, uniqExact(output_id) AS u FROM {db:Identifier}.tool_outputs', { db });
     const [q] = await rows<{ c: string; u: string }>(ch, 'SELECT count() AS c, uniqExact(source_key) AS u FROM {db:Identifier}.quarantine', { db });
     await ch.close();
-    const report = { packets: PACKETS, kills, invocations: inv, outputs: out, quarantine: q, expected: { inv: want('invocation'), out: want('output'), q: want('quarantine') } };
+    const report = { packets: PACKETS, kills, lagAtKills, invocations: inv, outputs: out, quarantine: q, expected: { inv: want('invocation'), out: want('output'), q: want('quarantine') } };
     process.stdout.write(`crash test: ${JSON.stringify(report)}\n`);
     expect(Number(inv?.c)).toBe(want('invocation'));
     expect(inv?.u).toBe(inv?.c);
@@ -91,5 +93,7 @@ describe('ingest survives repeated SIGKILL', () => {
     expect(q?.u).toBe(q?.c);
     expect(Number(inv?.c) + Number(out?.c) + Number(q?.c)).toBe(PACKETS);
     expect(kills).toBeGreaterThanOrEqual(MIN_KILLS);
+    // The kills landed while work was in flight, and the workers made progress between them.
+    expect(lagAtKills.filter((l) => l > 0).length).toBeGreaterThanOrEqual(Math.min(3, MIN_KILLS));
   }, 900_000);
 });

@@ -1,0 +1,336 @@
+/**
+ * Every path of invoke, checked through the ingest validator: the packets the emitter sends
+ * must be accepted exactly as a tool-audit server would judge them. Expected hashes come from
+ * node:crypto over text the test writes itself, or from the CPython vectors.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { auditResult, createAuditEmitter, createMemoryTransport, EmitterTimeoutError, type MemoryTransport } from '../../../src/emit/index.ts';
+import { decodePacket } from '../../../src/ingest/decode-packet.ts';
+
+const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+interface Invocation {
+  call_id: string;
+  task_id: string | null;
+  tool_id: string;
+  agent_id: string;
+  orchestrator: string;
+  instance_id: string;
+  args: Record<string, unknown>;
+  args_hash: string;
+  status: string;
+  duration_ms: number;
+  result_summary: Record<string, unknown>;
+  error: string | null;
+  cost_usd: number | null;
+  tokens_used: Record<string, number> | null;
+  created_at: string;
+}
+interface Output {
+  output_id: string;
+  call_id: string;
+  content_type: string;
+  content_hash: string;
+  size_bytes: number;
+  sample: string | null;
+  created_at: string;
+}
+type Sent = { type: 'tool_call'; call_id: string; invocation: Invocation } | { type: 'output_artifact'; output: Output; content: unknown };
+
+function setup(extra: { instanceId?: string } = {}) {
+  const transport = createMemoryTransport();
+  const emitter = createAuditEmitter({ transport, orchestrator: 'kernel', agentId: 'L', buffer: { lingerMs: 1 }, ...extra });
+  return { transport, emitter };
+}
+
+/** Flushes, then checks every message with the ingest validator and returns the packets. */
+async function sent(emitter: ReturnType<typeof setup>['emitter'], transport: MemoryTransport) {
+  expect(await emitter.flush(2000)).toBe(true);
+  const messages = transport.messages();
+  for (const m of messages) {
+    const r = decodePacket({ raw: m.value, source: { kind: 'http', requestId: 'test', index: 0 } }, 1 << 22);
+    expect(r.ok, `${m.value.slice(0, 300)} → ${JSON.stringify(r.ok ? null : r.error)}`).toBe(true);
+  }
+  const packets = messages.map((m) => JSON.parse(m.value) as Sent);
+  const calls = packets.flatMap((p) => (p.type === 'tool_call' ? [p.invocation] : []));
+  const outputs = packets.flatMap((p) => (p.type === 'output_artifact' ? [{ ...p.output, content: p.content }] : []));
+  return { messages, packets, calls, outputs };
+}
+
+describe('success', () => {
+  it('string content: one tool_call and one text output_artifact, both valid', async () => {
+    const { emitter, transport } = setup();
+    const value = await emitter.invoke('search_web', { query: 'revenue' }, async () => 'three results', { taskId: 'task-1' });
+    expect(value).toBe('three results');
+    const { calls, outputs, packets } = await sent(emitter, transport);
+    expect(packets.map((p) => p.type)).toEqual(['tool_call', 'output_artifact']);
+    const [call] = calls;
+    expect(call).toMatchObject({ task_id: 'task-1', tool_id: 'search_web', agent_id: 'L', orchestrator: 'kernel', instance_id: 'kernel' });
+    expect(call).toMatchObject({ status: 'success', error: null, result_summary: {}, cost_usd: null, tokens_used: null });
+    expect(call?.call_id).toMatch(UUID);
+    expect(call?.created_at).toMatch(ISO_MS);
+    expect(Number.isInteger(call?.duration_ms)).toBe(true);
+    expect(call?.args_hash).toBe(sha('{"query": "revenue"}'));
+    expect(outputs).toEqual([
+      {
+        output_id: expect.stringMatching(UUID),
+        call_id: call?.call_id,
+        tool_id: 'search_web',
+        content_type: 'text',
+        content_hash: sha('three results'),
+        size_bytes: 13,
+        sample: 'three results',
+        created_at: call?.created_at,
+        content: 'three results',
+      },
+    ]);
+  });
+
+  it('object content: sent as the JSON value, content_type json, hashed as compact JSON', async () => {
+    const { emitter, transport } = setup();
+    const rows = { rows: [{ id: 1, city: 'Zürich' }], total: 1 };
+    expect(await emitter.invoke('sql_execute', { sql: 'SELECT 1' }, async () => rows)).toBe(rows);
+    const { outputs } = await sent(emitter, transport);
+    const text = '{"rows":[{"id":1,"city":"Zürich"}],"total":1}';
+    expect(outputs).toMatchObject([{ content_type: 'json', content: rows, content_hash: sha(text), size_bytes: Buffer.byteLength(text), sample: text }]);
+  });
+
+  it('success envelope: result is the content, metadata the result_summary; the envelope is returned', async () => {
+    const { emitter, transport } = setup();
+    const envelope = { status: 'success' as const, result: [{ name: 'marsala' }], metadata: { total_count: 1, source: 'recipe_db' } };
+    expect(await emitter.invoke('recipe_search', { q: 'chicken' }, async () => envelope)).toBe(envelope);
+    const { calls, outputs } = await sent(emitter, transport);
+    expect(calls[0]?.result_summary).toEqual({ total_count: 1, source: 'recipe_db' });
+    expect(outputs).toMatchObject([{ content: [{ name: 'marsala' }], content_type: 'json', content_hash: sha('[{"name":"marsala"}]') }]);
+  });
+
+  it('auditResult: explicit content, content type, summary, cost and tokens; invoke returns the bare value', async () => {
+    const { emitter, transport } = setup();
+    const csv = 'ticker,close\nAAPL,1.5\nMSFT,"2,5"\n';
+    const value = await emitter.invoke('finance_quotes', { tickers: ['AAPL'] }, async () =>
+      auditResult({ parsed: 2 }, { content: csv, contentType: 'csv', resultSummary: { rows: 2 }, costUsd: 1.25, tokensUsed: { input_tokens: 10, output_tokens: 2.5 } }),
+    );
+    expect(value).toEqual({ parsed: 2 });
+    const { calls, outputs } = await sent(emitter, transport);
+    expect(calls[0]).toMatchObject({ result_summary: { rows: 2 }, cost_usd: 1.25, tokens_used: { input_tokens: 10 } });
+    expect(outputs).toMatchObject([{ content: csv, content_type: 'csv', content_hash: sha(csv) }]);
+  });
+
+  it.each([
+    ['undefined', undefined],
+    ['null', null],
+    ['an empty string', ''],
+    ['auditResult with content null', auditResult('big', { content: null })],
+  ])('no output_artifact for %s', async (_name, result) => {
+    const { emitter, transport } = setup();
+    await emitter.invoke('noop', {}, () => result);
+    const { packets, calls } = await sent(emitter, transport);
+    expect(packets.map((p) => p.type)).toEqual(['tool_call']);
+    expect(calls[0]?.status).toBe('success');
+  });
+
+  it('a synchronous tool is recorded too', async () => {
+    const { emitter, transport } = setup();
+    expect(await emitter.invoke('add', { a: 1, b: 2 }, () => 3)).toBe(3);
+    const { outputs } = await sent(emitter, transport);
+    expect(outputs).toMatchObject([{ content: '3', content_type: 'json' }]);
+  });
+
+  it('content over 500 characters: sample is the first 500 code points', async () => {
+    const { emitter, transport } = setup();
+    const text = '🚀'.repeat(700);
+    await emitter.invoke('gen', {}, async () => text);
+    const { outputs } = await sent(emitter, transport);
+    expect(outputs[0]?.sample).toBe('🚀'.repeat(500));
+    expect(outputs[0]?.size_bytes).toBe(2800);
+  });
+});
+
+describe('failures', () => {
+  it.each([
+    ['validation_error', 'invalid_input'],
+    ['rate_limit', 'rate_limited'],
+    ['timeout', 'timeout'],
+    ['auth_error', 'error'],
+    ['not_found', 'error'],
+    ['server_error', 'error'],
+    ['something_new', 'error'],
+  ])('error envelope %s → status %s, returned unchanged, no output', async (category, status) => {
+    const { emitter, transport } = setup();
+    const envelope = { status: 'error' as const, error_category: category, message: `failed: ${category}`, retryable: false, metadata: { attempt: 1 } };
+    expect(await emitter.invoke('recipe_get', { id: 'x' }, async () => envelope)).toBe(envelope);
+    const { packets, calls } = await sent(emitter, transport);
+    expect(packets.map((p) => p.type)).toEqual(['tool_call']);
+    expect(calls[0]).toMatchObject({ status, error: `failed: ${category}`, result_summary: { attempt: 1, error_category: category, retryable: false } });
+  });
+
+  it('an envelope without a message still records a non-null error', async () => {
+    const { emitter, transport } = setup();
+    await emitter.invoke('t', {}, async () => ({ status: 'error', error_category: 'not_found' }));
+    const { calls } = await sent(emitter, transport);
+    expect(calls[0]).toMatchObject({ status: 'error', error: 'not_found' });
+  });
+
+  it('a rejected promise: status error with the message, the same error rethrown', async () => {
+    const { emitter, transport } = setup();
+    const boom = new TypeError('connection reset');
+    await expect(emitter.invoke('fetch_url', { url: 'https://x' }, async () => Promise.reject(boom))).rejects.toBe(boom);
+    const { packets, calls } = await sent(emitter, transport);
+    expect(packets.map((p) => p.type)).toEqual(['tool_call']);
+    expect(calls[0]).toMatchObject({ status: 'error', error: 'connection reset' });
+  });
+
+  it('a synchronous throw becomes a rejection with the same value, recorded as error', async () => {
+    const { emitter, transport } = setup();
+    const thrown = { code: 42 };
+    await expect(
+      emitter.invoke('t', {}, () => {
+        throw thrown;
+      }),
+    ).rejects.toBe(thrown);
+    const { calls } = await sent(emitter, transport);
+    expect(calls[0]).toMatchObject({ status: 'error', error: '{"code":42}' });
+  });
+
+  it('an error message longer than the schema allows is cut, not quarantined', async () => {
+    const { emitter, transport } = setup();
+    await expect(emitter.invoke('t', {}, async () => Promise.reject(new Error('x'.repeat(70_000))))).rejects.toThrow();
+    const { calls } = await sent(emitter, transport);
+    expect(calls[0]?.error).toHaveLength(65_536);
+  });
+
+  it('timeout: status timeout, duration about the timeout, EmitterTimeoutError, signal aborted, the late result ignored', async () => {
+    const { emitter, transport } = setup();
+    let signal: AbortSignal | undefined;
+    let finish: (v: string) => void = () => {};
+    const started = performance.now();
+    const call = emitter.invoke(
+      'python_execute',
+      { code: 'while True: pass' },
+      (ctx) => {
+        signal = ctx.signal;
+        return new Promise<string>((resolve) => (finish = resolve));
+      },
+      { taskId: 'task-9', timeoutMs: 80 },
+    );
+    const err = await call.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(EmitterTimeoutError);
+    expect(err).toMatchObject({ toolId: 'python_execute', timeoutMs: 80, message: 'python_execute timed out after 80 ms' });
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(signal?.aborted).toBe(true);
+    finish('too late');
+    await new Promise((r) => setTimeout(r, 10));
+    const { packets, calls } = await sent(emitter, transport);
+    expect(packets.map((p) => p.type)).toEqual(['tool_call']);
+    expect(calls[0]).toMatchObject({ status: 'timeout', error: 'python_execute timed out after 80 ms', call_id: (err as EmitterTimeoutError).callId });
+    expect(calls[0]?.duration_ms).toBeGreaterThanOrEqual(79);
+    expect(calls[0]?.duration_ms).toBeLessThan(500);
+  });
+
+  it('a tool that settles before its timeout is recorded normally', async () => {
+    const { emitter, transport } = setup();
+    await expect(emitter.invoke('t', {}, async () => 'ok', { timeoutMs: 1000 })).resolves.toBe('ok');
+    const boom = new Error('bad');
+    await expect(emitter.invoke('t', {}, async () => Promise.reject(boom), { timeoutMs: 1000 })).rejects.toBe(boom);
+    const { calls } = await sent(emitter, transport);
+    expect(calls.map((c) => c.status)).toEqual(['success', 'error']);
+  });
+});
+
+describe('args', () => {
+  const vectors = readFileSync(new URL('../../fixtures/args_hash.jsonl', import.meta.url), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { args: Record<string, unknown>; args_hash: string });
+
+  it('args_hash matches every CPython vector (non-ASCII, nested, SQL, code, control characters)', async () => {
+    const { emitter, transport } = setup();
+    for (const v of vectors) await emitter.invoke('t', v.args, async () => 'ok');
+    const { calls } = await sent(emitter, transport);
+    expect(calls.map((c) => c.args_hash)).toEqual(vectors.map((v) => v.args_hash));
+    expect(calls.map((c) => c.args)).toEqual(vectors.map((v) => v.args));
+  });
+
+  it('records args as they were when invoke was called, even if the tool mutates them', async () => {
+    const { emitter, transport } = setup();
+    const args = { page: 1, tags: ['a'] };
+    await emitter.invoke('t', args, async () => {
+      args.page = 2;
+      args.tags.push('b');
+      return 'ok';
+    });
+    const { calls } = await sent(emitter, transport);
+    expect(calls[0]?.args).toEqual({ page: 1, tags: ['a'] });
+    expect(calls[0]?.args_hash).toBe(sha('{"page": 1, "tags": ["a"]}'));
+  });
+
+  it('args JSON cannot represent (BigInt, cycles, undefined) still give a valid packet', async () => {
+    const { emitter, transport } = setup();
+    const cyclic: Record<string, unknown> = { n: 10n, skip: undefined };
+    cyclic.self = cyclic;
+    await emitter.invoke('t', cyclic, async () => 'ok');
+    const { calls } = await sent(emitter, transport);
+    expect(calls[0]?.args).toEqual({ n: '10', self: '[Circular]' });
+  });
+});
+
+describe('keys, identity and counts', () => {
+  it('keys by task_id, or by call_id when there is no task', async () => {
+    const { emitter, transport } = setup();
+    await emitter.invoke('t', {}, async () => 'a', { taskId: 'task-7' });
+    await emitter.invoke('t', {}, async () => 'b');
+    await emitter.invoke('t', {}, async () => 'c', { taskId: '' });
+    const { messages, calls } = await sent(emitter, transport);
+    expect(messages.map((m) => m.key)).toEqual(['task-7', 'task-7', calls[1]?.call_id, calls[1]?.call_id, calls[2]?.call_id, calls[2]?.call_id]);
+    expect(calls.map((c) => c.task_id)).toEqual(['task-7', null, null]);
+  });
+
+  it('instance_id and a per-call agent_id', async () => {
+    const { emitter, transport } = setup({ instanceId: 'kernel-7' });
+    await emitter.invoke('t', {}, async () => 'ok', { agentId: 'QA_Agent' });
+    const { calls } = await sent(emitter, transport);
+    expect(calls[0]).toMatchObject({ instance_id: 'kernel-7', agent_id: 'QA_Agent' });
+  });
+
+  it('exactly one tool_call per invoke and one output per successful call with content, over a mixed run', async () => {
+    const { emitter, transport } = setup();
+    const runs: Array<() => unknown> = [
+      () => 'text',
+      () => ({ a: 1 }),
+      () => undefined,
+      () => ({ status: 'error', error_category: 'rate_limit', message: 'slow down' }),
+      () => Promise.reject(new Error('x')),
+    ];
+    const n = 100;
+    await Promise.allSettled(Array.from({ length: n }, (_, i) => emitter.invoke(`tool_${i % 5}`, { i }, runs[i % 5] as () => unknown, { taskId: `task-${i % 3}` })));
+    const { calls, outputs } = await sent(emitter, transport);
+    expect(calls).toHaveLength(n);
+    expect(new Set(calls.map((c) => c.call_id)).size).toBe(n);
+    expect(outputs).toHaveLength(40);
+    const byId = new Map(calls.map((c) => [c.call_id, c]));
+    for (const o of outputs) expect(byId.get(o.call_id)?.status).toBe('success');
+    expect(emitter.stats()).toEqual({ enqueued: 140, delivered: 140, rejected: 0, dropped: 0, failedBatches: 0, buffered: 0 });
+  });
+
+  it('created_at never goes backwards in emission order', async () => {
+    const { emitter, transport } = setup();
+    await Promise.all(Array.from({ length: 20 }, (_, i) => emitter.invoke('t', {}, () => new Promise((r) => setTimeout(() => r('x'), (i * 7) % 13)))));
+    const { calls } = await sent(emitter, transport);
+    const times = calls.map((c) => Date.parse(c.created_at));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+  });
+});
+
+describe('options', () => {
+  it('needs exactly one sink and valid names', () => {
+    expect(() => createAuditEmitter({ orchestrator: 'kernel', agentId: 'L' })).toThrow(/exactly one/);
+    const transport = createMemoryTransport();
+    expect(() => createAuditEmitter({ transport, http: { url: 'http://x' }, orchestrator: 'kernel', agentId: 'L' })).toThrow(/exactly one/);
+    expect(() => createAuditEmitter({ transport, orchestrator: 'cron' as 'kernel', agentId: 'L' })).toThrow();
+    expect(() => createAuditEmitter({ transport, orchestrator: 'kernel', agentId: '' })).toThrow();
+  });
+});
