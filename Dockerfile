@@ -4,7 +4,8 @@ WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
 # Dev dependencies are kept out; tsx (a runtime dependency) runs the TypeScript sources.
-RUN npm ci --omit=dev --no-audit --no-fund
+# `npm install`, not `npm ci`: chdb's optional packages for other platforms are not in the registry.
+RUN npm install --omit=dev --no-audit --no-fund --no-save
 COPY bin ./bin
 COPY src ./src
 COPY tsconfig.json ./

@@ -6,8 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "== installing npm dependencies (npm ci)" >&2
-  npm ci --no-audit --no-fund
+  # Not `npm ci`: chdb lists native packages for other platforms that the registry does not
+  # serve, so the lock file never has them and `npm ci` refuses; install honours the lock.
+  echo "== installing npm dependencies" >&2
+  npm install --no-audit --no-fund --no-save
 fi
 
 echo "== lint" >&2
