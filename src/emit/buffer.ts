@@ -7,6 +7,7 @@
  */
 import type { Logger } from '../logger.ts';
 import { errorMessage } from '../errors.ts';
+import { Ring } from './ring.ts';
 import { isRetryableDelivery, type PacketTransport, type SendReceipt, type TransportMessage } from './transport.ts';
 
 /** Tuning of a {@link PacketBuffer}; every field has a default. */
@@ -50,41 +51,6 @@ export interface BufferStats {
 interface Batch {
   messages: TransportMessage[];
   attempts: number;
-}
-
-/** A FIFO of fixed capacity; O(1) push and shift, no allocation per packet. */
-class Ring<T> {
-  private readonly keys: Array<string | undefined>;
-  private readonly items: Array<T | undefined>;
-  private head = 0;
-  size = 0;
-
-  constructor(private readonly cap: number) {
-    this.keys = new Array<string | undefined>(cap);
-    this.items = new Array<T | undefined>(cap);
-  }
-
-  push(key: string, item: T): void {
-    const i = (this.head + this.size) % this.cap;
-    this.keys[i] = key;
-    this.items[i] = item;
-    this.size++;
-  }
-
-  shift(): { key: string; item: T } {
-    const i = this.head;
-    const out = { key: this.keys[i] as string, item: this.items[i] as T };
-    // Release references so delivered packets can be collected.
-    this.keys[i] = undefined;
-    this.items[i] = undefined;
-    this.head = (i + 1) % this.cap;
-    this.size--;
-    return out;
-  }
-
-  clear(): void {
-    while (this.size > 0) this.shift();
-  }
 }
 
 /** Bounded queue + background flusher in front of a {@link PacketTransport}. */

@@ -70,7 +70,7 @@ export function createMemoryTransport(): MemoryTransport {
       return closed;
     },
     send(batch) {
-      // Copy: the buffer may reuse nothing today, but a sink must not depend on that.
+      // Copy, so what was recorded cannot change if the sender reuses its array.
       batches.push(batch.slice());
       return Promise.resolve();
     },
