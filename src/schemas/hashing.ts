@@ -1,12 +1,13 @@
 /**
  * Hashes and content helpers shared by emitters and the ingest checks (SPEC §1, §2, I5, I7).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { canonicalArgs, type JsonValue } from './canonical-json.ts';
 
 /** Lowercase hex SHA-256 of a string's UTF-8 bytes. */
 export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  // One-shot crypto.hash (Node ≥ 20.12) is ~2× faster than createHash for packet-sized inputs.
+  return hash('sha256', text, 'hex');
 }
 
 /** args_hash of SPEC §2: SHA-256 of `json.dumps(args, sort_keys=True)`. */

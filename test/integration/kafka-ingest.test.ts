@@ -8,6 +8,7 @@ import { count, freshDatabase, rows } from '../helpers/clickhouse.ts';
 import { createTopics, eventually, groupLag, produceAll, testKafka, uniqueNames } from '../helpers/kafka.ts';
 import { mixedStream, type GenMessage } from '../helpers/workload.ts';
 import { toolCall } from '../helpers/packets.ts';
+import { createAuditEmitter } from '../../src/emit/index.ts';
 
 const kafka = testKafka();
 const admin = kafka.admin();
@@ -117,5 +118,46 @@ describe('Kafka → ingest worker → ClickHouse', () => {
     await worker.stop();
     await expectOracle(s.ch, s.db, msgs);
     expect(s.metrics.value('tool_audit_ingest_write_retries_total')).toBeGreaterThan(0);
+  }, 120_000);
+});
+
+describe('emitter → Kafka → ingest → ClickHouse', () => {
+  it('records exactly one tool_call per invocation and one output per successful call with content', async () => {
+    const s = await setup('emitter');
+    const emitter = createAuditEmitter({ orchestrator: 'kernel', agentId: 'QA_Agent', instanceId: 'kernel-7', kafka: { kafka: testKafka('emitter'), topic: s.names.topic } });
+    const outcomes: Record<string, number> = {};
+    for (let i = 0; i < 200; i++) {
+      const kind = ['ok', 'envelope', 'throw', 'timeout', 'object'][i % 5] as string;
+      outcomes[kind] = (outcomes[kind] ?? 0) + 1;
+      await emitter
+        .invoke(
+          'search_web',
+          { query: `Zürich ${i}`, n: i },
+          async () => {
+            if (kind === 'envelope') return { status: 'error', error_category: 'rate_limit', message: 'slow down', retryable: true };
+            if (kind === 'throw') throw new Error(`boom ${i}`);
+            if (kind === 'timeout') await new Promise((r) => setTimeout(r, 50));
+            return kind === 'object' ? { rows: [i] } : `result ${i}`;
+          },
+          { taskId: `emit-task-${i % 10}`, timeoutMs: kind === 'timeout' ? 5 : 1000 },
+        )
+        .catch(() => undefined);
+    }
+    await emitter.close(10_000);
+    expect(emitter.stats()).toMatchObject({ enqueued: 200 + (outcomes.ok ?? 0) + (outcomes.object ?? 0), dropped: 0 });
+    await s.start();
+    await eventually(async () => (await groupLag(admin, s.names.groupId, s.names.topic)) === 0, 60_000, 'the group to catch up');
+    await s.workers[0]?.stop();
+    const byStatus = await rows<{ status: string; c: string }>(s.ch, 'SELECT status, count() AS c FROM {db:Identifier}.tool_invocations GROUP BY status', { db: s.db });
+    expect(Object.fromEntries(byStatus.map((r) => [r.status, Number(r.c)]))).toEqual({
+      success: (outcomes.ok ?? 0) + (outcomes.object ?? 0),
+      rate_limited: outcomes.envelope,
+      error: outcomes.throw,
+      timeout: outcomes.timeout,
+    });
+    expect(await count(s.ch, s.db, 'tool_outputs')).toBe((outcomes.ok ?? 0) + (outcomes.object ?? 0));
+    expect(await count(s.ch, s.db, 'quarantine')).toBe(0);
+    const [d] = await rows<{ c: string }>(s.ch, "SELECT count() AS c FROM {db:Identifier}.tool_invocations WHERE instance_id = 'kernel-7' AND agent_id = 'QA_Agent'", { db: s.db });
+    expect(Number(d?.c)).toBe(200);
   }, 120_000);
 });
