@@ -14,6 +14,10 @@
 #   TOOL_AUDIT_KAFKA_CONTROLLER_PORT  KRaft controller port, default client port + 1
 #   TOOL_AUDIT_KAFKA_HEAP             JVM heap options, default "-Xms256m -Xmx768m"
 #   TOOL_AUDIT_KAFKA_READY_TIMEOUT    seconds to wait for readiness, default 60
+#   TOOL_AUDIT_SERVICES_DIR           where this broker keeps data, config, logs, pid and lock,
+#                                     default <repo>/.services/kafka. Brokers with different dirs
+#                                     (and ports) run side by side; the jars are always shared
+#                                     from <repo>/.services/kafka/<version>.
 #
 # Everything it writes in the repo lives under .services/ (jars, config, data, logs, pid).
 # Only stdout output is the KAFKA_BROKERS line of `start` (and the status line); logs go to stderr.
@@ -29,15 +33,17 @@ SCALA_BINARY="2.13"
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "$SCRIPT_DIR/.." && pwd)"
-BASE_DIR="$REPO_ROOT/.services/kafka"
-VERSION_DIR="$BASE_DIR/$KAFKA_VERSION"
+INSTALL_DIR="$REPO_ROOT/.services/kafka"
+VERSION_DIR="$INSTALL_DIR/$KAFKA_VERSION"
 LIBS_DIR="$VERSION_DIR/libs"
 TOOLS_DIR="$VERSION_DIR/tools"
+BASE_DIR="${TOOL_AUDIT_SERVICES_DIR:-$INSTALL_DIR}"
 DATA_DIR="$BASE_DIR/data"
 LOG_DIR="$BASE_DIR/logs"
 CONF_DIR="$BASE_DIR/config"
 PID_FILE="$BASE_DIR/pid"
 LOCK_FILE="$BASE_DIR/.lock"
+INSTALL_LOCK_FILE="$INSTALL_DIR/.install.lock"
 
 PORT="${TOOL_AUDIT_KAFKA_PORT:-19092}"
 CONTROLLER_PORT="${TOOL_AUDIT_KAFKA_CONTROLLER_PORT:-$((PORT + 1))}"
@@ -110,6 +116,14 @@ install_kafka() {
   if [[ -f "$LIBS_DIR/.complete" ]]; then
     return 0
   fi
+  # The jars are shared by every services dir: one installer at a time.
+  mkdir -p "$INSTALL_DIR"
+  exec 8>"$INSTALL_LOCK_FILE"
+  flock -w 600 8 || die "could not lock $INSTALL_LOCK_FILE"
+  if [[ -f "$LIBS_DIR/.complete" ]]; then
+    exec 8>&-
+    return 0
+  fi
   command -v mvn >/dev/null || die "mvn not found"
   command -v java >/dev/null || die "java not found"
   mkdir -p "$VERSION_DIR"
@@ -136,6 +150,7 @@ install_kafka() {
   mv "$tmp" "$LIBS_DIR"
   build_ready_check || log "WARN: could not compile readiness probe; falling back to log-based readiness"
   touch "$LIBS_DIR/.complete"
+  exec 8>&-
   local jars=("$LIBS_DIR"/*.jar)
   log "installed ${#jars[@]} jars into $LIBS_DIR in $((SECONDS - start)) s"
 }
