@@ -39,6 +39,8 @@ export interface SegmentWriterDeps {
   logger: Logger;
 }
 
+/** Fingerprint of tool_workflows rows written by the dependency analyzer. */
+export const ANALYZER_FINGERPRINT = 'analyzer'.padEnd(32, '0');
 const CONTENT_REFRESH_MS = 24 * 3600 * 1000;
 
 /** Creates the pipeline's writer over one ClickHouse database. */
@@ -58,7 +60,8 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
 
     const judge = (i: number, a: Accepted, storedFp: string | undefined): boolean => {
       if (storedFp === undefined) return false;
-      if (storedFp === a.row.fingerprint) {
+      // A pair the analyzer linked first is the same fact as an emitted dependency for it.
+      if (storedFp === a.row.fingerprint || (a.kind === 'dependency' && storedFp === ANALYZER_FINGERPRINT)) {
         outcomes[i] = { status: 'duplicate', packetType: KIND_PACKET_TYPE[a.kind], ids: acceptedIds(a) };
       } else {
         const code = a.kind === 'invocation' ? 'I1_call_id_reused' : a.kind === 'output' ? 'I1_output_id_reused' : 'I1_dependency_reused';
