@@ -74,6 +74,10 @@ const envSchema = z.object({
 
   DEPENDENCY_WINDOW_MS: intFromEnv(60_000, 1),
   AUDIT_GRACE_MS: intFromEnv(300_000, 0),
+  ANALYZER_OVERLAP_MS: intFromEnv(30_000, 0),
+  ANALYZER_INTERVAL_MS: intFromEnv(1_000, 50),
+  AUDIT_INTERVAL_MS: intFromEnv(10_000, 50),
+  ANALYZER_ENABLED: z.enum(['true', 'false', '1', '0']).default('true').transform((v) => v === 'true' || v === '1'),
 });
 
 /** Parsed, validated configuration of every tool-audit process. */
@@ -109,7 +113,15 @@ export interface Config {
     dedupCacheEntries: number;
     partitionsConcurrency: number;
   };
-  analysis: { dependencyWindowMs: number; auditGraceMs: number };
+  analysis: {
+    dependencyWindowMs: number;
+    auditGraceMs: number;
+    overlapMs: number;
+    analyzerIntervalMs: number;
+    auditIntervalMs: number;
+    /** Run the analyzer and auditor inside `serve` (turn off where `tool-audit analyze` runs). */
+    enabledInServe: boolean;
+  };
 }
 
 /** Result of {@link loadConfig}: a config, or a message listing every bad variable. */
@@ -162,7 +174,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         dedupCacheEntries: e.DEDUP_CACHE_ENTRIES,
         partitionsConcurrency: e.INGEST_PARTITIONS_CONCURRENCY,
       },
-      analysis: { dependencyWindowMs: e.DEPENDENCY_WINDOW_MS, auditGraceMs: e.AUDIT_GRACE_MS },
+      analysis: {
+        dependencyWindowMs: e.DEPENDENCY_WINDOW_MS,
+        auditGraceMs: e.AUDIT_GRACE_MS,
+        overlapMs: e.ANALYZER_OVERLAP_MS,
+        analyzerIntervalMs: e.ANALYZER_INTERVAL_MS,
+        auditIntervalMs: e.AUDIT_INTERVAL_MS,
+        enabledInServe: e.ANALYZER_ENABLED,
+      },
     },
   };
 }

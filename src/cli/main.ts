@@ -9,6 +9,7 @@ const USAGE = `usage: tool-audit <command>
 
   serve       HTTP API + ingest (npm start); with KAFKA_BROKERS, through Kafka
   ingest      Kafka ingest worker (run several: one consumer group)
+  analyze     dependency analyzer and auditor (one per database)
   migrate     create or upgrade the ClickHouse schema (idempotent)
   help        this text
 
@@ -21,6 +22,8 @@ async function main(argv: string[]): Promise<void> {
       return (await import('./serve.ts')).serve();
     case 'ingest':
       return (await import('./ingest.ts')).ingest();
+    case 'analyze':
+      return (await import('./analyze.ts')).analyze();
     case 'migrate': {
       const config = configOrExit();
       const { createClickHouse } = await import('../clickhouse/client.ts');

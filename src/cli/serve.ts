@@ -11,6 +11,7 @@ import { pingClickHouse } from '../clickhouse/health.ts';
 import { createKafkaEdge } from '../ingest/kafka-edge.ts';
 import type { IngestWorker } from '../ingest/kafka-worker.ts';
 import { MetricsRegistry } from '../metrics.ts';
+import { startAnalysis } from './analyze.ts';
 import { createWriter, pingKafka, startKafkaWorker } from './pipeline.ts';
 import { onShutdown, startRuntime } from './runtime.ts';
 
@@ -35,6 +36,8 @@ export async function serve(): Promise<void> {
     kafkaCheck = () => pingKafka(started.kafka);
   }
 
+  const jobs = config.analysis.enabledInServe ? startAnalysis(rt, metrics) : [];
+
   const app = buildApp({
     ingest,
     readiness: async (): Promise<ReadinessReport> => {
@@ -58,6 +61,7 @@ export async function serve(): Promise<void> {
     await app.close();
     await producer?.disconnect();
     await worker?.stop();
+    await Promise.all(jobs.map((j) => j.stop()));
     await clickhouse.close();
   });
 }

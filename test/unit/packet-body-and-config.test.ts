@@ -28,7 +28,7 @@ describe('config', () => {
     expect(r.config.clickhouse.database).toBe('tool_audit');
     expect(r.config.kafka.brokers).toBeUndefined();
     expect(r.config.retentionDays).toEqual({ invocations: 90, outputs: 30, workflows: 30, quarantine: 90 });
-    expect(r.config.analysis).toEqual({ dependencyWindowMs: 60000, auditGraceMs: 300000 });
+    expect(r.config.analysis).toMatchObject({ dependencyWindowMs: 60000, auditGraceMs: 300000, enabledInServe: true });
   });
   it('fails with every bad variable named', () => {
     const r = loadConfig({ PORT: 'eighty', CLICKHOUSE_DATABASE: 'x; DROP', TOOL_AUDIT_API_KEYS: 'short:read' });
