@@ -164,3 +164,6 @@ export function acceptedIds(a: Accepted): string[] {
   if (a.kind === 'output') return [a.row.output_id, a.row.call_id];
   return [a.row.preceding_call_id, a.row.succeeding_call_id];
 }
+
+/** Fingerprint of tool_workflows rows written by the dependency analyzer (not from a packet). */
+export const ANALYZER_FINGERPRINT = 'analyzer'.padEnd(32, '0');

@@ -12,7 +12,7 @@ import type { MetricsRegistry } from '../metrics.ts';
 import type { PacketType } from '../schemas/packets.ts';
 import { DedupCache } from './dedup-cache.ts';
 import { decodePacket } from './decode-packet.ts';
-import { acceptedIds, KIND_PACKET_TYPE, quarantineRow, type Accepted, type RawPacket, type Rejection } from './rows.ts';
+import { acceptedIds, ANALYZER_FINGERPRINT, KIND_PACKET_TYPE, quarantineRow, type Accepted, type RawPacket, type Rejection } from './rows.ts';
 import { storedContents, storedDependencies, storedInvocations, storedOutputs, storedQuarantine } from './segment-lookups.ts';
 
 /** What happened to one packet of a batch. */
@@ -39,8 +39,6 @@ export interface SegmentWriterDeps {
   logger: Logger;
 }
 
-/** Fingerprint of tool_workflows rows written by the dependency analyzer. */
-export const ANALYZER_FINGERPRINT = 'analyzer'.padEnd(32, '0');
 const CONTENT_REFRESH_MS = 24 * 3600 * 1000;
 
 /** Creates the pipeline's writer over one ClickHouse database. */
