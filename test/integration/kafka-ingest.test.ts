@@ -9,6 +9,7 @@ import { createTopics, eventually, groupLag, produceAll, testKafka, uniqueNames 
 import { mixedStream, type GenMessage } from '../helpers/workload.ts';
 import { toolCall } from '../helpers/packets.ts';
 import { createAuditEmitter } from '../../src/emit/index.ts';
+import { createDependencyAnalyzer } from '../../src/analyzers/dependency-runner.ts';
 
 const kafka = testKafka();
 const admin = kafka.admin();
@@ -159,5 +160,34 @@ describe('emitter → Kafka → ingest → ClickHouse', () => {
     expect(await count(s.ch, s.db, 'quarantine')).toBe(0);
     const [d] = await rows<{ c: string }>(s.ch, "SELECT count() AS c FROM {db:Identifier}.tool_invocations WHERE instance_id = 'kernel-7' AND agent_id = 'QA_Agent'", { db: s.db });
     expect(Number(d?.c)).toBe(200);
+  }, 120_000);
+});
+
+describe('Kafka → ingest → dependency analyzer', () => {
+  it('links exactly the brute-force pair set with out-of-order and repeated deliveries', async () => {
+    const s = await setup('analyze', 4);
+    const base = Date.UTC(2026, 10, 21, 9);
+    const calls = Array.from({ length: 600 }, (_, i) => ({
+      task: `an-task-${i % 30}`,
+      p: toolCall({ tool_id: ['search_web', 'fetch_url', 'python_execute'][i % 3], created_at: new Date(base + ((i * 7919) % 240_000)).toISOString() }, `an-task-${i % 30}`),
+    }));
+    const deliveries = [...calls, ...calls.filter((_, i) => i % 4 === 0)].sort((a, b) => (a.p.call_id < b.p.call_id ? -1 : 1));
+    await produceAll(kafka, s.names.topic, deliveries.map((c) => ({ key: c.task, value: JSON.stringify(c.p) })));
+    await s.start();
+    const analyzer = createDependencyAnalyzer({ clickhouse: s.ch, database: s.db, windowMs: 60_000, overlapMs: 60_000, metrics: s.metrics, logger: silentLogger() });
+    analyzer.start(100);
+    await eventually(async () => (await groupLag(admin, s.names.groupId, s.names.topic)) === 0, 60_000, 'the group to catch up');
+    await s.workers[0]?.stop();
+    await analyzer.stop();
+    await analyzer.runOnce();
+    const expected = new Set<string>();
+    for (const a of calls) for (const b of calls) {
+      const d = Date.parse(b.p.invocation.created_at) - Date.parse(a.p.invocation.created_at);
+      if (a.task === b.task && d > 0 && d < 60_000) expected.add(`${a.p.call_id}>${b.p.call_id}`);
+    }
+    const got = await rows<{ k: string }>(s.ch, "SELECT concat(toString(preceding_call_id), '>', toString(succeeding_call_id)) AS k FROM {db:Identifier}.tool_workflows", { db: s.db });
+    expect(got.length).toBe(new Set(got.map((r) => r.k)).size);
+    expect(new Set(got.map((r) => r.k))).toEqual(expected);
+    expect(expected.size).toBeGreaterThan(1000);
   }, 120_000);
 });
