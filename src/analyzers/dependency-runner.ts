@@ -39,7 +39,7 @@ export interface PeriodicJob<R> {
   stop(): Promise<void>;
 }
 
-const TASK_CHUNK = 500;
+const TASK_CHUNK = 2000;
 export const DEPENDENCY_JOB = 'dependencies';
 
 /** Creates the analyzer. */

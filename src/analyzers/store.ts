@@ -25,7 +25,7 @@ export interface StoredPair {
   n: number;
 }
 
-const CHUNK = 1000;
+const CHUNK = 2000;
 
 /** Runs a query, mapping failures to a retryable AppError. */
 export async function select<T>(ch: ClickHouseClient, query: string, params: Record<string, unknown>): Promise<T[]> {
