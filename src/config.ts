@@ -5,6 +5,11 @@
 import { z } from 'zod';
 
 const intFromEnv = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
+const flag = (def: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0'])
+    .default(def ? 'true' : 'false')
+    .transform((v) => v === 'true' || v === '1');
 const optionalString = z
   .string()
   .optional()
@@ -77,7 +82,9 @@ const envSchema = z.object({
   ANALYZER_OVERLAP_MS: intFromEnv(30_000, 0),
   ANALYZER_INTERVAL_MS: intFromEnv(1_000, 50),
   AUDIT_INTERVAL_MS: intFromEnv(10_000, 50),
-  ANALYZER_ENABLED: z.enum(['true', 'false', '1', '0']).default('true').transform((v) => v === 'true' || v === '1'),
+  ANALYZER_ENABLED: flag(true),
+  INGEST_WORKER_IN_PROCESS: flag(true),
+  MIGRATE_ON_START: flag(true),
 });
 
 /** Parsed, validated configuration of every tool-audit process. */
@@ -112,7 +119,11 @@ export interface Config {
     sinkUnhealthyAfterMs: number;
     dedupCacheEntries: number;
     partitionsConcurrency: number;
+    /** `serve` with Kafka also consumes (off where separate `tool-audit ingest` workers run). */
+    workerInProcess: boolean;
   };
+  /** Apply migrations at start (off for processes whose ClickHouse user may not run DDL). */
+  migrateOnStart: boolean;
   analysis: {
     dependencyWindowMs: number;
     auditGraceMs: number;
@@ -173,7 +184,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         sinkUnhealthyAfterMs: e.INGEST_SINK_UNHEALTHY_AFTER_MS,
         dedupCacheEntries: e.DEDUP_CACHE_ENTRIES,
         partitionsConcurrency: e.INGEST_PARTITIONS_CONCURRENCY,
+        workerInProcess: e.INGEST_WORKER_IN_PROCESS,
       },
+      migrateOnStart: e.MIGRATE_ON_START,
       analysis: {
         dependencyWindowMs: e.DEPENDENCY_WINDOW_MS,
         auditGraceMs: e.AUDIT_GRACE_MS,

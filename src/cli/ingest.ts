@@ -7,7 +7,8 @@ import type { ReadinessReport } from '../api/routes/health.ts';
 import { pingClickHouse } from '../clickhouse/health.ts';
 import { AppError } from '../errors.ts';
 import { MetricsRegistry } from '../metrics.ts';
-import { createWriter, pingKafka, startKafkaWorker } from './pipeline.ts';
+import { createKafka, ensureTopics } from '../kafka/client.ts';
+import { createWriter, kafkaTopics, pingKafka, startKafkaWorker } from './pipeline.ts';
 import { onShutdown, startRuntime } from './runtime.ts';
 
 /** Starts the worker; resolves once it consumes. */
@@ -19,7 +20,9 @@ export async function ingest(): Promise<void> {
   }
   const metrics = new MetricsRegistry();
   const writer = createWriter(rt, metrics);
-  const { kafka, worker } = await startKafkaWorker(rt, config.kafka.brokers, writer, metrics);
+  const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, logger });
+  await ensureTopics(kafka, kafkaTopics(config));
+  const worker = await startKafkaWorker(rt, kafka, writer, metrics);
   const app = buildApp({
     readiness: async (): Promise<ReadinessReport> => {
       const checks = { clickhouse: await pingClickHouse(clickhouse), kafka: await pingKafka(kafka), ingest_worker: worker.health() };

@@ -5,7 +5,7 @@
 import type { Kafka } from 'kafkajs';
 import { createIngestWorker, type IngestWorker } from '../ingest/kafka-worker.ts';
 import { createSegmentWriter, type SegmentWriter } from '../ingest/segment-writer.ts';
-import { createKafka, ensureTopics } from '../kafka/client.ts';
+import type { Config } from '../config.ts';
 import type { MetricsRegistry } from '../metrics.ts';
 import type { Runtime } from './runtime.ts';
 
@@ -21,19 +21,17 @@ export function createWriter(rt: Runtime, metrics: MetricsRegistry): SegmentWrit
   });
 }
 
-/** Connects to Kafka, creates the topics when missing, and starts a consumer-group worker. */
-export async function startKafkaWorker(
-  rt: Runtime,
-  brokers: string[],
-  writer: SegmentWriter,
-  metrics: MetricsRegistry,
-): Promise<{ kafka: Kafka; worker: IngestWorker }> {
+/** The packet topic and its dead-letter topic. */
+export function kafkaTopics(config: Config): Array<{ topic: string; partitions: number }> {
+  return [
+    { topic: config.kafka.topic, partitions: config.kafka.partitions },
+    { topic: config.kafka.dlqTopic, partitions: 1 },
+  ];
+}
+
+/** Starts a consumer-group worker on the packet topic (topics must exist). */
+export async function startKafkaWorker(rt: Runtime, kafka: Kafka, writer: SegmentWriter, metrics: MetricsRegistry): Promise<IngestWorker> {
   const k = rt.config.kafka;
-  const kafka = createKafka({ brokers, clientId: k.clientId, logger: rt.logger });
-  await ensureTopics(kafka, [
-    { topic: k.topic, partitions: k.partitions },
-    { topic: k.dlqTopic, partitions: 1 },
-  ]);
   const worker = createIngestWorker({
     kafka,
     writer,
@@ -51,7 +49,7 @@ export async function startKafkaWorker(
     },
   });
   await worker.start();
-  return { kafka, worker };
+  return worker;
 }
 
 /** Reachability of the Kafka cluster, for readiness. */

@@ -29,8 +29,10 @@ export async function startRuntime(name: string): Promise<Runtime> {
   const config = configOrExit();
   const logger = createLogger(config.logLevel, name);
   const clickhouse = await createClickHouse(config.clickhouse);
-  const result = await migrate(clickhouse, { database: config.clickhouse.database, retentionDays: config.retentionDays });
-  if (result.applied.length) logger.info({ applied: result.applied }, 'migrations applied');
+  if (config.migrateOnStart) {
+    const result = await migrate(clickhouse, { database: config.clickhouse.database, retentionDays: config.retentionDays });
+    if (result.applied.length) logger.info({ applied: result.applied }, 'migrations applied');
+  }
   return { config, logger, clickhouse };
 }
 

@@ -12,7 +12,8 @@ import { createKafkaEdge } from '../ingest/kafka-edge.ts';
 import type { IngestWorker } from '../ingest/kafka-worker.ts';
 import { MetricsRegistry } from '../metrics.ts';
 import { startAnalysis } from './analyze.ts';
-import { createWriter, pingKafka, startKafkaWorker } from './pipeline.ts';
+import { createKafka, ensureTopics } from '../kafka/client.ts';
+import { createWriter, kafkaTopics, pingKafka, startKafkaWorker } from './pipeline.ts';
 import { onShutdown, startRuntime } from './runtime.ts';
 
 /** Starts the server; resolves once it listens. */
@@ -28,12 +29,13 @@ export async function serve(): Promise<void> {
   let producer: Producer | undefined;
   let kafkaCheck: (() => Promise<{ ok: boolean; detail?: string }>) | undefined;
   if (config.kafka.brokers) {
-    const started = await startKafkaWorker(rt, config.kafka.brokers, writer, metrics);
-    worker = started.worker;
-    producer = started.kafka.producer({ allowAutoTopicCreation: false, idempotent: false });
+    const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, logger });
+    await ensureTopics(kafka, kafkaTopics(config));
+    if (config.ingest.workerInProcess) worker = await startKafkaWorker(rt, kafka, writer, metrics);
+    producer = kafka.producer({ allowAutoTopicCreation: false, idempotent: false });
     await producer.connect();
-    ingest = createKafkaEdge({ producer, topic: config.kafka.topic, writer, maxPacketBytes: config.ingest.maxPacketBytes });
-    kafkaCheck = () => pingKafka(started.kafka);
+    ingest = createKafkaEdge({ producer, topic: config.kafka.topic, maxPacketBytes: config.ingest.maxPacketBytes });
+    kafkaCheck = () => pingKafka(kafka);
   }
 
   const jobs = config.analysis.enabledInServe ? startAnalysis(rt, metrics) : [];

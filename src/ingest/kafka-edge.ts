@@ -1,15 +1,17 @@
 /**
- * HTTP ingest when Kafka is configured: each packet is judged at once for the answer; valid
- * packets are produced to the packet topic with acks from all in-sync replicas (the ingest
- * worker writes them), invalid ones are quarantined directly with their HTTP request id.
- * Resolves only when both are durable.
+ * HTTP ingest when Kafka is configured: each packet is judged at once for the answer, and every
+ * packet — valid or not — is produced to the packet topic with acks from all in-sync replicas.
+ * The ingest worker then writes the valid ones and quarantines the rest (with the HTTP request
+ * id from the headers), so the API process needs no write access to ClickHouse. Resolves only
+ * when Kafka acknowledged.
  */
 import type { Producer } from 'kafkajs';
 import type { PacketIngest } from '../api/routes/packets.ts';
 import { AppError } from '../errors.ts';
+import { utf8ByteLength } from '../schemas/hashing.ts';
 import { decodePacket } from './decode-packet.ts';
 import { acceptedIds, KIND_PACKET_TYPE, type Accepted, type RawPacket } from './rows.ts';
-import type { PacketOutcome, SegmentWriter } from './segment-writer.ts';
+import type { PacketOutcome } from './segment-writer.ts';
 
 /** The partition key: one task's packets stay in order (outputs carry no task: their call). */
 export function partitionKey(a: Accepted): string {
@@ -19,34 +21,33 @@ export function partitionKey(a: Accepted): string {
 }
 
 /** Creates the Kafka-backed {@link PacketIngest}. */
-export function createKafkaEdge(deps: { producer: Producer; topic: string; writer: SegmentWriter; maxPacketBytes: number }): PacketIngest {
+export function createKafkaEdge(deps: { producer: Producer; topic: string; maxPacketBytes: number }): PacketIngest {
   return {
     async submit(packets: RawPacket[]): Promise<PacketOutcome[]> {
-      const decoded = packets.map((p) => decodePacket(p, deps.maxPacketBytes));
-      const outcomes: PacketOutcome[] = new Array(packets.length);
-      const messages: Array<{ key: string; value: string; headers: Record<string, string> }> = [];
-      const invalid: Array<{ i: number; p: RawPacket }> = [];
-      decoded.forEach((d, i) => {
-        const p = packets[i] as RawPacket;
-        if (!d.ok) {
-          invalid.push({ i, p });
-          return;
+      const outcomes: PacketOutcome[] = [];
+      const messages = packets.map((p) => {
+        const bytes = p.bytes ?? utf8ByteLength(p.raw);
+        const d = decodePacket({ ...p, bytes }, deps.maxPacketBytes);
+        const headers: Record<string, string> = p.source.kind === 'http' ? { 'x-request-id': p.source.requestId, 'x-packet-index': String(p.source.index) } : {};
+        let value = p.raw;
+        if (bytes > deps.maxPacketBytes) {
+          // Never more than the limit into Kafka; the worker quarantines it as oversized.
+          value = Buffer.from(p.raw, 'utf8').subarray(0, deps.maxPacketBytes).toString('utf8');
+          headers['x-original-bytes'] = String(bytes);
         }
-        const s = p.source;
-        const headers: Record<string, string> = s.kind === 'http' ? { 'x-request-id': s.requestId, 'x-packet-index': String(s.index) } : {};
-        messages.push({ key: partitionKey(d.value), value: p.raw, headers });
-        outcomes[i] = { status: 'accepted', packetType: KIND_PACKET_TYPE[d.value.kind], ids: acceptedIds(d.value) };
+        if (d.ok) {
+          outcomes.push({ status: 'accepted', packetType: KIND_PACKET_TYPE[d.value.kind], ids: acceptedIds(d.value) });
+          return { key: partitionKey(d.value), value, headers };
+        }
+        outcomes.push({ status: 'rejected', packetType: d.error.packetType, ids: d.error.ids, reason: { code: d.error.code, message: d.error.message } });
+        return { key: d.error.ids[0] ?? 'rejected', value, headers };
       });
-      const quarantined = invalid.length ? deps.writer.write(invalid.map((x) => x.p)) : Promise.resolve([]);
-      const produced = messages.length
-        ? deps.producer.send({ topic: deps.topic, acks: -1, messages }).catch((err: unknown) => {
-            throw new AppError('KAFKA_PRODUCE_FAILED', `Kafka did not acknowledge the packets: ${(err as Error).message}`, { retryable: true, cause: err });
-          })
-        : Promise.resolve();
-      const [q] = await Promise.all([quarantined, produced]);
-      invalid.forEach(({ i }, k) => (outcomes[i] = q[k] as PacketOutcome));
+      if (messages.length) {
+        await deps.producer.send({ topic: deps.topic, acks: -1, messages }).catch((err: unknown) => {
+          throw new AppError('KAFKA_PRODUCE_FAILED', `Kafka did not acknowledge the packets: ${(err as Error).message}`, { retryable: true, cause: err });
+        });
+      }
       return outcomes;
     },
   };
 }
-

@@ -4,7 +4,7 @@
  * are in ClickHouse; redelivered packets are recognised by key (see segment-lookups.ts), so a
  * crash or rebalance at any point never makes a second visible row.
  */
-import type { Consumer, EachBatchPayload, Kafka, Producer } from 'kafkajs';
+import type { Consumer, EachBatchPayload, IHeaders, Kafka, Producer } from 'kafkajs';
 import { errorMessage, isRetryable } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { MetricsRegistry } from '../metrics.ts';
@@ -92,8 +92,10 @@ export function createIngestWorker(deps: {
       const chunk = batch.messages.slice(i, i + config.batchMaxPackets);
       const packets: RawPacket[] = chunk.map((m) => ({
         raw: m.value ? m.value.toString('utf8') : '',
-        bytes: m.value?.length ?? 0,
+        // The HTTP edge forwards an oversized packet truncated, with its real size in a header.
+        bytes: Math.max(m.value?.length ?? 0, Number(header(m.headers, 'x-original-bytes') ?? 0)),
         source: { kind: 'kafka', topic: batch.topic, partition: batch.partition, offset: m.offset },
+        requestId: header(m.headers, 'x-request-id'),
       }));
       // Heartbeats keep the membership alive through long inserts.
       const beat = setInterval(() => void p.heartbeat().catch(() => undefined), 2_000);
@@ -156,3 +158,9 @@ export function createIngestWorker(deps: {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function header(headers: IHeaders | undefined, name: string): string | undefined {
+  const v = headers?.[name];
+  const first = Array.isArray(v) ? v[0] : v;
+  return first === undefined ? undefined : first.toString();
+}

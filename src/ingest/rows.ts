@@ -14,9 +14,11 @@ export type PacketSource =
 /** A packet as received: its exact bytes (as text) and origin. */
 export interface RawPacket {
   raw: string;
-  /** Byte length of raw (UTF-8), when the transport already knows it. */
+  /** Byte length of the packet as sent (UTF-8); larger than raw when the edge truncated it. */
   bytes?: number;
   source: PacketSource;
+  /** The HTTP request that brought the packet in, when it travelled on through Kafka. */
+  requestId?: string;
 }
 
 /** Row of `tool_invocations`. task_id '' stands for null. */
@@ -142,7 +144,7 @@ export function quarantineRow(p: RawPacket, r: Rejection): QuarantineRow {
     topic: s.kind === 'kafka' ? s.topic : '',
     partition: s.kind === 'kafka' ? s.partition : -1,
     offset: s.kind === 'kafka' ? s.offset : '-1',
-    request_id: s.kind === 'http' ? s.requestId : '',
+    request_id: s.kind === 'http' ? s.requestId : (p.requestId ?? ''),
     packet_type: r.packetType ?? '',
     reason_code: r.code,
     reason: r.message,

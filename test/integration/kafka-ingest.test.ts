@@ -10,6 +10,8 @@ import { mixedStream, type GenMessage } from '../helpers/workload.ts';
 import { toolCall } from '../helpers/packets.ts';
 import { createAuditEmitter } from '../../src/emit/index.ts';
 import { createDependencyAnalyzer } from '../../src/analyzers/dependency-runner.ts';
+import { buildApp } from '../../src/api/app.ts';
+import { createKafkaEdge } from '../../src/ingest/kafka-edge.ts';
 
 const kafka = testKafka();
 const admin = kafka.admin();
@@ -189,5 +191,38 @@ describe('Kafka → ingest → dependency analyzer', () => {
     expect(got.length).toBe(new Set(got.map((r) => r.k)).size);
     expect(new Set(got.map((r) => r.k))).toEqual(expected);
     expect(expected.size).toBeGreaterThan(1000);
+  }, 120_000);
+});
+
+describe('POST /v1/packets through Kafka (serve with KAFKA_BROKERS)', () => {
+  it('answers after Kafka acknowledged; the worker writes valid packets and quarantines the rest with the request id', async () => {
+    const s = await setup('edge', 2, 4096);
+    const producer = kafka.producer({ idempotent: false });
+    await producer.connect();
+    const app = buildApp({
+      ingest: createKafkaEdge({ producer, topic: s.names.topic, maxPacketBytes: 4096 }),
+      readiness: async () => ({ ready: true, checks: {} }),
+      metrics: s.metrics,
+      apiKeys: [],
+      maxBodyBytes: 1 << 20,
+      logger: silentLogger(),
+    });
+    const good = [toolCall(), toolCall()];
+    const body = JSON.stringify([...good, toolCall({ error: 'not on success' }), toolCall({ args: { blob: 'q'.repeat(10_000) } })]);
+    const res = await app.inject({ method: 'POST', url: '/v1/packets', payload: body, headers: { 'content-type': 'application/json' } });
+    const answer = res.json() as { request_id: string; accepted: number; rejected: number; results: Array<{ reason?: { code: string } }> };
+    expect(answer).toMatchObject({ accepted: 2, rejected: 2 });
+    expect(answer.results.map((r) => r.reason?.code ?? 'ok')).toEqual(['ok', 'ok', 'I3_error_on_success', 'oversized']);
+    await s.start();
+    await eventually(async () => (await groupLag(admin, s.names.groupId, s.names.topic)) === 0, 60_000, 'the group to catch up');
+    await s.workers[0]?.stop();
+    await producer.disconnect();
+    await app.close();
+    expect(await count(s.ch, s.db, 'tool_invocations')).toBe(2);
+    const q = await rows<{ reason_code: string; request_id: string }>(s.ch, 'SELECT reason_code, request_id FROM {db:Identifier}.quarantine ORDER BY reason_code', { db: s.db });
+    expect(q).toEqual([
+      { reason_code: 'I3_error_on_success', request_id: answer.request_id },
+      { reason_code: 'oversized', request_id: answer.request_id },
+    ]);
   }, 120_000);
 });
