@@ -3,7 +3,8 @@
  * Pure: the cross-packet rule I1 (call_id uniqueness) is the batch writer's job, because it
  * needs what is already stored.
  */
-import { canonicalArgs, pythonJsonDumps, type JsonValue } from '../schemas/canonical-json.ts';
+import type { z } from 'zod';
+import { canonicalArgs, compareCodePoints, pythonJsonDumps, pythonJsonString, type JsonValue } from '../schemas/canonical-json.ts';
 import { timestampMs } from '../schemas/common.ts';
 import { contentTypeMismatch } from '../schemas/content-type.ts';
 import { contentSample, sha256Hex, utf8ByteLength } from '../schemas/hashing.ts';
@@ -12,11 +13,13 @@ import {
   packetSchema,
   PACKET_TYPES,
   type OutputArtifactPacket,
+  type Packet,
   type PacketType,
   type ToolCallPacket,
   type ToolDependencyPacket,
 } from '../schemas/packets.ts';
-import { chTimestamp, sourceKey, type DecodeResult, type RawPacket, type RejectCode } from './rows.ts';
+import { isValidPacket } from './packet-check.ts';
+import { chTimestamp, sourceKey, type Accepted, type DecodeResult, type RawPacket, type RejectCode } from './rows.ts';
 
 const reject = (code: RejectCode, message: string, packetType: PacketType | null, ids: string[] = []): DecodeResult => ({
   ok: false,
@@ -25,6 +28,18 @@ const reject = (code: RejectCode, message: string, packetType: PacketType | null
 
 /** Decodes and checks one packet. Never throws for bad input. */
 export function decodePacket(p: RawPacket, maxPacketBytes: number): DecodeResult {
+  return decode(p, maxPacketBytes, true);
+}
+
+/**
+ * decodePacket with the zod-free fast path of packet-check.ts switched on or off. Both give the
+ * same result for every input; tests compare them.
+ */
+export function decodePacketWith(p: RawPacket, maxPacketBytes: number, opts: { fastPath: boolean }): DecodeResult {
+  return decode(p, maxPacketBytes, opts.fastPath);
+}
+
+function decode(p: RawPacket, maxPacketBytes: number, fastPath: boolean): DecodeResult {
   const bytes = p.bytes ?? utf8ByteLength(p.raw);
   if (bytes > maxPacketBytes) {
     return reject('oversized', `packet is ${bytes} bytes, the limit is ${maxPacketBytes}`, null);
@@ -35,16 +50,14 @@ export function decodePacket(p: RawPacket, maxPacketBytes: number): DecodeResult
   } catch (err) {
     return reject('malformed_json', `not valid JSON: ${(err as Error).message}`, null);
   }
-  const parsed = packetSchema.safeParse(json);
-  if (!parsed.success) {
-    const type = (json as { type?: unknown } | null)?.type;
-    const packetType = PACKET_TYPES.find((t) => t === type) ?? null;
-    const issues = parsed.error.issues
-      .slice(0, 10)
-      .map((i) => `${i.path.join('.') || '(packet)'}: ${i.message}${'keys' in i ? ` (${(i.keys as string[]).join(', ')})` : ''}`);
-    return reject('schema', `schema violation (I2): ${issues.join('; ')}`, packetType, idsOf(json));
+  let packet: Packet;
+  if (fastPath && isValidPacket(json)) {
+    packet = json;
+  } else {
+    const parsed = packetSchema.safeParse(json);
+    if (parsed.success) packet = parsed.data;
+    else return schemaRejection(json, parsed.error.issues);
   }
-  const packet = parsed.data;
   const source = sourceKey(p.source);
   switch (packet.type) {
     case 'tool_call':
@@ -54,6 +67,15 @@ export function decodePacket(p: RawPacket, maxPacketBytes: number): DecodeResult
     case 'tool_dependency':
       return decodeDependency(packet, source);
   }
+}
+
+function schemaRejection(json: unknown, allIssues: z.ZodError['issues']): DecodeResult {
+  const type = (json as { type?: unknown } | null)?.type;
+  const packetType = PACKET_TYPES.find((t) => t === type) ?? null;
+  const issues = allIssues
+    .slice(0, 10)
+    .map((i) => `${i.path.join('.') || '(packet)'}: ${i.message}${'keys' in i ? ` (${(i.keys as string[]).join(', ')})` : ''}`);
+  return reject('schema', `schema violation (I2): ${issues.join('; ')}`, packetType, idsOf(json));
 }
 
 function decodeToolCall(packet: ToolCallPacket, raw: string, source: string): DecodeResult {
@@ -97,7 +119,7 @@ function decodeToolCall(packet: ToolCallPacket, raw: string, source: string): De
     fingerprint: '',
     source,
   };
-  row.fingerprint = fingerprint(row);
+  row.fingerprint = fingerprint('invocation', row);
   return { ok: true, value: { kind: 'invocation', key: callId, row } };
 }
 
@@ -106,24 +128,36 @@ function decodeOutput(packet: OutputArtifactPacket, raw: string, source: string)
   const ids = [out.output_id.toLowerCase(), out.call_id.toLowerCase()];
   const bad = (msg: string) => reject('I7_output_content', `${msg} (I7)`, 'output_artifact', ids);
   let text: string;
+  let hash: string | undefined;
+  const isValue = typeof packet.content !== 'string';
   if (typeof packet.content === 'string') {
     text = packet.content;
   } else {
     if (out.content_type !== 'json') return bad(`content is a JSON value but content_type is ${out.content_type}`);
-    // "Serialized as sent": compact JSON (JavaScript producers) or json.dumps defaults (Python).
-    const lossless = (parseLossless(raw) as { content?: JsonValue } | undefined)?.content ?? (packet.content as JsonValue);
-    const candidates = [JSON.stringify(packet.content), pythonJsonDumps(lossless, { sortKeys: false })];
-    text = candidates.find((c) => sha256Hex(c) === out.content_hash) ?? (candidates[0] as string);
+    // "Serialized as sent": compact JSON (JavaScript producers) or json.dumps defaults (Python),
+    // tried in that order; the Python form needs the number literals as written.
+    text = JSON.stringify(packet.content);
+    hash = sha256Hex(text);
+    if (hash !== out.content_hash) {
+      const lossless = (parseLossless(raw) as { content?: JsonValue } | undefined)?.content ?? (packet.content as JsonValue);
+      const python = pythonJsonDumps(lossless, { sortKeys: false });
+      const pythonHash = sha256Hex(python);
+      if (pythonHash === out.content_hash) {
+        text = python;
+        hash = pythonHash;
+      }
+    }
   }
   const size = utf8ByteLength(text);
   if (size === 0) return bad('content is empty; size_bytes must be > 0');
   if (out.size_bytes !== size) return bad(`size_bytes is ${out.size_bytes} but the content is ${size} bytes`);
-  const hash = sha256Hex(text);
+  hash ??= sha256Hex(text);
   if (hash !== out.content_hash) return bad(`content_hash ${out.content_hash} does not match SHA-256 of the content ${hash}`);
   if (out.sample != null && out.sample !== contentSample(text) && out.sample !== text.slice(0, 500)) {
     return bad('sample is not the first 500 characters of the content');
   }
-  const mismatch = contentTypeMismatch(out.content_type, text);
+  // A JSON value serialized by JSON.stringify or json.dumps parses by construction.
+  const mismatch = isValue ? null : contentTypeMismatch(out.content_type, text);
   if (mismatch) return bad(mismatch);
   const createdAt = chTimestamp(timestampMs(out.created_at));
   const row = {
@@ -138,7 +172,7 @@ function decodeOutput(packet: OutputArtifactPacket, raw: string, source: string)
     fingerprint: '',
     source,
   };
-  row.fingerprint = fingerprint(row);
+  row.fingerprint = fingerprint('output', row);
   const content = { content_hash: hash, content_type: out.content_type, content: text, size_bytes: size, last_seen: createdAt };
   return { ok: true, value: { kind: 'output', key: row.output_id, row, content } };
 }
@@ -162,18 +196,34 @@ function decodeDependency(packet: ToolDependencyPacket, source: string): DecodeR
     fingerprint: '',
     source,
   };
-  row.fingerprint = fingerprint(row);
+  row.fingerprint = fingerprint('dependency', row);
   return { ok: true, value: { kind: 'dependency', key: `${pre}>${suc}`, row } };
 }
 
 /**
  * What makes two packets "the same packet" for I1: every normalized field, not the transport
- * (source) — a redelivery from another offset or request is still the same packet.
+ * (source) — a redelivery from another offset or request is still the same packet. The text
+ * hashed is `json.dumps(fields, sort_keys=True)`; a kind's rows always have the same fields, so
+ * their sorted order and written keys are computed once per kind.
  */
-function fingerprint(row: { fingerprint: string; source: string }): string {
-  const { fingerprint: _f, source: _s, ...fields } = row;
-  return sha256Hex(pythonJsonDumps(fields as JsonValue, { sortKeys: true })).slice(0, 32);
+function fingerprint(kind: Accepted['kind'], row: { fingerprint: string; source: string }): string {
+  const fields = row as unknown as Record<string, JsonValue>;
+  let keys = FIELD_ORDER.get(kind);
+  if (keys === undefined || keys.count !== Object.keys(fields).length) {
+    const names = Object.keys(fields)
+      .filter((k) => k !== 'fingerprint' && k !== 'source')
+      .sort(compareCodePoints);
+    keys = { count: names.length + 2, names, written: names.map((k, i) => `${i > 0 ? ', ' : ''}${pythonJsonString(k)}: `) };
+    FIELD_ORDER.set(kind, keys);
+  }
+  let text = '{';
+  for (let i = 0; i < keys.names.length; i++) {
+    text += (keys.written[i] as string) + pythonJsonDumps(fields[keys.names[i] as string] as JsonValue, { sortKeys: true });
+  }
+  return sha256Hex(`${text}}`).slice(0, 32);
 }
+
+const FIELD_ORDER = new Map<Accepted['kind'], { count: number; names: string[]; written: string[] }>();
 
 function idsOf(json: unknown): string[] {
   if (typeof json !== 'object' || json === null) return [];

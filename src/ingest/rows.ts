@@ -132,7 +132,8 @@ export function sourceKey(s: PacketSource): string {
 
 /** Formats epoch milliseconds as ClickHouse DateTime64(3) text in UTC. */
 export function chTimestamp(ms: number): string {
-  return new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
+  const iso = new Date(ms).toISOString();
+  return iso.length === 24 ? `${iso.slice(0, 10)} ${iso.slice(11, 23)}` : iso.replace('T', ' ').replace('Z', '');
 }
 
 /** Builds the quarantine row of a rejected packet. */

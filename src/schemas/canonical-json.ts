@@ -22,33 +22,18 @@ export type JsonValue =
   | JsonValue[]
   | { [key: string]: JsonValue };
 
-const SHORT_ESCAPES: Record<number, string> = {
-  0x22: '\\"',
-  0x5c: '\\\\',
-  0x0a: '\\n',
-  0x0d: '\\r',
-  0x09: '\\t',
-  0x08: '\\b',
-  0x0c: '\\f',
-};
-
-// Printable ASCII other than `"` and `\` is written as is; anything else is escaped.
-// eslint-disable-next-line no-control-regex
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\u007f-\uffff]/;
+// JSON.stringify already writes what Python writes for `"`, `\\`, control characters (the same
+// short escapes \b \f \n \r \t, lowercase `\u00xx` for the rest) and lone surrogates (lowercase
+// `\udxxx`); Python's ensure_ascii additionally escapes DEL and everything above it, one UTF-16
+// unit at a time (so astral characters become surrogate pairs).
+const NON_ASCII = /[\u007f-\uffff]/;
+const NON_ASCII_ALL = /[\u007f-\uffff]/g;
+const escapeUnit = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
 /** Writes a string literal as Python's `json.dumps` (ensure_ascii=True) does. */
 export function pythonJsonString(s: string): string {
-  if (!NEEDS_ESCAPE.test(s)) return `"${s}"`;
-  let out = '"';
-  let start = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0x20 && c <= 0x7e && c !== 0x22 && c !== 0x5c) continue;
-    if (i > start) out += s.slice(start, i);
-    out += SHORT_ESCAPES[c] ?? `\\u${c.toString(16).padStart(4, '0')}`;
-    start = i + 1;
-  }
-  return `${out}${s.slice(start)}"`;
+  const json = JSON.stringify(s);
+  return NON_ASCII.test(json) ? json.replace(NON_ASCII_ALL, escapeUnit) : json;
 }
 
 /** Compares two strings by Unicode code point, as Python sorts str keys. */
@@ -75,37 +60,34 @@ export interface DumpOptions {
 
 /** Serializes a value as CPython's `json.dumps(value, sort_keys=opts.sortKeys)`. */
 export function pythonJsonDumps(value: JsonValue, opts: DumpOptions): string {
-  const parts: string[] = [];
-  write(value, opts.sortKeys, parts);
-  return parts.join('');
+  return write(value, opts.sortKeys);
 }
 
-function write(value: JsonValue, sortKeys: boolean, out: string[]): void {
-  if (value === null) out.push('null');
-  else if (value === true) out.push('true');
-  else if (value === false) out.push('false');
-  else if (typeof value === 'string') out.push(pythonJsonString(value));
-  else if (typeof value === 'number') out.push(JSON.stringify(value));
-  else if (value instanceof RawNumber) out.push(value.literal);
-  else if (Array.isArray(value)) {
-    out.push('[');
+// String concatenation (V8 ropes, flattened once by the caller's hash) beats collecting parts.
+function write(value: JsonValue, sortKeys: boolean): string {
+  if (typeof value === 'string') return pythonJsonString(value);
+  if (typeof value === 'number') return JSON.stringify(value);
+  if (value === null) return 'null';
+  if (value === true) return 'true';
+  if (value === false) return 'false';
+  if (value instanceof RawNumber) return value.literal;
+  if (Array.isArray(value)) {
+    let out = '[';
     for (let i = 0; i < value.length; i++) {
-      if (i > 0) out.push(', ');
-      write(value[i] as JsonValue, sortKeys, out);
+      if (i > 0) out += ', ';
+      out += write(value[i] as JsonValue, sortKeys);
     }
-    out.push(']');
-  } else {
-    const keys = Object.keys(value);
-    if (sortKeys) keys.sort(compareCodePoints);
-    out.push('{');
-    for (let i = 0; i < keys.length; i++) {
-      const k = keys[i] as string;
-      if (i > 0) out.push(', ');
-      out.push(pythonJsonString(k), ': ');
-      write(value[k] as JsonValue, sortKeys, out);
-    }
-    out.push('}');
+    return `${out}]`;
   }
+  const keys = Object.keys(value);
+  if (sortKeys && keys.length > 1) keys.sort(compareCodePoints);
+  let out = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i] as string;
+    if (i > 0) out += ', ';
+    out += `${pythonJsonString(k)}: ${write(value[k] as JsonValue, sortKeys)}`;
+  }
+  return `${out}}`;
 }
 
 /** The canonical args string of SPEC §2: `json.dumps(args, sort_keys=True)`. */

@@ -1,0 +1,161 @@
+/**
+ * A hand-written fast path for the packet schemas (src/schemas/packets.ts): true only for a
+ * value the zod schema accepts unchanged, so the decoder can use the parsed JSON as the packet
+ * and skip zod. Anything else (including every invalid packet) returns false and goes through
+ * zod, which stays the single source of truth for what is valid and for the rejection message.
+ *
+ * One-directional by construction: a false here never rejects anything, it only costs a zod
+ * run. test/unit/packet-check.test.ts checks the direction on generated and mutated packets.
+ * The patterns are taken from the zod schemas themselves, not copied.
+ */
+import { sha256HexSchema, timestampSchema, uuidSchema } from '../schemas/common.ts';
+import { contentTypeSchema } from '../schemas/tool-output.ts';
+import { orchestratorSchema, statusSchema } from '../schemas/tool-invocation.ts';
+import type { Packet } from '../schemas/packets.ts';
+
+/** The pattern zod checks a string schema against (its regex check or its string format). */
+function patternOf(schema: unknown): RegExp | undefined {
+  const zod = (schema as { _zod?: { def?: { pattern?: unknown; checks?: Array<{ _zod?: { def?: { pattern?: unknown } } }> } } })._zod;
+  const own = zod?.def?.pattern;
+  const found = own instanceof RegExp ? [own] : (zod?.def?.checks?.map((c) => c._zod?.def?.pattern).filter((p): p is RegExp => p instanceof RegExp) ?? []);
+  // A stateful (global or sticky) pattern would need lastIndex resets; zod's are not.
+  return found.length === 1 && !found[0]?.global && !found[0]?.sticky ? found[0] : undefined;
+}
+
+const UUID = patternOf(uuidSchema);
+const SHA256 = patternOf(sha256HexSchema);
+const TIMESTAMP = patternOf(timestampSchema);
+// timestampSchema's refine (common.ts): a real date in [1970-01-01, 2200-01-01).
+const MAX_TS = Date.UTC(2200, 0, 1);
+/** False when the zod internals the patterns come from have moved: then zod judges everything. */
+const ENABLED = UUID !== undefined && SHA256 !== undefined && TIMESTAMP !== undefined;
+
+const ORCHESTRATORS: ReadonlySet<unknown> = new Set(orchestratorSchema.options);
+const STATUSES: ReadonlySet<unknown> = new Set(statusSchema.options);
+const CONTENT_TYPES: ReadonlySet<unknown> = new Set(contentTypeSchema.options);
+
+const TOOL_CALL_KEYS = new Set(['type', 'call_id', 'invocation']);
+const INVOCATION_KEYS = new Set([
+  'call_id',
+  'task_id',
+  'tool_id',
+  'agent_id',
+  'orchestrator',
+  'instance_id',
+  'args',
+  'args_hash',
+  'status',
+  'duration_ms',
+  'result_summary',
+  'error',
+  'cost_usd',
+  'tokens_used',
+  'created_at',
+]);
+const OUTPUT_PACKET_KEYS = new Set(['type', 'output', 'content']);
+const OUTPUT_KEYS = new Set(['output_id', 'call_id', 'tool_id', 'content_type', 'content_hash', 'size_bytes', 'sample', 'created_at']);
+const DEPENDENCY_PACKET_KEYS = new Set(['type', 'dependency']);
+const DEPENDENCY_KEYS = new Set(['task_id', 'preceding_call_id', 'succeeding_call_id', 'preceding_tool_id', 'succeeding_tool_id', 'time_delta_ms', 'data_flow']);
+
+type Obj = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** Only the keys of a strict object (an absent optional key reads as undefined below). */
+function onlyKeys(o: Obj, allowed: ReadonlySet<string>): boolean {
+  for (const k in o) if (!allowed.has(k)) return false;
+  return true;
+}
+/** z.record(z.string(), …) returns a copy without `__proto__`; the fast path only takes objects it would copy exactly. */
+const isRecord = (v: unknown): v is Obj => isObject(v) && !Object.hasOwn(v, '__proto__');
+const isName = (v: unknown): boolean => typeof v === 'string' && v.length >= 1 && v.length <= 256;
+const isUuid = (v: unknown): boolean => typeof v === 'string' && v.length === 36 && (UUID as RegExp).test(v);
+const isSha256 = (v: unknown): boolean => typeof v === 'string' && v.length === 64 && (SHA256 as RegExp).test(v);
+const isOptionalText = (v: unknown, max: number): boolean => v === undefined || v === null || (typeof v === 'string' && v.length <= max);
+function isTimestamp(v: unknown): boolean {
+  if (typeof v !== 'string' || !(TIMESTAMP as RegExp).test(v)) return false;
+  const ms = Date.parse(v);
+  return ms >= 0 && ms < MAX_TS;
+}
+const isNonNegativeInt = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) >= 0;
+
+function isTokens(v: unknown): boolean {
+  if (v === undefined || v === null) return true;
+  if (!isRecord(v)) return false;
+  for (const k in v) if (!isNonNegativeInt(v[k])) return false;
+  return true;
+}
+
+function isInvocation(v: unknown): boolean {
+  return (
+    isObject(v) &&
+    onlyKeys(v, INVOCATION_KEYS) &&
+    isUuid(v.call_id) &&
+    (v.task_id === undefined || v.task_id === null || isName(v.task_id)) &&
+    isName(v.tool_id) &&
+    isName(v.agent_id) &&
+    ORCHESTRATORS.has(v.orchestrator) &&
+    (v.instance_id === undefined || isName(v.instance_id)) &&
+    isRecord(v.args) &&
+    isSha256(v.args_hash) &&
+    STATUSES.has(v.status) &&
+    isNonNegativeInt(v.duration_ms) &&
+    isRecord(v.result_summary) &&
+    isOptionalText(v.error, 65_536) &&
+    (v.cost_usd === undefined || v.cost_usd === null || (typeof v.cost_usd === 'number' && Number.isFinite(v.cost_usd) && v.cost_usd >= 0)) &&
+    isTokens(v.tokens_used) &&
+    isTimestamp(v.created_at)
+  );
+}
+
+function isOutput(v: unknown): boolean {
+  return (
+    isObject(v) &&
+    onlyKeys(v, OUTPUT_KEYS) &&
+    isUuid(v.output_id) &&
+    isUuid(v.call_id) &&
+    isName(v.tool_id) &&
+    CONTENT_TYPES.has(v.content_type) &&
+    isSha256(v.content_hash) &&
+    Number.isSafeInteger(v.size_bytes) &&
+    (v.size_bytes as number) > 0 &&
+    (v.sample === undefined || v.sample === null || typeof v.sample === 'string') &&
+    isTimestamp(v.created_at)
+  );
+}
+
+function isDependency(v: unknown): boolean {
+  return (
+    isObject(v) &&
+    onlyKeys(v, DEPENDENCY_KEYS) &&
+    isName(v.task_id) &&
+    isUuid(v.preceding_call_id) &&
+    isUuid(v.succeeding_call_id) &&
+    isName(v.preceding_tool_id) &&
+    isName(v.succeeding_tool_id) &&
+    Number.isSafeInteger(v.time_delta_ms) &&
+    isOptionalText(v.data_flow, 65_536)
+  );
+}
+
+/**
+ * True when `packetSchema.parse(json)` would succeed and return a value equal to json (so json
+ * can be used as the parsed packet); false when unsure.
+ */
+export function isValidPacket(json: unknown): json is Packet {
+  if (!ENABLED || !isObject(json)) return false;
+  switch (json.type) {
+    case 'tool_call':
+      return onlyKeys(json, TOOL_CALL_KEYS) && isUuid(json.call_id) && isInvocation(json.invocation);
+    case 'output_artifact': {
+      const c = json.content;
+      return onlyKeys(json, OUTPUT_PACKET_KEYS) && isOutput(json.output) && (typeof c === 'string' || Array.isArray(c) || isRecord(c));
+    }
+    case 'tool_dependency':
+      return onlyKeys(json, DEPENDENCY_PACKET_KEYS) && isDependency(json.dependency);
+    default:
+      return false;
+  }
+}
+
+/** Whether the fast path is active (the zod patterns were found); for tests. */
+export const packetCheckEnabled = ENABLED;

@@ -1,0 +1,147 @@
+/**
+ * The ingest fast paths give exactly what the reference paths give: the zod-free packet check
+ * (decodePacketWith fastPath on/off), and pythonJsonString against a character-by-character
+ * transcription of CPython's ensure_ascii encoder.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { workload } from '../../bench/ingest-workload.ts';
+import { decodePacketWith } from '../../src/ingest/decode-packet.ts';
+import { isValidPacket, packetCheckEnabled } from '../../src/ingest/packet-check.ts';
+import type { RawPacket } from '../../src/ingest/rows.ts';
+import { pythonJsonDumps, pythonJsonString, type JsonValue } from '../../src/schemas/canonical-json.ts';
+import { packetSchema } from '../../src/schemas/packets.ts';
+import { dependency, outputArtifact, toolCall } from '../helpers/packets.ts';
+
+const raw = (text: string): RawPacket => ({ raw: text, source: { kind: 'kafka', topic: 't', partition: 1, offset: '7' } });
+const both = (text: string) => [decodePacketWith(raw(text), 1 << 20, { fastPath: true }), decodePacketWith(raw(text), 1 << 20, { fastPath: false })];
+
+/** CPython's py_encode_basestring_ascii, written out. */
+function referencePythonString(s: string): string {
+  const short: Record<number, string> = { 0x22: '\\"', 0x5c: '\\\\', 0x0a: '\\n', 0x0d: '\\r', 0x09: '\\t', 0x08: '\\b', 0x0c: '\\f' };
+  let out = '"';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x20 && c <= 0x7e && c !== 0x22 && c !== 0x5c) out += s[i];
+    else out += short[c] ?? `\\u${c.toString(16).padStart(4, '0')}`;
+  }
+  return `${out}"`;
+}
+
+// Valid packets of every shape the pipeline sees.
+const valid: string[] = [];
+for (const m of workload({ toolCalls: 300, seed: 11, invalidRate: 0, reuseRate: 0 })) valid.push(m.value);
+valid.push(
+  JSON.stringify(toolCall({}, null)),
+  JSON.stringify(toolCall({ status: 'error', error: 'boom', cost_usd: null, tokens_used: null, instance_id: 'k-1' })),
+  JSON.stringify(outputArtifact('3b241101-e2bb-4255-8caf-4136c566a962', 'a,b\n1,2\n', 'csv')),
+  JSON.stringify({ ...outputArtifact('3b241101-e2bb-4255-8caf-4136c566a962', '{"a":[1,2]}', 'json'), content: { a: [1, 2] } }),
+  JSON.stringify({ ...outputArtifact('3b241101-e2bb-4255-8caf-4136c566a962', '[1,2]', 'json'), content: [1, 2] }),
+  JSON.stringify(dependency()),
+  JSON.stringify(dependency({ time_delta_ms: -5 })),
+);
+
+describe('zod-free packet check', () => {
+  it('is active', () => {
+    expect(packetCheckEnabled).toBe(true);
+  });
+
+  it('accepts the valid packets, with the same decode results as zod', () => {
+    for (const v of valid) {
+      expect(isValidPacket(JSON.parse(v)), v).toBe(true);
+      const [fast, slow] = both(v);
+      expect(fast).toEqual(slow);
+    }
+  });
+
+  it('only accepts what zod accepts, and decodes mutated packets identically', () => {
+    const paths = (o: unknown, prefix: string[] = []): string[][] =>
+      typeof o === 'object' && o !== null && !Array.isArray(o)
+        ? Object.entries(o).flatMap(([k, v]) => [[...prefix, k], ...paths(v, [...prefix, k])])
+        : [];
+    const weird = fc.oneof(
+      fc.constant(null),
+      fc.constant(''),
+      fc.constant(-1),
+      fc.constant(0),
+      fc.constant(1.5),
+      fc.constant(Number.POSITIVE_INFINITY),
+      fc.constant(2 ** 53),
+      fc.constant('x'.repeat(257)),
+      fc.constant('2026-02-30T10:00:00Z'),
+      fc.constant('2200-01-01T00:00:00Z'),
+      fc.constant('1969-12-31T23:59:59.999Z'),
+      fc.constant('2199-12-31T23:59:59.999+00:00'),
+      fc.constant('3B241101-E2BB-4255-8CAF-4136C566A962'),
+      fc.constant('A'.repeat(64)),
+      fc.constant([]),
+      fc.constant({ __proto__: 1 }),
+      fc.constant(JSON.parse('{"__proto__": {"a": 1}, "b": 2}')),
+      fc.constant({ input_tokens: -1 }),
+      fc.constant({ input_tokens: 1.5 }),
+      fc.jsonValue(),
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: valid.length - 1 }), fc.nat(), weird, fc.constantFrom('set', 'delete', 'add'), (which, pick, value, op) => {
+        const packet = JSON.parse(valid[which] as string) as Record<string, unknown>;
+        const all = paths(packet);
+        const path = all[pick % all.length] as string[];
+        let target = packet as Record<string, unknown>;
+        for (const k of path.slice(0, -1)) target = target[k] as Record<string, unknown>;
+        const last = path[path.length - 1] as string;
+        if (op === 'set') target[last] = value;
+        else if (op === 'delete') delete target[last];
+        else target[`extra_${last}`] = value;
+        const text = JSON.stringify(packet);
+        if (isValidPacket(JSON.parse(text))) expect(packetSchema.safeParse(JSON.parse(text)).success).toBe(true);
+        const [fast, slow] = both(text);
+        expect(fast).toEqual(slow);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('agrees on number literals JSON.parse turns into Infinity or unsafe integers', () => {
+    const p = JSON.stringify(JSON.parse(valid[0] as string));
+    for (const [from, to] of [
+      [/"duration_ms":\d+/, '"duration_ms":1e400'],
+      [/"duration_ms":\d+/, '"duration_ms":9007199254740993'],
+      [/"duration_ms":\d+/, '"duration_ms":1.0'],
+      [/"cost_usd":[^,]+/, '"cost_usd":1e400'],
+      [/"cost_usd":[^,]+/, '"cost_usd":-0.0'],
+    ] as const) {
+      const text = p.replace(from, to);
+      expect(text).not.toBe(p);
+      const [fast, slow] = both(text);
+      expect(fast).toEqual(slow);
+    }
+  });
+
+  it('leaves records with an own __proto__ key to zod (which strips the key)', () => {
+    const p = JSON.parse(valid[0] as string) as { invocation: { args: Record<string, unknown> } };
+    const text = JSON.stringify(p).replace('"args":{', '"args":{"__proto__":{"x":1},');
+    expect(isValidPacket(JSON.parse(text))).toBe(false);
+    const [fast, slow] = both(text);
+    expect(fast).toEqual(slow);
+  });
+});
+
+describe('pythonJsonString', () => {
+  it('matches the reference encoder on arbitrary UTF-16 strings, lone surrogates included', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)) })), (s) => {
+        expect(pythonJsonString(s)).toBe(referencePythonString(s));
+      }),
+      { numRuns: 5000 },
+    );
+    for (const s of ['', '\u007f', '\u0000\u001f', 'é', '😀', '\ud800', '\udfff', 'a"b\\c\n\t\r\b\f', '\u2028\u2029']) {
+      expect(pythonJsonString(s)).toBe(referencePythonString(s));
+    }
+  });
+
+  it('pythonJsonDumps writes nested values with sorted keys as json.dumps does', () => {
+    const v = { b: [1, 'é', null, true, { z: 1, a: false }], a: -0.5, '😀': {}, é: [] } as JsonValue;
+    expect(pythonJsonDumps(v, { sortKeys: true })).toBe('{"a": -0.5, "b": [1, "\\u00e9", null, true, {"a": false, "z": 1}], "\\u00e9": [], "\\ud83d\\ude00": {}}');
+    expect(pythonJsonDumps(v, { sortKeys: false })).toBe('{"b": [1, "\\u00e9", null, true, {"z": 1, "a": false}], "a": -0.5, "\\ud83d\\ude00": {}, "\\u00e9": []}');
+  });
+});
