@@ -1,0 +1,72 @@
+/**
+ * ByAgent (SPEC §5, GET /v1/agents/{agent_id}/tools): which tools an agent uses, how often, and
+ * in which order.
+ */
+import type { ClickHouseClient } from '@clickhouse/client';
+import { newestFirstCursor, newestFirstParams } from './by-tool-invocations.ts';
+import { INVOCATION_COLUMNS, toInvocation, type InvocationRow } from './rows.ts';
+import type { AgentTools } from './schemas.ts';
+import { countsObject, pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow } from './sql.ts';
+
+/** Calls per tool of one agent. */
+export const AGENT_TOOL_FREQUENCY: QuerySpec = {
+  name: 'agent_tool_frequency',
+  description: "Calls per tool of one agent in the window, most frequent first.",
+  sql: `SELECT tool_id AS k, count() AS n
+FROM {db:Identifier}.tool_invocations
+WHERE agent_id = {agent_id:String}
+  AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
+GROUP BY k
+ORDER BY n DESC, k`,
+  params: { ...WINDOW_PARAM_DOCS, agent_id: 'the agent' },
+};
+
+/** One page of an agent's invocations, newest first. */
+export const AGENT_INVOCATIONS: QuerySpec = {
+  name: 'agent_invocations',
+  description: "One agent's invocations, newest first (created_at, then call_id, descending).",
+  sql: `SELECT ${INVOCATION_COLUMNS}
+FROM {db:Identifier}.tool_invocations
+WHERE agent_id = {agent_id:String}
+  AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
+  AND (NOT {has_cursor:Bool} OR (created_at, call_id) < ({c_at:DateTime64(3, 'UTC')}, {c_id:UUID}))
+ORDER BY created_at DESC, call_id DESC
+LIMIT {limit:UInt32}`,
+  params: {
+    ...WINDOW_PARAM_DOCS,
+    ...PAGE_PARAM_DOCS,
+    agent_id: 'the agent',
+    c_at: 'created_at of the last row of the previous page',
+    c_id: 'call_id of the last row of the previous page',
+  },
+};
+
+const cursor = newestFirstCursor('agent_invocations');
+
+/** Parameters of {@link byAgent}. */
+export interface ByAgentParams {
+  agentId: string;
+  window: TimeWindow;
+  limit: number;
+  cursor?: string;
+}
+
+/** Runs the agent view: tool frequency over the window, and one page of calls with their tool sequence. */
+export async function byAgent(ch: ClickHouseClient, db: string, p: ByAgentParams, ctx: QueryContext): Promise<AgentTools> {
+  const base = { db, agent_id: p.agentId, ...windowParams(p.window) };
+  const frequency = await runQuery<{ k: string; n: number }>(ch, AGENT_TOOL_FREQUENCY, base, ctx);
+  const rows =
+    frequency.length === 0
+      ? []
+      : await runQuery<InvocationRow>(ch, AGENT_INVOCATIONS, { ...base, ...newestFirstParams(cursor, p.cursor), limit: p.limit + 1 }, ctx);
+  const page = pageOf(rows, p.limit);
+  const invocations = page.rows.map((r) => toInvocation(r, ctx.expensiveThresholdUsd));
+  const last = page.rows[page.rows.length - 1];
+  return {
+    agent_id: p.agentId,
+    tool_frequency: countsObject(frequency),
+    tool_sequence: invocations.map((i) => i.tool_id).reverse(),
+    invocations,
+    next_cursor: page.more && last ? cursor.encode([Number(last.created_ms), last.call_id]) : null,
+  };
+}

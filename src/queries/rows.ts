@@ -1,0 +1,86 @@
+/**
+ * Column lists and row mappers shared by the queries: how a stored row becomes what the API
+ * returns (task_id '' → null, JSON text → JSON, DateTime64 → ISO with Z, derived flags).
+ */
+import type { Dependency, Invocation, Output } from './schemas.ts';
+import { isoTime } from './sql.ts';
+
+/** SELECT list of an invocation (pairs with {@link toInvocation}). */
+export const INVOCATION_COLUMNS = `toString(call_id) AS call_id, task_id, tool_id, agent_id, orchestrator, instance_id,
+  args, args_hash, status, duration_ms, result_summary, error, cost_usd, tokens_used,
+  toUnixTimestamp64Milli(created_at) AS created_ms`;
+
+/** An invocation as the query returns it. */
+export interface InvocationRow {
+  call_id: string;
+  task_id: string;
+  tool_id: string;
+  agent_id: string;
+  orchestrator: Invocation['orchestrator'];
+  instance_id: string;
+  args: string;
+  args_hash: string;
+  status: Invocation['status'];
+  duration_ms: number;
+  result_summary: string;
+  error: string | null;
+  cost_usd: number | null;
+  tokens_used: string | null;
+  created_ms: number;
+}
+
+function jsonObject(text: string): Record<string, unknown> {
+  // Stored text is canonical JSON of an object (checked at ingest); anything else is kept visible.
+  try {
+    const v: unknown = JSON.parse(text);
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : { value: v };
+  } catch {
+    return { unparsed: text };
+  }
+}
+
+/** Maps a stored invocation to its API form. */
+export function toInvocation(r: InvocationRow, expensiveThresholdUsd: number): Invocation {
+  const cost = r.cost_usd === null ? null : Number(r.cost_usd);
+  return {
+    call_id: r.call_id,
+    task_id: r.task_id === '' ? null : r.task_id,
+    tool_id: r.tool_id,
+    agent_id: r.agent_id,
+    orchestrator: r.orchestrator,
+    instance_id: r.instance_id,
+    args: jsonObject(r.args),
+    args_hash: r.args_hash,
+    status: r.status,
+    success: r.status === 'success',
+    duration_ms: Number(r.duration_ms),
+    result_summary: jsonObject(r.result_summary),
+    error: r.error,
+    cost_usd: cost,
+    expensive: cost !== null && cost > expensiveThresholdUsd,
+    tokens_used: r.tokens_used === null ? null : (jsonObject(r.tokens_used) as Record<string, number>),
+    created_at: isoTime(r.created_ms),
+  };
+}
+
+/** SELECT list of an output (pairs with {@link toOutput}). */
+export const OUTPUT_COLUMNS = `toString(output_id) AS output_id, toString(call_id) AS call_id, tool_id, content_type,
+  content_hash, size_bytes, sample, toUnixTimestamp64Milli(created_at) AS created_ms`;
+
+/** An output as the query returns it. */
+export type OutputRow = Omit<Output, 'created_at'> & { created_ms: number };
+
+/** Maps a stored output to its API form. */
+export function toOutput(r: OutputRow): Output {
+  const { created_ms, ...rest } = r;
+  return { ...rest, size_bytes: Number(r.size_bytes), created_at: isoTime(created_ms) };
+}
+
+/** SELECT list of a dependency (the API form as is). */
+export const DEPENDENCY_COLUMNS = `task_id, toString(preceding_call_id) AS preceding_call_id, toString(succeeding_call_id) AS succeeding_call_id,
+  preceding_tool_id, succeeding_tool_id, time_delta_ms, data_flow, origin`;
+
+/** Normalises a dependency row's numbers. */
+export function toDependency(r: Dependency): Dependency {
+  return { ...r, time_delta_ms: Number(r.time_delta_ms) };
+}

@@ -1,0 +1,199 @@
+/**
+ * Zod contracts of the read API's answers (SPEC §5). The query functions return these types,
+ * the OpenAPI document is generated from them, and the tests check every answer against them.
+ */
+import { z } from 'zod';
+import { contentTypeSchema } from '../schemas/tool-output.ts';
+import { orchestratorSchema, statusSchema } from '../schemas/tool-invocation.ts';
+
+const iso = z.string().describe('ISO-8601 UTC timestamp with millisecond precision and Z');
+const counts = z.record(z.string(), z.number().int());
+const nextCursor = z.string().nullable().describe('pass as ?cursor= for the next page; null on the last page');
+
+/** One tool call as the API returns it, with the derived `success` and `expensive`. */
+export const invocationSchema = z.strictObject({
+  call_id: z.string(),
+  task_id: z.string().nullable(),
+  tool_id: z.string(),
+  agent_id: z.string(),
+  orchestrator: orchestratorSchema,
+  instance_id: z.string(),
+  args: z.record(z.string(), z.unknown()),
+  args_hash: z.string(),
+  status: statusSchema,
+  success: z.boolean().describe("status == 'success'"),
+  duration_ms: z.number().int(),
+  result_summary: z.record(z.string(), z.unknown()),
+  error: z.string().nullable(),
+  cost_usd: z.number().nullable(),
+  expensive: z.boolean().describe('cost_usd > the configured threshold (default 1.0)'),
+  tokens_used: z.record(z.string(), z.number()).nullable(),
+  created_at: iso,
+});
+export type Invocation = z.infer<typeof invocationSchema>;
+
+/** Output metadata (the content itself is not returned; `sample` is its first 500 characters). */
+export const outputSchema = z.strictObject({
+  output_id: z.string(),
+  call_id: z.string(),
+  tool_id: z.string(),
+  content_type: contentTypeSchema,
+  content_hash: z.string(),
+  size_bytes: z.number().int(),
+  sample: z.string().nullable(),
+  created_at: iso,
+});
+export type Output = z.infer<typeof outputSchema>;
+
+/** A tool_workflows row. */
+export const dependencySchema = z.strictObject({
+  task_id: z.string(),
+  preceding_call_id: z.string(),
+  succeeding_call_id: z.string(),
+  preceding_tool_id: z.string(),
+  succeeding_tool_id: z.string(),
+  time_delta_ms: z.number().int(),
+  data_flow: z.string().nullable(),
+  origin: z.enum(['emitted', 'analyzer']),
+});
+export type Dependency = z.infer<typeof dependencySchema>;
+
+export const toolStatsSchema = z.strictObject({
+  tool_id: z.string(),
+  invocations: z.number().int(),
+  success_rate: z.number().nullable().describe('successes / invocations; null without invocations'),
+  avg_duration_ms: z.number().nullable(),
+  p95_duration_ms: z.number().nullable().describe('95th percentile, linear interpolation between closest ranks (numpy default, PERCENTILE.INC)'),
+  total_cost_usd: z.number().describe('sum of the non-null cost_usd'),
+  error_distribution: counts.describe('error message → calls, most frequent first (at most `limit` messages)'),
+});
+export type ToolStats = z.infer<typeof toolStatsSchema>;
+
+export const invocationListSchema = z.strictObject({ invocations: z.array(invocationSchema), next_cursor: nextCursor });
+export type InvocationList = z.infer<typeof invocationListSchema>;
+
+export const agentToolsSchema = z.strictObject({
+  agent_id: z.string(),
+  tool_frequency: counts.describe('tool_id → calls of the agent in the window, most frequent first'),
+  tool_sequence: z.array(z.string()).describe('tool_id of each returned invocation, oldest first (call order)'),
+  invocations: z.array(invocationSchema).describe('newest first'),
+  next_cursor: nextCursor,
+});
+export type AgentTools = z.infer<typeof agentToolsSchema>;
+
+export const dagNodeSchema = z.strictObject({
+  id: z.string().describe('call_id'),
+  tool_id: z.string(),
+  status: statusSchema,
+  created_at: iso,
+  duration_ms: z.number().int(),
+  cost_usd: z.number().nullable(),
+});
+export const dagEdgeSchema = z.strictObject({
+  from: z.string().describe('preceding call_id'),
+  to: z.string().describe('succeeding call_id'),
+  time_delta_ms: z.number().int(),
+  data_flow: z.string().nullable(),
+});
+export const taskViewSchema = z.strictObject({
+  task_id: z.string(),
+  invocations: z.array(invocationSchema).describe('call order: created_at, then call_id'),
+  dependencies: z.array(dependencySchema).describe('dependencies touching the returned invocations'),
+  outputs: z.array(outputSchema).describe('outputs of the returned invocations'),
+  workflow_dag: z.strictObject({ nodes: z.array(dagNodeSchema), edges: z.array(dagEdgeSchema) }),
+  next_cursor: nextCursor,
+});
+export type TaskView = z.infer<typeof taskViewSchema>;
+
+export const expensiveSchema = z.strictObject({
+  threshold_usd: z.number(),
+  invocations: z.array(invocationSchema).describe('cost_usd descending, then call_id'),
+  count: z.number().int().describe('calls above the threshold in the window'),
+  total_cost_usd: z.number().describe('their total cost'),
+  next_cursor: nextCursor,
+});
+export type Expensive = z.infer<typeof expensiveSchema>;
+
+export const slowSchema = z.strictObject({
+  threshold_ms: z.number().int(),
+  invocations: z.array(invocationSchema).describe('duration_ms descending, then call_id'),
+  count: z.number().int().describe('calls above the threshold in the window'),
+  next_cursor: nextCursor,
+});
+export type Slow = z.infer<typeof slowSchema>;
+
+export const failedSchema = z.strictObject({
+  errors: z.array(invocationSchema).describe("calls with status != 'success', newest first"),
+  count: z.number().int(),
+  error_distribution: counts.describe('status → failed calls'),
+  frequent_errors: counts.describe('error message → calls, most frequent first (at most `limit`)'),
+  next_cursor: nextCursor,
+});
+export type Failed = z.infer<typeof failedSchema>;
+
+export const dedupGroupSchema = z.strictObject({
+  tool_id: z.string(),
+  args_hash: z.string(),
+  count: z.number().int(),
+  potential_savings_ms: z.number().describe('duration of the repeats: sum minus the first call'),
+  potential_savings_usd: z.number().describe('cost of the repeats: sum minus the first call (null cost = 0)'),
+  first_seen: iso,
+  last_seen: iso,
+});
+export const dedupSchema = z.strictObject({
+  groups: z.array(dedupGroupSchema).describe('count descending, then potential_savings_ms descending'),
+  totals: z.strictObject({
+    groups: z.number().int(),
+    duplicate_calls: z.number().int().describe('calls beyond the first of each group'),
+    potential_savings_ms: z.number(),
+    potential_savings_usd: z.number(),
+  }),
+  next_cursor: nextCursor,
+});
+export type Dedup = z.infer<typeof dedupSchema>;
+
+export const identicalOutputsSchema = z.strictObject({
+  groups: z.array(
+    z.strictObject({
+      content_hash: z.string(),
+      tool_id: z.string(),
+      count: z.number().int(),
+      call_ids: z.array(z.string()).describe('oldest first, at most 1000'),
+    }),
+  ),
+  next_cursor: nextCursor,
+});
+export type IdenticalOutputs = z.infer<typeof identicalOutputsSchema>;
+
+export const toolOutputsSchema = z.strictObject({
+  tool_id: z.string(),
+  outputs: z.array(
+    z.strictObject({
+      content_hash: z.string(),
+      content_type: contentTypeSchema,
+      size_bytes: z.number().int(),
+      sample: z.string().nullable(),
+      count: z.number().int().describe('outputs with this content'),
+      first_seen: iso,
+      last_seen: iso,
+    }),
+  ).describe('one per content_hash, most recently seen first'),
+  next_cursor: nextCursor,
+});
+export type ToolOutputs = z.infer<typeof toolOutputsSchema>;
+
+export const sequencesSchema = z.strictObject({
+  length: z.number().int(),
+  sequences: z.array(z.strictObject({ tools: z.array(z.string()), count: z.number().int() })).describe('count descending, then tools'),
+  next_cursor: nextCursor,
+});
+export type Sequences = z.infer<typeof sequencesSchema>;
+
+export const violationsSchema = z.strictObject({
+  violations: z.array(
+    z.strictObject({ invariant: z.string(), packet_type: z.string(), ids: z.array(z.string()), detail: z.string(), detected_at: iso }),
+  ),
+  counts: counts.describe('invariant → violations in the window'),
+  next_cursor: nextCursor,
+});
+export type Violations = z.infer<typeof violationsSchema>;
