@@ -6,7 +6,7 @@ import type { Dependency, Invocation, Output } from './schemas.ts';
 import { isoTime } from './sql.ts';
 
 /** SELECT list of an invocation (pairs with {@link toInvocation}). */
-export const INVOCATION_COLUMNS = `toString(call_id) AS call_id, task_id, tool_id, agent_id, orchestrator, instance_id,
+export const INVOCATION_COLUMNS = `call_id, task_id, tool_id, agent_id, orchestrator, instance_id,
   args, args_hash, status, duration_ms, result_summary, error, cost_usd, tokens_used,
   toUnixTimestamp64Milli(created_at) AS created_ms`;
 
@@ -64,7 +64,7 @@ export function toInvocation(r: InvocationRow, expensiveThresholdUsd: number): I
 }
 
 /** SELECT list of an output (pairs with {@link toOutput}). */
-export const OUTPUT_COLUMNS = `toString(output_id) AS output_id, toString(call_id) AS call_id, tool_id, content_type,
+export const OUTPUT_COLUMNS = `output_id, call_id, tool_id, content_type,
   content_hash, size_bytes, sample, toUnixTimestamp64Milli(created_at) AS created_ms`;
 
 /** An output as the query returns it. */
@@ -77,7 +77,7 @@ export function toOutput(r: OutputRow): Output {
 }
 
 /** SELECT list of a dependency (the API form as is). */
-export const DEPENDENCY_COLUMNS = `task_id, toString(preceding_call_id) AS preceding_call_id, toString(succeeding_call_id) AS succeeding_call_id,
+export const DEPENDENCY_COLUMNS = `task_id, preceding_call_id, succeeding_call_id,
   preceding_tool_id, succeeding_tool_id, time_delta_ms, data_flow, origin`;
 
 /** Normalises a dependency row's numbers. */

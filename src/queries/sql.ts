@@ -17,6 +17,11 @@ export interface QuerySpec {
   sql: string;
   /** Placeholder name → its meaning (type is in the SQL). */
   params: Record<string, string>;
+  /**
+   * ClickHouse settings the statement needs to run well (e.g. which projection to prefer). The
+   * result is the same without them; a Grafana panel may append them as a SETTINGS clause.
+   */
+  settings?: Record<string, string | number>;
 }
 
 /** Limits ClickHouse enforces on every read query (sent in the statement's SETTINGS clause). */
@@ -65,14 +70,25 @@ export class InvalidParamError extends Error {
 const LIMIT_CODES = new Set(['159', '396', '158', '241']);
 const LIMIT_TEXT = /Timeout exceeded|Limit for result exceeded|Memory limit .* exceeded/i;
 
-function settingsClause(limits: QueryLimits): string {
-  // Built from validated configuration integers, never from request data. Per-query SETTINGS
-  // rather than clickhouse_settings: the embedded engine applies the latter as session-wide SETs
-  // that would leak into the ingest pipeline's queries on the same session.
+const SETTING_NAME = /^[a-z_][a-z0-9_]*$/;
+const SETTING_VALUE = /^[A-Za-z0-9_.]*$/;
+
+/**
+ * The SETTINGS clause of a read query: its own settings, then the limits. Built from constants
+ * of the code and validated configuration integers, never from request data. Per-query SETTINGS
+ * rather than clickhouse_settings: the embedded engine applies the latter as session-wide SETs,
+ * which would leak into the ingest pipeline's queries on the same session.
+ */
+export function settingsClause(limits: QueryLimits, own: QuerySpec['settings'] = {}): string {
   const secs = Math.max(1, Math.floor(limits.maxExecutionSeconds));
   const rows = Math.max(1, Math.floor(limits.maxResultRows));
   if (!Number.isSafeInteger(secs) || !Number.isSafeInteger(rows)) throw new Error('query limits must be integers');
-  return `\nSETTINGS max_execution_time = ${secs}, max_result_rows = ${rows}, result_overflow_mode = 'throw', output_format_json_quote_64bit_integers = 0`;
+  const parts = Object.entries(own).map(([k, v]) => {
+    if (!SETTING_NAME.test(k) || !SETTING_VALUE.test(String(v))) throw new Error(`bad query setting ${k}`);
+    return typeof v === 'number' ? `${k} = ${v}` : `${k} = '${v}'`;
+  });
+  parts.push(`max_execution_time = ${secs}`, `max_result_rows = ${rows}`, "result_overflow_mode = 'throw'", 'output_format_json_quote_64bit_integers = 0');
+  return `\nSETTINGS ${parts.join(', ')}`;
 }
 
 /**
@@ -82,13 +98,13 @@ function settingsClause(limits: QueryLimits): string {
  */
 export async function runQuery<T>(
   ch: ClickHouseClient,
-  spec: Pick<QuerySpec, 'name' | 'sql'>,
+  spec: Pick<QuerySpec, 'name' | 'sql' | 'settings'>,
   params: Record<string, unknown>,
   ctx: QueryContext,
 ): Promise<T[]> {
   const started = performance.now();
   try {
-    const rs = await ch.query({ query: spec.sql + settingsClause(ctx.limits), query_params: params, format: 'JSONEachRow' });
+    const rs = await ch.query({ query: spec.sql + settingsClause(ctx.limits, spec.settings), query_params: params, format: 'JSONEachRow' });
     const rows = await rs.json<T>();
     ctx.metrics?.observe('tool_audit_query_seconds', 'Read query latency (ClickHouse + decoding)', (performance.now() - started) / 1000, {
       query: spec.name,

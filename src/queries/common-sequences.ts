@@ -1,0 +1,81 @@
+/**
+ * Common sequences (SPEC §5, GET /v1/workflows/sequences?length=3&min_count=2): the runs of
+ * `length` consecutive tools that occur most often in tasks' calls (in call order: created_at,
+ * then call_id). Every run counts, so a task doing the same run twice counts twice. Calls
+ * without a task are not part of any sequence.
+ */
+import type { ClickHouseClient } from '@clickhouse/client';
+import { z } from 'zod';
+import { cursorCodec, numKey } from './cursor.ts';
+import type { Sequences } from './schemas.ts';
+import { pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow } from './sql.ts';
+
+/** Longest sequence length accepted. */
+export const MAX_SEQUENCE_LENGTH = 10;
+
+/** One page of common sequences. */
+export const COMMON_SEQUENCES: QuerySpec = {
+  name: 'common_sequences',
+  description: "Runs of `length` consecutive tools in tasks' calls, with how often each occurs; count descending, then tools.",
+  sql: `SELECT tools, count() AS n
+FROM (
+  SELECT arrayMap(x -> x.3, arraySort(groupArray((created_at, call_id, toString(tool_id))))) AS seq
+  FROM {db:Identifier}.tool_invocations
+  WHERE created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
+    AND task_id != ''
+  GROUP BY task_id
+  HAVING count() >= {length:UInt8}
+)
+ARRAY JOIN arrayMap(i -> arraySlice(seq, i, {length:UInt8}), range(1, length(seq) - {length:UInt8} + 2)) AS tools
+GROUP BY tools
+HAVING n >= {min_count:UInt32}
+  AND (NOT {has_cursor:Bool} OR n < {c_n:UInt64} OR (n = {c_n:UInt64} AND tools > {c_tools:Array(String)}))
+ORDER BY n DESC, tools
+LIMIT {limit:UInt32}`,
+  params: {
+    ...WINDOW_PARAM_DOCS,
+    ...PAGE_PARAM_DOCS,
+    length: `tools per sequence (2…${MAX_SEQUENCE_LENGTH})`,
+    min_count: 'fewest occurrences to report',
+    c_n: 'count of the last sequence of the previous page',
+    c_tools: 'tools of the last sequence of the previous page',
+  },
+};
+
+const cursor = cursorCodec('sequences', z.tuple([numKey, z.array(z.string().max(256)).max(MAX_SEQUENCE_LENGTH)]));
+
+/** Parameters of {@link commonSequences}. */
+export interface SequencesParams {
+  length: number;
+  minCount: number;
+  window: TimeWindow;
+  limit: number;
+  cursor?: string;
+}
+
+/** Runs the common sequences. */
+export async function commonSequences(ch: ClickHouseClient, db: string, p: SequencesParams, ctx: QueryContext): Promise<Sequences> {
+  const after = p.cursor === undefined ? undefined : cursor.decode(p.cursor);
+  const rows = await runQuery<{ tools: string[]; n: number }>(
+    ch,
+    COMMON_SEQUENCES,
+    {
+      db,
+      ...windowParams(p.window),
+      length: p.length,
+      min_count: p.minCount,
+      has_cursor: after !== undefined,
+      c_n: after?.[0] ?? 0,
+      c_tools: after?.[1] ?? [],
+      limit: p.limit + 1,
+    },
+    ctx,
+  );
+  const page = pageOf(rows, p.limit);
+  const last = page.rows[page.rows.length - 1];
+  return {
+    length: p.length,
+    sequences: page.rows.map((r) => ({ tools: r.tools, count: Number(r.n) })),
+    next_cursor: page.more && last ? cursor.encode([Number(last.n), last.tools]) : null,
+  };
+}

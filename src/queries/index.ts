@@ -1,0 +1,96 @@
+/**
+ * The read patterns of SPEC §5 as one object of functions bound to a ClickHouse client and
+ * database (built per process, never a singleton), and the catalogue of their statements for
+ * Grafana panels and documentation.
+ */
+import type { ClickHouseClient } from '@clickhouse/client';
+import { AGENT_INVOCATIONS, AGENT_TOOL_FREQUENCY, byAgent, type ByAgentParams } from './by-agent.ts';
+import { byTask, TASK_DEPENDENCIES, TASK_INVOCATIONS, TASK_OUTPUTS, type ByTaskParams } from './by-task.ts';
+import { byToolInvocations, TOOL_INVOCATIONS, type ByToolInvocationsParams } from './by-tool-invocations.ts';
+import { byToolStats, TOOL_ERRORS, TOOL_STATS, type ByToolStatsParams } from './by-tool-stats.ts';
+import { COMMON_SEQUENCES, commonSequences, type SequencesParams } from './common-sequences.ts';
+import { DEDUP_CANDIDATES, dedupCandidates, type DedupParams } from './dedup-candidates.ts';
+import { EXPENSIVE_CALLS, EXPENSIVE_TOTALS, expensiveCalls, type ExpensiveParams } from './expensive.ts';
+import { FAILED_BY_STATUS, FAILED_CALLS, failedCalls, FREQUENT_ERRORS, type FailedParams } from './failed.ts';
+import { IDENTICAL_OUTPUT_CALLS, IDENTICAL_OUTPUT_GROUPS, identicalOutputs, type IdenticalOutputsParams } from './identical-outputs.ts';
+import type { AgentTools, Dedup, Expensive, Failed, IdenticalOutputs, InvocationList, Sequences, Slow, TaskView, ToolOutputs, ToolStats, Violations } from './schemas.ts';
+import { SLOW_CALLS, SLOW_COUNT, slowCalls, type SlowParams } from './slow.ts';
+import type { QueryContext, QuerySpec } from './sql.ts';
+import { TOOL_OUTPUT_SAMPLES, TOOL_OUTPUTS, toolOutputs, type ToolOutputsParams } from './tool-outputs.ts';
+import { VIOLATION_COUNTS, VIOLATIONS, violations, type ViolationsParams } from './violations.ts';
+
+export type {
+  ByAgentParams,
+  ByTaskParams,
+  ByToolInvocationsParams,
+  ByToolStatsParams,
+  DedupParams,
+  ExpensiveParams,
+  FailedParams,
+  IdenticalOutputsParams,
+  SequencesParams,
+  SlowParams,
+  ToolOutputsParams,
+  ViolationsParams,
+};
+
+/** Every read pattern, ready to call (HTTP routes, CLI, tests). */
+export interface ReadQueries {
+  toolStats(p: ByToolStatsParams): Promise<ToolStats>;
+  toolInvocations(p: ByToolInvocationsParams): Promise<InvocationList>;
+  toolOutputs(p: ToolOutputsParams): Promise<ToolOutputs>;
+  agentTools(p: ByAgentParams): Promise<AgentTools>;
+  task(p: ByTaskParams): Promise<TaskView>;
+  expensive(p: ExpensiveParams): Promise<Expensive>;
+  slow(p: SlowParams): Promise<Slow>;
+  failed(p: FailedParams): Promise<Failed>;
+  dedup(p: DedupParams): Promise<Dedup>;
+  identicalOutputs(p: IdenticalOutputsParams): Promise<IdenticalOutputs>;
+  sequences(p: SequencesParams): Promise<Sequences>;
+  violations(p: ViolationsParams): Promise<Violations>;
+}
+
+/** Binds every read pattern to a client, a database and a query context. */
+export function createReadQueries(ch: ClickHouseClient, db: string, ctx: QueryContext): ReadQueries {
+  return {
+    toolStats: (p) => byToolStats(ch, db, p, ctx),
+    toolInvocations: (p) => byToolInvocations(ch, db, p, ctx),
+    toolOutputs: (p) => toolOutputs(ch, db, p, ctx),
+    agentTools: (p) => byAgent(ch, db, p, ctx),
+    task: (p) => byTask(ch, db, p, ctx),
+    expensive: (p) => expensiveCalls(ch, db, p, ctx),
+    slow: (p) => slowCalls(ch, db, p, ctx),
+    failed: (p) => failedCalls(ch, db, p, ctx),
+    dedup: (p) => dedupCandidates(ch, db, p, ctx),
+    identicalOutputs: (p) => identicalOutputs(ch, db, p, ctx),
+    sequences: (p) => commonSequences(ch, db, p, ctx),
+    violations: (p) => violations(ch, db, p, ctx),
+  };
+}
+
+/** Every statement the read API runs, for Grafana panels and documentation. */
+export const QUERY_CATALOG: readonly QuerySpec[] = [
+  TOOL_STATS,
+  TOOL_ERRORS,
+  TOOL_INVOCATIONS,
+  TOOL_OUTPUTS,
+  TOOL_OUTPUT_SAMPLES,
+  AGENT_TOOL_FREQUENCY,
+  AGENT_INVOCATIONS,
+  TASK_INVOCATIONS,
+  TASK_DEPENDENCIES,
+  TASK_OUTPUTS,
+  EXPENSIVE_CALLS,
+  EXPENSIVE_TOTALS,
+  SLOW_CALLS,
+  SLOW_COUNT,
+  FAILED_CALLS,
+  FAILED_BY_STATUS,
+  FREQUENT_ERRORS,
+  DEDUP_CANDIDATES,
+  IDENTICAL_OUTPUT_GROUPS,
+  IDENTICAL_OUTPUT_CALLS,
+  COMMON_SEQUENCES,
+  VIOLATIONS,
+  VIOLATION_COUNTS,
+];

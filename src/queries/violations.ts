@@ -1,0 +1,92 @@
+/**
+ * Violations (SPEC §5, GET /v1/violations): what the auditor found (SHOULD and cross-segment
+ * rules), newest first, and how many of each invariant, over the window of detected_at.
+ */
+import type { ClickHouseClient } from '@clickhouse/client';
+import { z } from 'zod';
+import { cursorCodec, msKey, strKey } from './cursor.ts';
+import type { Violations } from './schemas.ts';
+import { chTime, countsObject, isoTime, pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, type QueryContext, type QuerySpec, type TimeWindow } from './sql.ts';
+
+const WINDOW_DOCS = {
+  db: 'database of the segments (Identifier)',
+  from: "inclusive lower bound of detected_at, 'YYYY-MM-DD hh:mm:ss.sss' UTC",
+  to: 'exclusive upper bound of detected_at, same format',
+  invariant: "only this invariant (e.g. 'I8'); '' for every invariant",
+};
+
+/** One page of violations. */
+export const VIOLATIONS: QuerySpec = {
+  name: 'violations',
+  description: 'Violations recorded by the auditor, newest first (detected_at, then violation_key, descending).',
+  sql: `SELECT invariant, packet_type, ids, detail, toUnixTimestamp64Milli(detected_at) AS detected_ms, violation_key
+FROM {db:Identifier}.violations
+WHERE detected_at >= {from:DateTime64(3, 'UTC')} AND detected_at < {to:DateTime64(3, 'UTC')}
+  AND ({invariant:String} = '' OR invariant = {invariant:String})
+  AND (NOT {has_cursor:Bool} OR (detected_at, violation_key) < ({c_at:DateTime64(3, 'UTC')}, {c_key:String}))
+ORDER BY detected_at DESC, violation_key DESC
+LIMIT {limit:UInt32}`,
+  params: {
+    ...WINDOW_DOCS,
+    ...PAGE_PARAM_DOCS,
+    c_at: 'detected_at of the last violation of the previous page',
+    c_key: 'violation_key of the last violation of the previous page',
+  },
+};
+
+/** Violations per invariant. */
+export const VIOLATION_COUNTS: QuerySpec = {
+  name: 'violation_counts',
+  description: 'Violations per invariant in the window.',
+  sql: `SELECT toString(invariant) AS k, count() AS n
+FROM {db:Identifier}.violations
+WHERE detected_at >= {from:DateTime64(3, 'UTC')} AND detected_at < {to:DateTime64(3, 'UTC')}
+  AND ({invariant:String} = '' OR invariant = {invariant:String})
+GROUP BY k
+ORDER BY k`,
+  params: WINDOW_DOCS,
+};
+
+const cursor = cursorCodec('violations', z.tuple([msKey, strKey]));
+
+/** Parameters of {@link violations}. */
+export interface ViolationsParams {
+  /** Only this invariant when set. */
+  invariant?: string;
+  window: TimeWindow;
+  limit: number;
+  cursor?: string;
+}
+
+interface ViolationRow {
+  invariant: string;
+  packet_type: string;
+  ids: string[];
+  detail: string;
+  detected_ms: number;
+  violation_key: string;
+}
+
+/** Runs the violations list. */
+export async function violations(ch: ClickHouseClient, db: string, p: ViolationsParams, ctx: QueryContext): Promise<Violations> {
+  const after = p.cursor === undefined ? undefined : cursor.decode(p.cursor);
+  const base = { db, invariant: p.invariant ?? '', ...windowParams(p.window) };
+  const counts = await runQuery<{ k: string; n: number }>(ch, VIOLATION_COUNTS, base, ctx);
+  const rows =
+    counts.length === 0
+      ? []
+      : await runQuery<ViolationRow>(
+          ch,
+          VIOLATIONS,
+          { ...base, has_cursor: after !== undefined, c_at: chTime(after?.[0] ?? 0), c_key: after?.[1] ?? '', limit: p.limit + 1 },
+          ctx,
+        );
+  const page = pageOf(rows, p.limit);
+  const last = page.rows[page.rows.length - 1];
+  return {
+    violations: page.rows.map((r) => ({ invariant: r.invariant, packet_type: r.packet_type, ids: r.ids, detail: r.detail, detected_at: isoTime(r.detected_ms) })),
+    counts: countsObject(counts),
+    next_cursor: page.more && last ? cursor.encode([Number(last.detected_ms), last.violation_key]) : null,
+  };
+}
+
