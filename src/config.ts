@@ -85,6 +85,16 @@ const envSchema = z.object({
   ANALYZER_ENABLED: flag(true),
   INGEST_WORKER_IN_PROCESS: flag(true),
   MIGRATE_ON_START: flag(true),
+
+  QUERY_MAX_EXECUTION_SECONDS: intFromEnv(30, 1),
+  QUERY_MAX_RESULT_ROWS: intFromEnv(100_000, 1_001),
+  QUERY_DEFAULT_WINDOW_DAYS: intFromEnv(90, 1),
+  EXPENSIVE_THRESHOLD_USD: z.coerce.number().finite().min(0).default(1.0),
+  SLOW_THRESHOLD_MS: intFromEnv(30_000, 0),
+  RATE_LIMIT_PER_MINUTE: intFromEnv(600, 0),
+  RATE_LIMIT_BURST: intFromEnv(60, 1),
+  TOOL_AUDIT_URL: optionalString.pipe(z.url().optional()),
+  TOOL_AUDIT_API_KEY: optionalString,
 });
 
 /** Parsed, validated configuration of every tool-audit process. */
@@ -133,6 +143,23 @@ export interface Config {
     /** Run the analyzer and auditor inside `serve` (turn off where `tool-audit analyze` runs). */
     enabledInServe: boolean;
   };
+  /** The read API (SPEC §5). */
+  queries: {
+    /** ClickHouse `max_execution_time` of every read query, seconds. */
+    maxExecutionSeconds: number;
+    /** ClickHouse `max_result_rows` of every read query (overflow throws). */
+    maxResultRows: number;
+    /** `from` when a request gives none: this many days before now. */
+    defaultWindowDays: number;
+    /** `expensive = cost_usd > this` on every invocation, and the default of /v1/calls/expensive. */
+    expensiveThresholdUsd: number;
+    /** Default threshold of /v1/calls/slow. */
+    slowThresholdMs: number;
+  };
+  /** Read requests per client (API key, else IP): a token bucket; perMinute 0 turns it off. */
+  rateLimit: { perMinute: number; burst: number };
+  /** Where the CLI finds a running server (`task`, `top`, `demo`), and the key it sends. */
+  client: { url: string | undefined; apiKey: string | undefined };
 }
 
 /** Result of {@link loadConfig}: a config, or a message listing every bad variable. */
@@ -195,6 +222,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         auditIntervalMs: e.AUDIT_INTERVAL_MS,
         enabledInServe: e.ANALYZER_ENABLED,
       },
+      queries: {
+        maxExecutionSeconds: e.QUERY_MAX_EXECUTION_SECONDS,
+        maxResultRows: e.QUERY_MAX_RESULT_ROWS,
+        defaultWindowDays: e.QUERY_DEFAULT_WINDOW_DAYS,
+        expensiveThresholdUsd: e.EXPENSIVE_THRESHOLD_USD,
+        slowThresholdMs: e.SLOW_THRESHOLD_MS,
+      },
+      rateLimit: { perMinute: e.RATE_LIMIT_PER_MINUTE, burst: e.RATE_LIMIT_BURST },
+      client: { url: e.TOOL_AUDIT_URL, apiKey: e.TOOL_AUDIT_API_KEY },
     },
   };
 }
