@@ -1,14 +1,17 @@
-# tool-audit: one image for every role (serve, ingest, analyze, migrate); the command picks it.
+# tool-audit: one image for every role (serve, ingest, analyze, migrate, demo, dashboards); the
+# command picks it. docker-compose.yml runs each role with its own ClickHouse user.
 FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
 # Dev dependencies are kept out; tsx (a runtime dependency) runs the TypeScript sources.
 # `npm install`, not `npm ci`: chdb's optional packages for other platforms are not in the registry.
-RUN npm install --omit=dev --no-audit --no-fund --no-save
+RUN npm install --omit=dev --no-audit --no-fund --no-save && npm cache clean --force
 COPY bin ./bin
 COPY src ./src
 COPY tsconfig.json ./
 USER node
+# 8080: HTTP API of `serve` (and /healthz, /readyz, /metrics of `ingest` and `analyze`), set by PORT.
+EXPOSE 8080
 ENTRYPOINT ["node", "bin/tool-audit.mjs"]
 CMD ["serve"]

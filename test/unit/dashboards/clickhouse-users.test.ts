@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { grants, runInitScript, statements, TEST_ENV } from './users-sql.ts';
+
+const TABLE_FUNCTIONS = 'GRANT CREATE TEMPORARY TABLE ON *.* TO tool_audit_ingest';
+const FORBIDDEN = /\b(ALTER|DELETE|TRUNCATE|DROP|ALL|CREATE|OPTIMIZE|SYSTEM|KILL|ACCESS MANAGEMENT|GRANT OPTION|UPDATE)\b/i;
+
+describe('deploy/clickhouse/initdb/01-users.sh', () => {
+  const run = runInitScript(TEST_ENV);
+
+  it('feeds the admin client the users with the passwords from the environment', () => {
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.args).toContain('client --host 127.0.0.1 --user tool_audit_admin --password admin-pw --multiquery');
+    expect(run.sql).not.toContain('${');
+    const creates = statements(run.sql).filter((s) => s.startsWith('CREATE USER'));
+    expect(creates).toEqual([
+      "CREATE USER IF NOT EXISTS tool_audit_ingest IDENTIFIED WITH sha256_password BY 'ingest-pw' DEFAULT DATABASE tool_audit",
+      "CREATE USER IF NOT EXISTS tool_audit_analyzer IDENTIFIED WITH sha256_password BY 'analyzer-pw' DEFAULT DATABASE tool_audit",
+      "CREATE USER IF NOT EXISTS tool_audit_reader IDENTIFIED WITH sha256_password BY 'reader-pw' DEFAULT DATABASE tool_audit",
+    ]);
+    expect(statements(run.sql).every((s) => /^(CREATE USER|GRANT) /.test(s))).toBe(true);
+  });
+
+  it('grants SELECT and INSERT only: no ALTER, DELETE, TRUNCATE, DROP (or anything wider) for anyone', () => {
+    for (const g of grants(run.sql)) {
+      // Table functions (format(), used by the ingest look-ups) need this grant; it reaches no table.
+      if (g.statement === TABLE_FUNCTIONS) continue;
+      expect(g.statement).not.toMatch(FORBIDDEN);
+      expect(g.privileges.every((p) => p === 'SELECT' || p === 'INSERT'), g.statement).toBe(true);
+      expect(g.on.startsWith('tool_audit.'), g.statement).toBe(true);
+    }
+  });
+
+  it('gives the reader SELECT only, on the tool-audit database', () => {
+    expect(grants(run.sql).filter((g) => g.to === 'tool_audit_reader')).toEqual([
+      { privileges: ['SELECT'], on: 'tool_audit.*', to: 'tool_audit_reader', statement: 'GRANT SELECT ON tool_audit.* TO tool_audit_reader' },
+    ]);
+  });
+
+  it('lets ingest insert segments and quarantine and read their keys; the analyzer insert pairs, violations and progress', () => {
+    const of = (user: string, priv: string) => grants(run.sql).filter((g) => g.to === user && g.privileges.includes(priv)).map((g) => g.on.replace('tool_audit.', '')).sort();
+    const segments = ['output_contents', 'quarantine', 'tool_invocations', 'tool_outputs', 'tool_workflows'];
+    expect(of('tool_audit_ingest', 'INSERT')).toEqual(segments);
+    expect(of('tool_audit_ingest', 'SELECT')).toEqual(segments);
+    expect(grants(run.sql).filter((g) => g.to === 'tool_audit_ingest' && !g.privileges.every((p) => p === 'SELECT' || p === 'INSERT')).map((g) => g.statement)).toEqual([TABLE_FUNCTIONS]);
+    expect(of('tool_audit_analyzer', 'INSERT')).toEqual(['analyzer_progress', 'tool_workflows', 'violations']);
+    expect(of('tool_audit_analyzer', 'SELECT')).toEqual(['analyzer_progress', 'tool_invocations', 'tool_outputs', 'tool_workflows', 'violations']);
+  });
+
+  it('refuses missing passwords and ones that would break out of the SQL string', () => {
+    const { CLICKHOUSE_READER_PASSWORD: _omit, ...missing } = TEST_ENV;
+    expect(runInitScript(missing).status).not.toBe(0);
+    const quoted = runInitScript({ ...TEST_ENV, CLICKHOUSE_READER_PASSWORD: "x'; DROP TABLE y; --" });
+    expect(quoted.status).not.toBe(0);
+    expect(quoted.sql).toBe('');
+  });
+});
