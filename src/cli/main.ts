@@ -11,6 +11,7 @@ const USAGE = `usage: tool-audit <command>
   ingest      Kafka ingest worker (run several: one consumer group)
   analyze     dependency analyzer and auditor (one per database)
   migrate     create or upgrade the ClickHouse schema (idempotent)
+  dashboards  write the Grafana dashboards as JSON (--out DIR, default deploy/grafana/dashboards)
   help        this text
 
 Configuration comes from the environment; see README.md.`;
@@ -24,6 +25,8 @@ async function main(argv: string[]): Promise<void> {
       return (await import('./ingest.ts')).ingest();
     case 'analyze':
       return (await import('./analyze.ts')).analyze();
+    case 'dashboards':
+      return (await import('./dashboards.ts')).dashboards(argv.slice(1));
     case 'migrate': {
       const config = configOrExit();
       const { createClickHouse } = await import('../clickhouse/client.ts');

@@ -1,0 +1,84 @@
+/**
+ * Cost: where does the money go? Totals, cost over time by agent, the most expensive tools and
+ * agents, the cost of each task, and the calls above the expensive threshold.
+ */
+import { COST_BY_AGENT, COST_BY_AGENT_OVER_TIME, COST_BY_TOOL, COST_PER_TASK, COST_TOTALS } from '../queries/dashboard-cost.ts';
+import { EXPENSIVE_CALLS } from '../queries/expensive.ts';
+import { baseDashboard, finish, type BuiltDashboard, type DashboardOptions } from './base.ts';
+import { INVOCATION_HIDDEN, INVOCATION_UNITS, seriesPanel, statPanel, tablePanel } from './panels.ts';
+import { agentVariable, numberVariable, toolVariable } from './variables.ts';
+
+export const COST_UID = 'tool-audit-cost';
+
+/** Builds the Cost dashboard. */
+export function buildCost(opts: DashboardOptions): BuiltDashboard {
+  const { builder, layout } = baseDashboard(opts, COST_UID, 'tool-audit · Cost', 'Top tools and agents by cost, expensive calls and cost per task.');
+  builder
+    .withVariable(agentVariable(opts))
+    .withVariable(toolVariable(opts))
+    .withVariable(numberVariable('threshold_usd', 'Expensive above (USD)', [0.1, 0.5, 1, 2, 5, 10], 1, 'A call is expensive when its cost_usd is strictly more than this (SPEC: 1.0).'));
+  builder.withPanel(
+    statPanel(layout, {
+      title: 'Cost totals',
+      description: 'Over the time range (and the selected agent and tool): total cost, expensive calls and their cost, tasks and the average cost of a task.',
+      targets: [{ spec: COST_TOTALS }],
+      w: 24,
+      h: 4,
+      fields: [
+        { field: 'total_cost_usd', name: 'Total cost', unit: 'currencyUSD' },
+        { field: 'expensive_calls', name: 'Expensive calls', unit: 'short' },
+        { field: 'expensive_cost_usd', name: 'Spent on expensive calls', unit: 'currencyUSD' },
+        { field: 'tasks', name: 'Tasks', unit: 'short' },
+        { field: 'avg_cost_per_task_usd', name: 'Average task cost', unit: 'currencyUSD' },
+      ],
+    }),
+  );
+  builder.withPanel(
+    seriesPanel(layout, { title: 'Cost over time by agent', description: 'Sum of cost_usd in each interval, stacked by agent.', targets: [{ spec: COST_BY_AGENT_OVER_TIME }], w: 24, h: 8, unit: 'currencyUSD', label: 'agent_id', stacked: true, bars: true }),
+  );
+  builder.withPanel(
+    tablePanel(layout, {
+      title: 'Top tools by cost',
+      description: 'Per tool: total, average and maximum cost and calls, most expensive first.',
+      targets: [{ spec: COST_BY_TOOL, limit: 20 }],
+      w: 12,
+      h: 9,
+      units: { total_cost_usd: 'currencyUSD', avg_cost_usd: 'currencyUSD', max_cost_usd: 'currencyUSD' },
+    }),
+  );
+  builder.withPanel(
+    tablePanel(layout, {
+      title: 'Top agents by cost',
+      description: 'Per agent: total and average cost, calls, distinct tools and the tool it spent most on, most expensive first.',
+      targets: [{ spec: COST_BY_AGENT, limit: 20 }],
+      w: 12,
+      h: 9,
+      units: { total_cost_usd: 'currencyUSD', avg_cost_usd: 'currencyUSD' },
+    }),
+  );
+  builder.withPanel(
+    tablePanel(layout, {
+      title: 'Cost per task',
+      description: 'Per task: total cost, calls, failures, tools used, first and last call, most expensive first. Click a task to open it in the Task explorer.',
+      targets: [{ spec: COST_PER_TASK, limit: 100 }],
+      w: 24,
+      h: 9,
+      units: { total_cost_usd: 'currencyUSD', first_call: 'dateTimeAsIso', last_call: 'dateTimeAsIso' },
+      links: ['task_id'],
+    }),
+  );
+  builder.withPanel(
+    tablePanel(layout, {
+      title: 'Expensive calls',
+      description: 'Calls costing more than the threshold, most expensive first — the API\'s GET /v1/calls/expensive (all agents and tools).',
+      targets: [{ spec: EXPENSIVE_CALLS, limit: 100 }],
+      w: 24,
+      h: 10,
+      units: INVOCATION_UNITS,
+      hide: INVOCATION_HIDDEN,
+      rename: { created_ms: 'created_at' },
+      links: ['task_id'],
+    }),
+  );
+  return finish(builder, layout);
+}

@@ -1,0 +1,108 @@
+/**
+ * Cost panels: where the money goes, by tool, agent and task. Costs are summed with a missing
+ * cost_usd as 0 (as the API's total_cost_usd); `expensive` is cost_usd > threshold_usd (SPEC §1).
+ * `tool_id` / `agent_id` '' mean every tool / agent.
+ */
+import { AGENT_FILTER, bucketOf, CREATED_IN_WINDOW, PARAM_DOCS, TOOL_FILTER } from './dashboard-common.ts';
+import type { QuerySpec } from './sql.ts';
+
+const FROM = `FROM {db:Identifier}.tool_invocations
+WHERE ${CREATED_IN_WINDOW}
+  AND ${TOOL_FILTER}
+  AND ${AGENT_FILTER}`;
+const FILTER_PARAMS = { db: PARAM_DOCS.db, from: PARAM_DOCS.from, to: PARAM_DOCS.to, tool_id: PARAM_DOCS.tool_id, agent_id: PARAM_DOCS.agent_id };
+
+/** Agents seen in the window, for an agent picker: value '' (every agent) first. */
+export const AGENT_CHOICES: QuerySpec = {
+  name: 'agent_choices',
+  description: "Agents with calls in the window as (value, text) pairs, led by ('', 'All agents').",
+  sql: `SELECT value, text FROM (
+  SELECT '' AS value, 'All agents' AS text
+  UNION ALL
+  SELECT DISTINCT toString(agent_id) AS value, toString(agent_id) AS text
+  FROM {db:Identifier}.tool_invocations
+  WHERE ${CREATED_IN_WINDOW}
+)
+ORDER BY value != '', value`,
+  params: { db: PARAM_DOCS.db, from: PARAM_DOCS.from, to: PARAM_DOCS.to },
+};
+
+/** Cost totals over the window. */
+export const COST_TOTALS: QuerySpec = {
+  name: 'cost_totals',
+  description: 'Total cost, number and cost of expensive calls, tasks and average cost per task over the window.',
+  sql: `SELECT
+  sum(ifNull(cost_usd, 0)) AS total_cost_usd,
+  countIf(cost_usd > {threshold_usd:Float64}) AS expensive_calls,
+  sumIf(assumeNotNull(cost_usd), cost_usd > {threshold_usd:Float64}) AS expensive_cost_usd,
+  uniqExactIf(task_id, task_id != '') AS tasks,
+  if(tasks = 0, NULL, sumIf(ifNull(cost_usd, 0), task_id != '') / tasks) AS avg_cost_per_task_usd
+${FROM}`,
+  params: { ...FILTER_PARAMS, threshold_usd: PARAM_DOCS.threshold_usd },
+};
+
+/** Most expensive tools. */
+export const COST_BY_TOOL: QuerySpec = {
+  name: 'cost_by_tool',
+  description: 'Per tool: total, average and maximum cost and calls, most expensive first.',
+  sql: `SELECT
+  toString(tool_id) AS tool_id,
+  sum(ifNull(cost_usd, 0)) AS total_cost_usd,
+  count() AS calls,
+  avg(ifNull(cost_usd, 0)) AS avg_cost_usd,
+  max(ifNull(cost_usd, 0)) AS max_cost_usd
+${FROM}
+GROUP BY tool_id
+ORDER BY total_cost_usd DESC, tool_id
+LIMIT {limit:UInt32}`,
+  params: { ...FILTER_PARAMS, limit: PARAM_DOCS.limit },
+};
+
+/** Most expensive agents. */
+export const COST_BY_AGENT: QuerySpec = {
+  name: 'cost_by_agent',
+  description: 'Per agent: total and average cost, calls, distinct tools and the tool it spent most on, most expensive first.',
+  sql: `SELECT
+  toString(agent_id) AS agent_id,
+  sum(ifNull(cost_usd, 0)) AS total_cost_usd,
+  count() AS calls,
+  avg(ifNull(cost_usd, 0)) AS avg_cost_usd,
+  uniqExact(tool_id) AS tools,
+  toString(argMax(tool_id, ifNull(cost_usd, 0))) AS priciest_tool
+${FROM}
+GROUP BY agent_id
+ORDER BY total_cost_usd DESC, agent_id
+LIMIT {limit:UInt32}`,
+  params: { ...FILTER_PARAMS, limit: PARAM_DOCS.limit },
+};
+
+/** Cost of each task. */
+export const COST_PER_TASK: QuerySpec = {
+  name: 'cost_per_task',
+  description: 'Per task (calls with a task_id): total cost, calls, failures, tools used, first and last call, most expensive first.',
+  sql: `SELECT
+  task_id,
+  sum(ifNull(cost_usd, 0)) AS total_cost_usd,
+  count() AS calls,
+  countIf(status != 'success') AS failures,
+  arrayStringConcat(arraySort(groupUniqArray(toString(tool_id))), ', ') AS tools,
+  min(created_at) AS first_call,
+  max(created_at) AS last_call
+${FROM}
+  AND task_id != ''
+GROUP BY task_id
+ORDER BY total_cost_usd DESC, task_id
+LIMIT {limit:UInt32}`,
+  params: { ...FILTER_PARAMS, limit: PARAM_DOCS.limit },
+};
+
+/** Cost per agent and time bucket. */
+export const COST_BY_AGENT_OVER_TIME: QuerySpec = {
+  name: 'cost_by_agent_over_time',
+  description: 'Sum of cost_usd in each time bucket, one series per agent (long format: time, agent_id, value).',
+  sql: `SELECT ${bucketOf('created_at')} AS time, toString(agent_id) AS agent_id, sum(ifNull(cost_usd, 0)) AS cost_usd
+${FROM}
+GROUP BY time, agent_id
+ORDER BY time, agent_id`,
+  params: { ...FILTER_PARAMS, bucket_s: PARAM_DOCS.bucket_s },
+};
