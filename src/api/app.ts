@@ -9,11 +9,14 @@ import type { Logger } from '../logger.ts';
 import type { MetricsRegistry } from '../metrics.ts';
 import { registerHealthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { registerPacketRoutes, type PacketIngest } from './routes/packets.ts';
+import { registerReadRoutes, type ReadApiDeps } from './routes/read.ts';
 
 /** Dependencies of {@link buildApp}. */
 export interface AppDeps {
   /** Absent in processes that do not take packets over HTTP (`tool-audit ingest`). */
   ingest?: PacketIngest;
+  /** The read API of SPEC §5 (and /openapi.json); absent in processes that do not serve it. */
+  read?: ReadApiDeps;
   readiness: ReadinessCheck;
   metrics: MetricsRegistry;
   apiKeys: ApiKey[];
@@ -28,6 +31,9 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     loggerInstance: deps.logger as unknown as FastifyBaseLogger,
     bodyLimit: deps.maxBodyBytes,
     genReqId: () => randomUUID(),
+    // Path ids (tool_id, task_id …) may be 256 characters, percent-encoded up to 12 bytes each;
+    // longer ones are refused by the router (414) before any handler runs.
+    routerOptions: { maxParamLength: 4096 },
   });
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? 'unmatched';
@@ -51,5 +57,6 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
   registerHealthRoutes(app, deps);
   if (deps.ingest) registerPacketRoutes(app, { ingest: deps.ingest, apiKeys: deps.apiKeys });
+  if (deps.read) registerReadRoutes(app, { ...deps.read, apiKeys: deps.apiKeys });
   return app;
 }

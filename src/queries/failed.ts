@@ -56,6 +56,9 @@ LIMIT {limit:UInt32}`,
 
 const cursor = newestFirstCursor('failed');
 
+/** Error messages in frequent_errors at most (whatever the page size). */
+export const FREQUENT_ERRORS_LIMIT = 100;
+
 /** Parameters of {@link failedCalls}. */
 export interface FailedParams {
   window: TimeWindow;
@@ -68,7 +71,7 @@ export async function failedCalls(ch: ClickHouseClient, db: string, p: FailedPar
   const base = { db, ...windowParams(p.window) };
   const byStatus = await runQuery<{ k: string; n: number }>(ch, FAILED_BY_STATUS, base, ctx);
   const count = byStatus.reduce((s, r) => s + Number(r.n), 0);
-  const messages = count === 0 ? [] : await runQuery<{ k: string; n: number }>(ch, FREQUENT_ERRORS, { ...base, limit: p.limit }, ctx);
+  const messages = count === 0 ? [] : await runQuery<{ k: string; n: number }>(ch, FREQUENT_ERRORS, { ...base, limit: FREQUENT_ERRORS_LIMIT }, ctx);
   const rows = count === 0 ? [] : await runQuery<InvocationRow>(ch, FAILED_CALLS, { ...base, ...newestFirstParams(cursor, p.cursor), limit: p.limit + 1 }, ctx);
   const page = pageOf(rows, p.limit);
   const last = page.rows[page.rows.length - 1];

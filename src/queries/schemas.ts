@@ -126,7 +126,7 @@ export const failedSchema = z.strictObject({
   errors: z.array(invocationSchema).describe("calls with status != 'success', newest first"),
   count: z.number().int(),
   error_distribution: counts.describe('status → failed calls'),
-  frequent_errors: counts.describe('error message → calls, most frequent first (at most `limit`)'),
+  frequent_errors: counts.describe('error message → calls, most frequent first (at most 100)'),
   next_cursor: nextCursor,
 });
 export type Failed = z.infer<typeof failedSchema>;

@@ -1,0 +1,94 @@
+/**
+ * GET /openapi.json: an OpenAPI 3.1 document generated from the same zod schemas that validate
+ * the read API's inputs and type its answers (OpenAPI 3.1 uses JSON Schema 2020-12, which is what
+ * zod emits), plus the ingest route.
+ */
+import { z } from 'zod';
+import type { ReadRoute } from './read-routes.ts';
+
+const errorSchema = {
+  type: 'object',
+  properties: { error: { type: 'string' }, message: { type: 'string' }, request_id: { type: 'string' } },
+  required: ['error', 'message'],
+};
+
+const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  return rest;
+};
+
+const errors = (extra: Record<string, string> = {}) =>
+  Object.fromEntries(
+    Object.entries({
+      '400': 'invalid parameter (the message names it)',
+      '401': 'missing or unknown API key',
+      '403': 'the key lacks the read scope',
+      '422': 'the query hit a server-side limit (execution time, result rows): narrow from/to',
+      '429': 'rate limit exceeded (see Retry-After)',
+      '503': 'ClickHouse unavailable (see Retry-After)',
+      ...extra,
+    }).map(([code, description]) => [code, { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }]),
+  );
+
+function parameters(route: ReadRoute): unknown[] {
+  const out: unknown[] = [];
+  for (const [where, schema] of [['path', route.params], ['query', route.query]] as const) {
+    if (!schema) continue;
+    const doc = jsonSchema(schema, 'input') as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+    for (const [name, prop] of Object.entries(doc.properties ?? {})) {
+      const { description, ...propSchema } = prop;
+      out.push({ name, in: where, required: where === 'path' || (doc.required ?? []).includes(name), description, schema: propSchema });
+    }
+  }
+  return out;
+}
+
+/** The OpenAPI document of the API. */
+export function openApiDocument(routes: ReadRoute[], version: string): Record<string, unknown> {
+  const paths: Record<string, unknown> = {};
+  const schemas: Record<string, unknown> = { Error: errorSchema };
+  for (const r of routes) {
+    const name = r.operationId[0]?.toUpperCase() + r.operationId.slice(1);
+    schemas[name] = jsonSchema(r.response, 'output');
+    paths[r.url.replace(/:([a-z_]+)/g, '{$1}')] = {
+      get: {
+        operationId: r.operationId,
+        summary: r.summary,
+        tags: ['read'],
+        security: [{ bearer: [] }, { apiKey: [] }],
+        parameters: parameters(r),
+        responses: { '200': { description: 'OK', content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } } }, ...errors() },
+      },
+    };
+  }
+  paths['/v1/packets'] = {
+    post: {
+      operationId: 'postPackets',
+      summary: 'Ingest packets (SPEC §6): a JSON array or NDJSON; a verdict per packet.',
+      tags: ['ingest'],
+      security: [{ bearer: [] }, { apiKey: [] }],
+      requestBody: { required: true, content: { 'application/json': { schema: { type: 'array', items: { type: 'object' } } }, 'application/x-ndjson': { schema: { type: 'string' } } } },
+      responses: { '200': { description: 'per-packet verdicts' }, ...errors({ '403': 'the key lacks the ingest scope', '413': 'body too large', '415': 'unsupported media type' }) },
+    },
+  };
+  for (const [url, summary] of [
+    ['/healthz', 'liveness'],
+    ['/readyz', 'readiness: ClickHouse (and Kafka when used) reachable'],
+    ['/metrics', 'Prometheus metrics (text exposition format)'],
+  ] as const) {
+    paths[url] = { get: { operationId: url.slice(1), summary, tags: ['operations'], security: [], responses: { '200': { description: 'OK' } } } };
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'tool-audit', version, description: 'Audit and analytics of LLM agent tool calls (SPEC §5, §6). Timestamps are ISO-8601 UTC; lists are newest first unless stated and paginate with next_cursor.' },
+    security: [{ bearer: [] }, { apiKey: [] }],
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' },
+        apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+      },
+      schemas,
+    },
+    paths,
+  };
+}

@@ -1,0 +1,192 @@
+/**
+ * The read API of SPEC §5 as data: each route's path, input and output schemas and how it calls
+ * its query. Registration (routes/read.ts) and the OpenAPI document (openapi.ts) both read this
+ * table, so the documentation cannot drift from what is served.
+ */
+import { z } from 'zod';
+import type { ReadQueries } from '../queries/index.ts';
+import { MAX_SEQUENCE_LENGTH } from '../queries/common-sequences.ts';
+import {
+  agentToolsSchema,
+  dedupSchema,
+  expensiveSchema,
+  failedSchema,
+  identicalOutputsSchema,
+  invocationListSchema,
+  sequencesSchema,
+  slowSchema,
+  taskViewSchema,
+  toolOutputsSchema,
+  toolStatsSchema,
+  violationsSchema,
+} from '../queries/schemas.ts';
+import {
+  DEFAULT_LIMIT,
+  listQuery,
+  minCountParam,
+  pathId,
+  plainListQuery,
+  thresholdMsParam,
+  thresholdUsdParam,
+  windowOf,
+  type ReadDefaults,
+} from './read-params.ts';
+
+/** One GET route of the read API. */
+export interface ReadRoute {
+  /** fastify path, e.g. `/v1/tools/:tool_id/stats`. */
+  url: string;
+  operationId: string;
+  summary: string;
+  params?: z.ZodObject;
+  query: z.ZodObject;
+  response: z.ZodType;
+  /** Runs the query of validated input. */
+  run(queries: ReadQueries, input: { params: Record<string, string>; query: Record<string, unknown> }, defaults: ReadDefaults): Promise<unknown>;
+}
+
+type Q = { from?: number; to?: number; limit?: number; cursor?: string };
+const page = (q: Q) => ({ limit: q.limit ?? DEFAULT_LIMIT, ...(q.cursor === undefined ? {} : { cursor: q.cursor }) });
+const toolParams = z.strictObject({ tool_id: pathId.describe('the tool, e.g. search_web') });
+
+/** Every read route. */
+export const READ_ROUTES: ReadRoute[] = [
+  {
+    url: '/v1/tools/:tool_id/stats',
+    operationId: 'toolStats',
+    summary: "One tool's invocations, success rate, average and p95 duration, total cost and error messages (ByToolId).",
+    params: toolParams,
+    query: z.strictObject({ from: listQuery.from, to: listQuery.to, limit: listQuery.limit.describe('error messages to return at most (default 100)') }),
+    response: toolStatsSchema,
+    run: (qs, { params, query }, d) => {
+      const q = query as Q;
+      return qs.toolStats({ toolId: params.tool_id ?? '', window: windowOf(q, d), limit: q.limit ?? DEFAULT_LIMIT });
+    },
+  },
+  {
+    url: '/v1/tools/:tool_id/invocations',
+    operationId: 'toolInvocations',
+    summary: "One tool's invocations, newest first (ByToolId).",
+    params: toolParams,
+    query: plainListQuery,
+    response: invocationListSchema,
+    run: (qs, { params, query }, d) => qs.toolInvocations({ toolId: params.tool_id ?? '', window: windowOf(query as Q, d), ...page(query as Q) }),
+  },
+  {
+    url: '/v1/tools/:tool_id/outputs',
+    operationId: 'toolOutputs',
+    summary: "One tool's distinct outputs (one per content_hash), most recently seen first (ByTool outputs).",
+    params: toolParams,
+    query: plainListQuery,
+    response: toolOutputsSchema,
+    run: (qs, { params, query }, d) => qs.toolOutputs({ toolId: params.tool_id ?? '', window: windowOf(query as Q, d), ...page(query as Q) }),
+  },
+  {
+    url: '/v1/agents/:agent_id/tools',
+    operationId: 'agentTools',
+    summary: "One agent's tool frequency, tool sequence (call order) and invocations, newest first (ByAgent).",
+    params: z.strictObject({ agent_id: pathId.describe('the agent, e.g. QA_Agent') }),
+    query: plainListQuery,
+    response: agentToolsSchema,
+    run: (qs, { params, query }, d) => qs.agentTools({ agentId: params.agent_id ?? '', window: windowOf(query as Q, d), ...page(query as Q) }),
+  },
+  {
+    url: '/v1/tasks/:task_id',
+    operationId: 'task',
+    summary: "One task's invocations in call order, their dependencies and outputs, and the workflow DAG (ByTask). from/to default to the whole retention.",
+    params: z.strictObject({ task_id: pathId.describe('the task') }),
+    query: plainListQuery,
+    response: taskViewSchema,
+    run: (qs, { params, query }, d) => qs.task({ taskId: params.task_id ?? '', window: windowOf(query as Q, d, Date.now(), true), ...page(query as Q) }),
+  },
+  {
+    url: '/v1/calls/expensive',
+    operationId: 'expensiveCalls',
+    summary: 'Calls costing more than threshold_usd, most expensive first, with their count and total cost.',
+    query: z.strictObject({ ...listQuery, threshold_usd: thresholdUsdParam }),
+    response: expensiveSchema,
+    run: (qs, { query }, d) => {
+      const q = query as Q & { threshold_usd?: number };
+      return qs.expensive({ thresholdUsd: q.threshold_usd ?? d.expensiveThresholdUsd, window: windowOf(q, d), ...page(q) });
+    },
+  },
+  {
+    url: '/v1/calls/slow',
+    operationId: 'slowCalls',
+    summary: 'Calls lasting longer than threshold_ms, slowest first, with their count.',
+    query: z.strictObject({ ...listQuery, threshold_ms: thresholdMsParam }),
+    response: slowSchema,
+    run: (qs, { query }, d) => {
+      const q = query as Q & { threshold_ms?: number };
+      return qs.slow({ thresholdMs: q.threshold_ms ?? d.slowThresholdMs, window: windowOf(q, d), ...page(q) });
+    },
+  },
+  {
+    url: '/v1/calls/failed',
+    operationId: 'failedCalls',
+    summary: 'Failed calls newest first, failures per status and the most frequent error messages.',
+    query: plainListQuery,
+    response: failedSchema,
+    run: (qs, { query }, d) => qs.failed({ window: windowOf(query as Q, d), ...page(query as Q) }),
+  },
+  {
+    url: '/v1/dedup/candidates',
+    operationId: 'dedupCandidates',
+    summary: 'Calls repeated with identical args (tool_id + args_hash), with what the repeats beyond the first cost, and totals.',
+    query: z.strictObject({ ...listQuery, min_count: minCountParam }),
+    response: dedupSchema,
+    run: (qs, { query }, d) => {
+      const q = query as Q & { min_count?: number };
+      return qs.dedup({ minCount: q.min_count ?? 2, window: windowOf(q, d), ...page(q) });
+    },
+  },
+  {
+    url: '/v1/outputs/identical',
+    operationId: 'identicalOutputs',
+    summary: 'Outputs of one tool with the same content_hash, with the calls that produced them (BySampleHash).',
+    query: z.strictObject({ ...listQuery, min_count: minCountParam, tool_id: pathId.optional().describe('only this tool') }),
+    response: identicalOutputsSchema,
+    run: (qs, { query }, d) => {
+      const q = query as Q & { min_count?: number; tool_id?: string };
+      return qs.identicalOutputs({ minCount: q.min_count ?? 2, window: windowOf(q, d), ...page(q), ...(q.tool_id ? { toolId: q.tool_id } : {}) });
+    },
+  },
+  {
+    url: '/v1/workflows/sequences',
+    operationId: 'commonSequences',
+    summary: "Runs of `length` consecutive tools in tasks' calls that occur at least min_count times (CommonSequences).",
+    query: z.strictObject({
+      ...listQuery,
+      length: z
+        .string()
+        .regex(/^\d{1,2}$/, 'must be an integer')
+        .transform(Number)
+        .refine((n) => n >= 2 && n <= MAX_SEQUENCE_LENGTH, `must be from 2 to ${MAX_SEQUENCE_LENGTH}`)
+        .optional()
+        .describe('tools per sequence (default 3)'),
+      min_count: z
+        .string()
+        .regex(/^\d{1,10}$/, 'must be an integer')
+        .transform(Number)
+        .refine((n) => n >= 1 && n <= 1_000_000_000, 'must be an integer from 1 to 1000000000')
+        .optional()
+        .describe('fewest occurrences to report (default 2)'),
+    }),
+    response: sequencesSchema,
+    run: (qs, { query }, d) => {
+      const q = query as Q & { length?: number; min_count?: number };
+      return qs.sequences({ length: q.length ?? 3, minCount: q.min_count ?? 2, window: windowOf(q, d), ...page(q) });
+    },
+  },
+  {
+    url: '/v1/violations',
+    operationId: 'violations',
+    summary: 'Violations found by the auditor (SHOULD and cross-segment rules), newest first, and counts per invariant; from/to apply to detected_at.',
+    query: z.strictObject({ ...listQuery, invariant: z.string().min(1).max(64).optional().describe('only this invariant, e.g. I8') }),
+    response: violationsSchema,
+    run: (qs, { query }, d) => {
+      const q = query as Q & { invariant?: string };
+      return qs.violations({ window: windowOf(q, d), ...page(q), ...(q.invariant ? { invariant: q.invariant } : {}) });
+    },
+  },
+];

@@ -1,0 +1,67 @@
+/**
+ * The read API (SPEC §5): every route of READ_ROUTES behind the `read` scope and the rate limit,
+ * with validated inputs, and GET /openapi.json. Answers: 200, 400 (the parameter and why), 401/403
+ * (never data), 422 (a server-side query limit was hit), 429, 503 (ClickHouse unavailable).
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { ClickHouseClient } from '@clickhouse/client';
+import type { ApiKey, Config } from '../../config.ts';
+import type { MetricsRegistry } from '../../metrics.ts';
+import { createReadQueries, type ReadQueries } from '../../queries/index.ts';
+import { InvalidParamError, QueryLimitError } from '../../queries/sql.ts';
+import { requireScope } from '../auth.ts';
+import { openApiDocument } from '../openapi.ts';
+import { createRateLimiter, type RateLimitOptions } from '../rate-limit.ts';
+import { BadRequest, issuesText, type ReadDefaults } from '../read-params.ts';
+import { READ_ROUTES } from '../read-routes.ts';
+
+/** Dependencies of {@link registerReadRoutes}. */
+export interface ReadApiDeps {
+  queries: ReadQueries;
+  defaults: ReadDefaults;
+  rateLimit: RateLimitOptions;
+}
+
+/** The read API of a process, from its configuration and ClickHouse client. */
+export function readApiDeps(config: Config, ch: ClickHouseClient, metrics: MetricsRegistry): ReadApiDeps {
+  const q = config.queries;
+  return {
+    queries: createReadQueries(ch, config.clickhouse.database, {
+      limits: { maxExecutionSeconds: q.maxExecutionSeconds, maxResultRows: q.maxResultRows },
+      expensiveThresholdUsd: q.expensiveThresholdUsd,
+      metrics,
+    }),
+    defaults: { windowDays: q.defaultWindowDays, expensiveThresholdUsd: q.expensiveThresholdUsd, slowThresholdMs: q.slowThresholdMs },
+    rateLimit: config.rateLimit,
+  };
+}
+
+/** Registers the read routes and /openapi.json. */
+export function registerReadRoutes(app: FastifyInstance, deps: ReadApiDeps & { apiKeys: ApiKey[]; version?: string }): void {
+  const preHandler = [requireScope(deps.apiKeys, 'read'), createRateLimiter(deps.rateLimit)];
+  const openapi = JSON.stringify(openApiDocument(READ_ROUTES, deps.version ?? '0.1.0'));
+  app.get('/openapi.json', async (_req, reply) => reply.header('content-type', 'application/json; charset=utf-8').send(openapi));
+
+  for (const route of READ_ROUTES) {
+    app.get(route.url, { preHandler }, async (req, reply) => {
+      const params = route.params ? route.params.safeParse(req.params) : { success: true as const, data: {} };
+      if (!params.success) return bad(reply, req.id, issuesText(params.error));
+      const query = route.query.safeParse(req.query ?? {});
+      if (!query.success) return bad(reply, req.id, issuesText(query.error));
+      try {
+        const body = await route.run(deps.queries, { params: params.data as Record<string, string>, query: query.data }, deps.defaults);
+        return reply.code(200).send(body);
+      } catch (err) {
+        if (err instanceof BadRequest || err instanceof InvalidParamError) return bad(reply, req.id, err.message);
+        if (err instanceof QueryLimitError) {
+          return reply.code(422).send({ error: 'query_limit_exceeded', message: err.message, request_id: req.id });
+        }
+        throw err; // AppError and bugs: the app's error handler (503 when retryable, else 500)
+      }
+    });
+  }
+}
+
+function bad(reply: FastifyReply, requestId: string, message: string) {
+  return reply.code(400).send({ error: 'bad_request', message, request_id: requestId });
+}
