@@ -20,7 +20,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -78,6 +78,38 @@ function peakRssMiB(pid: number): number {
     return NaN;
   }
 }
+/** CPU seconds per thread name (comm) of a process, summed over threads of the same name. */
+function threadCpu(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/[0-9]+$/, '#');
+      const name = tid === String(pid) ? 'main' : comm === 'node' ? 'node (libuv pool)' : comm;
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(name, (out.get(name) ?? 0) + (Number(f[11]) + Number(f[12])) / HZ);
+    } catch {
+      // the thread ended
+    }
+  }
+  return out;
+}
+
+function threadReport(a: Map<string, number>, b: Map<string, number>): string {
+  const delta = [...b].map(([k, v]) => [k, v - (a.get(k) ?? 0)] as const).filter(([, v]) => v >= 0.05);
+  delta.sort((x, y) => y[1] - x[1]);
+  return delta
+    .slice(0, 10)
+    .map(([k, v]) => `${k} ${v.toFixed(1)}s`)
+    .join(', ');
+}
+
 /** Busy CPU seconds of the whole machine. */
 function machineBusySeconds(): number {
   const f = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
@@ -90,12 +122,14 @@ interface Sample {
   cpu: number;
   broker: number;
   machine: number;
+  threads: Map<string, number>;
 }
 const sample = (pid: number, brokerPid: number | undefined): Sample => ({
   t: performance.now(),
   cpu: cpuSeconds(pid),
   broker: cpuSeconds(brokerPid),
   machine: machineBusySeconds(),
+  threads: threadCpu(pid),
 });
 
 interface PhaseResult {
@@ -109,6 +143,7 @@ interface PhaseResult {
   brokerCpuSeconds: number;
   otherCpuCores: number;
   load: string;
+  threads: string;
   verified: string;
 }
 
@@ -127,6 +162,7 @@ function phaseResult(name: string, counts: WorkloadCounts, spawnAt: number, a: S
     brokerCpuSeconds: broker,
     otherCpuCores: Math.max(0, (b.machine - a.machine - cpu - broker) / seconds),
     load: loadavg().map((l) => l.toFixed(2)).join(' '),
+    threads: threadReport(a.threads, b.threads),
     verified,
   };
 }
@@ -402,6 +438,7 @@ function table(results: PhaseResult[], counts: WorkloadCounts, topic: string): s
     );
   }
   for (const r of results) out.push(`${r.name}: ${r.verified}; load average at end ${r.load}`);
+  for (const r of results) out.push(`${r.name} CPU by thread: ${r.threads}`);
   return out.join('\n');
 }
 
