@@ -1,6 +1,6 @@
 /**
- * Row shapes written to the ClickHouse segments (JSONEachRow), and the outcome of decoding one
- * packet. Pure types and helpers: no I/O.
+ * Row shapes written to the ClickHouse segments (TabSeparated lines; quarantine as JSONEachRow),
+ * and the outcome of decoding one packet. Pure types and helpers: no I/O.
  */
 import type { ContentType } from '../schemas/tool-output.ts';
 import type { Orchestrator, ToolStatus } from '../schemas/tool-invocation.ts';
@@ -170,3 +170,89 @@ export function acceptedIds(a: Accepted): string[] {
 
 /** Fingerprint of tool_workflows rows written by the dependency analyzer (not from a packet). */
 export const ANALYZER_FINGERPRINT = 'analyzer'.padEnd(32, '0');
+
+/** Insert columns of each segment, in the order of {@link rowLine}'s fields. */
+export const SEGMENT_COLUMNS = {
+  tool_invocations: [
+    'call_id',
+    'task_id',
+    'tool_id',
+    'agent_id',
+    'orchestrator',
+    'instance_id',
+    'args',
+    'args_hash',
+    'status',
+    'duration_ms',
+    'result_summary',
+    'error',
+    'cost_usd',
+    'tokens_used',
+    'created_at',
+    'fingerprint',
+    'source',
+  ],
+  tool_outputs: ['output_id', 'call_id', 'tool_id', 'content_type', 'content_hash', 'size_bytes', 'sample', 'created_at', 'fingerprint', 'source'],
+  tool_workflows: ['task_id', 'preceding_call_id', 'succeeding_call_id', 'preceding_tool_id', 'succeeding_tool_id', 'time_delta_ms', 'data_flow', 'origin', 'fingerprint', 'source'],
+} as const satisfies Record<string, ReadonlyArray<keyof InvocationRow | keyof OutputRow | keyof WorkflowRow>>;
+
+/** Insert columns of `output_contents`, in the order of {@link contentLine}. */
+export const CONTENT_COLUMNS = ['content_hash', 'content_type', 'content', 'size_bytes', 'last_seen'] as const satisfies ReadonlyArray<keyof ContentRow>;
+
+const TSV_SPECIAL = /[\\\t\n\r\0]/;
+const TSV_SPECIAL_ALL = /[\\\t\n\r\0]/g;
+const TSV_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r', '\0': '\\0' };
+const tsvEscape = (c: string): string => TSV_ESCAPES[c] as string;
+
+/** One field of a TabSeparated line: `\N` for null, backslash escapes for \\ \t \n \r and NUL. */
+export function tsvField(v: string | number | null): string {
+  if (v === null) return '\\N';
+  if (typeof v === 'number') return String(v);
+  return TSV_SPECIAL.test(v) ? v.replace(TSV_SPECIAL_ALL, tsvEscape) : v;
+}
+
+/** The TabSeparated line (with its newline) of an accepted packet's row, columns as in {@link SEGMENT_COLUMNS}. */
+export function rowLine(a: Accepted): string {
+  const f = tsvField;
+  if (a.kind === 'invocation') {
+    const r = a.row;
+    return `${r.call_id}\t${f(r.task_id)}\t${f(r.tool_id)}\t${f(r.agent_id)}\t${r.orchestrator}\t${f(r.instance_id)}\t${f(r.args)}\t${r.args_hash}\t${r.status}\t${r.duration_ms}\t${f(r.result_summary)}\t${f(r.error)}\t${f(r.cost_usd)}\t${f(r.tokens_used)}\t${r.created_at}\t${r.fingerprint}\t${f(r.source)}\n`;
+  }
+  if (a.kind === 'output') {
+    const r = a.row;
+    return `${r.output_id}\t${r.call_id}\t${f(r.tool_id)}\t${r.content_type}\t${r.content_hash}\t${r.size_bytes}\t${f(r.sample)}\t${r.created_at}\t${r.fingerprint}\t${f(r.source)}\n`;
+  }
+  const r = a.row;
+  return `${f(r.task_id)}\t${r.preceding_call_id}\t${r.succeeding_call_id}\t${f(r.preceding_tool_id)}\t${f(r.succeeding_tool_id)}\t${r.time_delta_ms}\t${f(r.data_flow)}\t${r.origin}\t${r.fingerprint}\t${f(r.source)}\n`;
+}
+
+/** The TabSeparated line of an `output_contents` row, columns as in {@link CONTENT_COLUMNS}. */
+export function contentLine(c: ContentRow): string {
+  return `${c.content_hash}\t${c.content_type}\t${tsvField(c.content)}\t${c.size_bytes}\t${c.last_seen}\n`;
+}
+
+/**
+ * Lines of TabSeparated text written straight into a growing Buffer (UTF-8), so rows wait for
+ * their insert as bytes outside the JavaScript heap rather than as strings the collector scans.
+ */
+export class LineBuffer {
+  buf: Buffer;
+  length = 0;
+
+  constructor(initialBytes = 256 * 1024) {
+    this.buf = Buffer.allocUnsafe(initialBytes);
+  }
+
+  /** Appends a line; it occupies [returned start, this.length). */
+  push(line: string): number {
+    const worst = line.length * 3;
+    if (this.buf.length - this.length < worst) {
+      const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.length + worst));
+      this.buf.copy(next, 0, 0, this.length);
+      this.buf = next;
+    }
+    const start = this.length;
+    this.length += this.buf.write(line, start, 'utf8');
+    return start;
+  }
+}

@@ -3,14 +3,14 @@
  * idempotent by key rather than by transport position: a packet redelivered after a crash,
  * in whatever batch, finds its own row and is not written again (I1).
  */
-import type { ClickHouseClient } from '@clickhouse/client';
+import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client';
 import { AppError } from '../errors.ts';
 
-const CHUNK = 2000;
+const CHUNK = 50_000;
 
-async function rows<T>(ch: ClickHouseClient, query: string, params: Record<string, unknown>): Promise<T[]> {
+async function rows<T>(ch: ClickHouseClient, query: string, params: Record<string, unknown>, settings?: ClickHouseSettings): Promise<T[]> {
   try {
-    const rs = await ch.query({ query, query_params: params, format: 'JSONEachRow' });
+    const rs = await ch.query({ query, query_params: params, format: 'JSONEachRow', ...(settings ? { clickhouse_settings: settings } : {}) });
     return await rs.json<T>();
   } catch (err) {
     throw new AppError('CLICKHOUSE_UNAVAILABLE', `look-up failed: ${(err as Error).message}`, { retryable: true, cause: err });
@@ -23,27 +23,44 @@ async function chunked<T>(keys: string[], run: (chunk: string[]) => Promise<T[]>
   return out;
 }
 
+// Keys the decoder validated (lowercase UUIDs, hex digests) go into the query as one TabSeparated
+// literal read by format(): ~3x cheaper in ClickHouse than binding an Array parameter of the
+// same keys. Anything else is bound as a parameter.
+const INLINE_SAFE = /^[0-9a-f-]+$/;
+const INLINE_SETTINGS: ClickHouseSettings = { max_query_size: String(CHUNK * 80) };
+
+function keySet(keys: string[], type: 'UUID' | 'FixedString(64)'): { sql: string; params: Record<string, unknown>; settings?: ClickHouseSettings } {
+  if (keys.every((k) => INLINE_SAFE.test(k))) {
+    return { sql: `(SELECT k FROM format(TSV, 'k ${type}', '${keys.join('\\n')}'))`, params: {}, settings: INLINE_SETTINGS };
+  }
+  return { sql: `{keys:Array(${type === 'UUID' ? 'UUID' : 'String'})}`, params: { keys } };
+}
+
 /** Fingerprints stored per call_id. */
 export async function storedInvocations(ch: ClickHouseClient, db: string, callIds: string[]): Promise<Map<string, string>> {
-  const found = await chunked(callIds, (ids) =>
-    rows<{ k: string; fp: string }>(
+  const found = await chunked(callIds, (ids) => {
+    const set = keySet(ids, 'UUID');
+    return rows<{ k: string; fp: string }>(
       ch,
-      'SELECT toString(call_id) AS k, fingerprint AS fp FROM {db:Identifier}.tool_invocations WHERE call_id IN {ids:Array(UUID)}',
-      { db, ids },
-    ),
-  );
+      `SELECT toString(call_id) AS k, fingerprint AS fp FROM {db:Identifier}.tool_invocations WHERE call_id IN ${set.sql}`,
+      { db, ...set.params },
+      set.settings,
+    );
+  });
   return new Map(found.map((r) => [r.k, r.fp]));
 }
 
 /** Fingerprints stored per output_id. */
 export async function storedOutputs(ch: ClickHouseClient, db: string, outputIds: string[]): Promise<Map<string, string>> {
-  const found = await chunked(outputIds, (ids) =>
-    rows<{ k: string; fp: string }>(
+  const found = await chunked(outputIds, (ids) => {
+    const set = keySet(ids, 'UUID');
+    return rows<{ k: string; fp: string }>(
       ch,
-      'SELECT toString(output_id) AS k, fingerprint AS fp FROM {db:Identifier}.tool_outputs WHERE output_id IN {ids:Array(UUID)}',
-      { db, ids },
-    ),
-  );
+      `SELECT toString(output_id) AS k, fingerprint AS fp FROM {db:Identifier}.tool_outputs WHERE output_id IN ${set.sql}`,
+      { db, ...set.params },
+      set.settings,
+    );
+  });
   return new Map(found.map((r) => [r.k, r.fp]));
 }
 
@@ -68,14 +85,16 @@ export async function storedDependencies(
 
 /** Newest last_seen (epoch ms) per content_hash already stored. */
 export async function storedContents(ch: ClickHouseClient, db: string, hashes: string[]): Promise<Map<string, number>> {
-  const found = await chunked(hashes, (h) =>
-    rows<{ h: string; ms: string }>(
+  const found = await chunked(hashes, (h) => {
+    const set = keySet(h, 'FixedString(64)');
+    return rows<{ h: string; ms: string }>(
       ch,
       `SELECT content_hash AS h, toUnixTimestamp64Milli(max(last_seen)) AS ms
-       FROM {db:Identifier}.output_contents WHERE content_hash IN {h:Array(String)} GROUP BY content_hash`,
-      { db, h },
-    ),
-  );
+       FROM {db:Identifier}.output_contents WHERE content_hash IN ${set.sql} GROUP BY content_hash`,
+      { db, ...set.params },
+      set.settings,
+    );
+  });
   return new Map(found.map((r) => [r.h, Number(r.ms)]));
 }
 

@@ -3,8 +3,18 @@
  * batched insert. Used by HTTP ingest and by the Kafka worker alike. A batch resolves only when
  * every row and every quarantine record of it is in ClickHouse; on a ClickHouse fault it throws
  * a retryable AppError and the whole batch may be written again, safely.
+ *
+ * Two stages, so that JavaScript and ClickHouse work at the same time:
+ *  - decode: write() decodes and checks its batch at once (pure CPU) and serializes the rows it
+ *    may insert as TabSeparated lines into per-batch buffers; only keys, fingerprints and byte
+ *    ranges stay on the JavaScript heap;
+ *  - commit: one round at a time against ClickHouse — look up the keys, judge, insert. Batches
+ *    decoded while a round was in ClickHouse are committed together in the next round (group
+ *    commit): fewer, larger look-ups and inserts. Batches of one round are judged in arrival
+ *    order, exactly as if they had been committed one after another.
  */
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
@@ -12,7 +22,20 @@ import type { MetricsRegistry } from '../metrics.ts';
 import type { PacketType } from '../schemas/packets.ts';
 import { DedupCache } from './dedup-cache.ts';
 import { decodePacket } from './decode-packet.ts';
-import { acceptedIds, ANALYZER_FINGERPRINT, KIND_PACKET_TYPE, quarantineRow, type Accepted, type RawPacket, type Rejection } from './rows.ts';
+import {
+  acceptedIds,
+  CONTENT_COLUMNS,
+  contentLine,
+  KIND_PACKET_TYPE,
+  LineBuffer,
+  quarantineRow,
+  rowLine,
+  SEGMENT_COLUMNS,
+  sourceKey,
+  type Accepted,
+  type RawPacket,
+  type Rejection,
+} from './rows.ts';
 import { storedContents, storedDependencies, storedInvocations, storedOutputs, storedQuarantine } from './segment-lookups.ts';
 
 /** What happened to one packet of a batch. */
@@ -25,7 +48,7 @@ export interface PacketOutcome {
 
 /** Writes batches of raw packets to the segments. */
 export interface SegmentWriter {
-  /** Durable when resolved. One batch at a time: concurrent calls are queued. */
+  /** Durable when resolved. Batches are committed in call order (several may share a round). */
   write(batch: RawPacket[]): Promise<PacketOutcome[]>;
 }
 
@@ -37,67 +60,198 @@ export interface SegmentWriterDeps {
   dedupCacheEntries: number;
   metrics: MetricsRegistry;
   logger: Logger;
+  /** Packets one commit round may take from the queue (a batch is never split); default 100,000. */
+  maxRoundPackets?: number;
 }
 
+type Kind = Accepted['kind'];
+
+/** What the commit stage needs of an accepted packet: its row is already a line in a buffer. */
+interface Entry {
+  kind: Kind;
+  key: string;
+  fp: string;
+  ids: string[];
+  lines: LineBuffer;
+  start: number;
+  end: number;
+  /** Outputs: the content, as a line of its own. */
+  content?: { hash: string; lastSeen: string; lines: LineBuffer; start: number; end: number };
+  /** Dependencies: what their look-up needs. */
+  taskId?: string;
+  pre?: string;
+}
+
+/** A batch after the decode stage. */
+interface Decoded {
+  batch: RawPacket[];
+  entries: Array<Entry | Rejection>;
+  resolve: (o: PacketOutcome[]) => void;
+  reject: (err: unknown) => void;
+}
+
+type BodyPart = { lines: LineBuffer; start: number; end: number };
+
 const CONTENT_REFRESH_MS = 24 * 3600 * 1000;
+const KINDS = ['invocation', 'output', 'dependency'] as const;
+const isEntry = (e: Entry | Rejection): e is Entry => 'kind' in e;
+
+/** Decodes a batch into entries, serializing each accepted row once. */
+function decodeBatch(batch: RawPacket[], maxPacketBytes: number): Decoded['entries'] {
+  const buffers: Partial<Record<Kind | 'content', LineBuffer>> = {};
+  const buffer = (k: Kind | 'content') => (buffers[k] ??= new LineBuffer());
+  const entries: Decoded['entries'] = new Array(batch.length);
+  for (let i = 0; i < batch.length; i++) {
+    const d = decodePacket(batch[i] as RawPacket, maxPacketBytes);
+    if (!d.ok) {
+      entries[i] = d.error;
+      continue;
+    }
+    const a = d.value;
+    const lines = buffer(a.kind);
+    const start = lines.push(rowLine(a));
+    const e: Entry = { kind: a.kind, key: a.key, fp: a.row.fingerprint, ids: acceptedIds(a), lines, start, end: lines.length };
+    if (a.kind === 'output') {
+      const c = buffer('content');
+      const cStart = c.push(contentLine(a.content));
+      e.content = { hash: a.content.content_hash, lastSeen: a.content.last_seen, lines: c, start: cStart, end: c.length };
+    } else if (a.kind === 'dependency') {
+      e.taskId = a.row.task_id;
+      e.pre = a.row.preceding_call_id;
+    }
+    entries[i] = e;
+  }
+  return entries;
+}
+
+/** One Buffer of the given line ranges, adjacent ranges of a buffer copied as one. */
+function joinParts(parts: BodyPart[]): Buffer {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  let cur: BodyPart | undefined;
+  for (const p of parts) {
+    if (cur && cur.lines === p.lines && cur.end === p.start) {
+      cur.end = p.end;
+      continue;
+    }
+    if (cur) {
+      chunks.push(cur.lines.buf.subarray(cur.start, cur.end));
+      total += cur.end - cur.start;
+    }
+    cur = { lines: p.lines, start: p.start, end: p.end };
+  }
+  if (cur) {
+    chunks.push(cur.lines.buf.subarray(cur.start, cur.end));
+    total += cur.end - cur.start;
+  }
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
+}
+
+type RawInsert = (p: { table: string; values: Buffer; format: 'TabSeparated'; columns: readonly string[]; settings: Record<string, string> }) => Promise<unknown>;
+
+/**
+ * Embedded ClickHouse (chDB) takes an insert body as a Buffer without copying it through
+ * JavaScript strings; the client's generic insert converts it twice. Found by feature
+ * detection on the client's connection; any other client uses the generic insert.
+ */
+function chdbRawInsert(ch: ClickHouseClient): RawInsert | undefined {
+  const raw = (ch as unknown as { connection?: { chdb?: { rawInsert?: unknown } } }).connection?.chdb?.rawInsert;
+  return typeof raw === 'function' ? (raw as RawInsert) : undefined;
+}
 
 /** Creates the pipeline's writer over one ClickHouse database. */
 export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
   const { clickhouse: ch, database: db, metrics } = deps;
+  const maxRound = deps.maxRoundPackets ?? 100_000;
   const cache = new DedupCache(deps.dedupCacheEntries);
-  let queue: Promise<unknown> = Promise.resolve();
+  const rawInsert = chdbRawInsert(ch);
+  const queue: Decoded[] = [];
+  let committing = false;
 
-  async function writeNow(batch: RawPacket[]): Promise<PacketOutcome[]> {
+  async function drain(): Promise<void> {
+    committing = true;
+    while (queue.length > 0) {
+      let n = 0;
+      let take = 0;
+      while (take < queue.length && (take === 0 || n + (queue[take] as Decoded).batch.length <= maxRound)) n += (queue[take++] as Decoded).batch.length;
+      const round = queue.splice(0, take);
+      try {
+        const outcomes = await commit(round);
+        round.forEach((d, k) => d.resolve(outcomes[k] as PacketOutcome[]));
+      } catch (err) {
+        for (const d of round) d.reject(err);
+      }
+    }
+    committing = false;
+  }
+
+  /** Judges and writes one round; returns the outcomes per batch. */
+  async function commit(round: Decoded[]): Promise<PacketOutcome[][]> {
+    // One index space over the round's batches, in arrival order.
+    const batch: RawPacket[] = [];
+    const entries: Decoded['entries'] = [];
+    for (const d of round) {
+      for (let k = 0; k < d.batch.length; k++) {
+        batch.push(d.batch[k] as RawPacket);
+        entries.push(d.entries[k] as Entry | Rejection);
+      }
+    }
     const outcomes: PacketOutcome[] = new Array(batch.length);
     const rejected: Array<{ i: number; r: Rejection }> = [];
     const copies: Array<{ i: number; first: number }> = [];
-    const fresh = { invocation: new Map<string, { i: number; a: Accepted }>(), output: new Map(), dependency: new Map() } as Record<
-      Accepted['kind'],
-      Map<string, { i: number; a: Accepted }>
-    >;
+    const fresh: Record<Kind, Map<string, { i: number; e: Entry }>> = { invocation: new Map(), output: new Map(), dependency: new Map() };
+    const counts = { duplicate: 0, invocation: 0, output: 0, dependency: 0 };
 
-    const judge = (i: number, a: Accepted, storedFp: string | undefined): boolean => {
+    const judge = (i: number, e: Entry, storedFp: string | undefined): boolean => {
       if (storedFp === undefined) return false;
-      // A pair the analyzer linked first is the same fact as an emitted dependency for it.
-      if (storedFp === a.row.fingerprint || (a.kind === 'dependency' && storedFp === ANALYZER_FINGERPRINT)) {
-        outcomes[i] = { status: 'duplicate', packetType: KIND_PACKET_TYPE[a.kind], ids: acceptedIds(a) };
+      if (storedFp === e.fp) {
+        outcomes[i] = { status: 'duplicate', packetType: KIND_PACKET_TYPE[e.kind], ids: e.ids };
       } else {
-        const code = a.kind === 'invocation' ? 'I1_call_id_reused' : a.kind === 'output' ? 'I1_output_id_reused' : 'I1_dependency_reused';
-        const what = a.kind === 'invocation' ? 'call_id' : a.kind === 'output' ? 'output_id' : 'dependency pair';
-        rejected.push({ i, r: { code, message: `a different packet with this ${what} (${a.key}) already exists (I1)`, packetType: KIND_PACKET_TYPE[a.kind], ids: acceptedIds(a) } });
+        const code = e.kind === 'invocation' ? 'I1_call_id_reused' : e.kind === 'output' ? 'I1_output_id_reused' : 'I1_dependency_reused';
+        const what = e.kind === 'invocation' ? 'call_id' : e.kind === 'output' ? 'output_id' : 'dependency pair';
+        rejected.push({ i, r: { code, message: `a different packet with this ${what} (${e.key}) already exists (I1)`, packetType: KIND_PACKET_TYPE[e.kind], ids: e.ids } });
       }
       return true;
     };
 
-    batch.forEach((p, i) => {
-      const d = decodePacket(p, deps.maxPacketBytes);
-      if (!d.ok) {
-        rejected.push({ i, r: d.error });
-        return;
+    for (let i = 0; i < entries.length; i++) {
+      const e = entries[i] as Entry | Rejection;
+      if (!isEntry(e)) {
+        rejected.push({ i, r: e });
+        continue;
       }
-      const a = d.value;
-      const inBatch = fresh[a.kind].get(a.key);
-      if (inBatch && inBatch.a.row.fingerprint === a.row.fingerprint) {
-        // Same packet twice in one batch: it shares the fate of its first copy (below).
+      const inBatch = fresh[e.kind].get(e.key);
+      if (inBatch && inBatch.e.fp === e.fp) {
+        // Same packet twice in one round: it shares the fate of its first copy (below).
         copies.push({ i, first: inBatch.i });
-        return;
+        continue;
       }
-      if (judge(i, a, inBatch?.a.row.fingerprint ?? cache.get(`${a.kind}:${a.key}`))) return;
-      fresh[a.kind].set(a.key, { i, a });
-    });
+      if (judge(i, e, inBatch?.e.fp ?? cache.get(e.kind, e.key, e.fp))) continue;
+      fresh[e.kind].set(e.key, { i, e });
+    }
 
-    // What the segments already hold decides between a redelivery and a conflicting reuse.
-    const [invs, outs, deps_] = await Promise.all([
+    // What the segments already hold decides between a redelivery and a conflicting reuse. One
+    // round of look-ups: the content hashes of every candidate output (a superset of those
+    // finally written) and the quarantine records of packets rejected at decode.
+    const outputHashes = new Set<string>();
+    for (const { e } of fresh.output.values()) if (e.content) outputHashes.add(e.content.hash);
+    const kafkaKeys = (list: Array<{ i: number }>) =>
+      list.filter(({ i }) => (batch[i] as RawPacket).source.kind === 'kafka').map(({ i }) => sourceKey((batch[i] as RawPacket).source));
+    const decodeRejectedKafka = kafkaKeys(rejected);
+    const [invs, outs, deps_, seenContents, seenQuarantine] = await Promise.all([
       fresh.invocation.size ? storedInvocations(ch, db, [...fresh.invocation.keys()]) : new Map<string, string>(),
       fresh.output.size ? storedOutputs(ch, db, [...fresh.output.keys()]) : new Map<string, string>(),
       fresh.dependency.size
-        ? storedDependencies(ch, db, [...fresh.dependency.values()].map(({ a }) => a.row as { task_id: string; preceding_call_id: string }))
+        ? storedDependencies(ch, db, [...fresh.dependency.values()].map(({ e }) => ({ task_id: e.taskId as string, preceding_call_id: e.pre as string })))
         : new Map<string, string>(),
+      outputHashes.size ? storedContents(ch, db, [...outputHashes]) : new Map<string, number>(),
+      decodeRejectedKafka.length ? storedQuarantine(ch, db, decodeRejectedKafka) : new Set<string>(),
     ]);
     const stored = { invocation: invs, output: outs, dependency: deps_ };
-    for (const kind of ['invocation', 'output', 'dependency'] as const) {
-      for (const [key, { i, a }] of fresh[kind]) {
-        if (judge(i, a, stored[kind].get(key))) fresh[kind].delete(key);
+    const judgedBefore = rejected.length;
+    for (const kind of KINDS) {
+      for (const [key, { i, e }] of fresh[kind]) {
+        if (judge(i, e, stored[kind].get(key))) fresh[kind].delete(key);
       }
     }
 
@@ -108,27 +262,44 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
       if (r) rejected.push({ i, r });
     }
 
-    const toWrite = {
-      invocation: [...fresh.invocation.values()],
-      output: [...fresh.output.values()],
-      dependency: [...fresh.dependency.values()],
-    };
-    const contents = await newContents(toWrite.output.map(({ a }) => a));
-    const quarantine = await newQuarantine(rejected.map(({ i, r }) => quarantineRow(batch[i] as RawPacket, r)));
+    // A poison record redelivered from the same Kafka offset is already quarantined. Keys of
+    // packets rejected only now (I1 and their copies) are looked up here; that is rare.
+    const late = kafkaKeys(rejected.slice(judgedBefore));
+    const alreadyQuarantined = late.length ? new Set([...seenQuarantine, ...(await storedQuarantine(ch, db, late))]) : seenQuarantine;
+    const quarantine = new Map<string, ReturnType<typeof quarantineRow>>();
+    for (const { i, r } of rejected) {
+      const q = quarantineRow(batch[i] as RawPacket, r);
+      if (!alreadyQuarantined.has(q.source_key)) quarantine.set(q.source_key, q);
+    }
 
-    // Every row of a segment is identified by its key; the key list seeds the insert token.
-    await insert('tool_invocations', toWrite.invocation.map(({ a }) => ({ key: a.key, row: a.row })));
-    await insert('tool_outputs', toWrite.output.map(({ a }) => ({ key: a.key, row: a.row })));
-    await insert('output_contents', contents.map((c) => ({ key: `${c.content_hash}@${c.last_seen}`, row: c })));
-    await insert('tool_workflows', toWrite.dependency.map(({ a }) => ({ key: a.key, row: a.row })));
-    await insert('quarantine', quarantine.map((q) => ({ key: q.source_key, row: q })));
+    // Output content once per hash: new, or last seen more than a day ago.
+    const contents = new Map<string, { key: string; part: BodyPart }>();
+    for (const { e } of fresh.output.values()) {
+      const c = e.content;
+      if (!c || contents.has(c.hash)) continue;
+      const last = seenContents.get(c.hash);
+      if (last === undefined || Date.parse(`${c.lastSeen}Z`) - last > CONTENT_REFRESH_MS) contents.set(c.hash, { key: `${c.hash}@${c.lastSeen}`, part: c });
+    }
 
-    for (const kind of ['invocation', 'output', 'dependency'] as const) {
-      for (const { i, a } of toWrite[kind]) {
-        cache.add(`${kind}:${a.key}`, a.row.fingerprint);
-        outcomes[i] = { status: 'accepted', packetType: KIND_PACKET_TYPE[kind], ids: acceptedIds(a) };
-        metrics.inc('tool_audit_ingest_rows_total', 'Rows written to segments', { segment: KIND_PACKET_TYPE[kind] });
+    // Every row of a segment is identified by its key; the key list seeds the insert token. A
+    // content goes in before the output rows that refer to it: if the round fails in between,
+    // the retry finds the outputs missing and writes both again (an output found stored is
+    // never rewritten, so the other order could lose its content).
+    const segment = (kind: Kind) => [...fresh[kind].values()].map(({ e }) => ({ key: e.key, part: e as BodyPart }));
+    await Promise.all([
+      insertLines('tool_invocations', SEGMENT_COLUMNS.tool_invocations, segment('invocation')),
+      insertLines('output_contents', CONTENT_COLUMNS, [...contents.values()]).then(() => insertLines('tool_outputs', SEGMENT_COLUMNS.tool_outputs, segment('output'))),
+      insertLines('tool_workflows', SEGMENT_COLUMNS.tool_workflows, segment('dependency')),
+      insertRows('quarantine', [...quarantine.values()].map((q) => ({ key: q.source_key, row: q }))),
+    ]);
+
+    for (const kind of KINDS) {
+      for (const { i, e } of fresh[kind].values()) {
+        cache.add(kind, e.key, e.fp);
+        outcomes[i] = { status: 'accepted', packetType: KIND_PACKET_TYPE[kind], ids: e.ids };
+        counts[kind]++;
       }
+      if (counts[kind]) metrics.inc('tool_audit_ingest_rows_total', 'Rows written to segments', { segment: KIND_PACKET_TYPE[kind] }, counts[kind]);
     }
     for (const { i, r } of rejected) {
       outcomes[i] = { status: 'rejected', packetType: r.packetType, ids: r.ids, reason: { code: r.code, message: r.message } };
@@ -137,43 +308,56 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
     for (const { i, first } of copies) {
       if (!outcomes[i]) outcomes[i] = { ...(outcomes[first] as PacketOutcome), status: 'duplicate' };
     }
-    const dups = outcomes.filter((o) => o.status === 'duplicate').length;
-    if (dups) metrics.inc('tool_audit_ingest_duplicates_total', 'Redelivered identical packets skipped (I1)', {}, dups);
+    for (const o of outcomes) if (o.status === 'duplicate') counts.duplicate++;
+    if (counts.duplicate) metrics.inc('tool_audit_ingest_duplicates_total', 'Redelivered identical packets skipped (I1)', {}, counts.duplicate);
     metrics.inc('tool_audit_ingest_packets_total', 'Packets processed by the ingest pipeline', {}, batch.length);
-    return outcomes;
+    metrics.inc('tool_audit_ingest_commit_rounds_total', 'Commit rounds (look-ups + inserts) against ClickHouse');
+
+    const out: PacketOutcome[][] = [];
+    let at = 0;
+    for (const d of round) {
+      out.push(outcomes.slice(at, at + d.batch.length));
+      at += d.batch.length;
+    }
+    return out;
   }
 
-  async function newContents(outputs: Accepted[]) {
-    const byHash = new Map<string, Extract<Accepted, { kind: 'output' }>['content']>();
-    for (const a of outputs) if (a.kind === 'output' && !byHash.has(a.content.content_hash)) byHash.set(a.content.content_hash, a.content);
-    if (byHash.size === 0) return [];
-    const seen = await storedContents(ch, db, [...byHash.keys()]);
-    return [...byHash.values()].filter((c) => {
-      const last = seen.get(c.content_hash);
-      return last === undefined || Date.parse(`${c.last_seen}Z`) - last > CONTENT_REFRESH_MS;
-    });
-  }
+  /** The token makes a retried insert of the same rows a no-op inside ClickHouse's dedup window. */
+  const token = (table: string, keys: string[]) => createHash('sha256').update(table).update(keys.sort().join('\n')).digest('hex');
 
-  async function newQuarantine<T extends { source_key: string; source_kind: string }>(rowsIn: T[]): Promise<T[]> {
-    // A poison record redelivered from the same Kafka offset is already quarantined.
-    const kafkaKeys = rowsIn.filter((r) => r.source_kind === 'kafka').map((r) => r.source_key);
-    const already = kafkaKeys.length ? await storedQuarantine(ch, db, kafkaKeys) : new Set<string>();
-    const unique = new Map(rowsIn.filter((r) => !already.has(r.source_key)).map((r) => [r.source_key, r]));
-    return [...unique.values()];
-  }
-
-  async function insert(table: string, keyed: Array<{ key: string; row: object }>): Promise<void> {
+  async function insertLines(table: string, columns: readonly string[], keyed: Array<{ key: string; part: BodyPart }>): Promise<void> {
     if (keyed.length === 0) return;
-    // The token makes a retried insert of the same rows a no-op inside ClickHouse's dedup window;
-    // the key look-ups above cover retries beyond it and redeliveries in other batches.
-    const token = createHash('sha256').update(table).update(keyed.map((k) => k.key).sort().join('\n')).digest('hex');
-    try {
-      await ch.insert({
+    const body = joinParts(keyed.map((k) => k.part));
+    const settings = { insert_deduplication_token: token(table, keyed.map((k) => k.key)) };
+    await run(table, () =>
+      rawInsert
+        ? rawInsert({ table: `${db}.${table}`, values: body, format: 'TabSeparated', columns, settings })
+        : ch.insert({
+            table: `${db}.${table}`,
+            values: Readable.from([body], { objectMode: false }),
+            format: 'TabSeparated',
+            columns: columns as [string, ...string[]],
+            clickhouse_settings: settings,
+          }),
+    );
+  }
+
+  async function insertRows(table: string, keyed: Array<{ key: string; row: object }>): Promise<void> {
+    if (keyed.length === 0) return;
+    await run(table, () =>
+      ch.insert({
         table: `${db}.${table}`,
         values: keyed.map((k) => k.row),
         format: 'JSONEachRow',
-        clickhouse_settings: { insert_deduplication_token: token, date_time_input_format: 'best_effort' },
-      });
+        clickhouse_settings: { insert_deduplication_token: token(table, keyed.map((k) => k.key)), date_time_input_format: 'best_effort' },
+      }),
+    );
+  }
+
+  async function run(table: string, insert: () => Promise<unknown>): Promise<void> {
+    // The key look-ups cover retries beyond the dedup window and redeliveries in other batches.
+    try {
+      await insert();
     } catch (err) {
       throw new AppError('CLICKHOUSE_UNAVAILABLE', `insert into ${table} failed: ${(err as Error).message}`, { retryable: true, cause: err });
     }
@@ -181,10 +365,10 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
 
   return {
     write(batch) {
-      const run = queue.then(() => writeNow(batch));
-      queue = run.catch(() => undefined);
-      return run;
+      return new Promise<PacketOutcome[]>((resolve, reject) => {
+        queue.push({ batch, entries: decodeBatch(batch, deps.maxPacketBytes), resolve, reject });
+        if (!committing) void drain();
+      });
     },
   };
 }
-
