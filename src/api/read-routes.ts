@@ -18,6 +18,7 @@ import {
   taskViewSchema,
   toolOutputsSchema,
   toolStatsSchema,
+  toolsSummarySchema,
   violationsSchema,
 } from '../queries/schemas.ts';
 import {
@@ -51,6 +52,17 @@ const toolParams = z.strictObject({ tool_id: pathId.describe('the tool, e.g. sea
 
 /** Every read route. */
 export const READ_ROUTES: ReadRoute[] = [
+  {
+    url: '/v1/tools',
+    operationId: 'tools',
+    summary: 'Every tool with its invocations, success rate, average and p95 duration and total cost, most invoked first (what `tool-audit top` shows).',
+    query: z.strictObject({ from: listQuery.from, to: listQuery.to, limit: listQuery.limit.describe('tools to return at most (default 100)') }),
+    response: toolsSummarySchema,
+    run: (qs, { query }, d) => {
+      const q = query as Q;
+      return qs.tools({ window: windowOf(q, d), limit: q.limit ?? DEFAULT_LIMIT });
+    },
+  },
   {
     url: '/v1/tools/:tool_id/stats',
     operationId: 'toolStats',

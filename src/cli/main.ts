@@ -11,6 +11,10 @@ const USAGE = `usage: tool-audit <command>
   ingest      Kafka ingest worker (run several: one consumer group)
   analyze     dependency analyzer and auditor (one per database)
   migrate     create or upgrade the ClickHouse schema (idempotent)
+  task ID     a task's calls as an ordered tree with durations, costs and statuses
+  top         per-tool table: calls, success rate, avg and p95 duration, cost (--from, --to)
+  demo        POST a realistic synthetic workload to a running server (--tasks N, --seed S)
+              (task/top read ClickHouse directly, or a running server with --url / TOOL_AUDIT_URL)
   dashboards  write the Grafana dashboards as JSON (--out DIR, default deploy/grafana/dashboards)
   help        this text
 
@@ -27,6 +31,12 @@ async function main(argv: string[]): Promise<void> {
       return (await import('./analyze.ts')).analyze();
     case 'dashboards':
       return (await import('./dashboards.ts')).dashboards(argv.slice(1));
+    case 'task':
+      return (await import('./task.ts')).task(argv.slice(1));
+    case 'top':
+      return (await import('./top.ts')).top(argv.slice(1));
+    case 'demo':
+      return (await import('./demo.ts')).demo(argv.slice(1));
     case 'migrate': {
       const config = configOrExit();
       const { createClickHouse } = await import('../clickhouse/client.ts');

@@ -13,10 +13,11 @@ import { DEDUP_CANDIDATES, dedupCandidates, type DedupParams } from './dedup-can
 import { EXPENSIVE_CALLS, EXPENSIVE_TOTALS, expensiveCalls, type ExpensiveParams } from './expensive.ts';
 import { FAILED_BY_STATUS, FAILED_CALLS, failedCalls, FREQUENT_ERRORS, type FailedParams } from './failed.ts';
 import { IDENTICAL_OUTPUT_CALLS, IDENTICAL_OUTPUT_GROUPS, identicalOutputs, type IdenticalOutputsParams } from './identical-outputs.ts';
-import type { AgentTools, Dedup, Expensive, Failed, IdenticalOutputs, InvocationList, Sequences, Slow, TaskView, ToolOutputs, ToolStats, Violations } from './schemas.ts';
+import type { AgentTools, Dedup, Expensive, Failed, IdenticalOutputs, InvocationList, Sequences, Slow, TaskView, ToolOutputs, ToolStats, ToolsSummary, Violations } from './schemas.ts';
 import { SLOW_CALLS, SLOW_COUNT, slowCalls, type SlowParams } from './slow.ts';
 import type { QueryContext, QuerySpec } from './sql.ts';
 import { TOOL_OUTPUT_SAMPLES, TOOL_OUTPUTS, toolOutputs, type ToolOutputsParams } from './tool-outputs.ts';
+import { TOOLS_SUMMARY, toolsSummary, type ToolsSummaryParams } from './tools-summary.ts';
 import { VIOLATION_COUNTS, VIOLATIONS, violations, type ViolationsParams } from './violations.ts';
 
 export type {
@@ -31,11 +32,13 @@ export type {
   SequencesParams,
   SlowParams,
   ToolOutputsParams,
+  ToolsSummaryParams,
   ViolationsParams,
 };
 
 /** Every read pattern, ready to call (HTTP routes, CLI, tests). */
 export interface ReadQueries {
+  tools(p: ToolsSummaryParams): Promise<ToolsSummary>;
   toolStats(p: ByToolStatsParams): Promise<ToolStats>;
   toolInvocations(p: ByToolInvocationsParams): Promise<InvocationList>;
   toolOutputs(p: ToolOutputsParams): Promise<ToolOutputs>;
@@ -53,6 +56,7 @@ export interface ReadQueries {
 /** Binds every read pattern to a client, a database and a query context. */
 export function createReadQueries(ch: ClickHouseClient, db: string, ctx: QueryContext): ReadQueries {
   return {
+    tools: (p) => toolsSummary(ch, db, p, ctx),
     toolStats: (p) => byToolStats(ch, db, p, ctx),
     toolInvocations: (p) => byToolInvocations(ch, db, p, ctx),
     toolOutputs: (p) => toolOutputs(ch, db, p, ctx),
@@ -70,6 +74,7 @@ export function createReadQueries(ch: ClickHouseClient, db: string, ctx: QueryCo
 
 /** Every statement the read API runs, for Grafana panels and documentation. */
 export const QUERY_CATALOG: readonly QuerySpec[] = [
+  TOOLS_SUMMARY,
   TOOL_STATS,
   TOOL_ERRORS,
   TOOL_INVOCATIONS,

@@ -69,6 +69,22 @@ export const toolStatsSchema = z.strictObject({
 });
 export type ToolStats = z.infer<typeof toolStatsSchema>;
 
+export const toolsSummarySchema = z.strictObject({
+  tools: z
+    .array(
+      z.strictObject({
+        tool_id: z.string(),
+        invocations: z.number().int(),
+        success_rate: z.number(),
+        avg_duration_ms: z.number(),
+        p95_duration_ms: z.number(),
+        total_cost_usd: z.number(),
+      }),
+    )
+    .describe('most invoked first'),
+});
+export type ToolsSummary = z.infer<typeof toolsSummarySchema>;
+
 export const invocationListSchema = z.strictObject({ invocations: z.array(invocationSchema), next_cursor: nextCursor });
 export type InvocationList = z.infer<typeof invocationListSchema>;
 

@@ -16,6 +16,7 @@ import {
   taskViewSchema,
   toolOutputsSchema,
   toolStatsSchema,
+  toolsSummarySchema,
   violationsSchema,
 } from '../../../src/queries/schemas.ts';
 import { approx, iso, readHarness, type Harness } from './harness.ts';
@@ -44,6 +45,17 @@ describe('read API over a generated workload', () => {
       const w = await h.get(`/v1/tools/${tool}/stats?from=${iso(half.from)}&to=${iso(half.to)}`);
       expect(approx(w.body)).toEqual(approx(o.toolStats(tool, half)));
     }
+  });
+
+  it('every tool at a glance (GET /v1/tools): the stats of each tool, most invoked first', async () => {
+    const r = await h.get('/v1/tools');
+    const want = [...new Set(h.workload.invocations.map((i) => i.tool_id))]
+      .map((tool) => {
+        const { error_distribution: _e, ...stats } = o.toolStats(tool, ALL);
+        return stats;
+      })
+      .sort((a, b) => b.invocations - a.invocations || a.tool_id.localeCompare(b.tool_id));
+    expect(approx(toolsSummarySchema.parse(r.body).tools)).toEqual(approx(want));
   });
 
   it('ByToolId invocations: newest first, every page, tiebreak on call_id', async () => {

@@ -1,0 +1,200 @@
+/**
+ * `tool-audit demo`: emits a realistic synthetic workload (SPEC §7) through the running
+ * pipeline — POST /v1/packets of the server at --url / TOOL_AUDIT_URL (default
+ * http://127.0.0.1:8080), with TOOL_AUDIT_API_KEY when set — so every read pattern and panel
+ * has something to show: tasks chaining search → fetch → python → chart, failures of every
+ * kind, retries, duplicate calls with identical args, expensive calls, identical outputs,
+ * parallel calls, calls without a task, and the dependencies between consecutive calls.
+ */
+import { randomUUID } from 'node:crypto';
+import { errorMessage } from '../errors.ts';
+import { argsHash, describeContent } from '../schemas/hashing.ts';
+import type { JsonValue } from '../schemas/canonical-json.ts';
+import { configOrExit } from './runtime.ts';
+import { parseArgs } from './task.ts';
+
+type Rand = () => number;
+type Packet = Record<string, unknown>;
+type Call = { call_id: string; tool_id: string; at: number; status: string; duration_ms: number };
+
+function prng(seed: number): Rand {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const TOPICS = ['quarterly revenue of ACME', 'EU AI act summary', 'best vector databases 2026', 'weather in Zürich', 'latest LLM agent benchmarks'];
+const AGENTS = ['L', 'QA_Agent', 'Researcher', 'Analyst'];
+const ORCHESTRATORS = ['gateway', 'kernel', 'websocket', 'scheduler'] as const;
+
+/** Builds the packets of the demo workload (pure, deterministic for a seed). */
+export function demoPackets(opts: { tasks: number; seed: number; endMs: number; hours: number }): { packets: Packet[]; calls: number; tasks: string[] } {
+  const rnd = prng(opts.seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
+  const packets: Packet[] = [];
+  const taskIds: string[] = [];
+  let calls = 0;
+
+  const call = (task: string | null, agent: string, tool: string, args: Record<string, JsonValue>, at: number, o: Partial<Packet> & { status?: string } = {}) => {
+    const status = o.status ?? 'success';
+    const duration = Number(o.duration_ms ?? Math.floor(80 + rnd() ** 2 * 4000));
+    const c: Call = { call_id: randomUUID(), tool_id: tool, at, status, duration_ms: duration };
+    const invocation = {
+      call_id: c.call_id,
+      task_id: task,
+      tool_id: tool,
+      agent_id: agent,
+      orchestrator: pick(ORCHESTRATORS),
+      args,
+      args_hash: argsHash(args),
+      status,
+      duration_ms: duration,
+      result_summary: o.result_summary ?? {},
+      error: o.error ?? null,
+      cost_usd: o.cost_usd ?? null,
+      tokens_used: o.tokens_used ?? null,
+      created_at: new Date(at).toISOString(),
+    };
+    packets.push({ type: 'tool_call', call_id: c.call_id, invocation });
+    calls++;
+    return c;
+  };
+  const output = (c: Call, contentType: string, content: string) => {
+    const d = describeContent(content);
+    packets.push({
+      type: 'output_artifact',
+      output: { output_id: randomUUID(), call_id: c.call_id, tool_id: c.tool_id, content_type: contentType, ...d, created_at: new Date(c.at + c.duration_ms).toISOString() },
+      content,
+    });
+  };
+  const depend = (task: string, a: Call, b: Call, flow: string | null) => {
+    const delta = b.at - a.at;
+    if (delta <= 0 || delta >= 60_000) return; // only pairs the analyzer would also link (SPEC §4)
+    packets.push({
+      type: 'tool_dependency',
+      dependency: { task_id: task, preceding_call_id: a.call_id, succeeding_call_id: b.call_id, preceding_tool_id: a.tool_id, succeeding_tool_id: b.tool_id, time_delta_ms: delta, data_flow: flow },
+    });
+  };
+
+  const spanMs = opts.hours * 3_600_000;
+  for (let t = 0; t < opts.tasks; t++) {
+    const task = `demo-${opts.seed}-${String(t).padStart(4, '0')}`;
+    taskIds.push(task);
+    const agent = pick(AGENTS);
+    let at = opts.endMs - spanMs + Math.floor((t / opts.tasks) * spanMs * 0.95) + Math.floor(rnd() * 60_000);
+    const step = () => (at += 300 + Math.floor(rnd() * 15_000));
+    const topic = pick(TOPICS);
+    const chain: Array<[Call, string | null]> = [];
+    // search (rate limited now and then, retried with the same args: a duplicate call)
+    const searchArgs = { query: topic, top_k: 5 };
+    let search = call(task, agent, 'search_web', searchArgs, at, { result_summary: { result_count: 5, urls_returned: 5 }, cost_usd: 0.005 });
+    if (rnd() < 0.15) {
+      packets.pop();
+      calls--;
+      search = call(task, agent, 'search_web', searchArgs, at, { status: 'rate_limited', error: 'rate limit exceeded (429): retry after 2 s', duration_ms: 40, cost_usd: 0 });
+      chain.push([search, null]);
+      at += 2000;
+      search = call(task, agent, 'search_web', searchArgs, at, { result_summary: { result_count: 5, urls_returned: 5 }, cost_usd: 0.005 });
+    }
+    const urls = Array.from({ length: 5 }, (_, i) => `https://example.com/${encodeURIComponent(topic.split(' ')[0] as string)}/${i}`);
+    // Same topic, same results: identical outputs across tasks.
+    output(search, 'json', JSON.stringify({ query: topic, results: urls.map((u, i) => ({ rank: i + 1, url: u })) }));
+    chain.push([search, null]);
+    // fetch 1–3 pages; two of them in parallel (same millisecond) now and then
+    step();
+    const pages = 1 + Math.floor(rnd() * 3);
+    for (let p = 0; p < pages; p++) {
+      const parallel = p > 0 && rnd() < 0.3;
+      if (!parallel) step();
+      const r = rnd();
+      const failure = r < 0.08 ? { status: 'timeout', error: 'timeout after 30000 ms', duration_ms: 30_000 } : r < 0.14 ? { status: 'error', error: 'HTTP 503 Service Unavailable' } : {};
+      const f = call(task, agent, 'fetch_url', { url: urls[p] as string }, at, { result_summary: { status_code: failure.status ? 0 : 200 }, ...failure });
+      if (f.status === 'success') output(f, 'html', `<html><head><title>${topic}</title></head><body><p>page ${p} about ${topic}</p></body></html>`);
+      chain.push([f, 'url from search results']);
+    }
+    // python on the fetched text (sometimes it crashes), then a chart of its output
+    step();
+    const crash = rnd() < 0.1;
+    const py = call(task, agent, 'python_execute', { code: `rows = parse(pages)\nprint(summary(rows, top=${1 + (t % 3)}))` }, at, {
+      result_summary: { exit_code: crash ? 1 : 0, stdout_lines: crash ? 0 : 12 },
+      ...(crash ? { status: 'error', error: 'ZeroDivisionError: division by zero' } : {}),
+    });
+    if (!crash) output(py, 'text', `summary of ${topic}: 12 rows, top ${1 + (t % 3)}`);
+    chain.push([py, 'page text parsed by python']);
+    if (!crash) {
+      step();
+      const chart = call(task, agent, 'create_chart', { chart_type: pick(['bar', 'line']), title: topic }, at, { result_summary: { points: 12 } });
+      output(chart, 'chart_id', `chart_${chart.call_id.slice(0, 8)}`);
+      chain.push([chart, 'python output as chart data']);
+    }
+    // an LLM summary (sometimes long and expensive) and now and then an image
+    step();
+    const tokens = Math.floor(500 + rnd() ** 4 * 120_000);
+    chain.push([
+      call(task, agent, 'llm_summarize', { max_tokens: 800, source: topic }, at, {
+        cost_usd: Math.round(tokens * 0.00001 * 1e6) / 1e6,
+        tokens_used: { input_tokens: tokens, output_tokens: 600 },
+        duration_ms: 1500 + Math.floor(tokens / 20),
+      }),
+      null,
+    ]);
+    if (rnd() < 0.25) {
+      step();
+      chain.push([call(task, agent, 'image_generate', { prompt: `infographic: ${topic}`, size: '1024x1024' }, at, { cost_usd: Math.round((0.04 + rnd() ** 3 * 2.5) * 1e4) / 1e4, duration_ms: 8000 }), null]);
+    }
+    for (let i = 1; i < chain.length; i++) depend(task, (chain[i - 1] as [Call, string | null])[0], (chain[i] as [Call, string | null])[0], (chain[i] as [Call, string | null])[1]);
+  }
+  // Calls outside any task: health probes with identical args (duplicates), one invalid input.
+  for (let i = 0; i < Math.max(3, Math.floor(opts.tasks / 5)); i++) {
+    call(null, 'Ops', 'fetch_url', { url: 'https://status.example.com/health' }, opts.endMs - i * 600_000 - 1000, { duration_ms: 90 });
+  }
+  call(null, 'Ops', 'create_chart', { chart_type: 'pie' }, opts.endMs - 5000, { status: 'invalid_input', error: "missing field 'data'", duration_ms: 3 });
+  return { packets, calls, tasks: taskIds };
+}
+
+/** `tool-audit demo [--tasks N] [--seed S] [--hours H] [--url URL]`. */
+export async function demo(argv: string[]): Promise<void> {
+  const { flags } = parseArgs(argv);
+  const config = configOrExit();
+  const url = (flags.url ?? config.client.url ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
+  const tasks = Number(flags.tasks ?? 40);
+  const seed = Number(flags.seed ?? Date.now() % 100_000);
+  const hours = Number(flags.hours ?? 24);
+  if (![tasks, seed, hours].every((n) => Number.isFinite(n) && n > 0) || tasks > 100_000) {
+    process.stderr.write('usage: tool-audit demo [--tasks N (1…100000)] [--seed S] [--hours H] [--url URL]\n');
+    process.exit(2);
+  }
+  const { packets, calls, tasks: ids } = demoPackets({ tasks, seed, endMs: Date.now() - 60_000, hours });
+  const totals = { accepted: 0, rejected: 0, duplicates: 0 };
+  const reasons = new Map<string, number>();
+  for (let i = 0; i < packets.length; i += 500) {
+    const body = packets.slice(i, i + 500).map((p) => JSON.stringify(p)).join('\n');
+    let res: Response;
+    try {
+      res = await fetch(`${url}/v1/packets`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-ndjson', ...(config.client.apiKey ? { authorization: `Bearer ${config.client.apiKey}` } : {}) },
+        body,
+        signal: AbortSignal.timeout(120_000),
+      });
+    } catch (err) {
+      throw new Error(`cannot reach ${url}/v1/packets (${errorMessage(err)}): start the server (npm start) or pass --url`, { cause: err });
+    }
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`POST ${url}/v1/packets answered ${res.status}: ${text.slice(0, 300)}`);
+    const r = JSON.parse(text) as { accepted: number; rejected: number; duplicates: number; results: Array<{ reason?: { code: string } }> };
+    totals.accepted += r.accepted;
+    totals.rejected += r.rejected;
+    totals.duplicates += r.duplicates;
+    for (const x of r.results) if (x.reason) reasons.set(x.reason.code, (reasons.get(x.reason.code) ?? 0) + 1);
+  }
+  process.stdout.write(
+    `demo: ${packets.length} packets (${calls} calls over ${tasks} tasks, seed ${seed}) → ${url}: accepted ${totals.accepted}, duplicates ${totals.duplicates}, rejected ${totals.rejected}` +
+      (reasons.size ? ` (${[...reasons].map(([k, n]) => `${k} ×${n}`).join(', ')})` : '') +
+      `\ntry: tool-audit top --url ${url}   ·   tool-audit task ${ids[0]} --url ${url}\n`,
+  );
+}
