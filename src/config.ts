@@ -91,6 +91,7 @@ const envSchema = z.object({
   QUERY_DEFAULT_WINDOW_DAYS: intFromEnv(90, 1),
   EXPENSIVE_THRESHOLD_USD: z.coerce.number().finite().min(0).default(1.0),
   SLOW_THRESHOLD_MS: intFromEnv(30_000, 0),
+  DEDUP_INDEX_INTERVAL_MS: intFromEnv(10_000, 0),
   RATE_LIMIT_PER_MINUTE: intFromEnv(600, 0),
   RATE_LIMIT_BURST: intFromEnv(60, 1),
   TOOL_AUDIT_URL: optionalString.pipe(z.url().optional()),
@@ -155,6 +156,8 @@ export interface Config {
     expensiveThresholdUsd: number;
     /** Default threshold of /v1/calls/slow. */
     slowThresholdMs: number;
+    /** How often `serve` refreshes the dedup index (dedup_repeats); 0 turns it off. */
+    dedupIndexIntervalMs: number;
   };
   /** Read requests per client (API key, else IP): a token bucket; perMinute 0 turns it off. */
   rateLimit: { perMinute: number; burst: number };
@@ -228,6 +231,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         defaultWindowDays: e.QUERY_DEFAULT_WINDOW_DAYS,
         expensiveThresholdUsd: e.EXPENSIVE_THRESHOLD_USD,
         slowThresholdMs: e.SLOW_THRESHOLD_MS,
+        dedupIndexIntervalMs: e.DEDUP_INDEX_INTERVAL_MS,
       },
       rateLimit: { perMinute: e.RATE_LIMIT_PER_MINUTE, burst: e.RATE_LIMIT_BURST },
       client: { url: e.TOOL_AUDIT_URL, apiKey: e.TOOL_AUDIT_API_KEY },

@@ -4,7 +4,7 @@
  */
 import type { Producer } from 'kafkajs';
 import { buildApp } from '../api/app.ts';
-import { readApiDeps } from '../api/routes/read.ts';
+import { startReadApi } from '../api/routes/read.ts';
 import { assertSafeExposure } from '../api/auth.ts';
 import type { PacketIngest } from '../api/routes/packets.ts';
 import type { ReadinessReport } from '../api/routes/health.ts';
@@ -50,7 +50,7 @@ export async function serve(): Promise<void> {
       return { ready: Object.values(checks).every((c) => c.ok), checks };
     },
     metrics,
-    read: readApiDeps(config, clickhouse, metrics),
+    read: startReadApi(config, clickhouse, metrics, logger),
     apiKeys: config.apiKeys,
     maxBodyBytes: config.ingest.maxBodyBytes,
     logger,

@@ -6,7 +6,9 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { ApiKey, Config } from '../../config.ts';
+import type { Logger } from '../../logger.ts';
 import type { MetricsRegistry } from '../../metrics.ts';
+import { startDedupIndexer } from '../../queries/dedup-index.ts';
 import { createReadQueries, type ReadQueries } from '../../queries/index.ts';
 import { InvalidParamError, QueryLimitError } from '../../queries/sql.ts';
 import { requireScope } from '../auth.ts';
@@ -20,13 +22,21 @@ export interface ReadApiDeps {
   queries: ReadQueries;
   defaults: ReadDefaults;
   rateLimit: RateLimitOptions;
+  /** Stops what the read API runs in the background (called when the app closes). */
+  onClose?: () => Promise<void>;
 }
 
-/** The read API of a process, from its configuration and ClickHouse client. */
-export function readApiDeps(config: Config, ch: ClickHouseClient, metrics: MetricsRegistry): ReadApiDeps {
+/**
+ * The read API of a process, from its configuration and ClickHouse client; starts the dedup
+ * indexer (dedup-index.ts) in the background, stopped when the app closes.
+ */
+export function startReadApi(config: Config, ch: ClickHouseClient, metrics: MetricsRegistry, logger: Logger): ReadApiDeps {
   const q = config.queries;
+  const db = config.clickhouse.database;
+  const stopIndexer = q.dedupIndexIntervalMs > 0 ? startDedupIndexer({ ch, db, intervalMs: q.dedupIndexIntervalMs, logger, metrics }) : undefined;
   return {
-    queries: createReadQueries(ch, config.clickhouse.database, {
+    onClose: async () => stopIndexer?.(),
+    queries: createReadQueries(ch, db, {
       limits: { maxExecutionSeconds: q.maxExecutionSeconds, maxResultRows: q.maxResultRows },
       expensiveThresholdUsd: q.expensiveThresholdUsd,
       metrics,
@@ -40,6 +50,10 @@ export function readApiDeps(config: Config, ch: ClickHouseClient, metrics: Metri
 export function registerReadRoutes(app: FastifyInstance, deps: ReadApiDeps & { apiKeys: ApiKey[]; version?: string }): void {
   const preHandler = [requireScope(deps.apiKeys, 'read'), createRateLimiter(deps.rateLimit)];
   const openapi = JSON.stringify(openApiDocument(READ_ROUTES, deps.version ?? '0.1.0'));
+  if (deps.onClose) {
+    const stop = deps.onClose;
+    app.addHook('onClose', async () => stop());
+  }
   app.get('/openapi.json', async (_req, reply) => reply.header('content-type', 'application/json; charset=utf-8').send(openapi));
 
   for (const route of READ_ROUTES) {

@@ -1,0 +1,104 @@
+/**
+ * The dedup indexer: keeps `dedup_repeats` (migration 005) holding every call whose
+ * (tool_id, args_hash) occurs more than once, so dedup candidates group a few percent of the
+ * calls instead of all of them. Incremental: each run looks at the calls ingested since the
+ * watermark (re-scanning an overlap, as inserts commit out of order), finds which of their keys
+ * now occur twice or more in the whole table, and copies every call of those keys not yet copied.
+ * Idempotent (ReplacingMergeTree on (created_at, call_id), and copies skip what is there), so
+ * several processes may run it; queries stay exact whatever its lag (dedup-candidates.ts).
+ */
+import type { ClickHouseClient } from '@clickhouse/client';
+import { AppError, errorMessage } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import type { MetricsRegistry } from '../metrics.ts';
+import { chTime } from './sql.ts';
+
+/** Calls ingested this long before the watermark are looked at again (late commits). */
+export const DEDUP_OVERLAP_MS = 60_000;
+
+const PROGRESS = `SELECT toUnixTimestamp64Milli(max(watermark)) AS wm, count() AS runs FROM {db:Identifier}.dedup_progress`;
+const NEWEST = `SELECT toUnixTimestamp64Milli(max(ingested_at)) AS newest, count() AS n
+FROM {db:Identifier}.tool_invocations WHERE ingested_at > {since:DateTime64(3, 'UTC')}`;
+// Keys of the calls ingested in (since, until] that now occur at least twice anywhere.
+const REPEATED_KEYS = `SELECT args_key FROM {db:Identifier}.tool_invocations
+  WHERE args_key IN (SELECT args_key FROM {db:Identifier}.tool_invocations
+                     WHERE ingested_at > {since:DateTime64(3, 'UTC')} AND ingested_at <= {until:DateTime64(3, 'UTC')})
+  GROUP BY args_key HAVING count() >= 2`;
+const COPY = `INSERT INTO {db:Identifier}.dedup_repeats (args_key, tool_id, args_hash, call_id, created_at, duration_ms, cost_usd)
+SELECT args_key, tool_id, args_hash, call_id, created_at, duration_ms, cost_usd
+FROM {db:Identifier}.tool_invocations
+WHERE args_key IN (${REPEATED_KEYS})
+  AND call_id NOT IN (SELECT call_id FROM {db:Identifier}.dedup_repeats WHERE args_key IN (${REPEATED_KEYS}))`;
+
+/** What one indexing run did. */
+export interface DedupIndexRun {
+  /** New watermark (epoch ms), or the old one when nothing was new. */
+  watermarkMs: number;
+  /** Calls ingested since the previous watermark (overlap included). */
+  scanned: number;
+  /** Calls copied into dedup_repeats. */
+  copied: number;
+}
+
+async function one<T>(ch: ClickHouseClient, query: string, params: Record<string, unknown>): Promise<T | undefined> {
+  const rs = await ch.query({ query, query_params: params, format: 'JSONEachRow' });
+  return (await rs.json<T>())[0];
+}
+
+/** The indexer's watermark (epoch ms; 0 before its first run). */
+export async function dedupWatermark(ch: ClickHouseClient, db: string): Promise<number> {
+  const p = await one<{ wm: number; runs: number }>(ch, PROGRESS, { db });
+  return Number(p?.runs ?? 0) === 0 ? 0 : Number(p?.wm ?? 0);
+}
+
+/** Runs the indexer once. Throws an AppError when ClickHouse refuses (read-only user, down). */
+export async function refreshDedupIndex(ch: ClickHouseClient, db: string, overlapMs = DEDUP_OVERLAP_MS): Promise<DedupIndexRun> {
+  try {
+    const wm = await dedupWatermark(ch, db);
+    const since = Math.max(0, wm - overlapMs);
+    const newest = await one<{ newest: number; n: number }>(ch, NEWEST, { db, since: chTime(since) });
+    const scanned = Number(newest?.n ?? 0);
+    if (scanned === 0) return { watermarkMs: wm, scanned: 0, copied: 0 };
+    const until = Math.max(wm, Number(newest?.newest));
+    const before = await one<{ c: number }>(ch, 'SELECT count() AS c FROM {db:Identifier}.dedup_repeats', { db });
+    await ch.command({ query: COPY, query_params: { db, since: chTime(since), until: chTime(until) } });
+    const after = await one<{ c: number }>(ch, 'SELECT count() AS c FROM {db:Identifier}.dedup_repeats', { db });
+    await ch.insert({ table: `${db}.dedup_progress`, values: [{ watermark: chTime(until) }], format: 'JSONEachRow' });
+    return { watermarkMs: until, scanned, copied: Number(after?.c ?? 0) - Number(before?.c ?? 0) };
+  } catch (err) {
+    throw new AppError('CLICKHOUSE_QUERY_FAILED', `dedup index refresh failed: ${errorMessage(err)}`, { retryable: true, cause: err });
+  }
+}
+
+/** Runs the indexer every `intervalMs` in the background; returns a stop function. */
+export function startDedupIndexer(opts: { ch: ClickHouseClient; db: string; intervalMs: number; logger: Logger; metrics?: MetricsRegistry }): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  let failing = false;
+  const tick = () => {
+    if (running) return;
+    const started = Date.now();
+    running = refreshDedupIndex(opts.ch, opts.db)
+      .then((r) => {
+        if (failing) opts.logger.info('dedup index refresh works again');
+        failing = false;
+        opts.metrics?.set('tool_audit_dedup_index_lag_seconds', 'Age of the dedup index watermark', r.watermarkMs ? (Date.now() - r.watermarkMs) / 1000 : -1);
+        opts.metrics?.inc('tool_audit_dedup_index_copied_total', 'Calls copied into dedup_repeats', {}, r.copied);
+        if (r.copied > 0) opts.logger.debug({ ...r, ms: Date.now() - started }, 'dedup index refreshed');
+      })
+      .catch((err: unknown) => {
+        // Dedup answers stay exact without the index (only slower): warn once, keep trying.
+        if (!failing) opts.logger.warn({ err: errorMessage(err) }, 'dedup index refresh failed; dedup queries fall back to full grouping');
+        failing = true;
+      })
+      .finally(() => {
+        running = undefined;
+      });
+  };
+  const timer = setInterval(tick, opts.intervalMs);
+  timer.unref();
+  tick();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}

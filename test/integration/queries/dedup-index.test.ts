@@ -1,0 +1,91 @@
+/**
+ * Dedup candidates through the dedup index (dedup_repeats): exact before the indexer ran, after
+ * it ran, after more calls arrived that it has not seen (repeats of indexed groups and of former
+ * singletons), with the two-pass fallback, over windows; and the indexer is idempotent.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ClickHouseClient } from '../../../src/clickhouse/client.ts';
+import { createSegmentWriter } from '../../../src/ingest/segment-writer.ts';
+import { silentLogger } from '../../../src/logger.ts';
+import { MetricsRegistry } from '../../../src/metrics.ts';
+import { dedupCandidates, type DedupParams } from '../../../src/queries/dedup-candidates.ts';
+import { dedupWatermark, refreshDedupIndex } from '../../../src/queries/dedup-index.ts';
+import { DEFAULT_QUERY_CONTEXT } from '../../../src/queries/sql.ts';
+import { count, freshDatabase, rows } from '../../helpers/clickhouse.ts';
+import { toolCall } from '../../helpers/packets.ts';
+import { approx } from './harness.ts';
+import { oracle, type Win } from './oracle.ts';
+import { generateWorkload, uuidOf, type GenInvocation, type Workload } from './workload.ts';
+
+let ch: ClickHouseClient;
+let db: string;
+const ALL: Win = { from: 0, to: Date.UTC(2200, 0, 1) };
+const baseMs = Date.now() - 2 * 86_400_000;
+const a = generateWorkload(31, baseMs);
+const seen: Workload = { packets: [], invocations: [], outputs: [], dependencies: [], violations: [] };
+
+async function ingest(packets: object[]) {
+  const writer = createSegmentWriter({ clickhouse: ch, database: db, maxPacketBytes: 1 << 20, dedupCacheEntries: 10, metrics: new MetricsRegistry(), logger: silentLogger() });
+  const out = await writer.write(packets.map((p, index) => ({ raw: JSON.stringify(p), source: { kind: 'http', requestId: `d${Date.now()}`, index } })));
+  expect(out.filter((o) => o.status !== 'accepted')).toEqual([]);
+}
+
+/** Every page of dedup candidates, with the totals of the first. */
+async function dedup(extra: Partial<DedupParams> = {}, win: Win = ALL) {
+  const groups = [];
+  let cursor: string | undefined;
+  let totals;
+  for (;;) {
+    const r = await dedupCandidates(ch, db, { minCount: 2, window: { fromMs: win.from, toMs: win.to }, limit: 3, indexOverlapMs: 0, ...extra, ...(cursor ? { cursor } : {}) }, DEFAULT_QUERY_CONTEXT);
+    totals ??= r.totals;
+    groups.push(...r.groups);
+    if (!r.next_cursor) return approx({ groups, totals });
+    cursor = r.next_cursor;
+  }
+}
+const expected = (win: Win = ALL, min = 2) => approx(oracle(seen).dedup(min, win));
+
+beforeAll(async () => {
+  ({ ch, db } = await freshDatabase('dx'));
+  await ingest(a.packets);
+  seen.invocations.push(...a.invocations);
+});
+
+describe('dedup index', () => {
+  it('is exact before the indexer ever ran, and so is the two-pass fallback', async () => {
+    expect(await dedupWatermark(ch, db)).toBe(0);
+    expect(await dedup()).toEqual(expected());
+    expect(await dedup({ liveMaxRows: 0 })).toEqual(expected());
+  });
+
+  it('copies exactly the calls of repeated keys, once, however often it runs', async () => {
+    const r = await refreshDedupIndex(ch, db, 0);
+    expect(r.scanned).toBe(a.invocations.length);
+    const keyCount = new Map<string, number>();
+    for (const i of seen.invocations) keyCount.set(`${i.tool_id}|${i.args_hash}`, (keyCount.get(`${i.tool_id}|${i.args_hash}`) ?? 0) + 1);
+    const repeated = seen.invocations.filter((i) => (keyCount.get(`${i.tool_id}|${i.args_hash}`) ?? 0) >= 2).map((i) => i.call_id).sort();
+    await refreshDedupIndex(ch, db, 0);
+    const stored = await rows<{ id: string }>(ch, 'SELECT toString(call_id) AS id FROM {db:Identifier}.dedup_repeats ORDER BY id', { db });
+    expect(stored.map((x) => x.id)).toEqual(repeated);
+    expect(await dedup()).toEqual(expected());
+  });
+
+  it('stays exact for calls the indexer has not seen yet, then indexes them', async () => {
+    await new Promise((r) => setTimeout(r, 20)); // later ingested_at than the watermark
+    const singles = a.invocations.filter((i) => a.invocations.filter((j) => j.tool_id === i.tool_id && j.args_hash === i.args_hash).length === 1);
+    const groups = a.invocations.filter((i) => !singles.includes(i));
+    const later = (i: GenInvocation, k: number) =>
+      toolCall({ call_id: uuidOf(`later-${k}`), tool_id: i.tool_id, agent_id: 'L', args: i.args, duration_ms: 1000 + k, cost_usd: k % 2 ? 0.25 : null, created_at: new Date(baseMs + 40 * 3_600_000 + k * 1000).toISOString() }, 'task-later');
+    const b = [...singles.slice(0, 4).map(later), ...groups.slice(0, 3).map((i, k) => later(i, 10 + k)), toolCall({ call_id: uuidOf('later-unique'), args: { unique: true }, created_at: new Date(baseMs + 41 * 3_600_000).toISOString() }, 'task-later')];
+    await ingest(b);
+    seen.invocations.push(...b.map((p) => p.invocation as unknown as GenInvocation));
+    expect(await dedup()).toEqual(expected());
+    const half: Win = { from: baseMs + 6 * 3_600_000, to: baseMs + 45 * 3_600_000 };
+    expect(await dedup({}, half)).toEqual(expected(half));
+    expect(await dedup({ minCount: 3 })).toEqual(expected(ALL, 3));
+    await refreshDedupIndex(ch, db, 0);
+    expect(await dedup()).toEqual(expected());
+    expect(await dedup({ liveMaxRows: 0 })).toEqual(expected());
+    expect(await count(ch, db, 'dedup_repeats')).toBe(Number((await rows<{ u: string }>(ch, 'SELECT uniqExact(call_id) AS u FROM {db:Identifier}.dedup_repeats', { db }))[0]?.u));
+  });
+});
