@@ -88,4 +88,14 @@ describe('dedup index', () => {
     expect(await dedup({ liveMaxRows: 0 })).toEqual(expected());
     expect(await count(ch, db, 'dedup_repeats')).toBe(Number((await rows<{ u: string }>(ch, 'SELECT uniqExact(call_id) AS u FROM {db:Identifier}.dedup_repeats', { db }))[0]?.u));
   });
+
+  it('answers exactly when two keys share an args_key (a simulated cityHash64 collision)', async () => {
+    const [victim] = await rows<{ k: string }>(ch, 'SELECT toString(args_key) AS k FROM {db:Identifier}.dedup_repeats LIMIT 1', { db });
+    await ch.insert({
+      table: `${db}.dedup_repeats`,
+      values: [{ args_key: victim?.k, tool_id: 'impostor', args_hash: 'f'.repeat(64), call_id: uuidOf('impostor'), created_at: new Date(baseMs + 3_600_000).toISOString().replace('T', ' ').replace('Z', ''), duration_ms: 5, cost_usd: null }],
+      format: 'JSONEachRow',
+    });
+    expect(await dedup()).toEqual(expected());
+  });
 });
