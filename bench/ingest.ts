@@ -316,6 +316,16 @@ async function runOurs(brokers: string, brokerPid: number | undefined, topic: st
   const b = sample(pid, brokerPid);
   await admin.disconnect();
   const hwm = peakRssMiB(pid);
+  const stages = await fetch(`http://127.0.0.1:${env.PORT}/metrics`)
+    .then((r) => r.text())
+    .then((t) =>
+      t
+        .split('\n')
+        .filter((l) => l.startsWith('tool_audit_ingest_stage_seconds_total') || l.startsWith('tool_audit_ingest_commit_rounds_total'))
+        .map((l) => l.replace('tool_audit_ingest_stage_seconds_total', 'stage').replace('tool_audit_ingest_', ''))
+        .join(', '),
+    )
+    .catch(() => '');
   await stopChild(child, 'ingest');
 
   // Verification: the data directory is free again; this process opens no other one.
@@ -337,6 +347,7 @@ async function runOurs(brokers: string, brokerPid: number | undefined, topic: st
   rmSync(dataDir, { recursive: true, force: true });
   const r = phaseResult('(a) tool-audit ingest', counts, spawnAt, a, b, pid, verified);
   r.peakRssMiB = hwm;
+  if (stages) r.threads += `; ${stages}`;
   if (!ok) process.exitCode = 1;
   return r;
 }

@@ -63,6 +63,7 @@ const envSchema = z.object({
   KAFKA_TOPIC_PARTITIONS: intFromEnv(6, 1),
   KAFKA_SESSION_TIMEOUT_MS: intFromEnv(30_000, 6_000),
   INGEST_PARTITIONS_CONCURRENCY: intFromEnv(3, 1),
+  INGEST_CONSUMERS: intFromEnv(2, 1),
 
   RETENTION_INVOCATIONS_DAYS: intFromEnv(90, 1),
   RETENTION_OUTPUTS_DAYS: intFromEnv(30, 1),
@@ -130,6 +131,8 @@ export interface Config {
     sinkUnhealthyAfterMs: number;
     dedupCacheEntries: number;
     partitionsConcurrency: number;
+    /** kafkajs consumers per ingest process (INGEST_CONSUMERS). */
+    consumers: number;
     /** `serve` with Kafka also consumes (off where separate `tool-audit ingest` workers run). */
     workerInProcess: boolean;
   };
@@ -214,6 +217,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         sinkUnhealthyAfterMs: e.INGEST_SINK_UNHEALTHY_AFTER_MS,
         dedupCacheEntries: e.DEDUP_CACHE_ENTRIES,
         partitionsConcurrency: e.INGEST_PARTITIONS_CONCURRENCY,
+        consumers: e.INGEST_CONSUMERS,
         workerInProcess: e.INGEST_WORKER_IN_PROCESS,
       },
       migrateOnStart: e.MIGRATE_ON_START,

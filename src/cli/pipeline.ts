@@ -45,6 +45,7 @@ export async function startKafkaWorker(rt: Runtime, kafka: Kafka, writer: Segmen
       sinkRetryMaxMs: rt.config.ingest.sinkRetryMaxMs,
       sinkUnhealthyAfterMs: rt.config.ingest.sinkUnhealthyAfterMs,
       partitionsConsumedConcurrently: rt.config.ingest.partitionsConcurrency,
+      consumers: rt.config.ingest.consumers,
       sessionTimeoutMs: k.sessionTimeoutMs,
     },
   });

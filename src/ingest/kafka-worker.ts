@@ -20,6 +20,12 @@ export interface IngestWorkerConfig {
   sinkRetryMaxMs: number;
   sinkUnhealthyAfterMs: number;
   partitionsConsumedConcurrently?: number;
+  /**
+   * kafkajs consumers in this process (one group; partitions spread over them). kafkajs fetches
+   * again only when every batch of its last fetch is handled, so with one consumer decoding and
+   * ClickHouse take turns; with two, one consumer decodes while the other's rows are written.
+   */
+  consumers?: number;
   /** A dead member holds its partitions this long; lower means faster take-over after a crash. */
   sessionTimeoutMs?: number;
 }
@@ -44,16 +50,18 @@ export function createIngestWorker(deps: {
   metrics: MetricsRegistry;
 }): IngestWorker {
   const { kafka, writer, config, logger, metrics } = deps;
-  const consumer: Consumer = kafka.consumer({
-    groupId: config.groupId,
-    sessionTimeout: config.sessionTimeoutMs ?? 30_000,
-    rebalanceTimeout: 60_000,
-    heartbeatInterval: Math.min(3_000, Math.floor((config.sessionTimeoutMs ?? 30_000) / 3)),
-    maxBytesPerPartition: 8 * 1024 * 1024,
-    maxBytes: 32 * 1024 * 1024,
-    maxWaitTimeInMs: 250,
-    allowAutoTopicCreation: false,
-  });
+  const consumers: Consumer[] = Array.from({ length: Math.max(1, config.consumers ?? 2) }, () =>
+    kafka.consumer({
+      groupId: config.groupId,
+      sessionTimeout: config.sessionTimeoutMs ?? 30_000,
+      rebalanceTimeout: 60_000,
+      heartbeatInterval: Math.min(3_000, Math.floor((config.sessionTimeoutMs ?? 30_000) / 3)),
+      maxBytesPerPartition: 8 * 1024 * 1024,
+      maxBytes: 32 * 1024 * 1024,
+      maxWaitTimeInMs: 250,
+      allowAutoTopicCreation: false,
+    }),
+  );
   const dlq: Producer = kafka.producer({ allowAutoTopicCreation: false, idempotent: false });
   let stopping = false;
   let failingSince: number | undefined;
@@ -82,13 +90,19 @@ export function createIngestWorker(deps: {
     }
   }
 
-  async function eachBatch(p: EachBatchPayload): Promise<void> {
+  const eachBatchOf = (consumer: Consumer) => (p: EachBatchPayload) => eachBatch(consumer, p);
+
+  async function eachBatch(consumer: Consumer, p: EachBatchPayload): Promise<void> {
     const { batch } = p;
     metrics.set('tool_audit_ingest_partition_lag', 'Messages behind the partition high watermark', Number(batch.offsetLag()), {
       partition: String(batch.partition),
     });
+    if (stopping || !p.isRunning() || p.isStale()) return;
+    // Every chunk of the batch goes to the writer at once: later chunks are decoded while
+    // earlier ones are written, and the writer commits them in order (often in one round).
+    // Offsets are still committed chunk by chunk, each only once its rows are durable.
+    const chunks: Array<{ last: string; packets: RawPacket[]; written: Promise<PacketOutcome[] | undefined> }> = [];
     for (let i = 0; i < batch.messages.length; i += config.batchMaxPackets) {
-      if (stopping || !p.isRunning() || p.isStale()) return;
       const chunk = batch.messages.slice(i, i + config.batchMaxPackets);
       const packets: RawPacket[] = chunk.map((m) => ({
         raw: m.value ? m.value.toString('utf8') : '',
@@ -97,22 +111,26 @@ export function createIngestWorker(deps: {
         source: { kind: 'kafka', topic: batch.topic, partition: batch.partition, offset: m.offset },
         requestId: header(m.headers, 'x-request-id'),
       }));
-      // Heartbeats keep the membership alive through long inserts.
-      const beat = setInterval(() => void p.heartbeat().catch(() => undefined), 2_000);
-      let outcomes: PacketOutcome[] | undefined;
-      try {
-        outcomes = await writeUntilDone(packets, p);
-      } finally {
-        clearInterval(beat);
+      chunks.push({ last: (chunk[chunk.length - 1] as { offset: string }).offset, packets, written: writeUntilDone(packets, p) });
+    }
+    // Heartbeats keep the membership alive through long inserts.
+    const beat = setInterval(() => void p.heartbeat().catch(() => undefined), 2_000);
+    try {
+      for (const { last, packets, written } of chunks) {
+        const outcomes = await written;
+        // Stopped or lost the partition: nothing more is committed; the next owner resumes here.
+        if (!outcomes || stopping || !p.isRunning() || p.isStale()) return;
+        await sendToDlq(packets, outcomes);
+        p.resolveOffset(last);
+        await consumer
+          .commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: (BigInt(last) + 1n).toString() }])
+          .catch((err: unknown) => logger.warn({ err: errorMessage(err) }, 'offset commit failed; the chunk may be redelivered and deduplicated'));
+        metrics.inc('tool_audit_ingest_kafka_messages_total', 'Kafka messages ingested and committed', {}, packets.length);
       }
-      if (!outcomes) return;
-      await sendToDlq(packets, outcomes);
-      const last = (chunk[chunk.length - 1] as { offset: string }).offset;
-      p.resolveOffset(last);
-      await consumer
-        .commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: (BigInt(last) + 1n).toString() }])
-        .catch((err: unknown) => logger.warn({ err: errorMessage(err) }, 'offset commit failed; the chunk may be redelivered and deduplicated'));
-      metrics.inc('tool_audit_ingest_kafka_messages_total', 'Kafka messages ingested and committed', {}, chunk.length);
+    } finally {
+      clearInterval(beat);
+      // Chunks abandoned above still settle (their rows are harmless, found again by key).
+      for (const c of chunks) void c.written.catch(() => undefined);
     }
   }
 
@@ -134,18 +152,22 @@ export function createIngestWorker(deps: {
   return {
     async start() {
       await dlq.connect();
-      await consumer.connect();
-      await consumer.subscribe({ topic: config.topic, fromBeginning: true });
-      await consumer.run({
-        autoCommit: false,
-        eachBatchAutoResolve: false,
-        partitionsConsumedConcurrently: config.partitionsConsumedConcurrently ?? 3,
-        eachBatch,
-      });
+      await Promise.all(
+        consumers.map(async (consumer) => {
+          await consumer.connect();
+          await consumer.subscribe({ topic: config.topic, fromBeginning: true });
+          await consumer.run({
+            autoCommit: false,
+            eachBatchAutoResolve: false,
+            partitionsConsumedConcurrently: config.partitionsConsumedConcurrently ?? 3,
+            eachBatch: eachBatchOf(consumer),
+          });
+        }),
+      );
     },
     async stop() {
       stopping = true;
-      await consumer.disconnect();
+      await Promise.all(consumers.map((c) => c.disconnect()));
       await dlq.disconnect();
     },
     health() {

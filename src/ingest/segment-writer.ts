@@ -62,6 +62,8 @@ export interface SegmentWriterDeps {
   logger: Logger;
   /** Packets one commit round may take from the queue (a batch is never split); default 100,000. */
   maxRoundPackets?: number;
+  /** A round waits for batches still being decoded until it has this many packets; default 50,000. */
+  minRoundPackets?: number;
 }
 
 type Kind = Accepted['kind'];
@@ -96,18 +98,19 @@ const CONTENT_REFRESH_MS = 24 * 3600 * 1000;
 const KINDS = ['invocation', 'output', 'dependency'] as const;
 const isEntry = (e: Entry | Rejection): e is Entry => 'kind' in e;
 
-/** Decodes a batch into entries, serializing each accepted row once. */
-function decodeBatch(batch: RawPacket[], maxPacketBytes: number): Decoded['entries'] {
-  const buffers: Partial<Record<Kind | 'content', LineBuffer>> = {};
+/** Line buffers of one batch, per segment (created when first needed). */
+type BatchBuffers = Partial<Record<Kind | 'content', LineBuffer>>;
+
+/** Decodes packets [from, to) of a batch into its entries, serializing each accepted row once. */
+function decodeRange(d: Decoded, buffers: BatchBuffers, from: number, to: number, maxPacketBytes: number): void {
   const buffer = (k: Kind | 'content') => (buffers[k] ??= new LineBuffer());
-  const entries: Decoded['entries'] = new Array(batch.length);
-  for (let i = 0; i < batch.length; i++) {
-    const d = decodePacket(batch[i] as RawPacket, maxPacketBytes);
-    if (!d.ok) {
-      entries[i] = d.error;
+  for (let i = from; i < to; i++) {
+    const r = decodePacket(d.batch[i] as RawPacket, maxPacketBytes);
+    if (!r.ok) {
+      d.entries[i] = r.error;
       continue;
     }
-    const a = d.value;
+    const a = r.value;
     const lines = buffer(a.kind);
     const start = lines.push(rowLine(a));
     const e: Entry = { kind: a.kind, key: a.key, fp: a.row.fingerprint, ids: acceptedIds(a), lines, start, end: lines.length };
@@ -119,10 +122,13 @@ function decodeBatch(batch: RawPacket[], maxPacketBytes: number): Decoded['entri
       e.taskId = a.row.task_id;
       e.pre = a.row.preceding_call_id;
     }
-    entries[i] = e;
+    d.entries[i] = e;
   }
-  return entries;
 }
+
+/** Packets decoded between two yields to the event loop (a few milliseconds of work). */
+const DECODE_SLICE = 256;
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** One Buffer of the given line ranges, adjacent ranges of a buffer copied as one. */
 function joinParts(parts: BodyPart[]): Buffer {
@@ -167,10 +173,52 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
   const rawInsert = chdbRawInsert(ch);
   const queue: Decoded[] = [];
   let committing = false;
+  const toDecode: Array<{ d: Decoded; buffers: BatchBuffers; at: number }> = [];
+  let decoding = false;
+  const decodedWaiters: Array<() => void> = [];
+  const minRound = Math.min(deps.minRoundPackets ?? 50_000, maxRound);
+  const queued = () => queue.reduce((n, d) => n + d.batch.length, 0);
+
+  /**
+   * Decodes queued batches in order, a slice at a time: between slices the event loop runs, so
+   * a finished look-up or insert is followed up at once instead of waiting behind a whole
+   * batch's decoding (ClickHouse would sit idle meanwhile).
+   */
+  async function decodeLoop(): Promise<void> {
+    decoding = true;
+    // Batches handed over in the same tick are queued before any is decoded.
+    await yieldToEventLoop();
+    while (toDecode.length > 0) {
+      const job = toDecode[0] as (typeof toDecode)[number];
+      const start = performance.now();
+      const to = Math.min(job.at + DECODE_SLICE, job.d.batch.length);
+      try {
+        decodeRange(job.d, job.buffers, job.at, to, deps.maxPacketBytes);
+      } catch (err) {
+        toDecode.shift();
+        job.d.reject(err);
+        for (const w of decodedWaiters.splice(0)) w();
+        continue;
+      }
+      job.at = to;
+      stageSeconds('decode', start);
+      if (job.at === job.d.batch.length) {
+        toDecode.shift();
+        queue.push(job.d);
+        for (const w of decodedWaiters.splice(0)) w();
+        if (!committing) void drain();
+      }
+      await yieldToEventLoop();
+    }
+    decoding = false;
+  }
 
   async function drain(): Promise<void> {
     committing = true;
     while (queue.length > 0) {
+      // Larger rounds cost ClickHouse less per row (fewer look-ups, inserts, parts and merges):
+      // while more batches are being decoded, let them join, up to minRoundPackets.
+      while (toDecode.length > 0 && queued() < minRound) await new Promise<void>((resolve) => decodedWaiters.push(resolve));
       let n = 0;
       let take = 0;
       while (take < queue.length && (take === 0 || n + (queue[take] as Decoded).batch.length <= maxRound)) n += (queue[take++] as Decoded).batch.length;
@@ -238,6 +286,7 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
     const kafkaKeys = (list: Array<{ i: number }>) =>
       list.filter(({ i }) => (batch[i] as RawPacket).source.kind === 'kafka').map(({ i }) => sourceKey((batch[i] as RawPacket).source));
     const decodeRejectedKafka = kafkaKeys(rejected);
+    const lookupStart = performance.now();
     const [invs, outs, deps_, seenContents, seenQuarantine] = await Promise.all([
       fresh.invocation.size ? storedInvocations(ch, db, [...fresh.invocation.keys()]) : new Map<string, string>(),
       fresh.output.size ? storedOutputs(ch, db, [...fresh.output.keys()]) : new Map<string, string>(),
@@ -247,6 +296,7 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
       outputHashes.size ? storedContents(ch, db, [...outputHashes]) : new Map<string, number>(),
       decodeRejectedKafka.length ? storedQuarantine(ch, db, decodeRejectedKafka) : new Set<string>(),
     ]);
+    stageSeconds('lookup', lookupStart);
     const stored = { invocation: invs, output: outs, dependency: deps_ };
     const judgedBefore = rejected.length;
     for (const kind of KINDS) {
@@ -286,12 +336,14 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
     // the retry finds the outputs missing and writes both again (an output found stored is
     // never rewritten, so the other order could lose its content).
     const segment = (kind: Kind) => [...fresh[kind].values()].map(({ e }) => ({ key: e.key, part: e as BodyPart }));
+    const insertStart = performance.now();
     await Promise.all([
       insertLines('tool_invocations', SEGMENT_COLUMNS.tool_invocations, segment('invocation')),
       insertLines('output_contents', CONTENT_COLUMNS, [...contents.values()]).then(() => insertLines('tool_outputs', SEGMENT_COLUMNS.tool_outputs, segment('output'))),
       insertLines('tool_workflows', SEGMENT_COLUMNS.tool_workflows, segment('dependency')),
       insertRows('quarantine', [...quarantine.values()].map((q) => ({ key: q.source_key, row: q }))),
     ]);
+    stageSeconds('insert', insertStart);
 
     for (const kind of KINDS) {
       for (const { i, e } of fresh[kind].values()) {
@@ -320,6 +372,11 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
       at += d.batch.length;
     }
     return out;
+  }
+
+  /** Time per stage, for /metrics: how busy the JavaScript (decode) and ClickHouse (look-up, insert) sides are. */
+  function stageSeconds(stage: 'decode' | 'lookup' | 'insert', since: number): void {
+    metrics.inc('tool_audit_ingest_stage_seconds_total', 'Wall time spent per ingest stage', { stage }, (performance.now() - since) / 1000);
   }
 
   /** The token makes a retried insert of the same rows a no-op inside ClickHouse's dedup window. */
@@ -366,8 +423,8 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
   return {
     write(batch) {
       return new Promise<PacketOutcome[]>((resolve, reject) => {
-        queue.push({ batch, entries: decodeBatch(batch, deps.maxPacketBytes), resolve, reject });
-        if (!committing) void drain();
+        toDecode.push({ d: { batch, entries: new Array(batch.length), resolve, reject }, buffers: {}, at: 0 });
+        if (!decoding) void decodeLoop();
       });
     },
   };

@@ -26,12 +26,16 @@ export type JsonValue =
 // short escapes \b \f \n \r \t, lowercase `\u00xx` for the rest) and lone surrogates (lowercase
 // `\udxxx`); Python's ensure_ascii additionally escapes DEL and everything above it, one UTF-16
 // unit at a time (so astral characters become surrogate pairs).
+// Printable ASCII other than `"` and `\` is written as is: the common case needs no copy.
+// eslint-disable-next-line no-control-regex
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\u007f-\uffff]/;
 const NON_ASCII = /[\u007f-\uffff]/;
 const NON_ASCII_ALL = /[\u007f-\uffff]/g;
 const escapeUnit = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
 /** Writes a string literal as Python's `json.dumps` (ensure_ascii=True) does. */
 export function pythonJsonString(s: string): string {
+  if (!NEEDS_ESCAPE.test(s)) return `"${s}"`;
   const json = JSON.stringify(s);
   return NON_ASCII.test(json) ? json.replace(NON_ASCII_ALL, escapeUnit) : json;
 }

@@ -76,7 +76,7 @@ describe('segment writer on real ClickHouse', () => {
     const b = toolCall({ args: { q: 'b' } });
     const reuse = toolCall({ call_id: a.call_id, args: { q: 'different' } });
     const poison = '{"type": "tool_call", broken';
-    // Issued together: all but the first queue while the first is in ClickHouse.
+    // Issued together: decoded one after another, then committed as one round.
     const results = await Promise.all([
       writer.write([kafka(a, 0), kafka(b, 1)]),
       writer.write([kafka(a, 2), kafka(reuse, 3), kafka(poison, 4)]),
@@ -87,7 +87,7 @@ describe('segment writer on real ClickHouse', () => {
       ['duplicate', 'I1_call_id_reused', 'malformed_json'],
       ['duplicate', 'I1_call_id_reused', 'malformed_json'],
     ]);
-    expect(metrics.value('tool_audit_ingest_commit_rounds_total')).toBe(2);
+    expect(metrics.value('tool_audit_ingest_commit_rounds_total')).toBe(1);
     expect(await count(ch, db, 'tool_invocations')).toBe(2);
     // Quarantine once per transport position: offsets 3, 4 and 6.
     const q = await rows<{ source_key: string; reason_code: string }>(ch, 'SELECT source_key, reason_code FROM {db:Identifier}.quarantine ORDER BY source_key', { db });
