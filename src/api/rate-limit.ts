@@ -17,6 +17,11 @@ export interface RateLimitOptions {
   maxClients?: number;
   /** Clock in ms (tests). */
   now?: () => number;
+  /**
+   * Whether requests are authenticated by API keys (then buckets are per key). Without keys a
+   * presented "key" proves nothing, and buckets are per IP address.
+   */
+  perKey?: boolean;
 }
 
 interface Bucket {
@@ -24,7 +29,8 @@ interface Bucket {
   at: number;
 }
 
-function clientOf(req: FastifyRequest): string {
+function clientOf(req: FastifyRequest, perKey: boolean): string {
+  if (!perKey) return `ip:${req.ip}`;
   // Runs after authentication, so a presented key is a valid one; hash it so keys never sit in memory twice.
   const auth = req.headers.authorization;
   const key = typeof auth === 'string' && auth.toLowerCase().startsWith('bearer ') ? auth.slice(7).trim() : req.headers['x-api-key'];
@@ -42,7 +48,7 @@ export function createRateLimiter(opts: RateLimitOptions) {
 
   return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
     if (opts.perMinute <= 0) return;
-    const id = clientOf(req);
+    const id = clientOf(req, opts.perKey ?? true);
     const t = now();
     const b = buckets.get(id) ?? { tokens: burst, at: t };
     buckets.delete(id); // re-inserted below: Map order is recency order

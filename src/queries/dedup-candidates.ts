@@ -2,132 +2,104 @@
  * Dedup candidates (SPEC §5, GET /v1/dedup/candidates?min_count=2): calls repeated with identical
  * args (same tool_id and args_hash) in the window, and what the repeats beyond the first cost.
  *
- * Almost every (tool_id, args_hash) is unique, and grouping millions of unique keys is what makes
- * the naive query slow. Two statements, both exact:
- *  - DEDUP_CANDIDATES_INDEXED groups only the calls of repeated keys: those the dedup indexer has
- *    copied into dedup_repeats (migration 005, dedup-index.ts), plus every call of any key seen
- *    among the calls ingested after the indexer's watermark (minus an overlap). A key that repeats
- *    has either all its calls indexed or a call after the watermark, whose key brings them all.
- *  - DEDUP_CANDIDATES (when the indexer lags by more than dedupLiveMaxRows calls, or never ran on
- *    a large table) takes two passes over the table: the 8-byte `args_key` (cityHash64 of both,
- *    migration 002) finds the keys seen at least min_count times, then the calls of those keys are
- *    grouped exactly by (tool_id, args_hash); a hash collision only adds a candidate that the
- *    exact HAVING drops.
+ * Almost every (tool_id, args_hash) is unique, and grouping millions of unique 64-character keys
+ * is what makes the naive query slow. So groups are formed on 8-byte numbers (args_key =
+ * cityHash64(tool_id, args_hash), migration 002), from as few calls as possible:
+ *  - DEDUP_CANDIDATES_INDEXED: the calls the dedup indexer copied into dedup_repeats (only calls
+ *    of repeated keys; migrations 005/006, dedup-index.ts), plus every call of any key seen among
+ *    the calls ingested after its watermark (minus an overlap). A key that repeats has either all
+ *    its calls indexed or a call after the watermark, which brings them all: exact at any lag.
+ *  - DEDUP_CANDIDATES, when the indexer lags by more than DEDUP_LIVE_MAX_ROWS calls (or never ran
+ *    on a big table): two passes over the table, the keys seen min_count times, then their calls.
+ * Each group carries a second hash of (tool_id, args_hash); if it varies within an args_key (a
+ * cityHash64 collision, odds ~1e-9 at 10 M calls) the answer is recomputed grouping by
+ * (tool_id, args_hash) itself (DEDUP_CANDIDATES_EXACT). tool_id and args_hash of the page's groups
+ * are then looked up by key (DEDUP_GROUP_NAMES).
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import { z } from 'zod';
-import { cursorCodec, numKey, strKey } from './cursor.ts';
-import type { Dedup } from './schemas.ts';
+import { cursorCodec, numKey } from './cursor.ts';
 import { DEDUP_OVERLAP_MS } from './dedup-index.ts';
+import type { Dedup } from './schemas.ts';
 import { chTime, isoTime, PAGE_PARAM_DOCS, pageOf, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow } from './sql.ts';
 
-// "First" call of a group: earliest created_at; calls in the same millisecond are ordered by a
-// hash of call_id, so a group's savings never change between two requests (stable pages).
-const FIRST = '(toUInt64(toUnixTimestamp64Milli(created_at)) * 65536 + cityHash64(call_id) % 65536)';
+// The 8-byte columns of a call, as dedup_repeats stores them (migration 006). "First" call of a
+// group: earliest created_at, then a hash of call_id, so savings never change between requests.
+const KEYS_OF_CALL = `args_key, sipHash64(tool_id, args_hash) AS check_key,
+  reinterpretAsUInt64(reverse(unhex(substring(args_hash, 1, 16)))) AS hash_prefix,
+  toUInt64(toUnixTimestamp64Milli(created_at)) * 65536 + cityHash64(call_id) % 65536 AS first_order,
+  created_at, duration_ms, cost_usd`;
+const WINDOW = "created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}";
 
 const AGGREGATES = `count() AS calls,
-      sum(duration_ms) - argMin(duration_ms, ${FIRST}) AS potential_savings_ms,
-      sum(ifNull(cost_usd, 0)) - argMin(ifNull(cost_usd, 0), ${FIRST}) AS potential_savings_usd,
-      toUnixTimestamp64Milli(min(created_at)) AS first_ms,
-      toUnixTimestamp64Milli(max(created_at)) AS last_ms`;
+    sum(duration_ms) - argMin(duration_ms, first_order) AS potential_savings_ms,
+    sum(ifNull(cost_usd, 0)) - argMin(ifNull(cost_usd, 0), first_order) AS potential_savings_usd,
+    toUnixTimestamp64Milli(min(created_at)) AS first_ms, toUnixTimestamp64Milli(max(created_at)) AS last_ms`;
+const BY_KEY = (rows: string) => `SELECT args_key, any(hash_prefix) AS prefix, ${AGGREGATES}, min(check_key) != max(check_key) AS collided
+  FROM ${rows} GROUP BY args_key HAVING calls >= {min_count:UInt32}`;
+const BY_NAME = (rows: string) => `SELECT any(args_key) AS args_key, any(hash_prefix) AS prefix, ${AGGREGATES}, 0 AS collided
+  FROM ${rows} GROUP BY tool_id, args_hash HAVING calls >= {min_count:UInt32}`;
 
-// Exact groups: by (tool_id, args_hash) itself.
-const GROUPS_OF = (rows: string) => `SELECT tool_id, args_hash, ${AGGREGATES}, 0 AS collided
-    FROM ${rows}
-    GROUP BY tool_id, args_hash
-    HAVING calls >= {min_count:UInt32}`;
-
-// Groups by the 8-byte args_key: 5x cheaper than hashing 64-character keys. A group whose calls
-// do not all share one (tool_id, args_hash) is a cityHash64 collision: flagged, and the answer is
-// then recomputed exactly (dedupCandidates), so the result never depends on luck.
-const GROUPS_BY_KEY = (rows: string) => `SELECT g_tool AS tool_id, g_hash AS args_hash, calls, potential_savings_ms, potential_savings_usd, first_ms, last_ms, collided
-    FROM (
-      SELECT any(tool_id) AS g_tool, any(args_hash) AS g_hash, ${AGGREGATES},
-        min(args_hash) != max(args_hash) OR min(tool_id) != max(tool_id) AS collided
-      FROM ${rows}
-      GROUP BY args_key
-      HAVING calls >= {min_count:UInt32}
-    )`;
-
-// Totals over every group (window functions, before the page is cut), then the page.
-const PAGED = (groups: string) => `SELECT tool_id, args_hash, calls AS count, potential_savings_ms, potential_savings_usd, first_ms, last_ms,
-       total_groups, total_duplicate_calls, total_savings_ms, total_savings_usd, collisions
+// Totals over every group (window functions, before the page is cut), then the page: count and
+// savings descending, ties by args_hash (its first 16 digits), then args_key.
+const PAGED = (groups: string) => `SELECT toString(args_key) AS key_text, toString(prefix) AS prefix_text, calls AS count, potential_savings_ms, potential_savings_usd,
+  first_ms, last_ms, total_groups, total_duplicate_calls, total_savings_ms, total_savings_usd, collisions
 FROM (
-  SELECT *,
-    count() OVER () AS total_groups,
-    sum(calls) OVER () - count() OVER () AS total_duplicate_calls,
-    sum(potential_savings_ms) OVER () AS total_savings_ms,
-    sum(potential_savings_usd) OVER () AS total_savings_usd,
+  SELECT *, count() OVER () AS total_groups, sum(calls) OVER () - count() OVER () AS total_duplicate_calls,
+    sum(potential_savings_ms) OVER () AS total_savings_ms, sum(potential_savings_usd) OVER () AS total_savings_usd,
     max(collided) OVER () AS collisions
-  FROM (
-    ${groups}
-  )
+  FROM (${groups})
 )
-WHERE NOT {has_cursor:Bool}
-   OR calls < {c_n:UInt64}
-   OR (calls = {c_n:UInt64} AND (potential_savings_ms < {c_ms:UInt64}
-       OR (potential_savings_ms = {c_ms:UInt64} AND (tool_id, args_hash) > ({c_tool:String}, {c_hash:String}))))
-ORDER BY calls DESC, potential_savings_ms DESC, tool_id, args_hash
+WHERE NOT {has_cursor:Bool} OR (toInt64(-calls), toInt64(-potential_savings_ms), prefix, args_key) > (toInt64(-{c_n:UInt64}), toInt64(-{c_ms:UInt64}), {c_prefix:UInt64}, {c_key:UInt64})
+ORDER BY calls DESC, potential_savings_ms DESC, prefix, args_key
 LIMIT {limit:UInt32}`;
 
-const WINDOW = "created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}";
+const TWO_PASS_ROWS = `(SELECT tool_id, args_hash, ${KEYS_OF_CALL} FROM {db:Identifier}.tool_invocations
+  WHERE ${WINDOW} AND args_key IN (SELECT args_key FROM {db:Identifier}.tool_invocations WHERE ${WINDOW} GROUP BY args_key HAVING count() >= {min_count:UInt32}))`;
+const LIVE_KEYS = "(SELECT args_key FROM {db:Identifier}.tool_invocations WHERE ingested_at > {since:DateTime64(3, 'UTC')})";
+const INDEXED_ROWS = `(
+  SELECT args_key, check_key, hash_prefix, first_order, created_at, duration_ms, cost_usd FROM {db:Identifier}.dedup_repeats FINAL WHERE ${WINDOW}
+  UNION ALL
+  SELECT ${KEYS_OF_CALL} FROM {db:Identifier}.tool_invocations
+  WHERE ${WINDOW} AND args_key IN ${LIVE_KEYS}
+    AND call_id NOT IN (SELECT call_id FROM {db:Identifier}.dedup_repeats WHERE args_key IN ${LIVE_KEYS}))`;
+
 const PARAMS = {
   ...WINDOW_PARAM_DOCS,
   ...PAGE_PARAM_DOCS,
   min_count: 'smallest group size to report (≥ 2)',
   c_n: 'count of the last group of the previous page',
   c_ms: 'potential_savings_ms of the last group of the previous page',
-  c_tool: 'tool_id of the last group of the previous page',
-  c_hash: 'args_hash of the last group of the previous page',
+  c_prefix: 'args_hash prefix (UInt64) of the last group of the previous page',
+  c_key: 'args_key of the last group of the previous page',
 };
+const description = (how: string) =>
+  `Groups of calls with the same tool_id and args_hash seen at least min_count times; savings = sum minus the first call (by created_at); by count, then savings, descending. ${how}`;
 
-// Two passes over the table: the keys seen at least min_count times, then their calls.
-const TWO_PASS_ROWS = `{db:Identifier}.tool_invocations
-    WHERE ${WINDOW}
-      AND args_key IN (
-        SELECT args_key FROM {db:Identifier}.tool_invocations
-        WHERE ${WINDOW}
-        GROUP BY args_key
-        HAVING count() >= {min_count:UInt32})`;
+/** Dedup candidates in two passes over the table. */
+export const DEDUP_CANDIDATES: QuerySpec = { name: 'dedup_candidates', description: description('Two passes over tool_invocations.'), sql: PAGED(BY_KEY(TWO_PASS_ROWS)), params: PARAMS };
 
-/** Groups with their savings and, on every row, the totals over all groups (two passes over the table). */
-export const DEDUP_CANDIDATES: QuerySpec = {
-  name: 'dedup_candidates',
-  description:
-    'Groups of calls with the same tool_id and args_hash seen at least min_count times; savings = sum minus the first call (by created_at). Ordered by count, then savings_ms, descending.',
-  sql: PAGED(GROUPS_BY_KEY(TWO_PASS_ROWS)),
-  params: PARAMS,
-};
+/** The same, grouped by (tool_id, args_hash) itself (after an args_key collision). */
+export const DEDUP_CANDIDATES_EXACT: QuerySpec = { name: 'dedup_candidates_exact', description: description('Grouped by name, not key.'), sql: PAGED(BY_NAME(TWO_PASS_ROWS)), params: PARAMS };
 
-/** DEDUP_CANDIDATES grouped by (tool_id, args_hash) itself: used when an args_key collision is flagged. */
-export const DEDUP_CANDIDATES_EXACT: QuerySpec = {
-  name: 'dedup_candidates_exact',
-  description: 'DEDUP_CANDIDATES with groups keyed by (tool_id, args_hash) rather than args_key.',
-  sql: PAGED(GROUPS_OF(TWO_PASS_ROWS)),
-  params: PARAMS,
-};
-
-// Calls ingested after the indexer's watermark (minus its overlap) bring every call of their key.
-const LIVE_KEYS = "(SELECT args_key FROM {db:Identifier}.tool_invocations WHERE ingested_at > {since:DateTime64(3, 'UTC')})";
-
-/** The same answer from dedup_repeats plus the calls of keys seen after the indexer's watermark. */
+/** The same from dedup_repeats plus the calls of keys ingested after `since`. */
 export const DEDUP_CANDIDATES_INDEXED: QuerySpec = {
   name: 'dedup_candidates_indexed',
-  description: 'DEDUP_CANDIDATES computed from the dedup index (dedup_repeats) and the calls of keys ingested since `since`.',
-  sql: PAGED(
-    GROUPS_BY_KEY(`(
-      SELECT args_key, tool_id, args_hash, call_id, created_at, duration_ms, cost_usd
-      FROM {db:Identifier}.dedup_repeats FINAL
-      WHERE ${WINDOW}
-      UNION ALL
-      SELECT args_key, tool_id, args_hash, call_id, created_at, duration_ms, cost_usd
-      FROM {db:Identifier}.tool_invocations
-      WHERE ${WINDOW}
-        AND args_key IN ${LIVE_KEYS}
-        AND call_id NOT IN (SELECT call_id FROM {db:Identifier}.dedup_repeats WHERE args_key IN ${LIVE_KEYS})
-    )`),
-  ),
-  params: { ...PARAMS, since: 'the indexer watermark minus its overlap: calls ingested after it are read from the table' },
+  description: description('From the dedup index and the calls of keys ingested since `since`.'),
+  sql: PAGED(BY_KEY(INDEXED_ROWS)),
+  params: { ...PARAMS, since: 'the indexer watermark minus its overlap: calls of keys ingested after it come from the table' },
+};
+
+/** tool_id and args_hash of given keys. */
+export const DEDUP_GROUP_NAMES: QuerySpec = {
+  name: 'dedup_group_names',
+  description: 'tool_id and args_hash of the given args_keys (from the dedup index, else from the calls in the window).',
+  sql: `SELECT toString(args_key) AS key, any(tool_id) AS tool_id, any(args_hash) AS args_hash FROM (
+  SELECT args_key, tool_id, args_hash FROM {db:Identifier}.dedup_repeats WHERE args_key IN {keys:Array(UInt64)}
+  UNION ALL
+  SELECT args_key, tool_id, args_hash FROM {db:Identifier}.tool_invocations WHERE args_key IN {missing:Array(UInt64)} AND ${WINDOW}
+) GROUP BY args_key`,
+  params: { ...WINDOW_PARAM_DOCS, keys: 'args_keys to name', missing: 'args_keys to look for in tool_invocations (not indexed yet)' },
 };
 
 /** Where the indexer stands: its watermark and how many calls were ingested after it (minus the overlap). */
@@ -144,7 +116,8 @@ WHERE ingested_at > wm - toIntervalMillisecond({overlap_ms:UInt32})`,
 /** The indexed statement is used while the indexer lags by at most this many calls. */
 export const DEDUP_LIVE_MAX_ROWS = 500_000;
 
-const cursor = cursorCodec('dedup', z.tuple([numKey, numKey, strKey, strKey]));
+const u64 = z.string().regex(/^\d{1,20}$/);
+const cursor = cursorCodec('dedup', z.tuple([numKey, numKey, u64, u64]));
 
 /** Parameters of {@link dedupCandidates}. */
 export interface DedupParams {
@@ -156,6 +129,21 @@ export interface DedupParams {
   liveMaxRows?: number;
   /** The indexer's overlap (default DEDUP_OVERLAP_MS; tests only). */
   indexOverlapMs?: number;
+}
+
+interface DedupRow {
+  key_text: string;
+  prefix_text: string;
+  count: number;
+  potential_savings_ms: number;
+  potential_savings_usd: number;
+  first_ms: number;
+  last_ms: number;
+  total_groups: number;
+  total_duplicate_calls: number;
+  total_savings_ms: number;
+  total_savings_usd: number;
+  collisions: number;
 }
 
 /** `since` for the indexed statement, or undefined when the indexer lags too far (or is missing). */
@@ -170,46 +158,45 @@ async function indexedSince(ch: ClickHouseClient, db: string, liveMaxRows: numbe
   }
 }
 
-interface DedupRow {
-  tool_id: string;
-  args_hash: string;
-  count: number;
-  potential_savings_ms: number;
-  potential_savings_usd: number;
-  first_ms: number;
-  last_ms: number;
-  total_groups: number;
-  total_duplicate_calls: number;
-  total_savings_ms: number;
-  total_savings_usd: number;
-  collisions: number;
-}
-
 /** Runs the dedup candidates. */
 export async function dedupCandidates(ch: ClickHouseClient, db: string, p: DedupParams, ctx: QueryContext): Promise<Dedup> {
   const after = p.cursor === undefined ? undefined : cursor.decode(p.cursor);
   const since = await indexedSince(ch, db, p.liveMaxRows ?? DEDUP_LIVE_MAX_ROWS, p.indexOverlapMs ?? DEDUP_OVERLAP_MS, ctx);
+  const win = windowParams(p.window);
   const params = {
     db,
-    ...windowParams(p.window),
+    ...win,
     min_count: p.minCount,
     has_cursor: after !== undefined,
     c_n: after?.[0] ?? 0,
     c_ms: after?.[1] ?? 0,
-    c_tool: after?.[2] ?? '',
-    c_hash: after?.[3] ?? '',
+    c_prefix: after?.[2] ?? '0',
+    c_key: after?.[3] ?? '0',
     limit: p.limit + 1,
   };
-  let rows = await runQuery<DedupRow>(ch, since === undefined ? DEDUP_CANDIDATES : DEDUP_CANDIDATES_INDEXED, since === undefined ? params : { ...params, since: chTime(since) }, ctx);
-  // A 64-bit key collision among repeated keys (odds ~1e-9 at 10 M calls): answer exactly instead.
+  let rows =
+    since === undefined
+      ? await runQuery<DedupRow>(ch, DEDUP_CANDIDATES, params, ctx)
+      : await runQuery<DedupRow>(ch, DEDUP_CANDIDATES_INDEXED, { ...params, since: chTime(since) }, ctx);
   if (rows.some((r) => Number(r.collisions) > 0)) rows = await runQuery<DedupRow>(ch, DEDUP_CANDIDATES_EXACT, params, ctx);
   const page = pageOf(rows, p.limit);
+  const names = new Map<string, { tool_id: string; args_hash: string }>();
+  if (page.rows.length > 0) {
+    const keys = page.rows.map((r) => r.key_text);
+    // UInt64 keys travel as BigInt: above 2^53 a JS number would round them.
+    const found = await runQuery<{ key: string; tool_id: string; args_hash: string }>(ch, DEDUP_GROUP_NAMES, { db, ...win, keys: keys.map(BigInt), missing: [] }, ctx);
+    for (const f of found) names.set(f.key, f);
+    const missing = keys.filter((k) => !names.has(k));
+    if (missing.length > 0) {
+      for (const f of await runQuery<{ key: string; tool_id: string; args_hash: string }>(ch, DEDUP_GROUP_NAMES, { db, ...win, keys: [], missing: missing.map(BigInt) }, ctx)) names.set(f.key, f);
+    }
+  }
   const first = rows[0];
   const last = page.rows[page.rows.length - 1];
   return {
     groups: page.rows.map((r) => ({
-      tool_id: r.tool_id,
-      args_hash: r.args_hash,
+      tool_id: names.get(r.key_text)?.tool_id ?? '',
+      args_hash: names.get(r.key_text)?.args_hash ?? '',
       count: Number(r.count),
       potential_savings_ms: Number(r.potential_savings_ms),
       potential_savings_usd: Number(r.potential_savings_usd),
@@ -222,7 +209,6 @@ export async function dedupCandidates(ch: ClickHouseClient, db: string, p: Dedup
       potential_savings_ms: Number(first?.total_savings_ms ?? 0),
       potential_savings_usd: Number(first?.total_savings_usd ?? 0),
     },
-    next_cursor:
-      page.more && last ? cursor.encode([Number(last.count), Number(last.potential_savings_ms), last.tool_id, last.args_hash]) : null,
+    next_cursor: page.more && last ? cursor.encode([Number(last.count), Number(last.potential_savings_ms), last.prefix_text, last.key_text]) : null,
   };
 }

@@ -9,7 +9,7 @@ import { byTask, TASK_DEPENDENCIES, TASK_INVOCATIONS, TASK_OUTPUTS, TASK_VIEW, t
 import { byToolInvocations, TOOL_INVOCATIONS, type ByToolInvocationsParams } from './by-tool-invocations.ts';
 import { byToolStats, TOOL_ERRORS, TOOL_STATS, type ByToolStatsParams } from './by-tool-stats.ts';
 import { COMMON_SEQUENCES, commonSequences, type SequencesParams } from './common-sequences.ts';
-import { DEDUP_CANDIDATES, DEDUP_CANDIDATES_EXACT, DEDUP_CANDIDATES_INDEXED, DEDUP_INDEX_STATE, dedupCandidates, type DedupParams } from './dedup-candidates.ts';
+import { DEDUP_CANDIDATES, DEDUP_CANDIDATES_EXACT, DEDUP_CANDIDATES_INDEXED, DEDUP_GROUP_NAMES, DEDUP_INDEX_STATE, dedupCandidates, type DedupParams } from './dedup-candidates.ts';
 import { EXPENSIVE_CALLS, EXPENSIVE_TOTALS, expensiveCalls, type ExpensiveParams } from './expensive.ts';
 import { FAILED_BY_STATUS, FAILED_CALLS, failedCalls, FREQUENT_ERRORS, type FailedParams } from './failed.ts';
 import { IDENTICAL_OUTPUT_CALLS, IDENTICAL_OUTPUT_GROUPS, identicalOutputs, type IdenticalOutputsParams } from './identical-outputs.ts';
@@ -96,6 +96,7 @@ export const QUERY_CATALOG: readonly QuerySpec[] = [
   DEDUP_CANDIDATES,
   DEDUP_CANDIDATES_INDEXED,
   DEDUP_CANDIDATES_EXACT,
+  DEDUP_GROUP_NAMES,
   DEDUP_INDEX_STATE,
   IDENTICAL_OUTPUT_GROUPS,
   IDENTICAL_OUTPUT_CALLS,

@@ -157,7 +157,7 @@ export const dedupGroupSchema = z.strictObject({
   last_seen: iso,
 });
 export const dedupSchema = z.strictObject({
-  groups: z.array(dedupGroupSchema).describe('count descending, then potential_savings_ms descending'),
+  groups: z.array(dedupGroupSchema).describe('count descending, then potential_savings_ms descending, then args_hash'),
   totals: z.strictObject({
     groups: z.number().int(),
     duplicate_calls: z.number().int().describe('calls beyond the first of each group'),

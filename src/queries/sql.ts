@@ -68,6 +68,8 @@ export class InvalidParamError extends Error {
 // ClickHouse error codes of the limits set below: TIMEOUT_EXCEEDED, TOO_MANY_ROWS_OR_BYTES,
 // TOO_MANY_ROWS, MEMORY_LIMIT_EXCEEDED.
 const LIMIT_CODES = new Set(['159', '396', '158', '241']);
+// Codes of a busy or unreachable server (too many queries, socket/network errors): retry later.
+const BUSY_CODES = new Set(['202', '209', '210', '394']);
 const LIMIT_TEXT = /Timeout exceeded|Limit for result exceeded|Memory limit .* exceeded/i;
 
 const SETTING_NAME = /^[a-z_][a-z0-9_]*$/;
@@ -118,7 +120,10 @@ export async function runQuery<T>(
     if (limited) {
       throw new QueryLimitError(`query ${spec.name} exceeded a server-side limit (${message.split('\n')[0]?.slice(0, 200)}); narrow from/to or lower limit`);
     }
-    throw new AppError('CLICKHOUSE_QUERY_FAILED', `query ${spec.name} failed: ${message.slice(0, 500)}`, { retryable: true, cause: err });
+    // An error ClickHouse answered with a code is the statement's (a bug: values are all typed
+    // parameters) → 500; anything else (connection refused, timeout) may pass → 503, retry.
+    const answered = /^\d+$/.test(code) && !BUSY_CODES.has(code);
+    throw new AppError('CLICKHOUSE_QUERY_FAILED', `query ${spec.name} failed: ${message.slice(0, 500)}`, { retryable: !answered, cause: err });
   }
 }
 

@@ -48,7 +48,7 @@ export function startReadApi(config: Config, ch: ClickHouseClient, metrics: Metr
 
 /** Registers the read routes and /openapi.json. */
 export function registerReadRoutes(app: FastifyInstance, deps: ReadApiDeps & { apiKeys: ApiKey[]; version?: string }): void {
-  const preHandler = [requireScope(deps.apiKeys, 'read'), createRateLimiter(deps.rateLimit)];
+  const preHandler = [requireScope(deps.apiKeys, 'read'), createRateLimiter({ ...deps.rateLimit, perKey: deps.apiKeys.length > 0 })];
   const openapi = JSON.stringify(openApiDocument(READ_ROUTES, deps.version ?? '0.1.0'));
   if (deps.onClose) {
     const stop = deps.onClose;

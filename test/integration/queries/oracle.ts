@@ -136,7 +136,7 @@ export function oracle(w: Workload) {
             last_seen: new Date(ms((sorted[sorted.length - 1] as GenInvocation).created_at)).toISOString(),
           };
         })
-        .sort((a, b) => b.count - a.count || b.potential_savings_ms - a.potential_savings_ms || cmp(a.tool_id, b.tool_id) || cmp(a.args_hash, b.args_hash));
+        .sort((a, b) => b.count - a.count || b.potential_savings_ms - a.potential_savings_ms || cmp(a.args_hash, b.args_hash) || cmp(a.tool_id, b.tool_id));
       return {
         groups: out,
         totals: {
