@@ -7,35 +7,25 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { ToolStats } from './schemas.ts';
 import { countsObject, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow } from './sql.ts';
 
-/** Aggregates of one tool. */
+/**
+ * Aggregates of one tool and its error messages in one scan: GROUPING SETS gives the row of the
+ * whole tool (whole = 1) and one row per error message (most frequent first, at most `limit`).
+ */
 export const TOOL_STATS: QuerySpec = {
   name: 'tool_stats',
-  description: 'Invocations, success rate, average and p95 duration (linear interpolation) and total cost of one tool.',
-  sql: `SELECT
-  count() AS invocations,
-  countIf(status = 'success') AS successes,
-  avg(duration_ms) AS avg_duration_ms,
-  quantileExactInclusive(0.95)(duration_ms) AS p95_duration_ms,
+  description:
+    'One tool: invocations, successes, average and p95 duration (linear interpolation) and total cost (row whole = 1), then its error messages with their counts (k, n), most frequent first.',
+  sql: `SELECT grouping(error) AS whole, error AS k, count() AS n, countIf(status = 'success') AS successes,
+  avg(duration_ms) AS avg_duration_ms, quantileExactInclusive(0.95)(duration_ms) AS p95_duration_ms,
   sum(ifNull(cost_usd, 0)) AS total_cost_usd
 FROM {db:Identifier}.tool_invocations
 WHERE tool_id = {tool_id:String}
-  AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}`,
-  params: { ...WINDOW_PARAM_DOCS, tool_id: 'the tool' },
-};
-
-/** Error messages of one tool, most frequent first. */
-export const TOOL_ERRORS: QuerySpec = {
-  name: 'tool_errors',
-  description: "Error messages of one tool's calls with their counts, most frequent first.",
-  sql: `SELECT assumeNotNull(error) AS k, count() AS n
-FROM {db:Identifier}.tool_invocations
-WHERE tool_id = {tool_id:String}
   AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
-  AND error IS NOT NULL
-GROUP BY k
-ORDER BY n DESC, k
+GROUP BY GROUPING SETS ((), (error))
+HAVING whole = 1 OR k IS NOT NULL
+ORDER BY whole DESC, n DESC, k
 LIMIT {limit:UInt32}`,
-  params: { ...WINDOW_PARAM_DOCS, tool_id: 'the tool', limit: 'most frequent messages to return' },
+  params: { ...WINDOW_PARAM_DOCS, tool_id: 'the tool', limit: 'one more than the error messages to return' },
 };
 
 /** Parameters of {@link byToolStats}. */
@@ -47,7 +37,9 @@ export interface ByToolStatsParams {
 }
 
 interface StatsRow {
-  invocations: number;
+  whole: number;
+  k: string | null;
+  n: number;
   successes: number;
   avg_duration_ms: number | null;
   p95_duration_ms: number | null;
@@ -56,10 +48,10 @@ interface StatsRow {
 
 /** Runs the per-tool statistics. */
 export async function byToolStats(ch: ClickHouseClient, db: string, p: ByToolStatsParams, ctx: QueryContext): Promise<ToolStats> {
-  const params = { db, tool_id: p.toolId, ...windowParams(p.window) };
-  const [stats] = await runQuery<StatsRow>(ch, TOOL_STATS, params, ctx);
-  const n = Number(stats?.invocations ?? 0);
-  const errors = n === 0 ? [] : await runQuery<{ k: string; n: number }>(ch, TOOL_ERRORS, { ...params, limit: p.limit }, ctx);
+  const rows = await runQuery<StatsRow>(ch, TOOL_STATS, { db, tool_id: p.toolId, ...windowParams(p.window), limit: p.limit + 1 }, ctx);
+  const stats = rows.find((r) => Number(r.whole) === 1);
+  const n = Number(stats?.n ?? 0);
+  const errors = rows.filter((r) => Number(r.whole) !== 1 && r.k !== null).map((r) => ({ k: r.k as string, n: r.n }));
   return {
     tool_id: p.toolId,
     invocations: n,

@@ -35,14 +35,17 @@ const AGGREGATES = `count() AS calls,
     sum(duration_ms) - argMin(duration_ms, first_order) AS potential_savings_ms,
     sum(ifNull(cost_usd, 0)) - argMin(ifNull(cost_usd, 0), first_order) AS potential_savings_usd,
     toUnixTimestamp64Milli(min(created_at)) AS first_ms, toUnixTimestamp64Milli(max(created_at)) AS last_ms`;
-const BY_KEY = (rows: string) => `SELECT args_key, any(hash_prefix) AS prefix, ${AGGREGATES}, min(check_key) != max(check_key) AS collided
+// names: tool_id and args_hash of each group (reading 64-character args_hash for every call is
+// what the index avoids; the indexed statement leaves them empty and they are looked up after).
+const BY_KEY = (rows: string, names: boolean) => `SELECT args_key, ${names ? 'any(tool_id) AS g_tool, any(args_hash) AS g_hash' : "'' AS g_tool, '' AS g_hash"},
+    any(hash_prefix) AS prefix, ${AGGREGATES}, min(check_key) != max(check_key) AS collided
   FROM ${rows} GROUP BY args_key HAVING calls >= {min_count:UInt32}`;
-const BY_NAME = (rows: string) => `SELECT any(args_key) AS args_key, any(hash_prefix) AS prefix, ${AGGREGATES}, 0 AS collided
+const BY_NAME = (rows: string) => `SELECT any(args_key) AS args_key, any(tool_id) AS g_tool, any(args_hash) AS g_hash, any(hash_prefix) AS prefix, ${AGGREGATES}, 0 AS collided
   FROM ${rows} GROUP BY tool_id, args_hash HAVING calls >= {min_count:UInt32}`;
 
 // Totals over every group (window functions, before the page is cut), then the page: count and
 // savings descending, ties by args_hash (its first 16 digits), then args_key.
-const PAGED = (groups: string) => `SELECT toString(args_key) AS key_text, toString(prefix) AS prefix_text, calls AS count, potential_savings_ms, potential_savings_usd,
+const PAGED = (groups: string) => `SELECT g_tool AS tool_id, g_hash AS args_hash, toString(args_key) AS key_text, toString(prefix) AS prefix_text, calls AS count, potential_savings_ms, potential_savings_usd,
   first_ms, last_ms, total_groups, total_duplicate_calls, total_savings_ms, total_savings_usd, collisions
 FROM (
   SELECT *, count() OVER () AS total_groups, sum(calls) OVER () - count() OVER () AS total_duplicate_calls,
@@ -77,7 +80,7 @@ const description = (how: string) =>
   `Groups of calls with the same tool_id and args_hash seen at least min_count times; savings = sum minus the first call (by created_at); by count, then savings, descending. ${how}`;
 
 /** Dedup candidates in two passes over the table. */
-export const DEDUP_CANDIDATES: QuerySpec = { name: 'dedup_candidates', description: description('Two passes over tool_invocations.'), sql: PAGED(BY_KEY(TWO_PASS_ROWS)), params: PARAMS };
+export const DEDUP_CANDIDATES: QuerySpec = { name: 'dedup_candidates', description: description('Two passes over tool_invocations.'), sql: PAGED(BY_KEY(TWO_PASS_ROWS, true)), params: PARAMS };
 
 /** The same, grouped by (tool_id, args_hash) itself (after an args_key collision). */
 export const DEDUP_CANDIDATES_EXACT: QuerySpec = { name: 'dedup_candidates_exact', description: description('Grouped by name, not key.'), sql: PAGED(BY_NAME(TWO_PASS_ROWS)), params: PARAMS };
@@ -86,7 +89,7 @@ export const DEDUP_CANDIDATES_EXACT: QuerySpec = { name: 'dedup_candidates_exact
 export const DEDUP_CANDIDATES_INDEXED: QuerySpec = {
   name: 'dedup_candidates_indexed',
   description: description('From the dedup index and the calls of keys ingested since `since`.'),
-  sql: PAGED(BY_KEY(INDEXED_ROWS)),
+  sql: PAGED(BY_KEY(INDEXED_ROWS, false)),
   params: { ...PARAMS, since: 'the indexer watermark minus its overlap: calls of keys ingested after it come from the table' },
 };
 
@@ -132,6 +135,8 @@ export interface DedupParams {
 }
 
 interface DedupRow {
+  tool_id: string;
+  args_hash: string;
   key_text: string;
   prefix_text: string;
   count: number;
@@ -181,8 +186,9 @@ export async function dedupCandidates(ch: ClickHouseClient, db: string, p: Dedup
   if (rows.some((r) => Number(r.collisions) > 0)) rows = await runQuery<DedupRow>(ch, DEDUP_CANDIDATES_EXACT, params, ctx);
   const page = pageOf(rows, p.limit);
   const names = new Map<string, { tool_id: string; args_hash: string }>();
-  if (page.rows.length > 0) {
-    const keys = page.rows.map((r) => r.key_text);
+  const unnamed = page.rows.filter((r) => r.args_hash === '');
+  if (unnamed.length > 0) {
+    const keys = unnamed.map((r) => r.key_text);
     // UInt64 keys travel as BigInt: above 2^53 a JS number would round them.
     const found = await runQuery<{ key: string; tool_id: string; args_hash: string }>(ch, DEDUP_GROUP_NAMES, { db, ...win, keys: keys.map(BigInt), missing: [] }, ctx);
     for (const f of found) names.set(f.key, f);
@@ -195,8 +201,8 @@ export async function dedupCandidates(ch: ClickHouseClient, db: string, p: Dedup
   const last = page.rows[page.rows.length - 1];
   return {
     groups: page.rows.map((r) => ({
-      tool_id: names.get(r.key_text)?.tool_id ?? '',
-      args_hash: names.get(r.key_text)?.args_hash ?? '',
+      tool_id: r.args_hash === '' ? (names.get(r.key_text)?.tool_id ?? '') : r.tool_id,
+      args_hash: r.args_hash === '' ? (names.get(r.key_text)?.args_hash ?? '') : r.args_hash,
       count: Number(r.count),
       potential_savings_ms: Number(r.potential_savings_ms),
       potential_savings_usd: Number(r.potential_savings_usd),

@@ -7,7 +7,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { AGENT_INVOCATIONS, AGENT_TOOL_FREQUENCY, byAgent, type ByAgentParams } from './by-agent.ts';
 import { byTask, TASK_DEPENDENCIES, TASK_INVOCATIONS, TASK_OUTPUTS, TASK_VIEW, type ByTaskParams } from './by-task.ts';
 import { byToolInvocations, TOOL_INVOCATIONS, type ByToolInvocationsParams } from './by-tool-invocations.ts';
-import { byToolStats, TOOL_ERRORS, TOOL_STATS, type ByToolStatsParams } from './by-tool-stats.ts';
+import { byToolStats, TOOL_STATS, type ByToolStatsParams } from './by-tool-stats.ts';
 import { COMMON_SEQUENCES, commonSequences, type SequencesParams } from './common-sequences.ts';
 import { DEDUP_CANDIDATES, DEDUP_CANDIDATES_EXACT, DEDUP_CANDIDATES_INDEXED, DEDUP_GROUP_NAMES, DEDUP_INDEX_STATE, dedupCandidates, type DedupParams } from './dedup-candidates.ts';
 import { EXPENSIVE_CALLS, EXPENSIVE_TOTALS, expensiveCalls, type ExpensiveParams } from './expensive.ts';
@@ -76,7 +76,6 @@ export function createReadQueries(ch: ClickHouseClient, db: string, ctx: QueryCo
 export const QUERY_CATALOG: readonly QuerySpec[] = [
   TOOLS_SUMMARY,
   TOOL_STATS,
-  TOOL_ERRORS,
   TOOL_INVOCATIONS,
   TOOL_OUTPUTS,
   TOOL_OUTPUT_SAMPLES,
