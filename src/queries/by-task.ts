@@ -16,6 +16,9 @@ const PAGE_WHERE = `task_id = {task_id:String}
   AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
   AND (NOT {has_cursor:Bool} OR (created_at, call_id) > ({c_at:DateTime64(3, 'UTC')}, {c_id:UUID}))`;
 const PAGE_IDS = `SELECT call_id FROM {db:Identifier}.tool_invocations WHERE ${PAGE_WHERE} ORDER BY created_at, call_id LIMIT {limit:UInt32}`;
+// Only the columns the answer needs: `SELECT *` would also read fingerprint, source, ingested_at.
+const INVOCATION_FIELDS =
+  'call_id, task_id, tool_id, agent_id, orchestrator, instance_id, args, args_hash, status, duration_ms, result_summary, error, cost_usd, tokens_used, created_at';
 const PAGE_PARAMS = {
   ...WINDOW_PARAM_DOCS,
   ...PAGE_PARAM_DOCS,
@@ -77,7 +80,7 @@ export const TASK_VIEW: QuerySpec = {
   name: 'task_view',
   description: "One page of a task's calls in call order with their dependencies and outputs (kind i/d/o, row = JSON).",
   sql: `SELECT 'i' AS kind, formatRow('JSONEachRow', ${INVOCATION_COLUMNS}) AS row
-FROM (SELECT * FROM {db:Identifier}.tool_invocations WHERE ${PAGE_WHERE} ORDER BY created_at, call_id LIMIT {limit:UInt32})
+FROM (SELECT ${INVOCATION_FIELDS} FROM {db:Identifier}.tool_invocations WHERE ${PAGE_WHERE} ORDER BY created_at, call_id LIMIT {limit:UInt32})
 UNION ALL
 SELECT 'd' AS kind, formatRow('JSONEachRow', *) AS row FROM (${DEPENDENCIES_OF(`(${PAGE_IDS})`)})
 UNION ALL
