@@ -64,6 +64,7 @@ const envSchema = z.object({
   KAFKA_SESSION_TIMEOUT_MS: intFromEnv(30_000, 6_000),
   INGEST_PARTITIONS_CONCURRENCY: intFromEnv(3, 1),
   INGEST_CONSUMERS: intFromEnv(2, 1),
+  INGEST_DECODE_THREADS: intFromEnv(1, 0),
 
   RETENTION_INVOCATIONS_DAYS: intFromEnv(90, 1),
   RETENTION_OUTPUTS_DAYS: intFromEnv(30, 1),
@@ -133,6 +134,8 @@ export interface Config {
     partitionsConcurrency: number;
     /** kafkajs consumers per ingest process (INGEST_CONSUMERS). */
     consumers: number;
+    /** Threads decoding packets beside the main thread; 0 decodes on it (INGEST_DECODE_THREADS). */
+    decodeThreads: number;
     /** `serve` with Kafka also consumes (off where separate `tool-audit ingest` workers run). */
     workerInProcess: boolean;
   };
@@ -218,6 +221,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         dedupCacheEntries: e.DEDUP_CACHE_ENTRIES,
         partitionsConcurrency: e.INGEST_PARTITIONS_CONCURRENCY,
         consumers: e.INGEST_CONSUMERS,
+        decodeThreads: e.INGEST_DECODE_THREADS,
         workerInProcess: e.INGEST_WORKER_IN_PROCESS,
       },
       migrateOnStart: e.MIGRATE_ON_START,

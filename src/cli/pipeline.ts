@@ -16,6 +16,7 @@ export function createWriter(rt: Runtime, metrics: MetricsRegistry): SegmentWrit
     database: rt.config.clickhouse.database,
     maxPacketBytes: rt.config.ingest.maxPacketBytes,
     dedupCacheEntries: rt.config.ingest.dedupCacheEntries,
+    decodeThreads: rt.config.ingest.decodeThreads,
     metrics,
     logger: rt.logger,
   });

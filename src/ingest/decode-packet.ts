@@ -28,7 +28,13 @@ const reject = (code: RejectCode, message: string, packetType: PacketType | null
 
 /** Decodes and checks one packet. Never throws for bad input. */
 export function decodePacket(p: RawPacket, maxPacketBytes: number): DecodeResult {
-  return decode(p, maxPacketBytes, true);
+  // Read once: a transport may produce the text on access (the Kafka worker does).
+  return decode(p.raw, p.bytes, sourceKey(p.source), maxPacketBytes, true);
+}
+
+/** decodePacket for a packet given as its text, declared byte size and source key (decode threads). */
+export function decodeText(raw: string, bytes: number | undefined, source: string, maxPacketBytes: number): DecodeResult {
+  return decode(raw, bytes, source, maxPacketBytes, true);
 }
 
 /**
@@ -36,17 +42,17 @@ export function decodePacket(p: RawPacket, maxPacketBytes: number): DecodeResult
  * same result for every input; tests compare them.
  */
 export function decodePacketWith(p: RawPacket, maxPacketBytes: number, opts: { fastPath: boolean }): DecodeResult {
-  return decode(p, maxPacketBytes, opts.fastPath);
+  return decode(p.raw, p.bytes, sourceKey(p.source), maxPacketBytes, opts.fastPath);
 }
 
-function decode(p: RawPacket, maxPacketBytes: number, fastPath: boolean): DecodeResult {
-  const bytes = p.bytes ?? utf8ByteLength(p.raw);
+function decode(raw: string, declaredBytes: number | undefined, source: string, maxPacketBytes: number, fastPath: boolean): DecodeResult {
+  const bytes = declaredBytes ?? utf8ByteLength(raw);
   if (bytes > maxPacketBytes) {
     return reject('oversized', `packet is ${bytes} bytes, the limit is ${maxPacketBytes}`, null);
   }
   let json: unknown;
   try {
-    json = JSON.parse(p.raw);
+    json = JSON.parse(raw);
   } catch (err) {
     return reject('malformed_json', `not valid JSON: ${(err as Error).message}`, null);
   }
@@ -58,12 +64,11 @@ function decode(p: RawPacket, maxPacketBytes: number, fastPath: boolean): Decode
     if (parsed.success) packet = parsed.data;
     else return schemaRejection(json, parsed.error.issues);
   }
-  const source = sourceKey(p.source);
   switch (packet.type) {
     case 'tool_call':
-      return decodeToolCall(packet, p.raw, source);
+      return decodeToolCall(packet, raw, source);
     case 'output_artifact':
-      return decodeOutput(packet, p.raw, source);
+      return decodeOutput(packet, raw, source);
     case 'tool_dependency':
       return decodeDependency(packet, source);
   }
@@ -115,7 +120,7 @@ function decodeToolCall(packet: ToolCallPacket, raw: string, source: string): De
     error: inv.error ?? null,
     cost_usd: inv.cost_usd ?? null,
     tokens_used: inv.tokens_used == null ? null : JSON.stringify(inv.tokens_used),
-    created_at: chTimestamp(timestampMs(inv.created_at)),
+    created_at: chCreatedAt(inv.created_at),
     fingerprint: '',
     source,
   };
@@ -159,7 +164,7 @@ function decodeOutput(packet: OutputArtifactPacket, raw: string, source: string)
   // A JSON value serialized by JSON.stringify or json.dumps parses by construction.
   const mismatch = isValue ? null : contentTypeMismatch(out.content_type, text);
   if (mismatch) return bad(mismatch);
-  const createdAt = chTimestamp(timestampMs(out.created_at));
+  const createdAt = chCreatedAt(out.created_at);
   const row = {
     output_id: ids[0] as string,
     call_id: ids[1] as string,
@@ -224,6 +229,16 @@ function fingerprint(kind: Accepted['kind'], row: { fingerprint: string; source:
 }
 
 const FIELD_ORDER = new Map<Accepted['kind'], { count: number; names: string[]; written: string[] }>();
+
+/**
+ * created_at as ClickHouse DateTime64(3) text in UTC. A timestamp already written as UTC with
+ * milliseconds (what JavaScript's toISOString and most emitters send) is rearranged as is; any
+ * other accepted form goes through Date.
+ */
+export function chCreatedAt(ts: string): string {
+  if (ts.length === 24 && ts.charCodeAt(23) === 0x5a /* Z */ && ts.charCodeAt(19) === 0x2e /* . */) return `${ts.slice(0, 10)} ${ts.slice(11, 23)}`;
+  return chTimestamp(timestampMs(ts));
+}
 
 function idsOf(json: unknown): string[] {
   if (typeof json !== 'object' || json === null) return [];

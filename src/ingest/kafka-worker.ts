@@ -26,6 +26,8 @@ export interface IngestWorkerConfig {
    * ClickHouse take turns; with two, one consumer decodes while the other's rows are written.
    */
   consumers?: number;
+  /** Packets handed to the writer whose offsets are not committed yet, at most; default 100,000. */
+  maxInFlightPackets?: number;
   /** A dead member holds its partitions this long; lower means faster take-over after a crash. */
   sessionTimeoutMs?: number;
 }
@@ -40,6 +42,24 @@ export interface IngestWorker {
 }
 
 const POISON = new Set(['oversized', 'malformed_json', 'schema']);
+
+/**
+ * A Kafka record as a {@link RawPacket}: its text is made from the record's bytes when read
+ * (once by the decoder, again only for quarantine or the DLQ), so thousands of packet strings
+ * do not stay on the heap while their rows are written.
+ */
+class KafkaPacket implements RawPacket {
+  constructor(
+    private readonly value: Buffer | null,
+    readonly bytes: number,
+    readonly source: RawPacket['source'],
+    readonly requestId: string | undefined,
+  ) {}
+
+  get raw(): string {
+    return this.value ? this.value.toString('utf8') : '';
+  }
+}
 
 /** Creates a worker; nothing connects before start(). */
 export function createIngestWorker(deps: {
@@ -67,7 +87,10 @@ export function createIngestWorker(deps: {
   let failingSince: number | undefined;
   let lastError = '';
 
-  async function writeUntilDone(packets: RawPacket[], p: EachBatchPayload): Promise<PacketOutcome[] | undefined> {
+  /** What the write and commit steps need of a batch's payload (not the batch: its messages are released early). */
+  type Partition = { topic: string; partition: number; isRunning: () => boolean; isStale: () => boolean; heartbeat: () => Promise<void> };
+
+  async function writeUntilDone(packets: RawPacket[], p: Partition): Promise<PacketOutcome[] | undefined> {
     let delay = 100;
     for (;;) {
       try {
@@ -92,45 +115,98 @@ export function createIngestWorker(deps: {
 
   const eachBatchOf = (consumer: Consumer) => (p: EachBatchPayload) => eachBatch(consumer, p);
 
+  // Offsets follow durability without holding up fetching: a batch is handed to the writer and
+  // its fetch position moves on at once, while a chain per partition awaits the chunks in order
+  // and commits each chunk's offset only once its rows and quarantine records are durable.
+  // (kafkajs fetches again only when every batch of its last fetch is handled, so waiting for
+  // ClickHouse here would leave decoding idle while rows are written, and vice versa.)
+  const chains = new Map<string, Promise<void>>();
+  let inFlight = 0;
+  const maxInFlight = config.maxInFlightPackets ?? 100_000;
+  const settled: Array<() => void> = [];
+  let fatal: unknown;
+
   async function eachBatch(consumer: Consumer, p: EachBatchPayload): Promise<void> {
+    if (fatal !== undefined) {
+      const err = fatal;
+      fatal = undefined;
+      throw err;
+    }
     const { batch } = p;
     metrics.set('tool_audit_ingest_partition_lag', 'Messages behind the partition high watermark', Number(batch.offsetLag()), {
       partition: String(batch.partition),
     });
-    if (stopping || !p.isRunning() || p.isStale()) return;
-    // Every chunk of the batch goes to the writer at once: later chunks are decoded while
-    // earlier ones are written, and the writer commits them in order (often in one round).
-    // Offsets are still committed chunk by chunk, each only once its rows are durable.
-    const chunks: Array<{ last: string; packets: RawPacket[]; written: Promise<PacketOutcome[] | undefined> }> = [];
+    if (stopping || !p.isRunning() || p.isStale() || batch.isEmpty()) return;
+    if (inFlight >= maxInFlight) {
+      // Back-pressure: the writer is behind; heartbeats keep the membership meanwhile.
+      const beat = setInterval(() => void p.heartbeat().catch(() => undefined), 2_000);
+      try {
+        while (inFlight >= maxInFlight && !stopping) await new Promise<void>((resolve) => settled.push(resolve));
+      } finally {
+        clearInterval(beat);
+      }
+      if (stopping || !p.isRunning() || p.isStale()) return;
+    }
+    // Every chunk goes to the writer now: they are decoded while earlier rounds are written.
+    const part: Partition = { topic: batch.topic, partition: batch.partition, isRunning: p.isRunning, isStale: p.isStale, heartbeat: p.heartbeat };
+    const chunks: Chunk[] = [];
     for (let i = 0; i < batch.messages.length; i += config.batchMaxPackets) {
       const chunk = batch.messages.slice(i, i + config.batchMaxPackets);
-      const packets: RawPacket[] = chunk.map((m) => ({
-        raw: m.value ? m.value.toString('utf8') : '',
-        // The HTTP edge forwards an oversized packet truncated, with its real size in a header.
-        bytes: Math.max(m.value?.length ?? 0, Number(header(m.headers, 'x-original-bytes') ?? 0)),
-        source: { kind: 'kafka', topic: batch.topic, partition: batch.partition, offset: m.offset },
-        requestId: header(m.headers, 'x-request-id'),
-      }));
-      chunks.push({ last: (chunk[chunk.length - 1] as { offset: string }).offset, packets, written: writeUntilDone(packets, p) });
+      const packets: RawPacket[] = chunk.map(
+        (m) =>
+          new KafkaPacket(
+            m.value,
+            // The HTTP edge forwards an oversized packet truncated, with its real size in a header.
+            Math.max(m.value?.length ?? 0, Number(header(m.headers, 'x-original-bytes') ?? 0)),
+            { kind: 'kafka', topic: batch.topic, partition: batch.partition, offset: m.offset },
+            header(m.headers, 'x-request-id'),
+          ),
+      );
+      chunks.push({ last: (chunk[chunk.length - 1] as { offset: string }).offset, packets, written: writeUntilDone(packets, part) });
+      inFlight += packets.length;
     }
-    // Heartbeats keep the membership alive through long inserts.
-    const beat = setInterval(() => void p.heartbeat().catch(() => undefined), 2_000);
-    try {
-      for (const { last, packets, written } of chunks) {
-        const outcomes = await written;
-        // Stopped or lost the partition: nothing more is committed; the next owner resumes here.
-        if (!outcomes || stopping || !p.isRunning() || p.isStale()) return;
+    p.resolveOffset(batch.lastOffset());
+    const key = `${batch.topic}/${batch.partition}`;
+    const tail = (chains.get(key) ?? Promise.resolve()).then(() => commitInOrder(consumer, part, chunks));
+    const settledTail = tail.catch((err: unknown) => {
+      // Not a ClickHouse fault (those are retried): the consumer restarts from the committed offsets.
+      fatal ??= err;
+      logger.error({ err: errorMessage(err) }, 'ingest failed; the consumer restarts from the last committed offsets');
+    });
+    chains.set(key, settledTail);
+    void settledTail.then(() => {
+      if (chains.get(key) === settledTail) chains.delete(key);
+    });
+  }
+
+  interface Chunk {
+    last: string;
+    packets: RawPacket[];
+    written: Promise<PacketOutcome[] | undefined>;
+  }
+
+  async function commitInOrder(consumer: Consumer, p: Partition, chunks: Chunk[]): Promise<void> {
+    const { topic, partition } = p;
+    let abandoned = false;
+    for (const { last, packets, written } of chunks) {
+      try {
+        const outcomes = abandoned ? undefined : await written;
+        // Given up (stopped while ClickHouse refused writes) or the partition moved: nothing more
+        // is committed for it; its next owner resumes from the last committed offset.
+        if (!outcomes || p.isStale()) {
+          abandoned = true;
+          void written.catch(() => undefined);
+          continue;
+        }
         await sendToDlq(packets, outcomes);
-        p.resolveOffset(last);
         await consumer
-          .commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: (BigInt(last) + 1n).toString() }])
+          .commitOffsets([{ topic, partition, offset: (BigInt(last) + 1n).toString() }])
           .catch((err: unknown) => logger.warn({ err: errorMessage(err) }, 'offset commit failed; the chunk may be redelivered and deduplicated'));
         metrics.inc('tool_audit_ingest_kafka_messages_total', 'Kafka messages ingested and committed', {}, packets.length);
+      } finally {
+        inFlight -= packets.length;
+        for (const w of settled.splice(0)) w();
       }
-    } finally {
-      clearInterval(beat);
-      // Chunks abandoned above still settle (their rows are harmless, found again by key).
-      for (const c of chunks) void c.written.catch(() => undefined);
     }
   }
 
@@ -166,7 +242,12 @@ export function createIngestWorker(deps: {
       );
     },
     async stop() {
+      // No new batches; the ones in hand are written and their offsets committed (the consumers
+      // must still be running for that), then the group is left.
+      for (const c of consumers) c.pause([{ topic: config.topic }]);
       stopping = true;
+      for (const w of settled.splice(0)) w();
+      await Promise.all([...chains.values()]);
       await Promise.all(consumers.map((c) => c.disconnect()));
       await dlq.disconnect();
     },

@@ -19,6 +19,8 @@ export interface RawPacket {
   source: PacketSource;
   /** The HTTP request that brought the packet in, when it travelled on through Kafka. */
   requestId?: string;
+  /** The packet's UTF-8 bytes, when the transport holds them (decode threads copy these, not raw). */
+  rawBytes?: Uint8Array;
 }
 
 /** Row of `tool_invocations`. task_id '' stands for null. */
@@ -239,15 +241,17 @@ export class LineBuffer {
   buf: Buffer;
   length = 0;
 
-  constructor(initialBytes = 256 * 1024) {
-    this.buf = Buffer.allocUnsafe(initialBytes);
+  /** A buffer of its own ArrayBuffer (transferable between threads), or an existing one holding `length` bytes. */
+  constructor(initialBytes = 256 * 1024, existing?: { buf: Buffer; length: number }) {
+    this.buf = existing?.buf ?? Buffer.allocUnsafeSlow(initialBytes);
+    this.length = existing?.length ?? 0;
   }
 
   /** Appends a line; it occupies [returned start, this.length). */
   push(line: string): number {
     const worst = line.length * 3;
     if (this.buf.length - this.length < worst) {
-      const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.length + worst));
+      const next = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, this.length + worst));
       this.buf.copy(next, 0, 0, this.length);
       this.buf = next;
     }

@@ -21,18 +21,16 @@ import type { Logger } from '../logger.ts';
 import type { MetricsRegistry } from '../metrics.ts';
 import type { PacketType } from '../schemas/packets.ts';
 import { DedupCache } from './dedup-cache.ts';
-import { decodePacket } from './decode-packet.ts';
+import { decodeItems, isEntry, type BatchBuffers, type Entry, type Item } from './decode-batch.ts';
+import { createDecodePool, type DecodePool } from './decode-pool.ts';
 import {
-  acceptedIds,
   CONTENT_COLUMNS,
-  contentLine,
   KIND_PACKET_TYPE,
-  LineBuffer,
   quarantineRow,
-  rowLine,
   SEGMENT_COLUMNS,
   sourceKey,
   type Accepted,
+  type LineBuffer,
   type RawPacket,
   type Rejection,
 } from './rows.ts';
@@ -64,30 +62,17 @@ export interface SegmentWriterDeps {
   maxRoundPackets?: number;
   /** A round waits for batches still being decoded until it has this many packets; default 50,000. */
   minRoundPackets?: number;
+  /** Decode threads (decode-pool.ts); 0 decodes on the main thread, between event-loop turns. Default 0. */
+  decodeThreads?: number;
 }
 
 type Kind = Accepted['kind'];
 
-/** What the commit stage needs of an accepted packet: its row is already a line in a buffer. */
-interface Entry {
-  kind: Kind;
-  key: string;
-  fp: string;
-  ids: string[];
-  lines: LineBuffer;
-  start: number;
-  end: number;
-  /** Outputs: the content, as a line of its own. */
-  content?: { hash: string; lastSeen: string; lines: LineBuffer; start: number; end: number };
-  /** Dependencies: what their look-up needs. */
-  taskId?: string;
-  pre?: string;
-}
-
 /** A batch after the decode stage. */
 interface Decoded {
   batch: RawPacket[];
-  entries: Array<Entry | Rejection>;
+  items: Item[];
+  buffers: BatchBuffers;
   resolve: (o: PacketOutcome[]) => void;
   reject: (err: unknown) => void;
 }
@@ -96,37 +81,8 @@ type BodyPart = { lines: LineBuffer; start: number; end: number };
 
 const CONTENT_REFRESH_MS = 24 * 3600 * 1000;
 const KINDS = ['invocation', 'output', 'dependency'] as const;
-const isEntry = (e: Entry | Rejection): e is Entry => 'kind' in e;
 
-/** Line buffers of one batch, per segment (created when first needed). */
-type BatchBuffers = Partial<Record<Kind | 'content', LineBuffer>>;
-
-/** Decodes packets [from, to) of a batch into its entries, serializing each accepted row once. */
-function decodeRange(d: Decoded, buffers: BatchBuffers, from: number, to: number, maxPacketBytes: number): void {
-  const buffer = (k: Kind | 'content') => (buffers[k] ??= new LineBuffer());
-  for (let i = from; i < to; i++) {
-    const r = decodePacket(d.batch[i] as RawPacket, maxPacketBytes);
-    if (!r.ok) {
-      d.entries[i] = r.error;
-      continue;
-    }
-    const a = r.value;
-    const lines = buffer(a.kind);
-    const start = lines.push(rowLine(a));
-    const e: Entry = { kind: a.kind, key: a.key, fp: a.row.fingerprint, ids: acceptedIds(a), lines, start, end: lines.length };
-    if (a.kind === 'output') {
-      const c = buffer('content');
-      const cStart = c.push(contentLine(a.content));
-      e.content = { hash: a.content.content_hash, lastSeen: a.content.last_seen, lines: c, start: cStart, end: c.length };
-    } else if (a.kind === 'dependency') {
-      e.taskId = a.row.task_id;
-      e.pre = a.row.preceding_call_id;
-    }
-    d.entries[i] = e;
-  }
-}
-
-/** Packets decoded between two yields to the event loop (a few milliseconds of work). */
+/** Packets decoded on the main thread between two yields to the event loop (a few milliseconds of work). */
 const DECODE_SLICE = 256;
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -173,40 +129,71 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
   const rawInsert = chdbRawInsert(ch);
   const queue: Decoded[] = [];
   let committing = false;
-  const toDecode: Array<{ d: Decoded; buffers: BatchBuffers; at: number }> = [];
+  const pool: DecodePool | undefined = deps.decodeThreads ? createDecodePool(deps.decodeThreads) : undefined;
+  /** Batches being decoded, in call order; `done` is set by a decode thread. */
+  const toDecode: Array<{ d: Decoded; at: number; done?: Promise<void>; ready?: boolean }> = [];
   let decoding = false;
   const decodedWaiters: Array<() => void> = [];
   const minRound = Math.min(deps.minRoundPackets ?? 50_000, maxRound);
   const queued = () => queue.reduce((n, d) => n + d.batch.length, 0);
+  const wake = () => {
+    for (const w of decodedWaiters.splice(0)) w();
+  };
+
+  /** Moves decoded batches at the head of toDecode to the commit queue, keeping call order. */
+  function promoteReady(): void {
+    while (toDecode.length > 0 && (toDecode[0] as (typeof toDecode)[number]).ready) {
+      queue.push((toDecode.shift() as (typeof toDecode)[number]).d);
+    }
+    wake();
+    if (queue.length > 0 && !committing) void drain();
+  }
+
+  /** Hands a batch to a decode thread. */
+  function decodeInThread(job: (typeof toDecode)[number]): void {
+    job.done = (pool as DecodePool).decode(job.d.batch, deps.maxPacketBytes).then(
+      (r) => {
+        job.d.items = r.items;
+        job.d.buffers = r.buffers;
+        job.ready = true;
+        promoteReady();
+      },
+      (err: unknown) => {
+        toDecode.splice(toDecode.indexOf(job), 1);
+        job.d.reject(err);
+        promoteReady();
+      },
+    );
+  }
 
   /**
-   * Decodes queued batches in order, a slice at a time: between slices the event loop runs, so
-   * a finished look-up or insert is followed up at once instead of waiting behind a whole
-   * batch's decoding (ClickHouse would sit idle meanwhile).
+   * Decodes queued batches in order on the main thread, a slice at a time: between slices the
+   * event loop runs, so a finished look-up or insert is followed up at once instead of waiting
+   * behind a whole batch's decoding (ClickHouse would sit idle meanwhile).
    */
   async function decodeLoop(): Promise<void> {
     decoding = true;
     // Batches handed over in the same tick are queued before any is decoded.
     await yieldToEventLoop();
-    while (toDecode.length > 0) {
-      const job = toDecode[0] as (typeof toDecode)[number];
+    for (;;) {
+      const job = toDecode.find((j) => !j.ready && !j.done);
+      if (!job) break;
       const start = performance.now();
       const to = Math.min(job.at + DECODE_SLICE, job.d.batch.length);
       try {
-        decodeRange(job.d, job.buffers, job.at, to, deps.maxPacketBytes);
+        const b = job.d.batch;
+        decodeItems((i) => ({ raw: (b[i] as RawPacket).raw, bytes: (b[i] as RawPacket).bytes, source: sourceKey((b[i] as RawPacket).source) }), job.at, to, job.d.items, job.d.buffers, deps.maxPacketBytes);
       } catch (err) {
-        toDecode.shift();
+        toDecode.splice(toDecode.indexOf(job), 1);
         job.d.reject(err);
-        for (const w of decodedWaiters.splice(0)) w();
+        promoteReady();
         continue;
       }
       job.at = to;
       stageSeconds('decode', start);
       if (job.at === job.d.batch.length) {
-        toDecode.shift();
-        queue.push(job.d);
-        for (const w of decodedWaiters.splice(0)) w();
-        if (!committing) void drain();
+        job.ready = true;
+        promoteReady();
       }
       await yieldToEventLoop();
     }
@@ -237,13 +224,16 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
   async function commit(round: Decoded[]): Promise<PacketOutcome[][]> {
     // One index space over the round's batches, in arrival order.
     const batch: RawPacket[] = [];
-    const entries: Decoded['entries'] = [];
+    const entries: Item[] = [];
+    const owner: BatchBuffers[] = [];
     for (const d of round) {
       for (let k = 0; k < d.batch.length; k++) {
         batch.push(d.batch[k] as RawPacket);
-        entries.push(d.entries[k] as Entry | Rejection);
+        entries.push(d.items[k] as Item);
+        owner.push(d.buffers);
       }
     }
+    const part = (i: number, kind: Kind | 'content', start: number, end: number): BodyPart => ({ lines: owner[i]?.[kind] as LineBuffer, start, end });
     const outcomes: PacketOutcome[] = new Array(batch.length);
     const rejected: Array<{ i: number; r: Rejection }> = [];
     const copies: Array<{ i: number; first: number }> = [];
@@ -263,7 +253,7 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
     };
 
     for (let i = 0; i < entries.length; i++) {
-      const e = entries[i] as Entry | Rejection;
+      const e = entries[i] as Item;
       if (!isEntry(e)) {
         rejected.push({ i, r: e });
         continue;
@@ -324,18 +314,20 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
 
     // Output content once per hash: new, or last seen more than a day ago.
     const contents = new Map<string, { key: string; part: BodyPart }>();
-    for (const { e } of fresh.output.values()) {
+    for (const { i, e } of fresh.output.values()) {
       const c = e.content;
       if (!c || contents.has(c.hash)) continue;
       const last = seenContents.get(c.hash);
-      if (last === undefined || Date.parse(`${c.lastSeen}Z`) - last > CONTENT_REFRESH_MS) contents.set(c.hash, { key: `${c.hash}@${c.lastSeen}`, part: c });
+      if (last === undefined || Date.parse(`${c.lastSeen}Z`) - last > CONTENT_REFRESH_MS) {
+        contents.set(c.hash, { key: `${c.hash}@${c.lastSeen}`, part: part(i, 'content', c.start, c.end) });
+      }
     }
 
     // Every row of a segment is identified by its key; the key list seeds the insert token. A
     // content goes in before the output rows that refer to it: if the round fails in between,
     // the retry finds the outputs missing and writes both again (an output found stored is
     // never rewritten, so the other order could lose its content).
-    const segment = (kind: Kind) => [...fresh[kind].values()].map(({ e }) => ({ key: e.key, part: e as BodyPart }));
+    const segment = (kind: Kind) => [...fresh[kind].values()].map(({ i, e }) => ({ key: e.key, part: part(i, kind, e.start, e.end) }));
     const insertStart = performance.now();
     await Promise.all([
       insertLines('tool_invocations', SEGMENT_COLUMNS.tool_invocations, segment('invocation')),
@@ -379,8 +371,12 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
     metrics.inc('tool_audit_ingest_stage_seconds_total', 'Wall time spent per ingest stage', { stage }, (performance.now() - since) / 1000);
   }
 
-  /** The token makes a retried insert of the same rows a no-op inside ClickHouse's dedup window. */
-  const token = (table: string, keys: string[]) => createHash('sha256').update(table).update(keys.sort().join('\n')).digest('hex');
+  /**
+   * The token makes a retried insert of the same rows a no-op inside ClickHouse's dedup window.
+   * Keys in round order: a retried round decodes the same batches in the same order (a round
+   * composed differently is told apart by the key look-ups instead).
+   */
+  const token = (table: string, keys: string[]) => createHash('sha256').update(table).update(keys.join('\n')).digest('hex');
 
   async function insertLines(table: string, columns: readonly string[], keyed: Array<{ key: string; part: BodyPart }>): Promise<void> {
     if (keyed.length === 0) return;
@@ -423,8 +419,11 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
   return {
     write(batch) {
       return new Promise<PacketOutcome[]>((resolve, reject) => {
-        toDecode.push({ d: { batch, entries: new Array(batch.length), resolve, reject }, buffers: {}, at: 0 });
-        if (!decoding) void decodeLoop();
+        const job: (typeof toDecode)[number] = { d: { batch, items: new Array(batch.length), buffers: {}, resolve, reject }, at: 0 };
+        toDecode.push(job);
+        // Small batches (HTTP) are not worth a thread hop.
+        if (pool && batch.length >= 64) decodeInThread(job);
+        else if (!decoding) void decodeLoop();
       });
     },
   };

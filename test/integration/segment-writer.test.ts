@@ -21,9 +21,9 @@ const kafka = (value: unknown, offset: number): RawPacket => ({
 const AWKWARD = ['tab\there', 'new\nline', 'cr\rlf\r\n', 'back\\slash \\N \\t', 'nul\u0000byte', '\\N', '', 'Zürich — 😀 \u2028', "quote ' and \""];
 
 describe('segment writer on real ClickHouse', () => {
-  it('stores every field exactly as decoded, awkward strings included', async () => {
+  it.each([0, 1])('stores every field exactly as decoded, awkward strings included (decode threads: %i)', async (decodeThreads) => {
     const { ch, db } = await freshDatabase('writer');
-    const writer = createSegmentWriter({ clickhouse: ch, database: db, maxPacketBytes: 1 << 20, dedupCacheEntries: 0, metrics: new MetricsRegistry(), logger: silentLogger() });
+    const writer = createSegmentWriter({ clickhouse: ch, database: db, maxPacketBytes: 1 << 20, dedupCacheEntries: 0, metrics: new MetricsRegistry(), logger: silentLogger(), decodeThreads });
     const task = `task\t${randomUUID()}\n\\N`;
     const calls = AWKWARD.map((s, i) =>
       toolCall(
@@ -44,7 +44,9 @@ describe('segment writer on real ClickHouse', () => {
     );
     const outputs = AWKWARD.filter(Boolean).map((s) => outputArtifact(calls[0]?.call_id as string, `${s} content`, 'text'));
     const deps = AWKWARD.map((s) => dependency({ task_id: task, data_flow: s || null }));
-    const packets = [...calls, ...outputs, ...deps].map((p, i) => kafka(p, i));
+    // Enough packets to go to a decode thread (small batches stay on the main thread).
+    const filler = Array.from({ length: 64 }, (_, i) => toolCall({ args: { i } }, task));
+    const packets = [...calls, ...outputs, ...deps, ...filler].map((p, i) => kafka(p, i));
     const outcomes = await writer.write(packets);
     expect(outcomes.map((o) => o.status)).toEqual(packets.map(() => 'accepted'));
 

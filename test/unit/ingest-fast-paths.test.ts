@@ -6,7 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { workload } from '../../bench/ingest-workload.ts';
-import { decodePacketWith } from '../../src/ingest/decode-packet.ts';
+import { chCreatedAt, decodePacketWith } from '../../src/ingest/decode-packet.ts';
+import { chTimestamp } from '../../src/ingest/rows.ts';
 import { isValidPacket, packetCheckEnabled } from '../../src/ingest/packet-check.ts';
 import type { RawPacket } from '../../src/ingest/rows.ts';
 import { pythonJsonDumps, pythonJsonString, type JsonValue } from '../../src/schemas/canonical-json.ts';
@@ -123,6 +124,21 @@ describe('zod-free packet check', () => {
     expect(isValidPacket(JSON.parse(text))).toBe(false);
     const [fast, slow] = both(text);
     expect(fast).toEqual(slow);
+  });
+});
+
+describe('created_at to ClickHouse text', () => {
+  it('rearranges UTC millisecond timestamps exactly as going through Date does', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: Date.UTC(2200, 0, 1) - 1 }), fc.integer({ min: -14 * 60, max: 14 * 60 }), (ms, offsetMin) => {
+        const utc = new Date(ms).toISOString();
+        expect(chCreatedAt(utc)).toBe(chTimestamp(ms));
+        // Other accepted forms (offsets, microseconds) take the Date path.
+        const local = new Date(ms + offsetMin * 60_000).toISOString().replace('Z', `${offsetMin < 0 ? '-' : '+'}${String(Math.floor(Math.abs(offsetMin) / 60)).padStart(2, '0')}:${String(Math.abs(offsetMin) % 60).padStart(2, '0')}`);
+        expect(chCreatedAt(local.replace(/\.(\d{3})/, '.$1456'))).toBe(chTimestamp(ms));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 

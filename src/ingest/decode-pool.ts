@@ -1,0 +1,123 @@
+/**
+ * Decode threads for the segment writer. Decoding (JSON, the MUST rules, hashes, fingerprints,
+ * row serialization) is most of the CPU an ingest process spends; in threads of its own it runs
+ * beside the main thread's Kafka client and commit rounds instead of taking turns with them.
+ *
+ * A batch travels as one buffer of its packets' UTF-8 bytes (copied once; Kafka packets are
+ * not even turned into strings on the main thread) and comes back as small items plus line
+ * buffers whose memory is transferred.
+ */
+import { Worker } from 'node:worker_threads';
+import { AppError } from '../errors.ts';
+import type { BatchBuffers, Item, LineKind } from './decode-batch.ts';
+import { LineBuffer, sourceKey, type RawPacket } from './rows.ts';
+
+/** Sent to a decode thread. */
+export interface DecodeJob {
+  id: number;
+  maxPacketBytes: number;
+  /** Packet bytes back to back; packet i ends at ends[i]. */
+  bytes: ArrayBuffer;
+  ends: Int32Array;
+  /** Declared size per packet (-1: its byte length). */
+  declared: Float64Array;
+  sources: string[];
+}
+
+/** Sent back by a decode thread. */
+export interface DecodeResult {
+  id: number;
+  items: Item[];
+  buffers: Partial<Record<LineKind, { bytes: ArrayBuffer; offset: number; length: number }>>;
+  error?: string;
+}
+
+/** Decodes batches in threads, in any number concurrently; results keep no order of their own. */
+export interface DecodePool {
+  decode(batch: RawPacket[], maxPacketBytes: number): Promise<{ items: Item[]; buffers: BatchBuffers }>;
+  close(): Promise<void>;
+}
+
+const ENTRY = new URL('./decode-worker-entry.mjs', import.meta.url);
+
+/** Starts `threads` decode threads; they do not keep the process alive. */
+export function createDecodePool(threads: number): DecodePool {
+  type Pending = { resolve: (r: { items: Item[]; buffers: BatchBuffers }) => void; reject: (e: unknown) => void };
+  const pending = new Map<number, Pending & { worker: number }>();
+  const workers: Worker[] = [];
+  let nextId = 1;
+  let turn = 0;
+  let closed = false;
+
+  const start = (n: number): Worker => {
+    const w = new Worker(ENTRY);
+    w.unref();
+    w.on('message', (r: DecodeResult) => {
+      const p = pending.get(r.id);
+      if (!p) return;
+      pending.delete(r.id);
+      if (r.error !== undefined) {
+        p.reject(new AppError('INTERNAL', `decode thread failed: ${r.error}`, { retryable: false }));
+        return;
+      }
+      const buffers: BatchBuffers = {};
+      for (const [kind, b] of Object.entries(r.buffers)) {
+        buffers[kind as LineKind] = new LineBuffer(0, { buf: Buffer.from(b.bytes, b.offset, b.length), length: b.length });
+      }
+      p.resolve({ items: r.items, buffers });
+    });
+    const fail = (err: unknown) => {
+      // A thread that died takes its batches with it; they are retried (a fresh thread starts).
+      for (const [id, p] of pending) {
+        if (p.worker !== n) continue;
+        pending.delete(id);
+        p.reject(new AppError('INTERNAL', `decode thread stopped: ${(err as Error)?.message ?? String(err)}`, { retryable: true, cause: err }));
+      }
+      if (!closed) workers[n] = start(n);
+    };
+    w.on('error', fail);
+    w.on('exit', (code) => {
+      if (!closed) fail(new Error(`exit code ${code}`));
+    });
+    return w;
+  };
+  for (let n = 0; n < Math.max(1, threads); n++) workers.push(start(n));
+
+  return {
+    decode(batch, maxPacketBytes) {
+      let total = 0;
+      const views: Uint8Array[] = new Array(batch.length);
+      for (let i = 0; i < batch.length; i++) {
+        const p = batch[i] as RawPacket;
+        const v = p.rawBytes ?? Buffer.from(p.raw, 'utf8');
+        views[i] = v;
+        total += v.byteLength;
+      }
+      const bytes = Buffer.allocUnsafeSlow(total);
+      const ends = new Int32Array(batch.length);
+      const declared = new Float64Array(batch.length);
+      const sources: string[] = new Array(batch.length);
+      let at = 0;
+      for (let i = 0; i < batch.length; i++) {
+        const p = batch[i] as RawPacket;
+        const v = views[i] as Uint8Array;
+        bytes.set(v, at);
+        at += v.byteLength;
+        ends[i] = at;
+        declared[i] = p.bytes ?? -1;
+        sources[i] = sourceKey(p.source);
+      }
+      const id = nextId++;
+      const n = turn++ % workers.length;
+      const job: DecodeJob = { id, maxPacketBytes, bytes: bytes.buffer as ArrayBuffer, ends, declared, sources };
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject, worker: n });
+        (workers[n] as Worker).postMessage(job, [job.bytes]);
+      });
+    },
+    async close() {
+      closed = true;
+      await Promise.all(workers.map((w) => w.terminate()));
+    },
+  };
+}
