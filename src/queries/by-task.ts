@@ -15,10 +15,6 @@ import { chTime, pageOf, PAGE_PARAM_DOCS, runQuery, WINDOW_PARAM_DOCS, type Quer
 const PAGE_WHERE = `task_id = {task_id:String}
   AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
   AND (NOT {has_cursor:Bool} OR (created_at, call_id) > ({c_at:DateTime64(3, 'UTC')}, {c_id:UUID}))`;
-const PAGE_IDS = `SELECT call_id FROM {db:Identifier}.tool_invocations WHERE ${PAGE_WHERE} ORDER BY created_at, call_id LIMIT {limit:UInt32}`;
-// Only the columns the answer needs: `SELECT *` would also read fingerprint, source, ingested_at.
-const INVOCATION_FIELDS =
-  'call_id, task_id, tool_id, agent_id, orchestrator, instance_id, args, args_hash, status, duration_ms, result_summary, error, cost_usd, tokens_used, created_at';
 const PAGE_PARAMS = {
   ...WINDOW_PARAM_DOCS,
   ...PAGE_PARAM_DOCS,
@@ -51,6 +47,7 @@ WHERE ${PAGE_WHERE}
 ORDER BY created_at, call_id
 LIMIT {limit:UInt32}`,
   params: PAGE_PARAMS,
+  settings: { max_threads: 1 },
 };
 
 /** Dependencies of a task that touch the given calls. */
@@ -71,22 +68,18 @@ export const TASK_OUTPUTS: QuerySpec = {
 };
 
 /**
- * The whole task view in one statement: the page of calls, their dependencies and their
- * outputs, as JSON rows tagged i/d/o. One round trip instead of three: at this size the fixed
- * cost of a query is a third of the answer time. Same statements as the three specs above, with
- * call_ids being the page itself.
+ * Dependencies and outputs of a page of calls in one statement, as JSON rows tagged d/o: the
+ * second of the task view's two round trips. (One statement for the whole view, with the page as
+ * a subquery, measured slower: the page was computed once per IN.)
  */
-export const TASK_VIEW: QuerySpec = {
-  name: 'task_view',
-  description: "One page of a task's calls in call order with their dependencies and outputs (kind i/d/o, row = JSON).",
-  sql: `SELECT 'i' AS kind, formatRow('JSONEachRow', ${INVOCATION_COLUMNS}) AS row
-FROM (SELECT ${INVOCATION_FIELDS} FROM {db:Identifier}.tool_invocations WHERE ${PAGE_WHERE} ORDER BY created_at, call_id LIMIT {limit:UInt32})
+export const TASK_DETAILS: QuerySpec = {
+  name: 'task_details',
+  description: 'Dependencies (kind d) and outputs (kind o) of the given calls of a task, as JSON rows.',
+  sql: `SELECT 'd' AS kind, formatRow('JSONEachRow', *) AS row FROM (${DEPENDENCIES_OF('{call_ids:Array(UUID)}')})
 UNION ALL
-SELECT 'd' AS kind, formatRow('JSONEachRow', *) AS row FROM (${DEPENDENCIES_OF(`(${PAGE_IDS})`)})
-UNION ALL
-SELECT 'o' AS kind, formatRow('JSONEachRow', *) AS row FROM (${OUTPUTS_OF(`(${PAGE_IDS})`)})`,
-  params: PAGE_PARAMS,
-  // A few granules per branch: one thread avoids the pool's hand-offs (p95 61 vs 85 ms at 10 M).
+SELECT 'o' AS kind, formatRow('JSONEachRow', *) AS row FROM (${OUTPUTS_OF('{call_ids:Array(UUID)}')})`,
+  params: { db: WINDOW_PARAM_DOCS.db, task_id: 'the task', call_ids: 'the calls of the page' },
+  // A few granules per branch: one thread avoids the pool's hand-offs.
   settings: { ...OUTPUT_SETTINGS, max_threads: 1 },
 };
 
@@ -101,12 +94,12 @@ export interface ByTaskParams {
   cursor?: string;
 }
 
-/** Runs the task view. */
+/** Runs the task view: the page of calls, then their dependencies and outputs. */
 export async function byTask(ch: ClickHouseClient, db: string, p: ByTaskParams, ctx: QueryContext): Promise<TaskView> {
   const after = p.cursor === undefined ? undefined : taskCursor.decode(p.cursor);
-  const rows = await runQuery<{ kind: 'i' | 'd' | 'o'; row: string }>(
+  const calls = await runQuery<InvocationRow>(
     ch,
-    TASK_VIEW,
+    TASK_INVOCATIONS,
     {
       db,
       task_id: p.taskId,
@@ -119,25 +112,21 @@ export async function byTask(ch: ClickHouseClient, db: string, p: ByTaskParams, 
     },
     ctx,
   );
-  const calls: InvocationRow[] = [];
-  const deps: Dependency[] = [];
-  const outs: OutputRow[] = [];
-  for (const r of rows) {
-    const v: unknown = JSON.parse(r.row);
-    if (r.kind === 'i') calls.push(v as InvocationRow);
-    else if (r.kind === 'd') deps.push(v as Dependency);
-    else outs.push(v as OutputRow);
-  }
-  // UNION ALL branches arrive in any order: sort as the statements do.
-  calls.sort((a, b) => Number(a.created_ms) - Number(b.created_ms) || uuidOrder(a.call_id, b.call_id));
   const page = pageOf(calls, p.limit);
   const ids = new Set(page.rows.map((c) => c.call_id));
+  const deps: Dependency[] = [];
+  const outs: OutputRow[] = [];
+  if (ids.size > 0) {
+    for (const r of await runQuery<{ kind: 'd' | 'o'; row: string }>(ch, TASK_DETAILS, { db, task_id: p.taskId, call_ids: [...ids] }, ctx)) {
+      const v: unknown = JSON.parse(r.row);
+      if (r.kind === 'd') deps.push(v as Dependency);
+      else outs.push(v as OutputRow);
+    }
+  }
   const invocations = page.rows.map((r) => toInvocation(r, ctx.expensiveThresholdUsd));
-  const dependencies = deps.filter((d) => ids.has(d.preceding_call_id) || ids.has(d.succeeding_call_id)).map(toDependency);
-  const outputs = outs
-    .filter((o) => ids.has(o.call_id))
-    .sort((a, b) => Number(a.created_ms) - Number(b.created_ms) || uuidOrder(a.output_id, b.output_id))
-    .map(toOutput);
+  const dependencies = deps.map(toDependency);
+  // UNION ALL branches arrive in any order: sort outputs as their statement does.
+  const outputs = outs.sort((a, b) => Number(a.created_ms) - Number(b.created_ms) || uuidOrder(a.output_id, b.output_id)).map(toOutput);
   const last = page.rows[page.rows.length - 1];
   return {
     task_id: p.taskId,
