@@ -7,7 +7,9 @@
  * (fetch) and the raw time of the same query function called straight on the client. Prints
  * p50/p95 of both and their ratio, and the targets of the issue.
  *
- *   npm run bench:queries [-- --invocations N --tasks N --days N --data-dir DIR --rounds K]
+ *   npm run bench:queries [-- --invocations N --tasks N --days N --data-dir DIR --rounds K --only TEXT]
+ *
+ * --only runs the endpoints whose name contains TEXT (e.g. `--only task`).
  */
 import { loadavg } from 'node:os';
 import type { AddressInfo } from 'node:net';
@@ -27,6 +29,7 @@ const { values: args } = parseArgs({
     days: { type: 'string', default: '30' },
     'data-dir': { type: 'string', default: './.bench-data' },
     rounds: { type: 'string', default: '1' },
+    only: { type: 'string', default: '' },
   },
 });
 const KEY = 'bench-read-key-0123456789';
@@ -103,7 +106,7 @@ async function main(): Promise<void> {
   const load0 = loadavg()[0] as number;
   const rows: string[][] = [];
   const verdicts: string[] = [];
-  for (const c of cases(window, data.tools, data.agents, data.taskIds)) {
+  for (const c of cases(window, data.tools, data.agents, data.taskIds).filter((x) => x.name.includes(args.only as string))) {
     const raw: number[] = [];
     const api: number[] = [];
     await c.raw(queries, 0);
