@@ -62,3 +62,9 @@ export async function eventually(cond: () => Promise<boolean>, ms: number, what:
     await new Promise((r) => setTimeout(r, 250));
   }
 }
+
+/** Offsets the group has committed on topic (sum over partitions). */
+export async function committedTotal(admin: Admin, groupId: string, topic: string): Promise<number> {
+  const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+  return (committed?.partitions ?? []).reduce((n, p) => n + Math.max(0, Number(p.offset)), 0);
+}

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createClickHouse } from '../../src/clickhouse/client.ts';
 import { rows } from '../helpers/clickhouse.ts';
-import { brokers, createTopics, eventually, groupLag, produceAll, testKafka, uniqueNames } from '../helpers/kafka.ts';
+import { brokers, committedTotal, createTopics, eventually, groupLag, produceAll, testKafka, uniqueNames } from '../helpers/kafka.ts';
 import { mixedStream } from '../helpers/workload.ts';
 
 const PACKETS = Number(process.env.CRASH_TEST_PACKETS ?? 200_000);
@@ -57,14 +57,24 @@ describe('ingest survives repeated SIGKILL', () => {
     await admin.connect();
     let kills = 0;
     const lagAtKills: number[] = [];
+    const committedAtKills: number[] = [];
     let produced = false;
     void producing.then(() => (produced = true));
     startChild();
-    // Kill at varied moments while there is work in flight, then let the last one finish.
+    // Kills spread over the run: short lives die before their first commit (mid-decode or
+    // mid-insert), long lives die once they committed past the next milestone, mid-round.
+    const step = Math.floor(PACKETS / (MIN_KILLS + 2));
     while (kills < MIN_KILLS || !produced) {
-      await new Promise((r) => setTimeout(r, 2500 + Math.random() * 3500));
+      if (kills % 2 === 0) {
+        await new Promise((r) => setTimeout(r, 1500 + Math.random() * 2500));
+      } else {
+        const target = (await committedTotal(admin, names.groupId, names.topic)) + step;
+        await eventually(async () => (await committedTotal(admin, names.groupId, names.topic)) >= target, 40_000, 'a milestone').catch(() => undefined);
+        await new Promise((r) => setTimeout(r, Math.random() * 1500));
+      }
       const c = child as ChildProcess;
       lagAtKills.push(await groupLag(admin, names.groupId, names.topic));
+      committedAtKills.push(await committedTotal(admin, names.groupId, names.topic));
       c.kill('SIGKILL');
       await exit(c);
       kills++;
@@ -73,6 +83,8 @@ describe('ingest survives repeated SIGKILL', () => {
     await producing;
     await eventually(async () => (await groupLag(admin, names.groupId, names.topic)) === 0, 300_000, 'the restarted worker to catch up');
     await admin.disconnect();
+    // SIGTERM once the last worker is up (it drains and commits; before start-up it would just die).
+    await eventually(async () => (await fetch(`http://127.0.0.1:${env.PORT}/readyz`).catch(() => undefined))?.ok === true, 60_000, 'the last worker to be ready');
     const last = child as ChildProcess;
     last.kill('SIGTERM');
     expect(await exit(last), stderr).toBe(0);
@@ -83,7 +95,7 @@ describe('ingest survives repeated SIGKILL', () => {
     const [out] = await rows<{ c: string; u: string }>(ch, 'SELECT count() AS c, uniqExact(output_id) AS u FROM {db:Identifier}.tool_outputs', { db });
     const [q] = await rows<{ c: string; u: string }>(ch, 'SELECT count() AS c, uniqExact(source_key) AS u FROM {db:Identifier}.quarantine', { db });
     await ch.close();
-    const report = { packets: PACKETS, kills, lagAtKills, invocations: inv, outputs: out, quarantine: q, expected: { inv: want('invocation'), out: want('output'), q: want('quarantine') } };
+    const report = { packets: PACKETS, kills, lagAtKills, committedAtKills, invocations: inv, outputs: out, quarantine: q, expected: { inv: want('invocation'), out: want('output'), q: want('quarantine') } };
     process.stdout.write(`crash test: ${JSON.stringify(report)}\n`);
     expect(Number(inv?.c)).toBe(want('invocation'));
     expect(inv?.u).toBe(inv?.c);
@@ -95,5 +107,7 @@ describe('ingest survives repeated SIGKILL', () => {
     expect(kills).toBeGreaterThanOrEqual(MIN_KILLS);
     // The kills landed while work was in flight, and the workers made progress between them.
     expect(lagAtKills.filter((l) => l > 0).length).toBeGreaterThanOrEqual(Math.min(3, MIN_KILLS));
+    const progressed = committedAtKills.filter((c, i) => i > 0 && c > (committedAtKills[i - 1] ?? 0)).length;
+    expect(progressed, `commits between kills: ${committedAtKills.join(', ')}`).toBeGreaterThanOrEqual(Math.min(2, MIN_KILLS - 1));
   }, 900_000);
 });
