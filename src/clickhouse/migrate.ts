@@ -67,6 +67,7 @@ export async function migrate(
 
 const RETENTION: Array<[table: string, column: string, param: string]> = [
   ['tool_invocations', 'created_at', 'invocations_days'],
+  ['dedup_repeats', 'created_at', 'invocations_days'],
   ['tool_outputs', 'created_at', 'outputs_days'],
   ['output_contents', 'last_seen', 'outputs_days'],
   ['tool_workflows', 'ingested_at', 'workflows_days'],
