@@ -91,7 +91,8 @@ function threadCpu(pid: number): Map<string, number> {
     try {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
       const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/[0-9]+$/, '#');
-      const name = tid === String(pid) ? 'main' : comm === 'node' ? 'node (libuv pool)' : comm;
+      // Unnamed threads (libuv pool running chDB queries, decode worker threads) are listed one by one.
+      const name = tid === String(pid) ? 'main' : comm === 'node' ? `node/${tid}` : comm;
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       out.set(name, (out.get(name) ?? 0) + (Number(f[11]) + Number(f[12])) / HZ);
     } catch {
@@ -104,9 +105,11 @@ function threadCpu(pid: number): Map<string, number> {
 function threadReport(a: Map<string, number>, b: Map<string, number>): string {
   const delta = [...b].map(([k, v]) => [k, v - (a.get(k) ?? 0)] as const).filter(([, v]) => v >= 0.05);
   delta.sort((x, y) => y[1] - x[1]);
+  // Unnamed node threads: "node#1" is the busiest (the decode thread when there is one).
+  let n = 0;
   return delta
     .slice(0, 10)
-    .map(([k, v]) => `${k} ${v.toFixed(1)}s`)
+    .map(([k, v]) => `${k.startsWith('node/') ? `node#${++n}` : k} ${v.toFixed(1)}s`)
     .join(', ');
 }
 

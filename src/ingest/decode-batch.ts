@@ -2,10 +2,12 @@
  * The decode stage of the segment writer, shared by the main thread and decode threads: packets
  * are decoded and checked (decode-packet.ts) and each accepted row is serialized once, as a
  * TabSeparated line, into per-segment line buffers. What the commit stage needs of an accepted
- * packet is small: its key, fingerprint, ids and where its line is.
+ * packet (key, fingerprint, where its line is, a few ids) is kept in columns — typed arrays and
+ * one string per batch — rather than in objects: a batch waits for its commit round on the heap
+ * of the main thread, and thousands of small objects there cost the garbage collector dearly.
  */
 import { decodeText } from './decode-packet.ts';
-import { acceptedIds, contentLine, LineBuffer, rowLine, type Accepted, type Rejection } from './rows.ts';
+import { contentLine, LineBuffer, rowLine, type Accepted, type Rejection } from './rows.ts';
 
 /** A segment (or `content` for output_contents) whose lines a buffer holds. */
 export type LineKind = Accepted['kind'] | 'content';
@@ -13,59 +15,152 @@ export type LineKind = Accepted['kind'] | 'content';
 /** Line buffers of one batch, per segment (created when first needed). */
 export type BatchBuffers = Partial<Record<LineKind, LineBuffer>>;
 
-/** An accepted packet after the decode stage: its row is already a line in its batch's buffer. */
-export interface Entry {
-  kind: Accepted['kind'];
-  key: string;
-  fp: string;
-  ids: string[];
-  /** Byte range of the row's line in the batch buffer of its kind. */
-  start: number;
-  end: number;
-  /** Outputs: the content, as a line of its own in the batch's `content` buffer. */
-  content?: { hash: string; lastSeen: string; start: number; end: number };
-  /** Dependencies: what their look-up needs. */
-  taskId?: string;
-  pre?: string;
-}
+/** Kind codes of {@link Columns.kind}. */
+export const REJECTED = 0;
+export const KIND_CODE: Record<Accepted['kind'], number> = { invocation: 1, output: 2, dependency: 3 };
+export const CODE_KIND: ReadonlyArray<Accepted['kind'] | undefined> = [undefined, 'invocation', 'output', 'dependency'];
 
-/** What one packet became: an entry, or the rejection that sends it to quarantine. */
-export type Item = Entry | Rejection;
-
-export const isEntry = (e: Item): e is Entry => 'kind' in e;
+/** Widths of the fixed fields in {@link Columns.text}. */
+const UUID = 36;
+const FP = 32;
+const HASH = 64;
+const TS = 23;
 
 /**
- * Decodes packet i of [from, to) given as (raw text, declared bytes, source key) into items[i],
- * appending accepted rows' lines to buffers.
+ * A decoded batch. For packet i, text[textAt[i], textAt[i+1]) holds: its key (a UUID; a
+ * dependency: `preceding>succeeding`), its fingerprint (32), then for an output its call_id,
+ * content hash and last_seen, for a dependency its task_id.
  */
-export function decodeItems(
-  packet: (i: number) => { raw: string; bytes: number | undefined; source: string },
-  from: number,
-  to: number,
-  items: Item[],
-  buffers: BatchBuffers,
-  maxPacketBytes: number,
-): void {
-  const buffer = (k: LineKind) => (buffers[k] ??= new LineBuffer());
-  for (let i = from; i < to; i++) {
-    const p = packet(i);
-    const r = decodeText(p.raw, p.bytes, p.source, maxPacketBytes);
+export interface Columns {
+  kind: Uint8Array;
+  /** Row line [start, end) in the batch buffer of its kind. */
+  start: Int32Array;
+  end: Int32Array;
+  /** Outputs: content line [start, end) in the `content` buffer. */
+  cStart: Int32Array;
+  cEnd: Int32Array;
+  textAt: Int32Array;
+  text: string;
+  /** Packets rejected at decode, by index. */
+  rejections: Array<[number, Rejection]>;
+}
+
+/** Builds {@link Columns} packet by packet (in order). */
+export class ColumnsBuilder {
+  readonly kind: Uint8Array;
+  readonly start: Int32Array;
+  readonly end: Int32Array;
+  readonly cStart: Int32Array;
+  readonly cEnd: Int32Array;
+  readonly textAt: Int32Array;
+  private readonly parts: string[] = [];
+  private length = 0;
+  readonly rejections: Array<[number, Rejection]> = [];
+
+  constructor(readonly n: number) {
+    this.kind = new Uint8Array(n);
+    this.start = new Int32Array(n);
+    this.end = new Int32Array(n);
+    this.cStart = new Int32Array(n);
+    this.cEnd = new Int32Array(n);
+    this.textAt = new Int32Array(n + 1);
+  }
+
+  private add(s: string): void {
+    this.parts.push(s);
+    this.length += s.length;
+  }
+
+  /** Decodes packet i (given as raw text, declared bytes and source key) into the columns and buffers. */
+  decode(i: number, raw: string, bytes: number | undefined, source: string, maxPacketBytes: number, buffers: BatchBuffers): void {
+    this.textAt[i] = this.length;
+    const r = decodeText(raw, bytes, source, maxPacketBytes);
     if (!r.ok) {
-      items[i] = r.error;
-      continue;
+      this.rejections.push([i, r.error]);
+      this.textAt[i + 1] = this.length;
+      return;
     }
     const a = r.value;
-    const lines = buffer(a.kind);
-    const start = lines.push(rowLine(a));
-    const e: Entry = { kind: a.kind, key: a.key, fp: a.row.fingerprint, ids: acceptedIds(a), start, end: lines.length };
+    const lines = (buffers[a.kind] ??= new LineBuffer());
+    this.kind[i] = KIND_CODE[a.kind];
+    this.start[i] = lines.push(rowLine(a));
+    this.end[i] = lines.length;
+    this.add(a.key);
+    this.add(a.row.fingerprint);
     if (a.kind === 'output') {
-      const c = buffer('content');
-      const cStart = c.push(contentLine(a.content));
-      e.content = { hash: a.content.content_hash, lastSeen: a.content.last_seen, start: cStart, end: c.length };
+      const c = (buffers.content ??= new LineBuffer());
+      this.cStart[i] = c.push(contentLine(a.content));
+      this.cEnd[i] = c.length;
+      this.add(a.row.call_id);
+      this.add(a.content.content_hash);
+      this.add(a.content.last_seen);
     } else if (a.kind === 'dependency') {
-      e.taskId = a.row.task_id;
-      e.pre = a.row.preceding_call_id;
+      this.add(a.row.task_id);
     }
-    items[i] = e;
+    this.textAt[i + 1] = this.length;
+  }
+
+  /** The columns (call once, after every packet). */
+  finish(): Columns {
+    const { kind, start, end, cStart, cEnd, textAt, rejections } = this;
+    return { kind, start, end, cStart, cEnd, textAt, text: this.parts.join(''), rejections };
+  }
+}
+
+/** Reads a decoded batch's columns. */
+export class ColumnsReader {
+  private readonly rejected = new Map<number, Rejection>();
+
+  constructor(readonly c: Columns) {
+    for (const [i, r] of c.rejections) this.rejected.set(i, r);
+  }
+
+  kindOf(i: number): Accepted['kind'] | undefined {
+    return CODE_KIND[this.c.kind[i] as number];
+  }
+
+  rejection(i: number): Rejection | undefined {
+    return this.rejected.get(i);
+  }
+
+  private keyLength(i: number): number {
+    return this.c.kind[i] === KIND_CODE.dependency ? 2 * UUID + 1 : UUID;
+  }
+
+  key(i: number): string {
+    const at = this.c.textAt[i] as number;
+    return this.c.text.slice(at, at + this.keyLength(i));
+  }
+
+  fp(i: number): string {
+    const at = (this.c.textAt[i] as number) + this.keyLength(i);
+    return this.c.text.slice(at, at + FP);
+  }
+
+  /** The ids an accepted packet is known by (as acceptedIds of rows.ts). */
+  ids(i: number): string[] {
+    const key = this.key(i);
+    if (this.c.kind[i] === KIND_CODE.output) return [key, this.callId(i)];
+    if (this.c.kind[i] === KIND_CODE.dependency) return [key.slice(0, UUID), key.slice(UUID + 1)];
+    return [key];
+  }
+
+  private callId(i: number): string {
+    const at = (this.c.textAt[i] as number) + UUID + FP;
+    return this.c.text.slice(at, at + UUID);
+  }
+
+  contentHash(i: number): string {
+    const at = (this.c.textAt[i] as number) + 2 * UUID + FP;
+    return this.c.text.slice(at, at + HASH);
+  }
+
+  lastSeen(i: number): string {
+    const at = (this.c.textAt[i] as number) + 2 * UUID + FP + HASH;
+    return this.c.text.slice(at, at + TS);
+  }
+
+  taskId(i: number): string {
+    return this.c.text.slice((this.c.textAt[i] as number) + 2 * UUID + 1 + FP, this.c.textAt[i + 1] as number);
   }
 }

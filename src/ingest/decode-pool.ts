@@ -4,12 +4,12 @@
  * beside the main thread's Kafka client and commit rounds instead of taking turns with them.
  *
  * A batch travels as one buffer of its packets' UTF-8 bytes (copied once; Kafka packets are
- * not even turned into strings on the main thread) and comes back as small items plus line
- * buffers whose memory is transferred.
+ * not even turned into strings on the main thread) and comes back as line
+ * buffers whose memory is transferred, and columns (decode-batch.ts).
  */
 import { Worker } from 'node:worker_threads';
 import { AppError } from '../errors.ts';
-import type { BatchBuffers, Item, LineKind } from './decode-batch.ts';
+import type { BatchBuffers, Columns, LineKind } from './decode-batch.ts';
 import { LineBuffer, sourceKey, type RawPacket } from './rows.ts';
 
 /** Sent to a decode thread. */
@@ -27,14 +27,14 @@ export interface DecodeJob {
 /** Sent back by a decode thread. */
 export interface DecodeResult {
   id: number;
-  items: Item[];
+  columns: Columns;
   buffers: Partial<Record<LineKind, { bytes: ArrayBuffer; offset: number; length: number }>>;
   error?: string;
 }
 
 /** Decodes batches in threads, in any number concurrently; results keep no order of their own. */
 export interface DecodePool {
-  decode(batch: RawPacket[], maxPacketBytes: number): Promise<{ items: Item[]; buffers: BatchBuffers }>;
+  decode(batch: RawPacket[], maxPacketBytes: number): Promise<{ columns: Columns; buffers: BatchBuffers }>;
   close(): Promise<void>;
 }
 
@@ -42,7 +42,7 @@ const ENTRY = new URL('./decode-worker-entry.mjs', import.meta.url);
 
 /** Starts `threads` decode threads; they do not keep the process alive. */
 export function createDecodePool(threads: number): DecodePool {
-  type Pending = { resolve: (r: { items: Item[]; buffers: BatchBuffers }) => void; reject: (e: unknown) => void };
+  type Pending = { resolve: (r: { columns: Columns; buffers: BatchBuffers }) => void; reject: (e: unknown) => void };
   const pending = new Map<number, Pending & { worker: number }>();
   const workers: Worker[] = [];
   let nextId = 1;
@@ -64,7 +64,7 @@ export function createDecodePool(threads: number): DecodePool {
       for (const [kind, b] of Object.entries(r.buffers)) {
         buffers[kind as LineKind] = new LineBuffer(0, { buf: Buffer.from(b.bytes, b.offset, b.length), length: b.length });
       }
-      p.resolve({ items: r.items, buffers });
+      p.resolve({ columns: r.columns, buffers });
     });
     const fail = (err: unknown) => {
       // A thread that died takes its batches with it; they are retried (a fresh thread starts).

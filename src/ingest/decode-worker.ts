@@ -1,10 +1,10 @@
 /**
  * A decode thread (see decode-pool.ts): receives batches as one buffer of packet bytes, decodes
- * them with the same code as the main thread (decode-batch.ts) and sends back the items and the
- * line buffers, whose memory is transferred, not copied.
+ * them with the same code as the main thread (decode-batch.ts) and sends back the columns and
+ * the line buffers; typed arrays and buffers are transferred, not copied.
  */
 import { parentPort } from 'node:worker_threads';
-import { decodeItems, type BatchBuffers, type Item } from './decode-batch.ts';
+import { ColumnsBuilder, type BatchBuffers } from './decode-batch.ts';
 import type { DecodeJob, DecodeResult } from './decode-pool.ts';
 
 const port = parentPort;
@@ -13,23 +13,19 @@ if (!port) throw new Error('decode-worker.ts runs as a worker thread');
 port.on('message', (job: DecodeJob) => {
   try {
     const bytes = Buffer.from(job.bytes);
-    const items: Item[] = new Array(job.sources.length);
+    const n = job.sources.length;
+    const cols = new ColumnsBuilder(n);
     const buffers: BatchBuffers = {};
-    decodeItems(
-      (i) => {
-        const start = i === 0 ? 0 : (job.ends[i - 1] as number);
-        const end = job.ends[i] as number;
-        const declared = job.declared[i] as number;
-        return { raw: bytes.toString('utf8', start, end), bytes: declared >= 0 ? declared : end - start, source: job.sources[i] as string };
-      },
-      0,
-      job.sources.length,
-      items,
-      buffers,
-      job.maxPacketBytes,
-    );
-    const out: DecodeResult = { id: job.id, items, buffers: {} };
-    const transfer: ArrayBuffer[] = [];
+    let start = 0;
+    for (let i = 0; i < n; i++) {
+      const end = job.ends[i] as number;
+      const declared = job.declared[i] as number;
+      cols.decode(i, bytes.toString('utf8', start, end), declared >= 0 ? declared : end - start, job.sources[i] as string, job.maxPacketBytes, buffers);
+      start = end;
+    }
+    const columns = cols.finish();
+    const out: DecodeResult = { id: job.id, columns, buffers: {} };
+    const transfer: ArrayBuffer[] = [columns.kind, columns.start, columns.end, columns.cStart, columns.cEnd, columns.textAt].map((a) => a.buffer as ArrayBuffer);
     for (const [kind, lb] of Object.entries(buffers)) {
       out.buffers[kind as keyof BatchBuffers] = { bytes: lb.buf.buffer as ArrayBuffer, offset: lb.buf.byteOffset, length: lb.length };
       transfer.push(lb.buf.buffer as ArrayBuffer);

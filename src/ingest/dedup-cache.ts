@@ -203,3 +203,114 @@ function hash(kind: number, w: Uint32Array): number {
   }
   return h >>> 0;
 }
+
+/**
+ * Content hashes (64 lowercase hex digits) this process wrote to output_contents, with the
+ * last_seen written (epoch ms). Typed arrays, FIFO-bounded, like {@link DedupCache}.
+ */
+export class ContentSeen {
+  private readonly cap: number;
+  private readonly mask: number;
+  private readonly table: Int32Array;
+  private readonly keys: Uint32Array;
+  private readonly seen: Float64Array;
+  private readonly hashes: Uint32Array;
+  private readonly slotOf: Int32Array;
+  private head = 0;
+  private used = 0;
+  private readonly words = new Uint32Array(8);
+
+  constructor(capacity: number) {
+    this.cap = Math.max(0, Math.floor(capacity));
+    let size = 2;
+    while (size < this.cap * 2) size *= 2;
+    this.mask = size - 1;
+    this.table = new Int32Array(this.cap ? size : 0);
+    this.keys = new Uint32Array(this.cap * 8);
+    this.seen = new Float64Array(this.cap);
+    this.hashes = new Uint32Array(this.cap);
+    this.slotOf = new Int32Array(this.cap);
+  }
+
+  /** last_seen (epoch ms) written for a content hash, if this process wrote it (and still remembers). */
+  get(hash: string): number | undefined {
+    if (this.cap === 0 || !this.parse(hash)) return undefined;
+    const slot = this.find(mix(this.words));
+    return slot < 0 ? undefined : this.seen[(this.table[slot] as number) - 1];
+  }
+
+  /** Records that a content hash was written with last_seen `ms`. */
+  set(hash: string, ms: number): void {
+    if (this.cap === 0 || !this.parse(hash)) return;
+    const h = mix(this.words);
+    const slot = this.find(h);
+    if (slot >= 0) {
+      this.seen[(this.table[slot] as number) - 1] = ms;
+      return;
+    }
+    const e = this.head;
+    if (this.used === this.cap) this.remove(e);
+    else this.used++;
+    this.head = (this.head + 1) % this.cap;
+    this.keys.set(this.words, e * 8);
+    this.seen[e] = ms;
+    this.hashes[e] = h;
+    let s = h & this.mask;
+    while (this.table[s] !== 0) s = (s + 1) & this.mask;
+    this.table[s] = e + 1;
+    this.slotOf[e] = s;
+  }
+
+  private parse(hex: string): boolean {
+    if (hex.length !== 64) return false;
+    for (let w = 0; w < 8; w++) {
+      let v = 0;
+      for (let i = w * 8; i < w * 8 + 8; i++) {
+        const d = hexDigit(hex.charCodeAt(i));
+        if (d < 0) return false;
+        v = v * 16 + d;
+      }
+      this.words[w] = v;
+    }
+    return true;
+  }
+
+  private find(h: number): number {
+    let slot = h & this.mask;
+    for (;;) {
+      const v = this.table[slot] as number;
+      if (v === 0) return -1;
+      const o = (v - 1) * 8;
+      let same = this.hashes[v - 1] === h;
+      for (let i = 0; same && i < 8; i++) same = this.keys[o + i] === this.words[i];
+      if (same) return slot;
+      slot = (slot + 1) & this.mask;
+    }
+  }
+
+  private remove(e: number): void {
+    let i = this.slotOf[e] as number;
+    this.table[i] = 0;
+    let j = i;
+    for (;;) {
+      j = (j + 1) & this.mask;
+      const v = this.table[j] as number;
+      if (v === 0) return;
+      const home = (this.hashes[v - 1] as number) & this.mask;
+      const stays = i <= j ? home > i && home <= j : home > i || home <= j;
+      if (!stays) {
+        this.table[i] = v;
+        this.slotOf[v - 1] = i;
+        this.table[j] = 0;
+        i = j;
+      }
+    }
+  }
+}
+
+/** A content hash's first 32 bits are uniformly random already (SHA-256); fold the rest in anyway. */
+function mix(w: Uint32Array): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < 8; i++) h = Math.imul(h ^ (w[i] as number), 0x01000193);
+  return (h ^ (h >>> 15)) >>> 0;
+}

@@ -87,8 +87,20 @@ export function createIngestWorker(deps: {
   let failingSince: number | undefined;
   let lastError = '';
 
-  /** What the write and commit steps need of a batch's payload (not the batch: its messages are released early). */
-  type Partition = { topic: string; partition: number; isRunning: () => boolean; isStale: () => boolean; heartbeat: () => Promise<void> };
+  /**
+   * What the write and commit steps need of a batch. Not the kafkajs payload: its functions keep
+   * the whole batch (every message object) alive until the last chunk is committed. A partition
+   * counts as lost once its consumer has rejoined the group since the batch was fetched.
+   */
+  type Partition = { topic: string; partition: number; key: string; epoch: string; isRunning: () => boolean; isStale: () => boolean };
+  const generations = new Map<Consumer, number>();
+  const running = new Map<Consumer, boolean>();
+  /**
+   * Partition → epoch (consumer and group generation) in which one of its chunks could not be
+   * committed. Later chunks of that epoch must not be committed either: their offset would
+   * cover the missing one. After a rejoin kafkajs fetches again from the committed offset.
+   */
+  const blocked = new Map<string, string>();
 
   async function writeUntilDone(packets: RawPacket[], p: Partition): Promise<PacketOutcome[] | undefined> {
     let delay = 100;
@@ -108,7 +120,6 @@ export function createIngestWorker(deps: {
         delay = Math.min(delay * 2, config.sinkRetryMaxMs);
         // Nothing was committed: on stop or a lost assignment, the next owner starts from here.
         if (stopping || !p.isRunning() || p.isStale()) return undefined;
-        await p.heartbeat().catch(() => undefined);
       }
     }
   }
@@ -148,7 +159,16 @@ export function createIngestWorker(deps: {
       if (stopping || !p.isRunning() || p.isStale()) return;
     }
     // Every chunk goes to the writer now: they are decoded while earlier rounds are written.
-    const part: Partition = { topic: batch.topic, partition: batch.partition, isRunning: p.isRunning, isStale: p.isStale, heartbeat: p.heartbeat };
+    const generation = generations.get(consumer) ?? 0;
+    const key = `${batch.topic}/${batch.partition}`;
+    const part: Partition = {
+      topic: batch.topic,
+      partition: batch.partition,
+      key,
+      epoch: `${consumers.indexOf(consumer)}:${generation}`,
+      isRunning: () => running.get(consumer) === true,
+      isStale: () => (generations.get(consumer) ?? 0) !== generation,
+    };
     const chunks: Chunk[] = [];
     for (let i = 0; i < batch.messages.length; i += config.batchMaxPackets) {
       const chunk = batch.messages.slice(i, i + config.batchMaxPackets);
@@ -166,7 +186,6 @@ export function createIngestWorker(deps: {
       inFlight += packets.length;
     }
     p.resolveOffset(batch.lastOffset());
-    const key = `${batch.topic}/${batch.partition}`;
     const tail = (chains.get(key) ?? Promise.resolve()).then(() => commitInOrder(consumer, part, chunks));
     const settledTail = tail.catch((err: unknown) => {
       // Not a ClickHouse fault (those are retried): the consumer restarts from the committed offsets.
@@ -187,14 +206,22 @@ export function createIngestWorker(deps: {
 
   async function commitInOrder(consumer: Consumer, p: Partition, chunks: Chunk[]): Promise<void> {
     const { topic, partition } = p;
-    let abandoned = false;
+    let failure: unknown;
     for (const { last, packets, written } of chunks) {
       try {
-        const outcomes = abandoned ? undefined : await written;
-        // Given up (stopped while ClickHouse refused writes) or the partition moved: nothing more
-        // is committed for it; its next owner resumes from the last committed offset.
-        if (!outcomes || p.isStale()) {
-          abandoned = true;
+        let outcomes: PacketOutcome[] | undefined;
+        if (blocked.get(p.key) !== p.epoch) {
+          try {
+            outcomes = await written;
+          } catch (err) {
+            failure ??= err;
+          }
+        }
+        // Given up (stopped while ClickHouse refused writes), the partition moved, or an earlier
+        // chunk was not committed: nothing more is committed for it in this epoch; its next
+        // owner resumes from the last committed offset and the writer recognises what is stored.
+        if (!outcomes || p.isStale() || blocked.get(p.key) === p.epoch) {
+          blocked.set(p.key, p.epoch);
           void written.catch(() => undefined);
           continue;
         }
@@ -208,6 +235,7 @@ export function createIngestWorker(deps: {
         for (const w of settled.splice(0)) w();
       }
     }
+    if (failure !== undefined) throw failure;
   }
 
   async function sendToDlq(packets: RawPacket[], outcomes: PacketOutcome[]): Promise<void> {
@@ -230,6 +258,10 @@ export function createIngestWorker(deps: {
       await dlq.connect();
       await Promise.all(
         consumers.map(async (consumer) => {
+          consumer.on(consumer.events.GROUP_JOIN, () => generations.set(consumer, (generations.get(consumer) ?? 0) + 1));
+          consumer.on(consumer.events.CRASH, () => running.set(consumer, false));
+          consumer.on(consumer.events.STOP, () => running.set(consumer, false));
+          running.set(consumer, true);
           await consumer.connect();
           await consumer.subscribe({ topic: config.topic, fromBeginning: true });
           await consumer.run({

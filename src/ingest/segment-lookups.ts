@@ -83,21 +83,6 @@ export async function storedDependencies(
   return new Map(found.map((r) => [r.k, r.fp]));
 }
 
-/** Newest last_seen (epoch ms) per content_hash already stored. */
-export async function storedContents(ch: ClickHouseClient, db: string, hashes: string[]): Promise<Map<string, number>> {
-  const found = await chunked(hashes, (h) => {
-    const set = keySet(h, 'FixedString(64)');
-    return rows<{ h: string; ms: string }>(
-      ch,
-      `SELECT content_hash AS h, toUnixTimestamp64Milli(max(last_seen)) AS ms
-       FROM {db:Identifier}.output_contents WHERE content_hash IN ${set.sql} GROUP BY content_hash`,
-      { db, ...set.params },
-      set.settings,
-    );
-  });
-  return new Map(found.map((r) => [r.h, Number(r.ms)]));
-}
-
 /** Quarantine records already written for these transport positions. */
 export async function storedQuarantine(ch: ClickHouseClient, db: string, sourceKeys: string[]): Promise<Set<string>> {
   const found = await chunked(sourceKeys, (k) =>

@@ -20,8 +20,8 @@ import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { MetricsRegistry } from '../metrics.ts';
 import type { PacketType } from '../schemas/packets.ts';
-import { DedupCache } from './dedup-cache.ts';
-import { decodeItems, isEntry, type BatchBuffers, type Entry, type Item } from './decode-batch.ts';
+import { ContentSeen, DedupCache } from './dedup-cache.ts';
+import { ColumnsBuilder, ColumnsReader, type BatchBuffers, type Columns } from './decode-batch.ts';
 import { createDecodePool, type DecodePool } from './decode-pool.ts';
 import {
   CONTENT_COLUMNS,
@@ -34,7 +34,7 @@ import {
   type RawPacket,
   type Rejection,
 } from './rows.ts';
-import { storedContents, storedDependencies, storedInvocations, storedOutputs, storedQuarantine } from './segment-lookups.ts';
+import { storedDependencies, storedInvocations, storedOutputs, storedQuarantine } from './segment-lookups.ts';
 
 /** What happened to one packet of a batch. */
 export interface PacketOutcome {
@@ -71,7 +71,7 @@ type Kind = Accepted['kind'];
 /** A batch after the decode stage. */
 interface Decoded {
   batch: RawPacket[];
-  items: Item[];
+  columns?: Columns;
   buffers: BatchBuffers;
   resolve: (o: PacketOutcome[]) => void;
   reject: (err: unknown) => void;
@@ -126,12 +126,13 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
   const { clickhouse: ch, database: db, metrics } = deps;
   const maxRound = deps.maxRoundPackets ?? 100_000;
   const cache = new DedupCache(deps.dedupCacheEntries);
+  const contentSeen = new ContentSeen(deps.dedupCacheEntries);
   const rawInsert = chdbRawInsert(ch);
   const queue: Decoded[] = [];
   let committing = false;
   const pool: DecodePool | undefined = deps.decodeThreads ? createDecodePool(deps.decodeThreads) : undefined;
   /** Batches being decoded, in call order; `done` is set by a decode thread. */
-  const toDecode: Array<{ d: Decoded; at: number; done?: Promise<void>; ready?: boolean }> = [];
+  const toDecode: Array<{ d: Decoded; at: number; builder?: ColumnsBuilder; done?: Promise<void>; ready?: boolean }> = [];
   let decoding = false;
   const decodedWaiters: Array<() => void> = [];
   const minRound = Math.min(deps.minRoundPackets ?? 50_000, maxRound);
@@ -153,7 +154,7 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
   function decodeInThread(job: (typeof toDecode)[number]): void {
     job.done = (pool as DecodePool).decode(job.d.batch, deps.maxPacketBytes).then(
       (r) => {
-        job.d.items = r.items;
+        job.d.columns = r.columns;
         job.d.buffers = r.buffers;
         job.ready = true;
         promoteReady();
@@ -182,7 +183,11 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
       const to = Math.min(job.at + DECODE_SLICE, job.d.batch.length);
       try {
         const b = job.d.batch;
-        decodeItems((i) => ({ raw: (b[i] as RawPacket).raw, bytes: (b[i] as RawPacket).bytes, source: sourceKey((b[i] as RawPacket).source) }), job.at, to, job.d.items, job.d.buffers, deps.maxPacketBytes);
+        job.builder ??= new ColumnsBuilder(b.length);
+        for (let i = job.at; i < to; i++) {
+          const p = b[i] as RawPacket;
+          job.builder.decode(i, p.raw, p.bytes, sourceKey(p.source), deps.maxPacketBytes, job.d.buffers);
+        }
       } catch (err) {
         toDecode.splice(toDecode.indexOf(job), 1);
         job.d.reject(err);
@@ -192,6 +197,8 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
       job.at = to;
       stageSeconds('decode', start);
       if (job.at === job.d.batch.length) {
+        job.d.columns = (job.builder ?? new ColumnsBuilder(0)).finish();
+        job.builder = undefined;
         job.ready = true;
         promoteReady();
       }
@@ -222,76 +229,94 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
 
   /** Judges and writes one round; returns the outcomes per batch. */
   async function commit(round: Decoded[]): Promise<PacketOutcome[][]> {
-    // One index space over the round's batches, in arrival order.
-    const batch: RawPacket[] = [];
-    const entries: Item[] = [];
-    const owner: BatchBuffers[] = [];
-    for (const d of round) {
-      for (let k = 0; k < d.batch.length; k++) {
-        batch.push(d.batch[k] as RawPacket);
-        entries.push(d.items[k] as Item);
-        owner.push(d.buffers);
-      }
+    // One index space over the round's batches, in arrival order: packet i is packet local[i]
+    // of batch owner[i].
+    let total = 0;
+    for (const d of round) total += d.batch.length;
+    const owner = new Int32Array(total);
+    const local = new Int32Array(total);
+    const readers = round.map((d) => new ColumnsReader(d.columns as Columns));
+    {
+      let i = 0;
+      round.forEach((d, b) => {
+        for (let k = 0; k < d.batch.length; k++, i++) {
+          owner[i] = b;
+          local[i] = k;
+        }
+      });
     }
-    const part = (i: number, kind: Kind | 'content', start: number, end: number): BodyPart => ({ lines: owner[i]?.[kind] as LineBuffer, start, end });
-    const outcomes: PacketOutcome[] = new Array(batch.length);
+    const packet = (i: number) => (round[owner[i] as number] as Decoded).batch[local[i] as number] as RawPacket;
+    const col = (i: number) => readers[owner[i] as number] as ColumnsReader;
+    const at = (i: number) => local[i] as number;
+    const keyOf = (i: number) => col(i).key(at(i));
+    const fpOf = (i: number) => col(i).fp(at(i));
+    const idsOf = (i: number) => col(i).ids(at(i));
+    const part = (i: number, kind: Kind | 'content'): BodyPart => {
+      const c = (readers[owner[i] as number] as ColumnsReader).c;
+      const k = local[i] as number;
+      const lines = (round[owner[i] as number] as Decoded).buffers[kind] as LineBuffer;
+      return kind === 'content' ? { lines, start: c.cStart[k] as number, end: c.cEnd[k] as number } : { lines, start: c.start[k] as number, end: c.end[k] as number };
+    };
+
+    const outcomes: PacketOutcome[] = new Array(total);
     const rejected: Array<{ i: number; r: Rejection }> = [];
     const copies: Array<{ i: number; first: number }> = [];
-    const fresh: Record<Kind, Map<string, { i: number; e: Entry }>> = { invocation: new Map(), output: new Map(), dependency: new Map() };
+    /** Key → packet index of the round's first copy, per kind: the candidates to write. */
+    const fresh: Record<Kind, Map<string, number>> = { invocation: new Map(), output: new Map(), dependency: new Map() };
     const counts = { duplicate: 0, invocation: 0, output: 0, dependency: 0 };
 
-    const judge = (i: number, e: Entry, storedFp: string | undefined): boolean => {
+    const judge = (i: number, kind: Kind, key: string, fp: string, storedFp: string | undefined): boolean => {
       if (storedFp === undefined) return false;
-      if (storedFp === e.fp) {
-        outcomes[i] = { status: 'duplicate', packetType: KIND_PACKET_TYPE[e.kind], ids: e.ids };
+      if (storedFp === fp) {
+        outcomes[i] = { status: 'duplicate', packetType: KIND_PACKET_TYPE[kind], ids: idsOf(i) };
       } else {
-        const code = e.kind === 'invocation' ? 'I1_call_id_reused' : e.kind === 'output' ? 'I1_output_id_reused' : 'I1_dependency_reused';
-        const what = e.kind === 'invocation' ? 'call_id' : e.kind === 'output' ? 'output_id' : 'dependency pair';
-        rejected.push({ i, r: { code, message: `a different packet with this ${what} (${e.key}) already exists (I1)`, packetType: KIND_PACKET_TYPE[e.kind], ids: e.ids } });
+        const code = kind === 'invocation' ? 'I1_call_id_reused' : kind === 'output' ? 'I1_output_id_reused' : 'I1_dependency_reused';
+        const what = kind === 'invocation' ? 'call_id' : kind === 'output' ? 'output_id' : 'dependency pair';
+        rejected.push({ i, r: { code, message: `a different packet with this ${what} (${key}) already exists (I1)`, packetType: KIND_PACKET_TYPE[kind], ids: idsOf(i) } });
       }
       return true;
     };
 
-    for (let i = 0; i < entries.length; i++) {
-      const e = entries[i] as Item;
-      if (!isEntry(e)) {
-        rejected.push({ i, r: e });
+    for (let i = 0; i < total; i++) {
+      const kind = col(i).kindOf(at(i));
+      if (kind === undefined) {
+        rejected.push({ i, r: col(i).rejection(at(i)) as Rejection });
         continue;
       }
-      const inBatch = fresh[e.kind].get(e.key);
-      if (inBatch && inBatch.e.fp === e.fp) {
+      const key = keyOf(i);
+      const fp = fpOf(i);
+      const first = fresh[kind].get(key);
+      const firstFp = first === undefined ? undefined : fpOf(first);
+      if (first !== undefined && firstFp === fp) {
         // Same packet twice in one round: it shares the fate of its first copy (below).
-        copies.push({ i, first: inBatch.i });
+        copies.push({ i, first });
         continue;
       }
-      if (judge(i, e, inBatch?.e.fp ?? cache.get(e.kind, e.key, e.fp))) continue;
-      fresh[e.kind].set(e.key, { i, e });
+      if (judge(i, kind, key, fp, firstFp ?? cache.get(kind, key, fp))) continue;
+      fresh[kind].set(key, i);
     }
 
     // What the segments already hold decides between a redelivery and a conflicting reuse. One
     // round of look-ups: the content hashes of every candidate output (a superset of those
     // finally written) and the quarantine records of packets rejected at decode.
-    const outputHashes = new Set<string>();
-    for (const { e } of fresh.output.values()) if (e.content) outputHashes.add(e.content.hash);
-    const kafkaKeys = (list: Array<{ i: number }>) =>
-      list.filter(({ i }) => (batch[i] as RawPacket).source.kind === 'kafka').map(({ i }) => sourceKey((batch[i] as RawPacket).source));
+    const kafkaKeys = (list: Array<{ i: number }>) => list.filter(({ i }) => packet(i).source.kind === 'kafka').map(({ i }) => sourceKey(packet(i).source));
     const decodeRejectedKafka = kafkaKeys(rejected);
     const lookupStart = performance.now();
-    const [invs, outs, deps_, seenContents, seenQuarantine] = await Promise.all([
+    const [invs, outs, deps_, seenQuarantine] = await Promise.all([
       fresh.invocation.size ? storedInvocations(ch, db, [...fresh.invocation.keys()]) : new Map<string, string>(),
       fresh.output.size ? storedOutputs(ch, db, [...fresh.output.keys()]) : new Map<string, string>(),
       fresh.dependency.size
-        ? storedDependencies(ch, db, [...fresh.dependency.values()].map(({ e }) => ({ task_id: e.taskId as string, preceding_call_id: e.pre as string })))
+        ? storedDependencies(ch, db, [...fresh.dependency.values()].map((i) => ({ task_id: col(i).taskId(at(i)), preceding_call_id: keyOf(i).slice(0, 36) })))
         : new Map<string, string>(),
-      outputHashes.size ? storedContents(ch, db, [...outputHashes]) : new Map<string, number>(),
       decodeRejectedKafka.length ? storedQuarantine(ch, db, decodeRejectedKafka) : new Set<string>(),
     ]);
     stageSeconds('lookup', lookupStart);
     const stored = { invocation: invs, output: outs, dependency: deps_ };
     const judgedBefore = rejected.length;
     for (const kind of KINDS) {
-      for (const [key, { i, e }] of fresh[kind]) {
-        if (judge(i, e, stored[kind].get(key))) fresh[kind].delete(key);
+      for (const [key, i] of fresh[kind]) {
+        const s = stored[kind].get(key);
+        if (s !== undefined && judge(i, kind, key, fpOf(i), s)) fresh[kind].delete(key);
       }
     }
 
@@ -308,26 +333,29 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
     const alreadyQuarantined = late.length ? new Set([...seenQuarantine, ...(await storedQuarantine(ch, db, late))]) : seenQuarantine;
     const quarantine = new Map<string, ReturnType<typeof quarantineRow>>();
     for (const { i, r } of rejected) {
-      const q = quarantineRow(batch[i] as RawPacket, r);
+      const q = quarantineRow(packet(i), r);
       if (!alreadyQuarantined.has(q.source_key)) quarantine.set(q.source_key, q);
     }
 
-    // Output content once per hash: new, or last seen more than a day ago.
-    const contents = new Map<string, { key: string; part: BodyPart }>();
-    for (const { i, e } of fresh.output.values()) {
-      const c = e.content;
-      if (!c || contents.has(c.hash)) continue;
-      const last = seenContents.get(c.hash);
-      if (last === undefined || Date.parse(`${c.lastSeen}Z`) - last > CONTENT_REFRESH_MS) {
-        contents.set(c.hash, { key: `${c.hash}@${c.lastSeen}`, part: part(i, 'content', c.start, c.end) });
-      }
+    // Output content once per hash, and again when last seen more than a day ago. What this
+    // process wrote is remembered; a hash first seen here is written even if another process (or
+    // an earlier run) wrote it: ReplacingMergeTree(last_seen) keeps one row per hash, the newest.
+    // (Asking ClickHouse first costs a scan of every stored hash per round, growing with the table.)
+    const contents = new Map<string, { key: string; part: BodyPart; ms: number }>();
+    for (const i of fresh.output.values()) {
+      const hash = col(i).contentHash(at(i));
+      if (contents.has(hash)) continue;
+      const lastSeen = col(i).lastSeen(at(i));
+      const ms = Date.parse(`${lastSeen}Z`);
+      const last = contentSeen.get(hash);
+      if (last === undefined || ms - last > CONTENT_REFRESH_MS) contents.set(hash, { key: `${hash}@${lastSeen}`, part: part(i, 'content'), ms });
     }
 
     // Every row of a segment is identified by its key; the key list seeds the insert token. A
     // content goes in before the output rows that refer to it: if the round fails in between,
     // the retry finds the outputs missing and writes both again (an output found stored is
     // never rewritten, so the other order could lose its content).
-    const segment = (kind: Kind) => [...fresh[kind].values()].map(({ i, e }) => ({ key: e.key, part: part(i, kind, e.start, e.end) }));
+    const segment = (kind: Kind) => [...fresh[kind]].map(([key, i]) => ({ key, part: part(i, kind) }));
     const insertStart = performance.now();
     await Promise.all([
       insertLines('tool_invocations', SEGMENT_COLUMNS.tool_invocations, segment('invocation')),
@@ -337,10 +365,11 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
     ]);
     stageSeconds('insert', insertStart);
 
+    for (const [hash, c] of contents) contentSeen.set(hash, c.ms);
     for (const kind of KINDS) {
-      for (const { i, e } of fresh[kind].values()) {
-        cache.add(kind, e.key, e.fp);
-        outcomes[i] = { status: 'accepted', packetType: KIND_PACKET_TYPE[kind], ids: e.ids };
+      for (const [key, i] of fresh[kind]) {
+        cache.add(kind, key, fpOf(i));
+        outcomes[i] = { status: 'accepted', packetType: KIND_PACKET_TYPE[kind], ids: idsOf(i) };
         counts[kind]++;
       }
       if (counts[kind]) metrics.inc('tool_audit_ingest_rows_total', 'Rows written to segments', { segment: KIND_PACKET_TYPE[kind] }, counts[kind]);
@@ -354,14 +383,14 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
     }
     for (const o of outcomes) if (o.status === 'duplicate') counts.duplicate++;
     if (counts.duplicate) metrics.inc('tool_audit_ingest_duplicates_total', 'Redelivered identical packets skipped (I1)', {}, counts.duplicate);
-    metrics.inc('tool_audit_ingest_packets_total', 'Packets processed by the ingest pipeline', {}, batch.length);
+    metrics.inc('tool_audit_ingest_packets_total', 'Packets processed by the ingest pipeline', {}, total);
     metrics.inc('tool_audit_ingest_commit_rounds_total', 'Commit rounds (look-ups + inserts) against ClickHouse');
 
     const out: PacketOutcome[][] = [];
-    let at = 0;
+    let from = 0;
     for (const d of round) {
-      out.push(outcomes.slice(at, at + d.batch.length));
-      at += d.batch.length;
+      out.push(outcomes.slice(from, from + d.batch.length));
+      from += d.batch.length;
     }
     return out;
   }
@@ -419,7 +448,7 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
   return {
     write(batch) {
       return new Promise<PacketOutcome[]>((resolve, reject) => {
-        const job: (typeof toDecode)[number] = { d: { batch, items: new Array(batch.length), buffers: {}, resolve, reject }, at: 0 };
+        const job: (typeof toDecode)[number] = { d: { batch, buffers: {}, resolve, reject }, at: 0 };
         toDecode.push(job);
         // Small batches (HTTP) are not worth a thread hop.
         if (pool && batch.length >= 64) decodeInThread(job);

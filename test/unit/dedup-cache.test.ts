@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DedupCache } from '../../src/ingest/dedup-cache.ts';
+import { ContentSeen, DedupCache } from '../../src/ingest/dedup-cache.ts';
 
 const hex32 = () => randomUUID().replace(/-/g, '');
 
@@ -69,5 +69,34 @@ describe('DedupCache', () => {
     cache.add('invocation', randomUUID(), hex32());
     cache.add('dependency', 'a>b', hex32());
     expect(cache.size).toBe(0);
+  });
+});
+
+describe('ContentSeen', () => {
+  it('behaves like a FIFO-bounded map of content hash to last_seen', () => {
+    const hashes = Array.from({ length: 50 }, () => hex32() + hex32());
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 30 }),
+        fc.array(fc.tuple(fc.boolean(), fc.integer({ min: 0, max: hashes.length - 1 }), fc.integer({ min: 0, max: 1e12 })), { maxLength: 300 }),
+        (capacity, ops) => {
+          const seen = new ContentSeen(capacity);
+          const ref = new Map<string, number>();
+          for (const [set, h, ms] of ops) {
+            const hash = hashes[h] as string;
+            if (set) {
+              if (!ref.has(hash)) {
+                ref.set(hash, ms);
+                if (ref.size > capacity) ref.delete(ref.keys().next().value as string);
+              } else ref.set(hash, ms);
+              seen.set(hash, ms);
+            } else expect(seen.get(hash)).toBe(ref.get(hash));
+          }
+          for (const h of hashes) expect(seen.get(h)).toBe(ref.get(h));
+        },
+      ),
+      { numRuns: 300 },
+    );
+    expect(new ContentSeen(10).get('not-a-hash')).toBeUndefined();
   });
 });
