@@ -95,6 +95,9 @@ export function createIngestWorker(deps: {
   type Partition = { topic: string; partition: number; key: string; epoch: string; isRunning: () => boolean; isStale: () => boolean };
   const generations = new Map<Consumer, number>();
   const running = new Map<Consumer, boolean>();
+  /** Seeks per partition: a seek starts a new epoch (batches fetched before it are stale). */
+  const seeks = new Map<string, number>();
+  const epochOf = (consumer: Consumer, key: string) => `${consumers.indexOf(consumer)}:${generations.get(consumer) ?? 0}:${seeks.get(key) ?? 0}`;
   /**
    * Partition → epoch (consumer and group generation) in which one of its chunks could not be
    * committed. Later chunks of that epoch must not be committed either: their offset would
@@ -135,14 +138,8 @@ export function createIngestWorker(deps: {
   let inFlight = 0;
   const maxInFlight = config.maxInFlightPackets ?? 100_000;
   const settled: Array<() => void> = [];
-  let fatal: unknown;
 
   async function eachBatch(consumer: Consumer, p: EachBatchPayload): Promise<void> {
-    if (fatal !== undefined) {
-      const err = fatal;
-      fatal = undefined;
-      throw err;
-    }
     const { batch } = p;
     metrics.set('tool_audit_ingest_partition_lag', 'Messages behind the partition high watermark', Number(batch.offsetLag()), {
       partition: String(batch.partition),
@@ -159,15 +156,15 @@ export function createIngestWorker(deps: {
       if (stopping || !p.isRunning() || p.isStale()) return;
     }
     // Every chunk goes to the writer now: they are decoded while earlier rounds are written.
-    const generation = generations.get(consumer) ?? 0;
     const key = `${batch.topic}/${batch.partition}`;
+    const epoch = epochOf(consumer, key);
     const part: Partition = {
       topic: batch.topic,
       partition: batch.partition,
       key,
-      epoch: `${consumers.indexOf(consumer)}:${generation}`,
+      epoch,
       isRunning: () => running.get(consumer) === true,
-      isStale: () => (generations.get(consumer) ?? 0) !== generation,
+      isStale: () => epochOf(consumer, key) !== epoch,
     };
     const chunks: Chunk[] = [];
     for (let i = 0; i < batch.messages.length; i += config.batchMaxPackets) {
@@ -182,16 +179,15 @@ export function createIngestWorker(deps: {
             header(m.headers, 'x-request-id'),
           ),
       );
-      chunks.push({ last: (chunk[chunk.length - 1] as { offset: string }).offset, packets, written: writeUntilDone(packets, part) });
+      const written = writeUntilDone(packets, part);
+      // Awaited in order below; a failure must not count as unhandled meanwhile.
+      written.catch(() => undefined);
+      chunks.push({ first: (chunk[0] as { offset: string }).offset, last: (chunk[chunk.length - 1] as { offset: string }).offset, packets, written });
       inFlight += packets.length;
     }
     p.resolveOffset(batch.lastOffset());
     const tail = (chains.get(key) ?? Promise.resolve()).then(() => commitInOrder(consumer, part, chunks));
-    const settledTail = tail.catch((err: unknown) => {
-      // Not a ClickHouse fault (those are retried): the consumer restarts from the committed offsets.
-      fatal ??= err;
-      logger.error({ err: errorMessage(err) }, 'ingest failed; the consumer restarts from the last committed offsets');
-    });
+    const settledTail = tail.catch((err: unknown) => logger.error({ err: errorMessage(err) }, 'ingest chain failed'));
     chains.set(key, settledTail);
     void settledTail.then(() => {
       if (chains.get(key) === settledTail) chains.delete(key);
@@ -199,6 +195,7 @@ export function createIngestWorker(deps: {
   }
 
   interface Chunk {
+    first: string;
     last: string;
     packets: RawPacket[];
     written: Promise<PacketOutcome[] | undefined>;
@@ -206,15 +203,20 @@ export function createIngestWorker(deps: {
 
   async function commitInOrder(consumer: Consumer, p: Partition, chunks: Chunk[]): Promise<void> {
     const { topic, partition } = p;
-    let failure: unknown;
-    for (const { last, packets, written } of chunks) {
+    for (const { first, last, packets, written } of chunks) {
       try {
         let outcomes: PacketOutcome[] | undefined;
         if (blocked.get(p.key) !== p.epoch) {
           try {
             outcomes = await written;
           } catch (err) {
-            failure ??= err;
+            // Not a ClickHouse fault (those are retried until stop): fetch the partition again
+            // from this chunk, after a pause. The seek starts a new epoch; what is still in
+            // flight from this one is not committed.
+            logger.error({ err: errorMessage(err), topic, partition, offset: first }, 'ingest of a chunk failed; fetching it again');
+            metrics.inc('tool_audit_ingest_chunk_failures_total', 'Chunks that failed for another reason than ClickHouse and were fetched again');
+            blocked.set(p.key, p.epoch);
+            if (!stopping && !p.isStale()) refetch(consumer, p, first);
           }
         }
         // Given up (stopped while ClickHouse refused writes), the partition moved, or an earlier
@@ -235,7 +237,21 @@ export function createIngestWorker(deps: {
         for (const w of settled.splice(0)) w();
       }
     }
-    if (failure !== undefined) throw failure;
+  }
+
+  /** Seeks a partition back to offset, paused for a second so that a persistent failure does not spin. */
+  function refetch(consumer: Consumer, p: Partition, offset: string): void {
+    seeks.set(p.key, (seeks.get(p.key) ?? 0) + 1);
+    const tp = [{ topic: p.topic, partitions: [p.partition] }];
+    try {
+      consumer.pause(tp);
+      consumer.seek({ topic: p.topic, partition: p.partition, offset });
+    } catch (err) {
+      logger.warn({ err: errorMessage(err) }, 'seek failed; the partition is fetched again after the next rebalance');
+    }
+    setTimeout(() => {
+      if (!stopping) consumer.resume(tp);
+    }, 1_000).unref();
   }
 
   async function sendToDlq(packets: RawPacket[], outcomes: PacketOutcome[]): Promise<void> {
