@@ -9,8 +9,10 @@
  * The patterns are taken from the zod schemas themselves, not copied.
  */
 import { sha256HexSchema, timestampSchema, uuidSchema } from '../schemas/common.ts';
-import { contentTypeSchema } from '../schemas/tool-output.ts';
-import { orchestratorSchema, statusSchema } from '../schemas/tool-invocation.ts';
+import { contentTypeSchema, toolOutputSchema } from '../schemas/tool-output.ts';
+import { orchestratorSchema, statusSchema, toolInvocationSchema } from '../schemas/tool-invocation.ts';
+import { toolDependencySchema } from '../schemas/tool-dependency.ts';
+import { outputArtifactPacketSchema, toolCallPacketSchema, toolDependencyPacketSchema } from '../schemas/packets.ts';
 import type { Packet } from '../schemas/packets.ts';
 
 /** The pattern zod checks a string schema against (its regex check or its string format). */
@@ -34,28 +36,14 @@ const ORCHESTRATORS: ReadonlySet<unknown> = new Set(orchestratorSchema.options);
 const STATUSES: ReadonlySet<unknown> = new Set(statusSchema.options);
 const CONTENT_TYPES: ReadonlySet<unknown> = new Set(contentTypeSchema.options);
 
-const TOOL_CALL_KEYS = new Set(['type', 'call_id', 'invocation']);
-const INVOCATION_KEYS = new Set([
-  'call_id',
-  'task_id',
-  'tool_id',
-  'agent_id',
-  'orchestrator',
-  'instance_id',
-  'args',
-  'args_hash',
-  'status',
-  'duration_ms',
-  'result_summary',
-  'error',
-  'cost_usd',
-  'tokens_used',
-  'created_at',
-]);
-const OUTPUT_PACKET_KEYS = new Set(['type', 'output', 'content']);
-const OUTPUT_KEYS = new Set(['output_id', 'call_id', 'tool_id', 'content_type', 'content_hash', 'size_bytes', 'sample', 'created_at']);
-const DEPENDENCY_PACKET_KEYS = new Set(['type', 'dependency']);
-const DEPENDENCY_KEYS = new Set(['task_id', 'preceding_call_id', 'succeeding_call_id', 'preceding_tool_id', 'succeeding_tool_id', 'time_delta_ms', 'data_flow']);
+// Allowed keys come from the zod contracts themselves, so the fast path cannot drift from them.
+const keysOf = (schema: { shape: object }): ReadonlySet<string> => new Set(Object.keys(schema.shape));
+const TOOL_CALL_KEYS = keysOf(toolCallPacketSchema);
+const INVOCATION_KEYS = keysOf(toolInvocationSchema);
+const OUTPUT_PACKET_KEYS = keysOf(outputArtifactPacketSchema);
+const OUTPUT_KEYS = keysOf(toolOutputSchema);
+const DEPENDENCY_PACKET_KEYS = keysOf(toolDependencyPacketSchema);
+const DEPENDENCY_KEYS = keysOf(toolDependencySchema);
 
 type Obj = Record<string, unknown>;
 
