@@ -69,6 +69,7 @@ const RETENTION: Array<[table: string, column: string, param: string]> = [
   ['tool_invocations', 'created_at', 'invocations_days'],
   ['dedup_repeats', 'created_at', 'invocations_days'],
   ['tool_outputs', 'created_at', 'outputs_days'],
+  ['orphan_outputs', 'created_at', 'outputs_days'],
   ['output_contents', 'last_seen', 'outputs_days'],
   ['tool_workflows', 'ingested_at', 'workflows_days'],
   ['quarantine', 'received_at', 'quarantine_days'],
@@ -84,6 +85,12 @@ async function syncRetention(ch: ClickHouseClient, params: Record<string, unknow
       clickhouse_settings: { materialize_ttl_after_modify: 0 },
     });
   }
+  // task_rows holds rows of three segments; each kind keeps its segment's retention.
+  await ch.command({
+    query: `ALTER TABLE {db:Identifier}.task_rows MODIFY TTL toDateTime(ts) + toIntervalDay(multiIf(kind = 'call', {invocations_days:UInt32}, kind = 'output', {outputs_days:UInt32}, {workflows_days:UInt32}))`,
+    query_params: params,
+    clickhouse_settings: { materialize_ttl_after_modify: 0 },
+  });
 }
 
 /** Splits a migration file into statements: `;` at the end of a line ends one; `--` lines are comments. */
