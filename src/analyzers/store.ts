@@ -46,7 +46,8 @@ export async function insertOnce(ch: ClickHouseClient, db: string, table: string
       table: `${db}.${table}`,
       values: rows.map((r) => r.row),
       format: 'JSONEachRow',
-      clickhouse_settings: { insert_deduplication_token: token, date_time_input_format: 'best_effort' },
+      // task_rows (a materialized view of tool_workflows) deduplicates a retry on its own.
+      clickhouse_settings: { insert_deduplication_token: token, date_time_input_format: 'best_effort', deduplicate_blocks_in_dependent_materialized_views: 1 },
     });
   } catch (err) {
     throw new AppError('CLICKHOUSE_UNAVAILABLE', `insert into ${table} failed: ${(err as Error).message}`, { retryable: true, cause: err });

@@ -29,7 +29,7 @@ const TS = 23;
 /**
  * A decoded batch. For packet i, text[textAt[i], textAt[i+1]) holds: its key (a UUID; a
  * dependency: `preceding>succeeding`), its fingerprint (32), then for an output its call_id,
- * content hash and last_seen, for a dependency its task_id.
+ * content hash and last_seen, for an invocation or a dependency its task_id.
  */
 export interface Columns {
   kind: Uint8Array;
@@ -94,7 +94,8 @@ export class ColumnsBuilder {
       this.add(a.row.call_id);
       this.add(a.content.content_hash);
       this.add(a.content.last_seen);
-    } else if (a.kind === 'dependency') {
+    } else {
+      // The task of a call stamps its outputs (segment-writer); a dependency's finds its rows.
       this.add(a.row.task_id);
     }
     this.textAt[i + 1] = this.length;
@@ -145,7 +146,8 @@ export class ColumnsReader {
     return [key];
   }
 
-  private callId(i: number): string {
+  /** The call_id of an output. */
+  callId(i: number): string {
     const at = (this.c.textAt[i] as number) + UUID + FP;
     return this.c.text.slice(at, at + UUID);
   }
@@ -160,7 +162,8 @@ export class ColumnsReader {
     return this.c.text.slice(at, at + TS);
   }
 
+  /** The task_id of an invocation ('' = none) or a dependency. */
   taskId(i: number): string {
-    return this.c.text.slice((this.c.textAt[i] as number) + 2 * UUID + 1 + FP, this.c.textAt[i + 1] as number);
+    return this.c.text.slice((this.c.textAt[i] as number) + this.keyLength(i) + FP, this.c.textAt[i + 1] as number);
   }
 }

@@ -20,6 +20,7 @@ import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { MetricsRegistry } from '../metrics.ts';
 import type { PacketType } from '../schemas/packets.ts';
+import { CallTasks } from './call-tasks.ts';
 import { ContentSeen, DedupCache } from './dedup-cache.ts';
 import { ColumnsBuilder, ColumnsReader, type BatchBuffers, type Columns } from './decode-batch.ts';
 import { createDecodePool, type DecodePool } from './decode-pool.ts';
@@ -29,6 +30,8 @@ import {
   quarantineRow,
   SEGMENT_COLUMNS,
   sourceKey,
+  STAMPED_OUTPUT_COLUMNS,
+  tsvField,
   type Accepted,
   type LineBuffer,
   type RawPacket,
@@ -64,6 +67,8 @@ export interface SegmentWriterDeps {
   minRoundPackets?: number;
   /** Decode threads (decode-pool.ts); 0 decodes on the main thread, between event-loop turns. Default 0. */
   decodeThreads?: number;
+  /** Calls whose task is remembered to stamp their outputs (call-tasks.ts); default 200,000 (~30 MB). */
+  callTaskEntries?: number;
 }
 
 type Kind = Accepted['kind'];
@@ -109,6 +114,15 @@ function joinParts(parts: BodyPart[]): Buffer {
   return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
 }
 
+/** Lines of the given ranges, each with one more TabSeparated field before its newline. */
+function joinWithField(keyed: Array<{ key: string; part: BodyPart }>, field: (key: string) => string): Buffer {
+  const chunks: Buffer[] = [];
+  for (const { key, part } of keyed) {
+    chunks.push(part.lines.buf.subarray(part.start, part.end - 1), Buffer.from(`\t${tsvField(field(key))}\n`));
+  }
+  return Buffer.concat(chunks);
+}
+
 type RawInsert = (p: { table: string; values: Buffer; format: 'TabSeparated'; columns: readonly string[]; settings: Record<string, string> }) => Promise<unknown>;
 
 /**
@@ -127,6 +141,7 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
   const maxRound = deps.maxRoundPackets ?? 100_000;
   const cache = new DedupCache(deps.dedupCacheEntries);
   const contentSeen = new ContentSeen(deps.dedupCacheEntries);
+  const callTasks = new CallTasks(deps.callTaskEntries ?? 200_000);
   const rawInsert = chdbRawInsert(ch);
   const queue: Decoded[] = [];
   let committing = false;
@@ -351,6 +366,19 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
       if (last === undefined || ms - last > CONTENT_REFRESH_MS) contents.set(hash, { key: `${hash}@${lastSeen}`, part: part(i, 'content'), ms });
     }
 
+    // The task of each output's call: a call of this round that is written or already stored
+    // (an identical redelivery), else one this writer saw recently, else '' (unknown).
+    const roundTasks = new Map<string, string>();
+    for (let i = 0; i < total; i++) {
+      if (col(i).kindOf(at(i)) !== 'invocation') continue;
+      const task = col(i).taskId(at(i));
+      if (task !== '' && (fresh.invocation.get(keyOf(i)) === i || outcomes[i]?.status === 'duplicate')) roundTasks.set(keyOf(i), task);
+    }
+    const outputTask = (i: number) => {
+      const call = col(i).callId(at(i));
+      return roundTasks.get(call) ?? callTasks.get(call) ?? '';
+    };
+
     // Every row of a segment is identified by its key; the key list seeds the insert token. A
     // content goes in before the output rows that refer to it: if the round fails in between,
     // the retry finds the outputs missing and writes both again (an output found stored is
@@ -359,13 +387,16 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
     const insertStart = performance.now();
     await Promise.all([
       insertLines('tool_invocations', SEGMENT_COLUMNS.tool_invocations, segment('invocation')),
-      insertLines('output_contents', CONTENT_COLUMNS, [...contents.values()]).then(() => insertLines('tool_outputs', SEGMENT_COLUMNS.tool_outputs, segment('output'))),
+      insertLines('output_contents', CONTENT_COLUMNS, [...contents.values()]).then(() =>
+        insertLines('tool_outputs', STAMPED_OUTPUT_COLUMNS, segment('output'), (k) => outputTask(fresh.output.get(k) as number)),
+      ),
       insertLines('tool_workflows', SEGMENT_COLUMNS.tool_workflows, segment('dependency')),
       insertRows('quarantine', [...quarantine.values()].map((q) => ({ key: q.source_key, row: q }))),
     ]);
     stageSeconds('insert', insertStart);
 
     for (const [hash, c] of contents) contentSeen.set(hash, c.ms);
+    for (const [call, task] of roundTasks) callTasks.add(call, task);
     for (const kind of KINDS) {
       for (const [key, i] of fresh[kind]) {
         cache.add(kind, key, fpOf(i));
@@ -407,10 +438,14 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
    */
   const token = (table: string, keys: string[]) => createHash('sha256').update(table).update(keys.join('\n')).digest('hex');
 
-  async function insertLines(table: string, columns: readonly string[], keyed: Array<{ key: string; part: BodyPart }>): Promise<void> {
+  /** Inserts lines; `extra` appends one more field (the last column) to the line of each key. */
+  async function insertLines(table: string, columns: readonly string[], keyed: Array<{ key: string; part: BodyPart }>, extra?: (key: string) => string): Promise<void> {
     if (keyed.length === 0) return;
-    const body = joinParts(keyed.map((k) => k.part));
-    const settings = { insert_deduplication_token: token(table, keyed.map((k) => k.key)) };
+    const body = extra ? joinWithField(keyed, extra) : joinParts(keyed.map((k) => k.part));
+    // A retry after a failure in a materialized view (task_rows, migration 007) must still reach
+    // the views whose rows are missing: each dependent table deduplicates on its own.
+    const dedupToken = token(table, keyed.map((k) => k.key));
+    const settings = { insert_deduplication_token: dedupToken, deduplicate_blocks_in_dependent_materialized_views: '1' };
     await run(table, () =>
       rawInsert
         ? rawInsert({ table: `${db}.${table}`, values: body, format: 'TabSeparated', columns, settings })
@@ -419,7 +454,7 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
             values: Readable.from([body], { objectMode: false }),
             format: 'TabSeparated',
             columns: columns as [string, ...string[]],
-            clickhouse_settings: settings,
+            clickhouse_settings: { insert_deduplication_token: dedupToken, deduplicate_blocks_in_dependent_materialized_views: 1 },
           }),
     );
   }
