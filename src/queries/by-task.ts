@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { cursorCodec, msKey, uuidKey } from './cursor.ts';
 import { DEPENDENCY_COLUMNS, INVOCATION_COLUMNS, OUTPUT_COLUMNS, toDependency, toInvocation, toOutput, type InvocationRow, type OutputRow } from './rows.ts';
 import type { Dependency, TaskView } from './schemas.ts';
+import { outputOrder, pageFromTaskRows, TASK_ROWS, TASK_ROWS_CAP, type TaskCursor, type TaskPage, type TaskRow } from './task-rows.ts';
 import { chTime, pageOf, PAGE_PARAM_DOCS, runQuery, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow } from './sql.ts';
 
 // One page of a task's calls: a primary-key range, in key order.
@@ -94,9 +95,42 @@ export interface ByTaskParams {
   cursor?: string;
 }
 
-/** Runs the task view: the page of calls, then their dependencies and outputs. */
-export async function byTask(ch: ClickHouseClient, db: string, p: ByTaskParams, ctx: QueryContext): Promise<TaskView> {
+/**
+ * Runs the task view. Fast path: all rows of the task from task_rows in one statement, the page
+ * cut in JavaScript ({@link pageFromTaskRows}). A task with more than {@link TASK_ROWS_CAP} rows:
+ * the page of calls, then their dependencies and outputs, from the segments. `rowsCap` 0 always
+ * takes the segment way (tests compare the two).
+ */
+export async function byTask(ch: ClickHouseClient, db: string, p: ByTaskParams, ctx: QueryContext, opts: { rowsCap?: number } = {}): Promise<TaskView> {
   const after = p.cursor === undefined ? undefined : taskCursor.decode(p.cursor);
+  const cap = opts.rowsCap ?? TASK_ROWS_CAP;
+  const rows = cap > 0 ? await runQuery<TaskRow>(ch, TASK_ROWS, { db, task_id: p.taskId, cap: cap + 1 }, ctx) : undefined;
+  const orphans = rows?.filter((r) => r.kind === 'orphan').map((r) => r.row) ?? [];
+  const stored = (rows?.length ?? Infinity) - orphans.length;
+  if (rows && stored <= cap && orphans.length > 0) {
+    // Outputs stored without their task (rare): read by call_id, as the segment way does.
+    const found = await runQuery<OutputRow>(ch, TASK_OUTPUTS, { db, call_ids: [...new Set(orphans)] }, ctx);
+    for (const o of found) rows.push({ kind: 'output', row: JSON.stringify(o) });
+  }
+  const page =
+    rows && stored <= cap
+      ? pageFromTaskRows(rows, { fromMs: p.window.fromMs, toMs: p.window.toMs, limit: p.limit, after })
+      : await segmentPage(ch, db, p, after, ctx);
+  const invocations = page.calls.map((r) => toInvocation(r, ctx.expensiveThresholdUsd));
+  const dependencies = page.dependencies.map(toDependency);
+  const last = page.calls[page.calls.length - 1];
+  return {
+    task_id: p.taskId,
+    invocations,
+    dependencies,
+    outputs: page.outputs.map(toOutput),
+    workflow_dag: workflowDag(invocations, dependencies),
+    next_cursor: page.more && last ? taskCursor.encode([Number(last.created_ms), last.call_id]) : null,
+  };
+}
+
+/** One page from the segments: the calls, then their dependencies and outputs (two statements). */
+async function segmentPage(ch: ClickHouseClient, db: string, p: ByTaskParams, after: TaskCursor | undefined, ctx: QueryContext): Promise<TaskPage> {
   const calls = await runQuery<InvocationRow>(
     ch,
     TASK_INVOCATIONS,
@@ -114,39 +148,17 @@ export async function byTask(ch: ClickHouseClient, db: string, p: ByTaskParams, 
   );
   const page = pageOf(calls, p.limit);
   const ids = new Set(page.rows.map((c) => c.call_id));
-  const deps: Dependency[] = [];
-  const outs: OutputRow[] = [];
+  const dependencies: Dependency[] = [];
+  const outputs: OutputRow[] = [];
   if (ids.size > 0) {
     for (const r of await runQuery<{ kind: 'd' | 'o'; row: string }>(ch, TASK_DETAILS, { db, task_id: p.taskId, call_ids: [...ids] }, ctx)) {
       const v: unknown = JSON.parse(r.row);
-      if (r.kind === 'd') deps.push(v as Dependency);
-      else outs.push(v as OutputRow);
+      if (r.kind === 'd') dependencies.push(v as Dependency);
+      else outputs.push(v as OutputRow);
     }
   }
-  const invocations = page.rows.map((r) => toInvocation(r, ctx.expensiveThresholdUsd));
-  const dependencies = deps.map(toDependency);
   // UNION ALL branches arrive in any order: sort outputs as their statement does.
-  const outputs = outs.sort((a, b) => Number(a.created_ms) - Number(b.created_ms) || uuidOrder(a.output_id, b.output_id)).map(toOutput);
-  const last = page.rows[page.rows.length - 1];
-  return {
-    task_id: p.taskId,
-    invocations,
-    dependencies,
-    outputs,
-    workflow_dag: workflowDag(invocations, dependencies),
-    next_cursor: page.more && last ? taskCursor.encode([Number(last.created_ms), last.call_id]) : null,
-  };
-}
-
-/** ClickHouse's order of UUIDs: the second half (as hex), then the first. */
-export function uuidOrder(a: string, b: string): number {
-  const key = (u: string) => {
-    const h = u.replace(/-/g, '');
-    return h.slice(16) + h.slice(0, 16);
-  };
-  const x = key(a);
-  const y = key(b);
-  return x < y ? -1 : x > y ? 1 : 0;
+  return { calls: page.rows, more: page.more, dependencies, outputs: outputs.sort(outputOrder) };
 }
 
 /** The DAG of a set of calls: one node per call, one edge per dependency between two of them. */

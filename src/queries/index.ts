@@ -6,6 +6,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { AGENT_INVOCATIONS, AGENT_TOOL_FREQUENCY, byAgent, type ByAgentParams } from './by-agent.ts';
 import { byTask, TASK_DEPENDENCIES, TASK_INVOCATIONS, TASK_DETAILS, TASK_OUTPUTS, type ByTaskParams } from './by-task.ts';
+import { TASK_ROWS } from './task-rows.ts';
 import { byToolInvocations, TOOL_INVOCATIONS, type ByToolInvocationsParams } from './by-tool-invocations.ts';
 import { byToolStats, TOOL_STATS, type ByToolStatsParams } from './by-tool-stats.ts';
 import { COMMON_SEQUENCES, commonSequences, type SequencesParams } from './common-sequences.ts';
@@ -84,6 +85,7 @@ export const QUERY_CATALOG: readonly QuerySpec[] = [
   TASK_INVOCATIONS,
   TASK_DEPENDENCIES,
   TASK_OUTPUTS,
+  TASK_ROWS,
   TASK_DETAILS,
   EXPENSIVE_CALLS,
   EXPENSIVE_TOTALS,

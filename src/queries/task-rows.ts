@@ -1,0 +1,113 @@
+/**
+ * The task view's fast path: every row of one task from `task_rows` (migration 007: the JSON of
+ * each call, dependency and output, sorted by task) in one range read, plus the outputs whose
+ * task was not known at ingest, found by call_id. A page is then cut in JavaScript with exactly
+ * the rules of the statements of by-task.ts (window, cursor, order, which dependencies and
+ * outputs belong to a page). A task with more rows than the fast path takes goes the precise way.
+ */
+import type { InvocationRow, OutputRow } from './rows.ts';
+import type { Dependency } from './schemas.ts';
+import type { QuerySpec } from './sql.ts';
+
+/** Rows of one task the fast path reads at most; a larger task is paged by the segment statements. */
+export const TASK_ROWS_CAP = 3000;
+
+/**
+ * All rows of a task (kinds call / dependency / output), and `orphan` rows: the call_ids among
+ * the task's calls that have an output stored without its task (orphan_outputs, migration 007;
+ * usually none). Their outputs are then read by call_id ({@link TASK_OUTPUTS} of by-task.ts).
+ */
+export const TASK_ROWS: QuerySpec = {
+  name: 'task_rows',
+  description: "Every stored row of one task (call, dependency, output as JSON), and the task's calls with outputs not stamped with a task at ingest (orphan).",
+  sql: `SELECT toString(kind) AS kind, row FROM {db:Identifier}.task_rows
+WHERE task_id = {task_id:String}
+LIMIT {cap:UInt32}
+UNION ALL
+SELECT 'orphan' AS kind, toString(call_id) AS row FROM {db:Identifier}.orphan_outputs
+WHERE call_id IN (SELECT id FROM {db:Identifier}.task_rows WHERE task_id = {task_id:String} AND kind = 'call' LIMIT {cap:UInt32})`,
+  params: { db: 'the database', task_id: 'the task', cap: 'rows read at most (one more than the fast path takes)' },
+};
+
+/** A row of {@link TASK_ROWS}, or an output read by call_id (kind output, row its JSON). */
+export interface TaskRow {
+  kind: 'call' | 'dependency' | 'output' | 'orphan';
+  row: string;
+}
+
+/** Cursor position: created_at (ms) and call_id of the last call of the previous page. */
+export type TaskCursor = readonly [number, string];
+
+/** A page cut from a task's rows. */
+export interface TaskPage {
+  calls: InvocationRow[];
+  more: boolean;
+  dependencies: Dependency[];
+  outputs: OutputRow[];
+}
+
+/** ClickHouse's order of UUIDs: the second half (as hex), then the first. */
+export function uuidOrder(a: string, b: string): number {
+  const key = (u: string) => {
+    const h = u.replace(/-/g, '');
+    return h.slice(16) + h.slice(0, 16);
+  };
+  const x = key(a);
+  const y = key(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+const callOrder = (a: { created_ms: number | string; call_id: string }, b: { created_ms: number | string; call_id: string }) =>
+  Number(a.created_ms) - Number(b.created_ms) || uuidOrder(a.call_id, b.call_id);
+
+/** Outputs oldest first, as their statement orders them (created_at, output_id). */
+export function outputOrder(a: OutputRow, b: OutputRow): number {
+  return Number(a.created_ms) - Number(b.created_ms) || uuidOrder(a.output_id, b.output_id);
+}
+
+const ORIGIN_RANK: Record<string, number> = { emitted: 1, analyzer: 2 };
+
+/**
+ * Cuts one page from all rows of a task: the calls in [fromMs, toMs) after the cursor, in call
+ * order, `limit` of them; the dependencies touching them (one per pair, an emitted one before an
+ * analyzer's); their outputs. A row stored twice counts once.
+ */
+export function pageFromTaskRows(rows: readonly TaskRow[], p: { fromMs: number; toMs: number; limit: number; after?: TaskCursor }): TaskPage {
+  const calls = new Map<string, InvocationRow>();
+  const deps = new Map<string, Dependency>();
+  const outputs = new Map<string, OutputRow>();
+  for (const r of rows) {
+    if (r.kind === 'orphan') continue;
+    const v: unknown = JSON.parse(r.row);
+    if (r.kind === 'call') {
+      const c = v as InvocationRow;
+      calls.set(c.call_id, c);
+    } else if (r.kind === 'dependency') {
+      const d = v as Dependency;
+      const key = `${d.preceding_call_id}>${d.succeeding_call_id}`;
+      const had = deps.get(key);
+      if (!had || (ORIGIN_RANK[d.origin] ?? 9) < (ORIGIN_RANK[had.origin] ?? 9)) deps.set(key, d);
+    } else if (r.kind === 'output') {
+      const o = v as OutputRow;
+      outputs.set(o.output_id, o);
+    }
+  }
+  const after = p.after;
+  const inPage = [...calls.values()]
+    .filter((c) => {
+      const ms = Number(c.created_ms);
+      if (ms < p.fromMs || ms >= p.toMs) return false;
+      return after === undefined || ms > after[0] || (ms === after[0] && uuidOrder(c.call_id, after[1]) > 0);
+    })
+    .sort(callOrder);
+  const page = inPage.slice(0, p.limit);
+  const ids = new Set(page.map((c) => c.call_id));
+  return {
+    calls: page,
+    more: inPage.length > p.limit,
+    dependencies: [...deps.values()]
+      .filter((d) => ids.has(d.preceding_call_id) || ids.has(d.succeeding_call_id))
+      .sort((a, b) => uuidOrder(a.preceding_call_id, b.preceding_call_id) || uuidOrder(a.succeeding_call_id, b.succeeding_call_id)),
+    outputs: [...outputs.values()].filter((o) => ids.has(o.call_id)).sort(outputOrder),
+  };
+}
