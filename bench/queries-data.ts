@@ -31,7 +31,7 @@ export const OTHERS = ['read_file', 'write_file', 'sql_query', 'llm_summarize', 
 export const AGENTS = ['L', 'QA_Agent', 'Researcher', 'Coder', 'Planner', 'Writer', 'Reviewer', 'Ops'];
 const RETENTION = { invocations: 90, outputs: 30, workflows: 30, quarantine: 90 };
 /** Version of the generator: a reused database must have been built by this one. */
-const GENERATOR = 2;
+const GENERATOR = 4;
 /** Calls of a task are this far apart (± jitter), so only consecutive calls are within 60 s. */
 const STEP_MS = 40_000;
 const CHUNK_TASKS = 10_000;
@@ -88,16 +88,18 @@ SELECT
 FROM numbers({start:UInt64}, {count:UInt64})`;
 
 // Outputs of ~60% of the successful calls of the tools that produce artifacts; one in five is
-// an identical output (a shared content hash).
+// an identical output (a shared content hash). The ingest writer stamps an output with its
+// call's task when it saw the call first; 1 in 100 is left unstamped ('') here, as an output that
+// reached a worker which had not seen its call (the task view finds those by call_id).
 const OUTPUTS_SQL = `
 INSERT INTO {db:Identifier}.tool_outputs
-  (output_id, call_id, tool_id, content_type, content_hash, size_bytes, sample, created_at, fingerprint, source, ingested_at)
+  (output_id, call_id, task_id, tool_id, content_type, content_hash, size_bytes, sample, created_at, fingerprint, source, ingested_at)
 WITH sipHash64('o', call_id) AS h, h % 100 < 20 AS shared,
   if(shared, concat('shared ', tool_id, ' ', toString(intDiv(h, 100) % 2000)), concat('content ', toString(call_id))) AS key,
   transform(tool_id, ['search_web', 'fetch_url', 'python_execute', 'create_chart', 'sql_query', 'llm_summarize'],
                      ['json', 'html', 'text', 'chart_id', 'csv', 'text'], 'text') AS ctype
 SELECT
-  reinterpretAsUUID(sipHash128('out', call_id)), call_id, tool_id, ctype,
+  reinterpretAsUUID(sipHash128('out', call_id)), call_id, if(sipHash64('u', call_id) % 100 = 0, '', task_id), tool_id, ctype,
   lower(hex(SHA256(key))),
   600 + intDiv(h, 1000) % 20000,
   if(ctype = 'chart_id', concat('chart-', substring(hex(SHA256(key)), 1, 16)),
@@ -207,7 +209,7 @@ async function build(ch: ClickHouseClient, db: string, shape: BenchShape, log: (
   await ch.command({ query: VIOLATIONS_SQL, query_params: params });
   log(`  inserted in ${Math.round((Date.now() - t0) / 1000)} s; merging parts (OPTIMIZE … FINAL)`);
   // A long-running table is mostly merged; benchmark that steady state, not a pile of fresh parts.
-  for (const table of ['tool_invocations', 'tool_outputs', 'tool_workflows', 'violations']) {
+  for (const table of ['tool_invocations', 'tool_outputs', 'tool_workflows', 'task_rows', 'violations']) {
     await ch.command({ query: 'OPTIMIZE TABLE {db:Identifier}.{t:Identifier} FINAL', query_params: { db, t: table } });
   }
   const rs = await ch.query({
