@@ -3,7 +3,7 @@
  * first. Output packets carry no task_id; the writer stamps each output with its call's task
  * when the call came through here first (the emitter sends a call and then its output under the
  * same Kafka key, so they reach the same worker in order). An output whose call is not known
- * here is written with task_id '' and found by call_id instead (migration 007).
+ * here is written with task_id NULL and listed in orphan_outputs (migration 007).
  */
 export class CallTasks {
   private readonly map = new Map<string, string>();
@@ -16,9 +16,9 @@ export class CallTasks {
     return this.map.get(callId);
   }
 
-  /** Remembers a call's task (calls without a task are not worth remembering). */
+  /** Remembers a call's task ('' = the call has no task: its outputs are stamped '', not unknown). */
   add(callId: string, taskId: string): void {
-    if (this.capacity <= 0 || taskId === '') return;
+    if (this.capacity <= 0) return;
     // Map keeps insertion order: re-inserting moves a call to the young end.
     this.map.delete(callId);
     this.map.set(callId, taskId);

@@ -198,7 +198,7 @@ export const SEGMENT_COLUMNS = {
   tool_workflows: ['task_id', 'preceding_call_id', 'succeeding_call_id', 'preceding_tool_id', 'succeeding_tool_id', 'time_delta_ms', 'data_flow', 'origin', 'fingerprint', 'source'],
 } as const satisfies Record<string, ReadonlyArray<keyof InvocationRow | keyof OutputRow | keyof WorkflowRow>>;
 
-/** Insert columns of `tool_outputs`: an output's line, then the task of its call stamped at commit ('' = unknown). */
+/** Insert columns of `tool_outputs`: an output's line, then the task of its call stamped at commit (null = unknown). */
 export const STAMPED_OUTPUT_COLUMNS = [...SEGMENT_COLUMNS.tool_outputs, 'task_id'] as const;
 
 /** Insert columns of `output_contents`, in the order of {@link contentLine}. */

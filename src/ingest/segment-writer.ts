@@ -115,7 +115,7 @@ function joinParts(parts: BodyPart[]): Buffer {
 }
 
 /** Lines of the given ranges, each with one more TabSeparated field before its newline. */
-function joinWithField(keyed: Array<{ key: string; part: BodyPart }>, field: (key: string) => string): Buffer {
+function joinWithField(keyed: Array<{ key: string; part: BodyPart }>, field: (key: string) => string | null): Buffer {
   const chunks: Buffer[] = [];
   for (const { key, part } of keyed) {
     chunks.push(part.lines.buf.subarray(part.start, part.end - 1), Buffer.from(`\t${tsvField(field(key))}\n`));
@@ -367,16 +367,16 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
     }
 
     // The task of each output's call: a call of this round that is written or already stored
-    // (an identical redelivery), else one this writer saw recently, else '' (unknown).
+    // (an identical redelivery), else one this writer saw recently ('' = the call has no task),
+    // else null (unknown: the output becomes an orphan, migration 007).
     const roundTasks = new Map<string, string>();
     for (let i = 0; i < total; i++) {
       if (col(i).kindOf(at(i)) !== 'invocation') continue;
-      const task = col(i).taskId(at(i));
-      if (task !== '' && (fresh.invocation.get(keyOf(i)) === i || outcomes[i]?.status === 'duplicate')) roundTasks.set(keyOf(i), task);
+      if (fresh.invocation.get(keyOf(i)) === i || outcomes[i]?.status === 'duplicate') roundTasks.set(keyOf(i), col(i).taskId(at(i)));
     }
-    const outputTask = (i: number) => {
+    const outputTask = (i: number): string | null => {
       const call = col(i).callId(at(i));
-      return roundTasks.get(call) ?? callTasks.get(call) ?? '';
+      return roundTasks.get(call) ?? callTasks.get(call) ?? null;
     };
 
     // Every row of a segment is identified by its key; the key list seeds the insert token. A
@@ -439,7 +439,12 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
   const token = (table: string, keys: string[]) => createHash('sha256').update(table).update(keys.join('\n')).digest('hex');
 
   /** Inserts lines; `extra` appends one more field (the last column) to the line of each key. */
-  async function insertLines(table: string, columns: readonly string[], keyed: Array<{ key: string; part: BodyPart }>, extra?: (key: string) => string): Promise<void> {
+  async function insertLines(
+    table: string,
+    columns: readonly string[],
+    keyed: Array<{ key: string; part: BodyPart }>,
+    extra?: (key: string) => string | null,
+  ): Promise<void> {
     if (keyed.length === 0) return;
     const body = extra ? joinWithField(keyed, extra) : joinParts(keyed.map((k) => k.part));
     // A retry after a failure in a materialized view (task_rows, migration 007) must still reach

@@ -11,10 +11,11 @@ describe('CallTasks', () => {
     expect(m.size).toBe(3);
   });
 
-  it('keeps nothing for calls without a task, or with capacity 0', () => {
+  it("knows a call without a task ('' is an answer, unlike undefined); capacity 0 keeps nothing", () => {
     const m = new CallTasks(3);
     m.add('c1', '');
-    expect(m.get('c1')).toBeUndefined();
+    expect(m.get('c1')).toBe('');
+    expect(m.get('c2')).toBeUndefined();
     const none = new CallTasks(0);
     none.add('c1', 't1');
     expect(none.get('c1')).toBeUndefined();

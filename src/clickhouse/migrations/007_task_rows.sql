@@ -9,27 +9,29 @@
 -- per id.
 
 -- The task of an output: outputs carry no task_id, so the ingest writer stamps the task of the
--- output's call when it knows it (the call in the same round, or one it wrote recently). '' =
--- not known at ingest (the output arrived before its call, or at another worker): such outputs
--- are listed in orphan_outputs by call_id, a small table the task view checks the task's calls
--- against.
+-- output's call when it knows the call (the call in the same round, or one it wrote recently);
+-- '' = the call has no task; NULL = the call was not known at ingest (the output arrived before
+-- it, or at another worker). Outputs stored with NULL are listed in orphan_outputs by ingested_at:
+-- the read API keeps their call_ids in memory (a snapshot, plus the tail it reads with every task
+-- view) and looks the task's calls up in them.
 ALTER TABLE {db:Identifier}.tool_outputs
-    ADD COLUMN IF NOT EXISTS task_id String DEFAULT '' COMMENT 'task of the call, stamped at ingest when known; empty = unknown'
+    ADD COLUMN IF NOT EXISTS task_id Nullable(String) COMMENT 'task of the call, stamped at ingest: empty = the call has no task, NULL = call not known'
     AFTER call_id;
 
 CREATE TABLE IF NOT EXISTS {db:Identifier}.orphan_outputs
 (
-    call_id    UUID,
-    output_id  UUID,
-    created_at DateTime64(3, 'UTC')
+    call_id     UUID,
+    output_id   UUID,
+    created_at  DateTime64(3, 'UTC'),
+    ingested_at DateTime64(3, 'UTC')
 )
 ENGINE = MergeTree
-ORDER BY call_id
+ORDER BY (ingested_at, call_id)
 TTL toDateTime(created_at) + toIntervalDay({outputs_days:UInt32})
-SETTINGS index_granularity = 1024, non_replicated_deduplication_window = 10000;
+SETTINGS non_replicated_deduplication_window = 10000;
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS {db:Identifier}.orphan_outputs_mv TO {db:Identifier}.orphan_outputs AS
-SELECT call_id, output_id, created_at FROM {db:Identifier}.tool_outputs WHERE task_id = '';
+SELECT call_id, output_id, created_at, ingested_at FROM {db:Identifier}.tool_outputs WHERE task_id IS NULL;
 
 CREATE TABLE IF NOT EXISTS {db:Identifier}.task_rows
 (
@@ -63,18 +65,15 @@ FROM {db:Identifier}.tool_workflows
 WHERE task_id != '';
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS {db:Identifier}.task_rows_outputs TO {db:Identifier}.task_rows AS
-SELECT task_id, 'output' AS kind, created_at AS ts, output_id AS id,
+SELECT assumeNotNull(task_id) AS task_id, 'output' AS kind, created_at AS ts, output_id AS id,
        formatRow('JSONEachRow', output_id, call_id, tool_id, content_type, content_hash, size_bytes, sample,
                  toUnixTimestamp64Milli(created_at) AS created_ms) AS row
 FROM {db:Identifier}.tool_outputs
-WHERE task_id != '';
+WHERE task_id IS NOT NULL AND task_id != '';
 
 -- Rows written before the views existed. A row inserted while this runs may be copied by both
--- the view and this statement; readers keep one per id. Outputs written before this migration
--- have task_id '': they are all orphans, found by call_id until they expire.
-INSERT INTO {db:Identifier}.orphan_outputs (call_id, output_id, created_at)
-SELECT call_id, output_id, created_at FROM {db:Identifier}.tool_outputs WHERE task_id = '';
-
+-- the view and these statements; readers keep one per id. An output written before this
+-- migration (task_id NULL) joins its call here; one whose call is not stored becomes an orphan.
 INSERT INTO {db:Identifier}.task_rows (task_id, kind, ts, id, row)
 SELECT task_id, 'call', created_at, call_id,
        formatRow('JSONEachRow', call_id, task_id, tool_id, agent_id, orchestrator, instance_id, args, args_hash, status,
@@ -88,3 +87,18 @@ SELECT task_id, 'dependency', ingested_at, succeeding_call_id,
                  time_delta_ms, data_flow, origin)
 FROM {db:Identifier}.tool_workflows
 WHERE task_id != '';
+
+INSERT INTO {db:Identifier}.task_rows (task_id, kind, ts, id, row)
+SELECT c.task_id, 'output', o.created_at, o.output_id,
+       formatRow('JSONEachRow', o.output_id AS output_id, o.call_id AS call_id, o.tool_id AS tool_id, o.content_type AS content_type,
+                 o.content_hash AS content_hash, o.size_bytes AS size_bytes, o.sample AS sample, toUnixTimestamp64Milli(o.created_at) AS created_ms)
+FROM {db:Identifier}.tool_outputs AS o
+INNER JOIN (SELECT call_id, task_id FROM {db:Identifier}.tool_invocations
+            WHERE call_id IN (SELECT call_id FROM {db:Identifier}.tool_outputs WHERE task_id IS NULL)) AS c ON o.call_id = c.call_id
+WHERE o.task_id IS NULL AND c.task_id != '';
+
+INSERT INTO {db:Identifier}.orphan_outputs (call_id, output_id, created_at, ingested_at)
+SELECT call_id, output_id, created_at, ingested_at FROM {db:Identifier}.tool_outputs
+WHERE task_id IS NULL
+  AND call_id NOT IN (SELECT call_id FROM {db:Identifier}.tool_invocations
+                      WHERE call_id IN (SELECT call_id FROM {db:Identifier}.tool_outputs WHERE task_id IS NULL));
