@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { cursorCodec, msKey, uuidKey } from './cursor.ts';
 import { DEPENDENCY_COLUMNS, INVOCATION_COLUMNS, OUTPUT_COLUMNS, toDependency, toInvocation, toOutput, type InvocationRow, type OutputRow } from './rows.ts';
 import type { Dependency, TaskView } from './schemas.ts';
+import { OrphanCallIds, orphanLoader } from './orphan-call-ids.ts';
 import { outputOrder, pageFromTaskRows, TASK_ROWS, TASK_ROWS_CAP, type TaskCursor, type TaskPage, type TaskRow } from './task-rows.ts';
 import { chTime, pageOf, PAGE_PARAM_DOCS, runQuery, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow } from './sql.ts';
 
@@ -99,23 +100,32 @@ export interface ByTaskParams {
  * Runs the task view. Fast path: all rows of the task from task_rows in one statement, the page
  * cut in JavaScript ({@link pageFromTaskRows}). A task with more than {@link TASK_ROWS_CAP} rows:
  * the page of calls, then their dependencies and outputs, from the segments. `rowsCap` 0 always
- * takes the segment way (tests compare the two).
+ * takes the segment way (tests compare the two). `orphans`: the process's in-memory orphan list
+ * (without one, a snapshot is read for this call).
  */
-export async function byTask(ch: ClickHouseClient, db: string, p: ByTaskParams, ctx: QueryContext, opts: { rowsCap?: number } = {}): Promise<TaskView> {
+export async function byTask(
+  ch: ClickHouseClient,
+  db: string,
+  p: ByTaskParams,
+  ctx: QueryContext,
+  opts: { rowsCap?: number; orphans?: OrphanCallIds } = {},
+): Promise<TaskView> {
   const after = p.cursor === undefined ? undefined : taskCursor.decode(p.cursor);
   const cap = opts.rowsCap ?? TASK_ROWS_CAP;
-  const rows = cap > 0 ? await runQuery<TaskRow>(ch, TASK_ROWS, { db, task_id: p.taskId, cap: cap + 1 }, ctx) : undefined;
-  const orphans = rows?.filter((r) => r.kind === 'orphan').map((r) => r.row) ?? [];
-  const stored = (rows?.length ?? Infinity) - orphans.length;
-  if (rows && stored <= cap && orphans.length > 0) {
-    // Outputs stored without their task (rare): read by call_id, as the segment way does.
-    const found = await runQuery<OutputRow>(ch, TASK_OUTPUTS, { db, call_ids: [...new Set(orphans)] }, ctx);
-    for (const o of found) rows.push({ kind: 'output', row: JSON.stringify(o) });
+  let page: TaskPage | undefined;
+  if (cap > 0) {
+    const orphans = opts.orphans ?? new OrphanCallIds(orphanLoader(ch, db, ctx));
+    const since = await orphans.tailStart();
+    const rows = await runQuery<TaskRow>(ch, TASK_ROWS, { db, task_id: p.taskId, cap: cap + 1, since }, ctx);
+    const tail = new Set(rows.filter((r) => r.kind === 'orphan').map((r) => r.row));
+    if (rows.length - tail.size <= cap) {
+      page = pageFromTaskRows(rows, { fromMs: p.window.fromMs, toMs: p.window.toMs, limit: p.limit, after });
+      // Outputs stored without their task (rare): read by call_id, as the segment way does.
+      const lost = page.calls.map((c) => c.call_id).filter((id) => tail.has(id) || orphans.has(id));
+      if (lost.length > 0) page.outputs = mergeOutputs(page.outputs, await runQuery<OutputRow>(ch, TASK_OUTPUTS, { db, call_ids: lost }, ctx));
+    }
   }
-  const page =
-    rows && stored <= cap
-      ? pageFromTaskRows(rows, { fromMs: p.window.fromMs, toMs: p.window.toMs, limit: p.limit, after })
-      : await segmentPage(ch, db, p, after, ctx);
+  page ??= await segmentPage(ch, db, p, after, ctx);
   const invocations = page.calls.map((r) => toInvocation(r, ctx.expensiveThresholdUsd));
   const dependencies = page.dependencies.map(toDependency);
   const last = page.calls[page.calls.length - 1];
@@ -127,6 +137,12 @@ export async function byTask(ch: ClickHouseClient, db: string, p: ByTaskParams, 
     workflow_dag: workflowDag(invocations, dependencies),
     next_cursor: page.more && last ? taskCursor.encode([Number(last.created_ms), last.call_id]) : null,
   };
+}
+
+/** Outputs of both lists, one per output_id, in output order. */
+function mergeOutputs(a: OutputRow[], b: OutputRow[]): OutputRow[] {
+  const byId = new Map([...a, ...b].map((o) => [o.output_id, o]));
+  return [...byId.values()].sort(outputOrder);
 }
 
 /** One page from the segments: the calls, then their dependencies and outputs (two statements). */

@@ -6,6 +6,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { AGENT_INVOCATIONS, AGENT_TOOL_FREQUENCY, byAgent, type ByAgentParams } from './by-agent.ts';
 import { byTask, TASK_DEPENDENCIES, TASK_INVOCATIONS, TASK_DETAILS, TASK_OUTPUTS, type ByTaskParams } from './by-task.ts';
+import { ORPHAN_CALL_IDS, OrphanCallIds, orphanLoader } from './orphan-call-ids.ts';
 import { TASK_ROWS } from './task-rows.ts';
 import { byToolInvocations, TOOL_INVOCATIONS, type ByToolInvocationsParams } from './by-tool-invocations.ts';
 import { byToolStats, TOOL_STATS, type ByToolStatsParams } from './by-tool-stats.ts';
@@ -56,13 +57,14 @@ export interface ReadQueries {
 
 /** Binds every read pattern to a client, a database and a query context. */
 export function createReadQueries(ch: ClickHouseClient, db: string, ctx: QueryContext): ReadQueries {
+  const orphans = new OrphanCallIds(orphanLoader(ch, db, ctx));
   return {
     tools: (p) => toolsSummary(ch, db, p, ctx),
     toolStats: (p) => byToolStats(ch, db, p, ctx),
     toolInvocations: (p) => byToolInvocations(ch, db, p, ctx),
     toolOutputs: (p) => toolOutputs(ch, db, p, ctx),
     agentTools: (p) => byAgent(ch, db, p, ctx),
-    task: (p) => byTask(ch, db, p, ctx),
+    task: (p) => byTask(ch, db, p, ctx, { orphans }),
     expensive: (p) => expensiveCalls(ch, db, p, ctx),
     slow: (p) => slowCalls(ch, db, p, ctx),
     failed: (p) => failedCalls(ch, db, p, ctx),
@@ -86,6 +88,7 @@ export const QUERY_CATALOG: readonly QuerySpec[] = [
   TASK_DEPENDENCIES,
   TASK_OUTPUTS,
   TASK_ROWS,
+  ORPHAN_CALL_IDS,
   TASK_DETAILS,
   EXPENSIVE_CALLS,
   EXPENSIVE_TOTALS,

@@ -13,23 +13,23 @@ import type { QuerySpec } from './sql.ts';
 export const TASK_ROWS_CAP = 3000;
 
 /**
- * All rows of a task (kinds call / dependency / output), and `orphan` rows: the call_ids among
- * the task's calls that have an output stored without its task (orphan_outputs, migration 007;
- * usually none). Their outputs are then read by call_id ({@link TASK_OUTPUTS} of by-task.ts).
+ * All rows of a task (kinds call / dependency / output), and `orphan` rows: the call_ids of outputs
+ * stored without their task (orphan_outputs, migration 007) ingested from `since` on: the tail of
+ * what the read API keeps in memory (orphan-call-ids.ts). Usually none.
  */
 export const TASK_ROWS: QuerySpec = {
   name: 'task_rows',
-  description: "Every stored row of one task (call, dependency, output as JSON), and the task's calls with outputs not stamped with a task at ingest (orphan).",
+  description: 'Every stored row of one task (call, dependency, output as JSON), and the calls of outputs stored without a task since a time (orphan).',
   sql: `SELECT toString(kind) AS kind, row FROM {db:Identifier}.task_rows
 WHERE task_id = {task_id:String}
 LIMIT {cap:UInt32}
 UNION ALL
 SELECT 'orphan' AS kind, toString(call_id) AS row FROM {db:Identifier}.orphan_outputs
-WHERE call_id IN (SELECT id FROM {db:Identifier}.task_rows WHERE task_id = {task_id:String} AND kind = 'call' LIMIT {cap:UInt32})`,
-  params: { db: 'the database', task_id: 'the task', cap: 'rows read at most (one more than the fast path takes)' },
+WHERE ingested_at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')`,
+  params: { db: 'the database', task_id: 'the task', cap: 'rows read at most (one more than the fast path takes)', since: 'epoch ms: orphans ingested from then on' },
 };
 
-/** A row of {@link TASK_ROWS}, or an output read by call_id (kind output, row its JSON). */
+/** A row of {@link TASK_ROWS}. */
 export interface TaskRow {
   kind: 'call' | 'dependency' | 'output' | 'orphan';
   row: string;

@@ -13,6 +13,7 @@ import { createSegmentWriter } from '../../../src/ingest/segment-writer.ts';
 import { silentLogger } from '../../../src/logger.ts';
 import { MetricsRegistry } from '../../../src/metrics.ts';
 import { byTask } from '../../../src/queries/by-task.ts';
+import { OrphanCallIds, orphanLoader } from '../../../src/queries/orphan-call-ids.ts';
 import { DEFAULT_QUERY_CONTEXT } from '../../../src/queries/sql.ts';
 import type { ClickHouseClient } from '../../../src/clickhouse/client.ts';
 import { freshDatabase, rows } from '../../helpers/clickhouse.ts';
@@ -74,6 +75,8 @@ describe('task view: task_rows and segments agree', () => {
   const stamped = task(`stamped-${randomUUID()}`, 12, (i) => i % 3 !== 2);
   const orphans = task(`orphans-${randomUUID()}`, 6, () => true);
   const later = task(`later-${randomUUID()}`, 8, () => true);
+  const tasklessCall = toolCall({ args: { taskless: true } }, null);
+  const taskless = outputArtifact(tasklessCall.call_id, 'output of a call without a task');
 
   beforeAll(async () => {
     ({ ch, db } = await freshDatabase('taskview'));
@@ -81,19 +84,20 @@ describe('task view: task_rows and segments agree', () => {
     // stamped: calls and outputs in one round. orphans: the outputs reach a writer before their
     // calls. later: calls first; half the outputs through the same writer later (it remembers the
     // calls), half through a writer that never saw them.
-    await write(w1, [...stamped.calls, ...stamped.outputs, ...stamped.deps]);
+    await write(w1, [...stamped.calls, ...stamped.outputs, ...stamped.deps, tasklessCall, taskless]);
     await write(writerFor(ch, db), orphans.outputs);
     await write(w1, [...orphans.calls, ...orphans.deps, ...later.calls, ...later.deps]);
     await write(w1, later.outputs.slice(0, 4));
     await write(writerFor(ch, db), later.outputs.slice(4));
   });
 
-  it('stamps an output with its task when the writer knows the call, else leaves it empty and lists it as an orphan', async () => {
-    const got = await rows<{ id: string; task_id: string }>(ch, 'SELECT toString(output_id) AS id, task_id FROM {db:Identifier}.tool_outputs', { db });
+  it('stamps an output with its task when the writer knows the call, else null, and lists those as orphans', async () => {
+    const got = await rows<{ id: string; task_id: string | null }>(ch, 'SELECT toString(output_id) AS id, task_id FROM {db:Identifier}.tool_outputs', { db });
     const taskOf = new Map(got.map((r) => [r.id, r.task_id]));
     for (const o of stamped.outputs) expect(taskOf.get(o.output.output_id)).toBe(stamped.name);
-    for (const o of orphans.outputs) expect(taskOf.get(o.output.output_id)).toBe('');
-    later.outputs.forEach((o, i) => expect(taskOf.get(o.output.output_id)).toBe(i < 4 ? later.name : ''));
+    for (const o of orphans.outputs) expect(taskOf.get(o.output.output_id)).toBeNull();
+    later.outputs.forEach((o, i) => expect(taskOf.get(o.output.output_id)).toBe(i < 4 ? later.name : null));
+    expect(taskOf.get(taskless.output.output_id)).toBe('');
     const listed = await rows<{ id: string }>(ch, 'SELECT toString(output_id) AS id FROM {db:Identifier}.orphan_outputs', { db });
     expect(listed.map((r) => r.id).sort()).toEqual([...orphans.outputs, ...later.outputs.slice(4)].map((o) => o.output.output_id).sort());
   });
@@ -111,6 +115,20 @@ describe('task view: task_rows and segments agree', () => {
       }
     }
     expect((await walk(ch, db, 'no-such-task', 10))[0]?.invocations).toEqual([]);
+  });
+
+  it('finds an orphan from the in-memory snapshot and one ingested after it from the tail', async () => {
+    const t = task(`snap-${randomUUID()}`, 4, () => true);
+    await write(writerFor(ch, db), t.outputs.slice(0, 2));
+    await write(writerFor(ch, db), t.calls);
+    // No margin: the snapshot (taken now) alone must know the first two; the tail, the rest.
+    const orphans = new OrphanCallIds(orphanLoader(ch, db, DEFAULT_QUERY_CONTEXT), { refreshMs: 3_600_000, marginMs: 0 });
+    const view = (o: OrphanCallIds) => byTask(ch, db, { taskId: t.name, window: ALL, limit: 10 }, DEFAULT_QUERY_CONTEXT, { orphans: o });
+    expect((await view(orphans)).outputs.map((o) => o.output_id).sort()).toEqual(t.outputs.slice(0, 2).map((o) => o.output.output_id).sort());
+    expect(t.outputs.slice(0, 2).every((o) => orphans.has(o.output.call_id))).toBe(true);
+    await write(writerFor(ch, db), t.outputs.slice(2));
+    expect(t.outputs.slice(2).some((o) => orphans.has(o.output.call_id))).toBe(false);
+    expect((await view(orphans)).outputs.map((o) => o.output_id).sort()).toEqual(outputIds(t));
   });
 
   it('cuts the same window as the segment statements (half-open, by created_at)', async () => {
@@ -158,7 +176,8 @@ describe('migration 007 on a database that already holds rows', () => {
     const t = task(`old-${randomUUID()}`, 9, (i) => i % 2 === 0);
     // Outputs through a fresh writer before their calls: stored with task_id '', as every output
     // written before 007 is.
-    await write(writerFor(ch, db), t.outputs);
+    const lonely = outputArtifact(randomUUID(), 'an output whose call never came');
+    await write(writerFor(ch, db), [...t.outputs, lonely]);
     await write(writerFor(ch, db), [...t.calls, ...t.deps]);
     expect(await rows(ch, 'SELECT 1 FROM {db:Identifier}.task_rows UNION ALL SELECT 1 FROM {db:Identifier}.orphan_outputs', { db })).toEqual([]);
 
@@ -168,5 +187,10 @@ describe('migration 007 on a database that already holds rows', () => {
     expect(pages.flatMap((p) => p.invocations.map((i) => i.call_id)).sort()).toEqual(callIds(t).sort());
     expect(pages.flatMap((p) => p.outputs.map((o) => o.output_id)).sort()).toEqual(outputIds(t));
     expect(pages.flatMap((p) => p.dependencies)).toHaveLength(t.deps.length + 2);
+    // Old outputs whose call is stored were joined into task_rows; the one without a call is an orphan.
+    const outs = await rows<{ n: string }>(ch, "SELECT count() AS n FROM {db:Identifier}.task_rows WHERE kind = 'output'", { db });
+    expect(Number(outs[0]?.n)).toBe(t.outputs.length);
+    const orphanRows = await rows<{ id: string }>(ch, 'SELECT toString(output_id) AS id FROM {db:Identifier}.orphan_outputs', { db });
+    expect(orphanRows.map((r) => r.id)).toEqual([lonely.output.output_id]);
   });
 });
