@@ -31,7 +31,7 @@ export const OTHERS = ['read_file', 'write_file', 'sql_query', 'llm_summarize', 
 export const AGENTS = ['L', 'QA_Agent', 'Researcher', 'Coder', 'Planner', 'Writer', 'Reviewer', 'Ops'];
 const RETENTION = { invocations: 90, outputs: 30, workflows: 30, quarantine: 90 };
 /** Version of the generator: a reused database must have been built by this one. */
-const GENERATOR = 4;
+const GENERATOR = 5;
 /** Calls of a task are this far apart (± jitter), so only consecutive calls are within 60 s. */
 const STEP_MS = 40_000;
 const CHUNK_TASKS = 10_000;
@@ -89,7 +89,7 @@ FROM numbers({start:UInt64}, {count:UInt64})`;
 
 // Outputs of ~60% of the successful calls of the tools that produce artifacts; one in five is
 // an identical output (a shared content hash). The ingest writer stamps an output with its
-// call's task when it saw the call first; 1 in 100 is left unstamped ('') here, as an output that
+// call's task when it saw the call first; 1 in 100 is left unstamped (NULL) here, as an output that
 // reached a worker which had not seen its call (the task view finds those by call_id).
 const OUTPUTS_SQL = `
 INSERT INTO {db:Identifier}.tool_outputs
@@ -99,7 +99,7 @@ WITH sipHash64('o', call_id) AS h, h % 100 < 20 AS shared,
   transform(tool_id, ['search_web', 'fetch_url', 'python_execute', 'create_chart', 'sql_query', 'llm_summarize'],
                      ['json', 'html', 'text', 'chart_id', 'csv', 'text'], 'text') AS ctype
 SELECT
-  reinterpretAsUUID(sipHash128('out', call_id)), call_id, if(sipHash64('u', call_id) % 100 = 0, '', task_id), tool_id, ctype,
+  reinterpretAsUUID(sipHash128('out', call_id)), call_id, if(sipHash64('u', call_id) % 100 = 0, NULL, task_id), tool_id, ctype,
   lower(hex(SHA256(key))),
   600 + intDiv(h, 1000) % 20000,
   if(ctype = 'chart_id', concat('chart-', substring(hex(SHA256(key)), 1, 16)),
