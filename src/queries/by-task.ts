@@ -118,7 +118,7 @@ export async function byTask(
     const since = await orphans.tailStart();
     const rows = await runQuery<TaskRow>(ch, TASK_ROWS, { db, task_id: p.taskId, cap: cap + 1, since }, ctx);
     const tail = new Set(rows.filter((r) => r.kind === 'orphan').map((r) => r.row));
-    if (rows.length - tail.size <= cap) {
+    if (rows.reduce((n, r) => n + (r.kind === 'orphan' ? 0 : 1), 0) <= cap) {
       page = pageFromTaskRows(rows, { fromMs: p.window.fromMs, toMs: p.window.toMs, limit: p.limit, after });
       // Outputs stored without their task (rare): read by call_id, as the segment way does.
       const lost = page.calls.map((c) => c.call_id).filter((id) => tail.has(id) || orphans.has(id));
