@@ -4,15 +4,15 @@
  * Builds (or reuses) 10 M invocations over 100 000 tasks and 30 days in embedded ClickHouse under
  * ./.bench-data (bench/queries-data.ts), starts the API in-process on a random loopback port, and
  * for every endpoint measures, in the same run and interleaved call by call, the HTTP answer time
- * (node:http, keep-alive) and the raw time of the same query function called straight on the client. Prints
+ * (node:http, keep-alive, from a client thread) and the raw time of the same query function called straight on the client. Prints
  * p50/p95 of both and their ratio, and the targets of the issue.
  *
  *   npm run bench:queries [-- --invocations N --tasks N --days N --data-dir DIR --rounds K --only TEXT]
  *
  * --only runs the endpoints whose name contains TEXT (e.g. `--only task`).
  */
-import { Agent, get } from 'node:http';
 import { loadavg } from 'node:os';
+import { Worker } from 'node:worker_threads';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { buildApp } from '../src/api/app.ts';
@@ -92,22 +92,23 @@ async function main(): Promise<void> {
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  // node:http with a keep-alive connection, as a dashboard or a script would hold one: Node's
-  // fetch (undici) adds ~3.5 ms of its own per 100-KB answer on this machine, which is the client's
-  // cost, not the API's.
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const http = (url: string) =>
-    new Promise<string>((resolve, reject) => {
-      get(base + url, { agent, headers: { authorization: `Bearer ${KEY}` } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', reject);
-        res.on('end', () => {
-          const body = Buffer.concat(chunks).toString('utf8');
-          if (res.statusCode !== 200) reject(new Error(`GET ${url} → ${res.statusCode} ${body.slice(0, 200)}`));
-          else resolve(body);
-        });
-      }).on('error', reject);
+  // The client runs on a thread of its own (bench/http-client-worker.mjs), as a real client runs
+  // in another process: node:http over one keep-alive connection (Node's fetch adds ~3.5 ms of its
+  // own per 100-KB answer), timed there from the request to the last byte.
+  const client = new Worker(new URL('./http-client-worker.mjs', import.meta.url), { workerData: { base, key: KEY } });
+  const pending = new Map<number, { resolve: (ms: number) => void; reject: (e: Error) => void }>();
+  let nextId = 0;
+  client.on('message', (m: { id: number; ms?: number; error?: string }) => {
+    const p = pending.get(m.id);
+    pending.delete(m.id);
+    if (m.error !== undefined) p?.reject(new Error(m.error));
+    else p?.resolve(m.ms as number);
+  });
+  const httpMs = (url: string) =>
+    new Promise<number>((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      client.postMessage({ id, url });
     });
   const timed = async (f: () => Promise<unknown>) => {
     const s = performance.now();
@@ -125,16 +126,16 @@ async function main(): Promise<void> {
     // the fast endpoints, whose few milliseconds a cold path would distort most.
     for (let w = 0; w < Math.max(1, Math.min(5, Math.round(c.n / 10))); w++) {
       await c.raw(queries, 0);
-      await http(c.url(0));
+      await httpMs(c.url(0));
     }
     for (let round = 0; round < Number(args.rounds); round++) {
       for (let i = 1; i <= c.n; i++) {
         // Interleaved, alternating which goes first, so both see the same machine load.
         if (i % 2) {
           raw.push(await timed(() => c.raw(queries, i)));
-          api.push(await timed(() => http(c.url(i))));
+          api.push(await httpMs(c.url(i)));
         } else {
-          api.push(await timed(() => http(c.url(i))));
+          api.push(await httpMs(c.url(i)));
           raw.push(await timed(() => c.raw(queries, i)));
         }
       }
@@ -149,7 +150,7 @@ async function main(): Promise<void> {
     verdicts.push(`${c.name}: API/raw ${paired.toFixed(2)} (median of paired calls) → ${paired <= 1.3 ? 'met' : 'MISSED'}`);
     log(`  ${c.name}: done`);
   }
-  agent.destroy();
+  await client.terminate();
   await app.close();
   await ch.close();
 
