@@ -5,8 +5,10 @@
  * Keys that are lowercase UUIDs with hex fingerprints (invocations and outputs: nearly every
  * entry) live in typed arrays — an open-addressing table over a ring of entries — so a million
  * entries cost ~50 MB outside the JavaScript heap and nothing to the garbage collector. Other
- * keys (dependency pairs) use a Map. Both evict their oldest entries beyond capacity.
+ * keys (dependency pairs) use a {@link FifoMap}. Both evict their oldest entries beyond capacity.
  */
+
+import { FifoMap } from './fifo-map.ts';
 
 const KINDS: Record<string, number> = { invocation: 1, output: 2, dependency: 3 };
 
@@ -24,8 +26,7 @@ export class DedupCache {
   /** Next ring position to fill; entries [0, used) are live. */
   private head = 0;
   private used = 0;
-  private readonly other = new Map<string, string>();
-  private readonly otherCap: number;
+  private readonly other: FifoMap<string>;
 
   constructor(capacity: number) {
     this.cap = Math.max(0, Math.floor(capacity));
@@ -38,7 +39,7 @@ export class DedupCache {
     this.kinds = new Uint8Array(this.cap);
     this.hashes = new Uint32Array(this.cap);
     this.slotOf = new Int32Array(this.cap);
-    this.otherCap = this.cap;
+    this.other = new FifoMap(this.cap);
   }
 
   /** Fingerprint stored under (kind, key), if known. */
@@ -60,10 +61,6 @@ export class DedupCache {
     const k = KINDS[kind] ?? 0;
     if (!k || !fpWords(fingerprint) || !words(key)) {
       this.other.set(`${kind}:${key}`, fingerprint);
-      if (this.other.size > this.otherCap) {
-        const oldest = this.other.keys().next().value;
-        if (oldest !== undefined) this.other.delete(oldest);
-      }
       return;
     }
     const w = scratch;

@@ -20,10 +20,10 @@ import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { MetricsRegistry } from '../metrics.ts';
 import type { PacketType } from '../schemas/packets.ts';
-import { CallTasks } from './call-tasks.ts';
 import { ContentSeen, DedupCache } from './dedup-cache.ts';
 import { ColumnsBuilder, ColumnsReader, type BatchBuffers, type Columns } from './decode-batch.ts';
 import { createDecodePool, type DecodePool } from './decode-pool.ts';
+import { FifoMap } from './fifo-map.ts';
 import {
   CONTENT_COLUMNS,
   KIND_PACKET_TYPE,
@@ -67,7 +67,7 @@ export interface SegmentWriterDeps {
   minRoundPackets?: number;
   /** Decode threads (decode-pool.ts); 0 decodes on the main thread, between event-loop turns. Default 0. */
   decodeThreads?: number;
-  /** Calls whose task is remembered to stamp their outputs (call-tasks.ts); default 200,000 (~30 MB). */
+  /** Calls whose task is remembered to stamp their outputs; default 200,000 (~30 MB). */
   callTaskEntries?: number;
 }
 
@@ -147,7 +147,9 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
   const maxRound = deps.maxRoundPackets ?? 100_000;
   const cache = new DedupCache(deps.dedupCacheEntries);
   const contentSeen = new ContentSeen(deps.dedupCacheEntries);
-  const callTasks = new CallTasks(deps.callTaskEntries ?? 200_000);
+  // call_id → task_id of calls this writer saw: output packets carry no task_id, and the emitter
+  // sends a call and then its output under the same Kafka key, so both reach this writer in order.
+  const callTasks = new FifoMap<string>(deps.callTaskEntries ?? 200_000);
   const rawInsert = chdbRawInsert(ch);
   const queue: Decoded[] = [];
   let committing = false;
@@ -402,7 +404,7 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
     stageSeconds('insert', insertStart);
 
     for (const [hash, c] of contents) contentSeen.set(hash, c.ms);
-    for (const [call, task] of roundTasks) callTasks.add(call, task);
+    for (const [call, task] of roundTasks) callTasks.set(call, task);
     for (const kind of KINDS) {
       for (const [key, i] of fresh[kind]) {
         cache.add(kind, key, fpOf(i));
