@@ -3,10 +3,10 @@
  * in which order.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import { newestFirstCursor, newestFirstParams } from './by-tool-invocations.ts';
-import { INVOCATION_COLUMNS, toInvocation, type InvocationRow } from './rows.ts';
+import { NEWEST_FIRST_PARAM_DOCS, newestFirstCursor, newestFirstParams, newestFirstSql } from './by-tool-invocations.ts';
+import { toInvocation, type InvocationRow } from './rows.ts';
 import type { AgentTools } from './schemas.ts';
-import { countsObject, pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow } from './sql.ts';
+import { countsObject, pageOf, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow } from './sql.ts';
 
 /** Calls per tool of one agent. */
 export const AGENT_TOOL_FREQUENCY: QuerySpec = {
@@ -25,20 +25,8 @@ ORDER BY n DESC, k`,
 export const AGENT_INVOCATIONS: QuerySpec = {
   name: 'agent_invocations',
   description: "One agent's invocations, newest first (created_at, then call_id, descending).",
-  sql: `SELECT ${INVOCATION_COLUMNS}
-FROM {db:Identifier}.tool_invocations
-WHERE agent_id = {agent_id:String}
-  AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
-  AND (NOT {has_cursor:Bool} OR (created_at, call_id) < ({c_at:DateTime64(3, 'UTC')}, {c_id:UUID}))
-ORDER BY created_at DESC, call_id DESC
-LIMIT {limit:UInt32}`,
-  params: {
-    ...WINDOW_PARAM_DOCS,
-    ...PAGE_PARAM_DOCS,
-    agent_id: 'the agent',
-    c_at: 'created_at of the last row of the previous page',
-    c_id: 'call_id of the last row of the previous page',
-  },
+  sql: newestFirstSql('agent_id = {agent_id:String}'),
+  params: { ...NEWEST_FIRST_PARAM_DOCS, agent_id: 'the agent' },
 };
 
 const cursor = newestFirstCursor('agent_invocations');

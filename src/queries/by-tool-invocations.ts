@@ -9,24 +9,29 @@ import { INVOCATION_COLUMNS, toInvocation, type InvocationRow } from './rows.ts'
 import type { InvocationList } from './schemas.ts';
 import { chTime, pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow } from './sql.ts';
 
+/** SQL of one newest-first page of the invocations matching `filter` (a condition) in the window. */
+export const newestFirstSql = (filter: string) => `SELECT ${INVOCATION_COLUMNS}
+FROM {db:Identifier}.tool_invocations
+WHERE ${filter}
+  AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
+  AND (NOT {has_cursor:Bool} OR (created_at, call_id) < ({c_at:DateTime64(3, 'UTC')}, {c_id:UUID}))
+ORDER BY created_at DESC, call_id DESC
+LIMIT {limit:UInt32}`;
+
+/** Parameters of {@link newestFirstSql} (besides the filter's own). */
+export const NEWEST_FIRST_PARAM_DOCS = {
+  ...WINDOW_PARAM_DOCS,
+  ...PAGE_PARAM_DOCS,
+  c_at: 'created_at of the last row of the previous page',
+  c_id: 'call_id of the last row of the previous page',
+};
+
 /** One page of a tool's invocations. */
 export const TOOL_INVOCATIONS: QuerySpec = {
   name: 'tool_invocations',
   description: "One tool's invocations, newest first (created_at, then call_id, descending).",
-  sql: `SELECT ${INVOCATION_COLUMNS}
-FROM {db:Identifier}.tool_invocations
-WHERE tool_id = {tool_id:String}
-  AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
-  AND (NOT {has_cursor:Bool} OR (created_at, call_id) < ({c_at:DateTime64(3, 'UTC')}, {c_id:UUID}))
-ORDER BY created_at DESC, call_id DESC
-LIMIT {limit:UInt32}`,
-  params: {
-    ...WINDOW_PARAM_DOCS,
-    ...PAGE_PARAM_DOCS,
-    tool_id: 'the tool',
-    c_at: 'created_at of the last row of the previous page',
-    c_id: 'call_id of the last row of the previous page',
-  },
+  sql: newestFirstSql('tool_id = {tool_id:String}'),
+  params: { ...NEWEST_FIRST_PARAM_DOCS, tool_id: 'the tool' },
 };
 
 /** Cursor of newest-first invocation lists: (created_at ms, call_id). */

@@ -3,28 +3,17 @@
  * status, and the most frequent error messages, over the window.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import { newestFirstCursor, newestFirstParams } from './by-tool-invocations.ts';
-import { INVOCATION_COLUMNS, toInvocation, type InvocationRow } from './rows.ts';
+import { NEWEST_FIRST_PARAM_DOCS, newestFirstCursor, newestFirstParams, newestFirstSql } from './by-tool-invocations.ts';
+import { toInvocation, type InvocationRow } from './rows.ts';
 import type { Failed } from './schemas.ts';
-import { countsObject, pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow } from './sql.ts';
+import { countsObject, pageOf, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow } from './sql.ts';
 
 /** One page of failed calls. */
 export const FAILED_CALLS: QuerySpec = {
   name: 'failed_calls',
   description: "Calls with status != 'success', newest first (created_at, then call_id, descending).",
-  sql: `SELECT ${INVOCATION_COLUMNS}
-FROM {db:Identifier}.tool_invocations
-WHERE created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
-  AND status != 'success'
-  AND (NOT {has_cursor:Bool} OR (created_at, call_id) < ({c_at:DateTime64(3, 'UTC')}, {c_id:UUID}))
-ORDER BY created_at DESC, call_id DESC
-LIMIT {limit:UInt32}`,
-  params: {
-    ...WINDOW_PARAM_DOCS,
-    ...PAGE_PARAM_DOCS,
-    c_at: 'created_at of the last row of the previous page',
-    c_id: 'call_id of the last row of the previous page',
-  },
+  sql: newestFirstSql("status != 'success'"),
+  params: NEWEST_FIRST_PARAM_DOCS,
 };
 
 /** Failed calls per status. */
