@@ -24,7 +24,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Kafka, logLevel, Partitioners, type Admin } from 'kafkajs';
+import { Kafka, logLevel, Partitioners } from 'kafkajs';
+import { groupLag } from '../test/helpers/kafka.ts';
 import { emptyCounts, workload, type WorkloadCounts, type WorkloadMessage } from './ingest-workload.ts';
 
 const ROOT = new URL('../', import.meta.url).pathname;
@@ -198,18 +199,6 @@ function stopBroker(): void {
   startedBroker = false;
   log('stopping the private Kafka broker');
   execFileSync('bash', ['scripts/kafka-services.sh', 'stop'], { cwd: ROOT, env: scriptEnv, stdio: ['ignore', 'inherit', 'inherit'] });
-}
-
-async function groupLag(admin: Admin, groupId: string, topic: string): Promise<number> {
-  const ends = await admin.fetchTopicOffsets(topic);
-  const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
-  let lag = 0;
-  for (const p of ends) {
-    const c = committed?.partitions.find((x) => x.partition === p.partition);
-    const at = c && Number(c.offset) >= 0 ? Number(c.offset) : 0;
-    lag += Number(p.high) - at;
-  }
-  return lag;
 }
 
 async function produce(kafka: Kafka, topic: string): Promise<WorkloadCounts> {
