@@ -8,7 +8,15 @@ COPY package.json package-lock.json ./
 # `npm install`, not `npm ci`: chdb's optional packages for other platforms are not in the registry.
 RUN npm install --omit=dev --no-audit --no-fund --no-save && npm cache clean --force
 COPY bin ./bin
-COPY src ./src
+COPY schemas ./schemas
+COPY emit ./emit
+COPY ingest ./ingest
+COPY analyzers ./analyzers
+COPY queries ./queries
+COPY api ./api
+COPY dashboards ./dashboards
+COPY platform ./platform
+COPY cli ./cli
 COPY tsconfig.json ./
 USER node
 # 8080: HTTP API of `serve` (and /healthz, /readyz, /metrics of `ingest` and `analyze`), set by PORT.

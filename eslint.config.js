@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'data/', '.services/', 'schemas-json/'] },
+  { ignores: ['node_modules/', 'dist/', 'data/', '.services/', 'schemas/json/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -11,13 +11,13 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
-      // Only src/config.ts may read the environment; everything else takes config as a dependency.
-      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration through src/config.ts.' }],
+      // Only platform/config.ts may read the environment; everything else takes config as a dependency.
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration through platform/config.ts.' }],
     },
   },
   {
-    // Tests, benchmarks and scripts set up environments for child processes; src/ never reads it.
-    files: ['src/config.ts', 'test/**', 'bench/**', 'scripts/**', 'vitest.config.ts'],
+    // Tests, benchmarks and scripts set up environments for child processes; the product code never reads it.
+    files: ['platform/config.ts', 'test/**', 'bench/**', 'scripts/**', 'vitest.config.ts'],
     rules: { 'no-restricted-properties': 'off' },
   },
 );

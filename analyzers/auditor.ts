@@ -4,8 +4,8 @@
  * dependency analyzer's watermark, and records each violation once in `violations`.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import type { Logger } from '../logger.ts';
-import type { MetricsRegistry } from '../metrics.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { MetricsRegistry } from '../platform/metrics.ts';
 import { checkTaskPairs, violation, type Violation } from './audit-rules.ts';
 import { DEPENDENCY_JOB, periodic, type PeriodicJob } from './dependency-runner.ts';
 import { callsOfTasks, insertOnce, pairsOfTasks, readWatermark, select, touchedTasks, writeWatermark } from './store.ts';

@@ -8,10 +8,10 @@
  * several processes may run it; queries stay exact whatever its lag (dedup-candidates.ts).
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import { AppError, errorMessage } from '../errors.ts';
-import type { Logger } from '../logger.ts';
-import type { MetricsRegistry } from '../metrics.ts';
-import { chTime } from './sql.ts';
+import { AppError, errorMessage } from '../platform/errors.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { MetricsRegistry } from '../platform/metrics.ts';
+import { chTime } from '../queries/sql.ts';
 
 /** Calls ingested this long before the watermark are looked at again (late commits). */
 export const DEDUP_OVERLAP_MS = 60_000;

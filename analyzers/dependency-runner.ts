@@ -5,10 +5,10 @@
  * between insert and watermark therefore never add a second row for a pair.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import { errorMessage } from '../errors.ts';
+import { errorMessage } from '../platform/errors.ts';
 import { ANALYZER_FINGERPRINT } from '../ingest/rows.ts';
-import type { Logger } from '../logger.ts';
-import type { MetricsRegistry } from '../metrics.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { MetricsRegistry } from '../platform/metrics.ts';
 import { detectDataFlow } from './data-flow.ts';
 import { linkCalls, pairKey, type CallPair } from './pairs.ts';
 import { callsOfTasks, insertOnce, newestIngested, outputsOfCalls, pairsOfTasks, readWatermark, touchedTasks, writeWatermark, type StoredCall } from './store.ts';

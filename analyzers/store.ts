@@ -5,7 +5,7 @@
  */
 import { hash } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { AppError } from '../errors.ts';
+import { AppError } from '../platform/errors.ts';
 import type { OutputTrace } from './data-flow.ts';
 
 /** A call as the analyzer sees it. */

@@ -3,10 +3,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { ApiKey } from '../config.ts';
-import { AppError } from '../errors.ts';
-import type { Logger } from '../logger.ts';
-import type { MetricsRegistry } from '../metrics.ts';
+import type { ApiKey } from '../platform/config.ts';
+import { AppError } from '../platform/errors.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { MetricsRegistry } from '../platform/metrics.ts';
 import { registerHealthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { registerPacketRoutes, type PacketIngest } from './routes/packets.ts';
 import { registerReadRoutes, type ReadApiDeps } from './routes/read.ts';

@@ -5,8 +5,8 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiKey, ApiScope } from '../config.ts';
-import { AppError } from '../errors.ts';
+import type { ApiKey, ApiScope } from '../platform/config.ts';
+import { AppError } from '../platform/errors.ts';
 
 function presentedKey(req: FastifyRequest): string | undefined {
   const auth = req.headers.authorization;

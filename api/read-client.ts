@@ -4,7 +4,7 @@
  * straight on ClickHouse. Answers are checked against the same zod schemas the server uses.
  */
 import type { z } from 'zod';
-import { AppError } from '../errors.ts';
+import { AppError } from '../platform/errors.ts';
 import type { ReadQueries } from '../queries/index.ts';
 import {
   agentToolsSchema,

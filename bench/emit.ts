@@ -6,7 +6,7 @@
  *
  *   npx tsx bench/emit.ts [calls per variant, default 200000]
  */
-import { createAuditEmitter, type PacketTransport } from '../src/emit/index.ts';
+import { createAuditEmitter, type PacketTransport } from '../emit/index.ts';
 
 const CALLS = Number(process.argv[2] ?? 200_000);
 const BLOCK = 1_000;

@@ -13,8 +13,8 @@
  *
  *   node --import tsx bench/ingest-kafka-engine.ts '<json options>'
  */
-import { createClickHouse } from '../src/clickhouse/client.ts';
-import { migrate } from '../src/clickhouse/migrate.ts';
+import { createClickHouse } from '../platform/clickhouse/client.ts';
+import { migrate } from '../platform/clickhouse/migrate.ts';
 
 interface Options {
   dataDir: string;

@@ -8,8 +8,8 @@
  * different packet reusing a call_id (I1). Deterministic for a seed; expectations are counted
  * while generating.
  */
-import { canonicalArgs, type JsonValue } from '../src/schemas/canonical-json.ts';
-import { contentSample, sha256Hex, utf8ByteLength } from '../src/schemas/hashing.ts';
+import { canonicalArgs, type JsonValue } from '../schemas/canonical-json.ts';
+import { contentSample, sha256Hex, utf8ByteLength } from '../schemas/hashing.ts';
 
 /** One Kafka message. */
 export interface WorkloadMessage {

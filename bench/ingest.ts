@@ -321,7 +321,7 @@ async function runOurs(brokers: string, brokerPid: number | undefined, topic: st
   await stopChild(child, 'ingest');
 
   // Verification: the data directory is free again; this process opens no other one.
-  const { createClickHouse } = await import('../src/clickhouse/client.ts');
+  const { createClickHouse } = await import('../platform/clickhouse/client.ts');
   const ch = await createClickHouse({ url: undefined, user: undefined, password: undefined, database: 'tool_audit', dataDir });
   const rs = await ch.query({
     query: `SELECT (SELECT count() FROM tool_audit.tool_invocations) AS inv, (SELECT uniqExact(call_id) FROM tool_audit.tool_invocations) AS inv_u,

@@ -5,8 +5,8 @@
  * same data; the database is kept between runs and reused when its recorded shape matches.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import { migrate } from '../src/clickhouse/migrate.ts';
-import { refreshDedupIndex } from '../src/queries/dedup-index.ts';
+import { migrate } from '../platform/clickhouse/migrate.ts';
+import { refreshDedupIndex } from '../analyzers/dedup-index.ts';
 
 /** Shape of the generated workload. */
 export interface BenchShape {

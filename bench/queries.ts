@@ -15,12 +15,12 @@ import { loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { buildApp } from '../src/api/app.ts';
-import { createClickHouse } from '../src/clickhouse/client.ts';
-import { silentLogger } from '../src/logger.ts';
-import { MetricsRegistry } from '../src/metrics.ts';
-import { createReadQueries, type ReadQueries } from '../src/queries/index.ts';
-import type { TimeWindow } from '../src/queries/sql.ts';
+import { buildApp } from '../api/app.ts';
+import { createClickHouse } from '../platform/clickhouse/client.ts';
+import { silentLogger } from '../platform/logger.ts';
+import { MetricsRegistry } from '../platform/metrics.ts';
+import { createReadQueries, type ReadQueries } from '../queries/index.ts';
+import type { TimeWindow } from '../queries/sql.ts';
 import { ensureBenchData } from './queries-data.ts';
 
 const { values: args } = parseArgs({

@@ -5,8 +5,8 @@
 import { createAuditor } from '../analyzers/auditor.ts';
 import { createDependencyAnalyzer, type PeriodicJob } from '../analyzers/dependency-runner.ts';
 import { buildApp } from '../api/app.ts';
-import { pingClickHouse } from '../clickhouse/health.ts';
-import { MetricsRegistry } from '../metrics.ts';
+import { pingClickHouse } from '../platform/clickhouse/health.ts';
+import { MetricsRegistry } from '../platform/metrics.ts';
 import { onShutdown, startRuntime, type Runtime } from './runtime.ts';
 
 /** Starts the analyzer and auditor jobs of a runtime. */

@@ -7,7 +7,7 @@
  * parallel calls, calls without a task, and the dependencies between consecutive calls.
  */
 import { randomUUID } from 'node:crypto';
-import { errorMessage } from '../errors.ts';
+import { errorMessage } from '../platform/errors.ts';
 import { argsHash, describeContent } from '../schemas/hashing.ts';
 import type { JsonValue } from '../schemas/canonical-json.ts';
 import { configOrExit } from './runtime.ts';

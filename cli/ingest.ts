@@ -4,10 +4,10 @@
  */
 import { buildApp } from '../api/app.ts';
 import type { ReadinessReport } from '../api/routes/health.ts';
-import { pingClickHouse } from '../clickhouse/health.ts';
-import { AppError } from '../errors.ts';
-import { MetricsRegistry } from '../metrics.ts';
-import { createKafka, ensureTopics } from '../kafka/client.ts';
+import { pingClickHouse } from '../platform/clickhouse/health.ts';
+import { AppError } from '../platform/errors.ts';
+import { MetricsRegistry } from '../platform/metrics.ts';
+import { createKafka, ensureTopics } from '../platform/kafka/client.ts';
 import { createWriter, kafkaTopics, pingKafka, startKafkaWorker } from './pipeline.ts';
 import { onShutdown, startRuntime } from './runtime.ts';
 

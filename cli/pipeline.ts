@@ -5,8 +5,8 @@
 import type { Kafka } from 'kafkajs';
 import { createIngestWorker, type IngestWorker } from '../ingest/kafka-worker.ts';
 import { createSegmentWriter, type SegmentWriter } from '../ingest/segment-writer.ts';
-import type { Config } from '../config.ts';
-import type { MetricsRegistry } from '../metrics.ts';
+import type { Config } from '../platform/config.ts';
+import type { MetricsRegistry } from '../platform/metrics.ts';
 import type { Runtime } from './runtime.ts';
 
 /** The segment writer of a runtime. */

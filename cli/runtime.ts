@@ -2,10 +2,10 @@
  * Shared start-up of every command: configuration (fail fast with a clear message), logger,
  * ClickHouse with the schema migrated, and signal handling for a clean shutdown.
  */
-import { loadConfig, type Config } from '../config.ts';
-import { createClickHouse, type ClickHouseClient } from '../clickhouse/client.ts';
-import { migrate } from '../clickhouse/migrate.ts';
-import { createLogger, type Logger } from '../logger.ts';
+import { loadConfig, type Config } from '../platform/config.ts';
+import { createClickHouse, type ClickHouseClient } from '../platform/clickhouse/client.ts';
+import { migrate } from '../platform/clickhouse/migrate.ts';
+import { createLogger, type Logger } from '../platform/logger.ts';
 
 /** What every long-running command starts with. */
 export interface Runtime {

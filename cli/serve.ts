@@ -8,12 +8,12 @@ import { startReadApi } from '../api/routes/read.ts';
 import { assertSafeExposure } from '../api/auth.ts';
 import type { PacketIngest } from '../api/routes/packets.ts';
 import type { ReadinessReport } from '../api/routes/health.ts';
-import { pingClickHouse } from '../clickhouse/health.ts';
+import { pingClickHouse } from '../platform/clickhouse/health.ts';
 import { createKafkaEdge } from '../ingest/kafka-edge.ts';
 import type { IngestWorker } from '../ingest/kafka-worker.ts';
-import { MetricsRegistry } from '../metrics.ts';
+import { MetricsRegistry } from '../platform/metrics.ts';
 import { startAnalysis } from './analyze.ts';
-import { createKafka, ensureTopics } from '../kafka/client.ts';
+import { createKafka, ensureTopics } from '../platform/kafka/client.ts';
 import { createWriter, kafkaTopics, pingKafka, startKafkaWorker } from './pipeline.ts';
 import { onShutdown, startRuntime } from './runtime.ts';
 

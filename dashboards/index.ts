@@ -15,7 +15,7 @@ import { buildWorkflows } from './workflows.ts';
 
 export type { DashboardOptions } from './base.ts';
 
-/** Default generation settings (the database of docker-compose.yml and src/config.ts). */
+/** Default generation settings (the database of docker-compose.yml and platform/config.ts). */
 export const DEFAULT_DASHBOARD_OPTIONS: DashboardOptions = { database: 'tool_audit' };
 
 /** Where `tool-audit dashboards` writes, and what compose provisions. */

@@ -172,7 +172,7 @@ export function nodeGraphPanel(layout: Layout, def: PanelDef & { mainStatUnit: s
   return layout.place(b, def, false);
 }
 
-/** The columns of an invocation row (src/queries/rows.ts) that tables leave out. */
+/** The columns of an invocation row (queries/rows.ts) that tables leave out. */
 export const INVOCATION_HIDDEN = ['args_hash', 'result_summary', 'tokens_used', 'instance_id', 'orchestrator'];
 /** created_ms of invocation rows shown as a time. */
 export const INVOCATION_UNITS = { created_ms: 'dateTimeAsIso', duration_ms: 'ms', cost_usd: 'currencyUSD' };

@@ -5,8 +5,8 @@
  * retried as a whole before anything behind it, so packets with the same key reach the sink
  * in the order they were pushed.
  */
-import type { Logger } from '../logger.ts';
-import { errorMessage } from '../errors.ts';
+import type { Logger } from '../platform/logger.ts';
+import { errorMessage } from '../platform/errors.ts';
 import { Ring } from './ring.ts';
 import { isRetryableDelivery, type PacketTransport, type SendReceipt, type TransportMessage } from './transport.ts';
 

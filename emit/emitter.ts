@@ -5,7 +5,7 @@
  * serialization, hashing and delivery happen in the buffer's background flusher.
  */
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../platform/logger.ts';
 import { nameSchema } from '../schemas/common.ts';
 import { orchestratorSchema, type Orchestrator, type ToolStatus } from '../schemas/tool-invocation.ts';
 import { PacketBuffer, type BufferOptions, type BufferStats } from './buffer.ts';

@@ -3,7 +3,7 @@
  * A 200 means every packet is durable or was rejected for a reason a retry cannot fix (it is
  * quarantined there), so per-packet rejections are counted, never resent.
  */
-import { errorMessage } from '../errors.ts';
+import { errorMessage } from '../platform/errors.ts';
 import { DeliveryError, type PacketTransport, type SendReceipt } from './transport.ts';
 
 /** Where the tool-audit server is. */

@@ -3,9 +3,9 @@
  * The producer connects on the first send, so creating an emitter never waits for a broker.
  */
 import { CompressionTypes, Partitioners, type Kafka, type Producer } from 'kafkajs';
-import { errorMessage } from '../errors.ts';
-import { createKafka } from '../kafka/client.ts';
-import { silentLogger, type Logger } from '../logger.ts';
+import { errorMessage } from '../platform/errors.ts';
+import { createKafka } from '../platform/kafka/client.ts';
+import { silentLogger, type Logger } from '../platform/logger.ts';
 import { DeliveryError, type PacketTransport } from './transport.ts';
 
 /** The topic packets go to unless told otherwise. */

@@ -8,7 +8,7 @@
  * buffers whose memory is transferred, and columns (decode-batch.ts).
  */
 import { Worker } from 'node:worker_threads';
-import { AppError } from '../errors.ts';
+import { AppError } from '../platform/errors.ts';
 import type { BatchBuffers, Columns, LineKind } from './decode-batch.ts';
 import { LineBuffer, sourceKey, type RawPacket } from './rows.ts';
 

@@ -7,7 +7,7 @@
  */
 import type { Producer } from 'kafkajs';
 import type { PacketIngest } from '../api/routes/packets.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../platform/errors.ts';
 import { utf8ByteLength } from '../schemas/hashing.ts';
 import { decodePacket } from './decode-packet.ts';
 import { acceptedIds, KIND_PACKET_TYPE, type Accepted, type RawPacket } from './rows.ts';

@@ -5,9 +5,9 @@
  * crash or rebalance at any point never makes a second visible row.
  */
 import type { Consumer, EachBatchPayload, IHeaders, Kafka, Producer } from 'kafkajs';
-import { errorMessage, isRetryable } from '../errors.ts';
-import type { Logger } from '../logger.ts';
-import type { MetricsRegistry } from '../metrics.ts';
+import { errorMessage, isRetryable } from '../platform/errors.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { MetricsRegistry } from '../platform/metrics.ts';
 import type { RawPacket } from './rows.ts';
 import type { PacketOutcome, SegmentWriter } from './segment-writer.ts';
 

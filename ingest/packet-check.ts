@@ -1,5 +1,5 @@
 /**
- * A hand-written fast path for the packet schemas (src/schemas/packets.ts): true only for a
+ * A hand-written fast path for the packet schemas (schemas/packets.ts): true only for a
  * value the zod schema accepts unchanged, so the decoder can use the parsed JSON as the packet
  * and skip zod. Anything else (including every invalid packet) returns false and goes through
  * zod, which stays the single source of truth for what is valid and for the rejection message.

@@ -4,7 +4,7 @@
  * in whatever batch, finds its own row and is not written again (I1).
  */
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client';
-import { AppError } from '../errors.ts';
+import { AppError } from '../platform/errors.ts';
 
 const CHUNK = 50_000;
 

@@ -16,9 +16,9 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { AppError } from '../errors.ts';
-import type { Logger } from '../logger.ts';
-import type { MetricsRegistry } from '../metrics.ts';
+import { AppError } from '../platform/errors.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { MetricsRegistry } from '../platform/metrics.ts';
 import type { PacketType } from '../schemas/packets.ts';
 import { ContentSeen, DedupCache } from './dedup-cache.ts';
 import { ColumnsBuilder, ColumnsReader, type BatchBuffers, type Columns } from './decode-batch.ts';

@@ -1,5 +1,5 @@
 /**
- * Pieces shared by the panel-only read queries (src/queries/dashboard-*.ts): the same
+ * Pieces shared by the panel-only read queries (queries/dashboard-*.ts): the same
  * {@link QuerySpec} shape as the API's queries, so they can be served by the API as well.
  */
 import { WINDOW_PARAM_DOCS } from './sql.ts';

@@ -1,5 +1,5 @@
 /**
- * Error panels beyond the API's Failed view (src/queries/failed.ts): failures over time by status
+ * Error panels beyond the API's Failed view (queries/failed.ts): failures over time by status
  * and failure rates per tool. A failure is a call whose status is not 'success'.
  */
 import { bucketOf, CREATED_IN_WINDOW, PARAM_DOCS, TOOL_FILTER } from './dashboard-common.ts';

@@ -2,7 +2,7 @@
  * Task explorer panels: a task picker, a task's totals, and its workflow DAG as the two frames
  * Grafana's Node Graph reads — nodes (id, title, subtitle, mainstat, secondarystat, arc__*,
  * detail__*) and edges (id, source, target, mainstat, detail__*, thickness). The calls table
- * itself is the API's TASK_INVOCATIONS (src/queries/by-task.ts).
+ * itself is the API's TASK_INVOCATIONS (queries/by-task.ts).
  */
 import { CREATED_IN_WINDOW, PARAM_DOCS } from './dashboard-common.ts';
 import type { QuerySpec } from './sql.ts';

@@ -19,7 +19,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { z } from 'zod';
 import { cursorCodec, numKey } from './cursor.ts';
-import { DEDUP_OVERLAP_MS } from './dedup-index.ts';
+import { DEDUP_OVERLAP_MS } from '../analyzers/dedup-index.ts';
 import type { Dedup } from './schemas.ts';
 import { chTime, isoTime, PAGE_PARAM_DOCS, pageOf, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow } from './sql.ts';
 

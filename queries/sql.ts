@@ -4,8 +4,8 @@
  * the mapping of ClickHouse failures to errors the API can answer with.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import { AppError } from '../errors.ts';
-import type { MetricsRegistry } from '../metrics.ts';
+import { AppError } from '../platform/errors.ts';
+import type { MetricsRegistry } from '../platform/metrics.ts';
 
 /** A parameterised statement as published for the API, the CLI and Grafana panels. */
 export interface QuerySpec {
@@ -40,7 +40,7 @@ export interface QueryContext {
   metrics?: MetricsRegistry;
 }
 
-/** Defaults matching src/config.ts, for callers without a configuration (tests, scripts). */
+/** Defaults matching platform/config.ts, for callers without a configuration (tests, scripts). */
 export const DEFAULT_QUERY_CONTEXT: QueryContext = {
   limits: { maxExecutionSeconds: 30, maxResultRows: 100_000 },
   expensiveThresholdUsd: 1.0,

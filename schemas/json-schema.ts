@@ -1,6 +1,6 @@
 /**
  * JSON Schema documents generated from the zod contracts, for emitters in other languages.
- * Checked in under schemas-json/; a unit test fails when they are stale.
+ * Checked in under schemas/json/; a unit test fails when they are stale.
  */
 import { z } from 'zod';
 import { outputArtifactPacketSchema, packetSchema, toolCallPacketSchema, toolDependencyPacketSchema } from './packets.ts';

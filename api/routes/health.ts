@@ -2,7 +2,7 @@
  * Liveness, readiness and metrics endpoints (SPEC §5 "Also").
  */
 import type { FastifyInstance } from 'fastify';
-import type { MetricsRegistry } from '../../metrics.ts';
+import type { MetricsRegistry } from '../../platform/metrics.ts';
 
 /** Result of one readiness probe. */
 export interface ReadinessReport {

@@ -2,7 +2,7 @@
  * POST /v1/packets (SPEC §6): a JSON array or NDJSON of packets in, a verdict per packet out.
  */
 import type { FastifyInstance } from 'fastify';
-import type { ApiKey } from '../../config.ts';
+import type { ApiKey } from '../../platform/config.ts';
 import type { PacketOutcome } from '../../ingest/segment-writer.ts';
 import type { RawPacket } from '../../ingest/rows.ts';
 import { requireScope } from '../auth.ts';

@@ -5,10 +5,10 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ClickHouseClient } from '@clickhouse/client';
-import type { ApiKey, Config } from '../../config.ts';
-import type { Logger } from '../../logger.ts';
-import type { MetricsRegistry } from '../../metrics.ts';
-import { startDedupIndexer } from '../../queries/dedup-index.ts';
+import type { ApiKey, Config } from '../../platform/config.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { MetricsRegistry } from '../../platform/metrics.ts';
+import { startDedupIndexer } from '../../analyzers/dedup-index.ts';
 import { createReadQueries, type ReadQueries } from '../../queries/index.ts';
 import { InvalidParamError, QueryLimitError } from '../../queries/sql.ts';
 import { requireScope } from '../auth.ts';

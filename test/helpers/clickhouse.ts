@@ -5,8 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createClickHouse, type ClickHouseClient } from '../../src/clickhouse/client.ts';
-import { migrate } from '../../src/clickhouse/migrate.ts';
+import { createClickHouse, type ClickHouseClient } from '../../platform/clickhouse/client.ts';
+import { migrate } from '../../platform/clickhouse/migrate.ts';
 
 const RETENTION = { invocations: 90, outputs: 30, workflows: 30, quarantine: 90 };
 let shared: Promise<ClickHouseClient> | undefined;

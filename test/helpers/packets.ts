@@ -3,7 +3,7 @@
  * computed here with node:crypto over the canonical text the test itself expects.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { canonicalArgs, type JsonValue } from '../../src/schemas/canonical-json.ts';
+import { canonicalArgs, type JsonValue } from '../../schemas/canonical-json.ts';
 
 export const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 

@@ -5,16 +5,16 @@
  * auditor would, and the fastify app with the read API over it.
  */
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../../src/api/app.ts';
-import type { ApiKey } from '../../../src/config.ts';
-import type { ClickHouseClient } from '../../../src/clickhouse/client.ts';
-import { createSegmentWriter } from '../../../src/ingest/segment-writer.ts';
-import { silentLogger } from '../../../src/logger.ts';
-import { MetricsRegistry } from '../../../src/metrics.ts';
-import { createReadQueries } from '../../../src/queries/index.ts';
-import { DEFAULT_QUERY_CONTEXT } from '../../../src/queries/sql.ts';
-import { freshDatabase } from '../../helpers/clickhouse.ts';
-import { generateWorkload, type Workload } from './workload.ts';
+import { buildApp } from '../../api/app.ts';
+import type { ApiKey } from '../../platform/config.ts';
+import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
+import { createSegmentWriter } from '../../ingest/segment-writer.ts';
+import { silentLogger } from '../../platform/logger.ts';
+import { MetricsRegistry } from '../../platform/metrics.ts';
+import { createReadQueries } from '../../queries/index.ts';
+import { DEFAULT_QUERY_CONTEXT } from '../../queries/sql.ts';
+import { freshDatabase } from './clickhouse.ts';
+import { generateWorkload, type Workload } from './read-workload.ts';
 
 export const READ_KEY = 'read-key-0123456789abcdef';
 export const INGEST_KEY = 'ingest-key-0123456789abcd';

@@ -3,7 +3,7 @@
  * (never from the SQL under test). Orders follow the API contract: ties on a timestamp are
  * broken by call_id in ClickHouse's UUID order (second half of the UUID, then the first).
  */
-import type { GenDependency, GenInvocation, GenOutput, GenViolation, Workload } from './workload.ts';
+import type { GenDependency, GenInvocation, GenOutput, GenViolation, Workload } from './read-workload.ts';
 
 /** A half-open window in ms. */
 export interface Win {

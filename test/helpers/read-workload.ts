@@ -6,7 +6,7 @@
  * is computed from these objects (oracle.ts), never from the SQL under test.
  */
 import { createHash } from 'node:crypto';
-import { dependency, outputArtifact, toolCall } from '../../helpers/packets.ts';
+import { dependency, outputArtifact, toolCall } from './packets.ts';
 
 /** A generated tool_call's invocation. */
 export interface GenInvocation {

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createAuditor } from '../../src/analyzers/auditor.ts';
-import { createDependencyAnalyzer } from '../../src/analyzers/dependency-runner.ts';
-import type { ClickHouseClient } from '../../src/clickhouse/client.ts';
-import { createSegmentWriter } from '../../src/ingest/segment-writer.ts';
-import { silentLogger } from '../../src/logger.ts';
-import { MetricsRegistry } from '../../src/metrics.ts';
-import { freshDatabase, rows } from '../helpers/clickhouse.ts';
-import { dependency, outputArtifact, toolCall } from '../helpers/packets.ts';
+import { createAuditor } from '../../../analyzers/auditor.ts';
+import { createDependencyAnalyzer } from '../../../analyzers/dependency-runner.ts';
+import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
+import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
+import { silentLogger } from '../../../platform/logger.ts';
+import { MetricsRegistry } from '../../../platform/metrics.ts';
+import { freshDatabase, rows } from '../../helpers/clickhouse.ts';
+import { dependency, outputArtifact, toolCall } from '../../helpers/packets.ts';
 
 const WINDOW = 60_000;
 const BASE = Date.UTC(2026, 10, 20, 12);

@@ -4,18 +4,18 @@
  * singletons), with the two-pass fallback, over windows; and the indexer is idempotent.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ClickHouseClient } from '../../../src/clickhouse/client.ts';
-import { createSegmentWriter } from '../../../src/ingest/segment-writer.ts';
-import { silentLogger } from '../../../src/logger.ts';
-import { MetricsRegistry } from '../../../src/metrics.ts';
-import { dedupCandidates, type DedupParams } from '../../../src/queries/dedup-candidates.ts';
-import { dedupWatermark, refreshDedupIndex } from '../../../src/queries/dedup-index.ts';
-import { DEFAULT_QUERY_CONTEXT } from '../../../src/queries/sql.ts';
+import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
+import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
+import { silentLogger } from '../../../platform/logger.ts';
+import { MetricsRegistry } from '../../../platform/metrics.ts';
+import { dedupCandidates, type DedupParams } from '../../../queries/dedup-candidates.ts';
+import { dedupWatermark, refreshDedupIndex } from '../../../analyzers/dedup-index.ts';
+import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
 import { count, freshDatabase, rows } from '../../helpers/clickhouse.ts';
 import { toolCall } from '../../helpers/packets.ts';
-import { approx } from './harness.ts';
-import { oracle, type Win } from './oracle.ts';
-import { generateWorkload, uuidOf, type GenInvocation, type Workload } from './workload.ts';
+import { approx } from '../../helpers/read-harness.ts';
+import { oracle, type Win } from '../../helpers/read-oracle.ts';
+import { generateWorkload, uuidOf, type GenInvocation, type Workload } from '../../helpers/read-workload.ts';
 
 let ch: ClickHouseClient;
 let db: string;

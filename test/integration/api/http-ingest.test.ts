@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/api/app.ts';
-import { createSegmentWriter } from '../../src/ingest/segment-writer.ts';
-import { silentLogger } from '../../src/logger.ts';
-import { MetricsRegistry } from '../../src/metrics.ts';
-import { count, freshDatabase, rows } from '../helpers/clickhouse.ts';
-import { dependency, outputArtifact, sha, toolCall } from '../helpers/packets.ts';
-import type { ClickHouseClient } from '../../src/clickhouse/client.ts';
+import { buildApp } from '../../../api/app.ts';
+import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
+import { silentLogger } from '../../../platform/logger.ts';
+import { MetricsRegistry } from '../../../platform/metrics.ts';
+import { count, freshDatabase, rows } from '../../helpers/clickhouse.ts';
+import { dependency, outputArtifact, sha, toolCall } from '../../helpers/packets.ts';
+import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
 
 const INGEST_KEY = 'ingest-key-0123456789';
 const READ_KEY = 'read-key-0123456789ab';

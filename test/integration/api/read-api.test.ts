@@ -18,10 +18,10 @@ import {
   toolStatsSchema,
   toolsSummarySchema,
   violationsSchema,
-} from '../../../src/queries/schemas.ts';
-import { approx, iso, readHarness, type Harness } from './harness.ts';
-import { byPair, oracle, uuidKey, type Win } from './oracle.ts';
-import { taskIds } from './workload.ts';
+} from '../../../queries/schemas.ts';
+import { approx, iso, readHarness, type Harness } from '../../helpers/read-harness.ts';
+import { byPair, oracle, uuidKey, type Win } from '../../helpers/read-oracle.ts';
+import { taskIds } from '../../helpers/read-workload.ts';
 
 let h: Harness;
 let o: ReturnType<typeof oracle>;

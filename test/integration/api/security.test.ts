@@ -5,17 +5,17 @@
  * limiting, server-side limits, and the OpenAPI document.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../../src/api/app.ts';
-import { READ_ROUTES } from '../../../src/api/read-routes.ts';
-import { AppError } from '../../../src/errors.ts';
-import { createSegmentWriter } from '../../../src/ingest/segment-writer.ts';
-import { silentLogger } from '../../../src/logger.ts';
-import { MetricsRegistry } from '../../../src/metrics.ts';
-import { createReadQueries, type ReadQueries } from '../../../src/queries/index.ts';
-import { DEFAULT_QUERY_CONTEXT } from '../../../src/queries/sql.ts';
+import { buildApp } from '../../../api/app.ts';
+import { READ_ROUTES } from '../../../api/read-routes.ts';
+import { AppError } from '../../../platform/errors.ts';
+import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
+import { silentLogger } from '../../../platform/logger.ts';
+import { MetricsRegistry } from '../../../platform/metrics.ts';
+import { createReadQueries, type ReadQueries } from '../../../queries/index.ts';
+import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
 import { count } from '../../helpers/clickhouse.ts';
 import { toolCall } from '../../helpers/packets.ts';
-import { BOTH_KEY, INGEST_KEY, KEYS, READ_KEY, readHarness, type Harness } from './harness.ts';
+import { BOTH_KEY, INGEST_KEY, KEYS, READ_KEY, readHarness, type Harness } from '../../helpers/read-harness.ts';
 
 let h: Harness;
 beforeAll(async () => {

@@ -3,9 +3,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { toolCall } from '../helpers/packets.ts';
+import { toolCall } from '../../helpers/packets.ts';
 
-const root = new URL('../../', import.meta.url).pathname;
+const root = new URL('../../../', import.meta.url).pathname;
 
 async function waitFor(url: string, ms: number): Promise<void> {
   const end = Date.now() + ms;

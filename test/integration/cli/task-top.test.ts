@@ -5,19 +5,19 @@
  */
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../../src/api/app.ts';
-import { createHttpReadQueries } from '../../../src/api/read-client.ts';
-import { MAX_TIME_MS } from '../../../src/api/read-params.ts';
-import { demoPackets } from '../../../src/cli/demo.ts';
-import { renderTaskTree } from '../../../src/cli/task.ts';
-import { renderTop } from '../../../src/cli/top.ts';
-import { createSegmentWriter } from '../../../src/ingest/segment-writer.ts';
-import { silentLogger } from '../../../src/logger.ts';
-import { MetricsRegistry } from '../../../src/metrics.ts';
-import { createReadQueries, type ReadQueries } from '../../../src/queries/index.ts';
-import { DEFAULT_QUERY_CONTEXT } from '../../../src/queries/sql.ts';
+import { buildApp } from '../../../api/app.ts';
+import { createHttpReadQueries } from '../../../api/read-client.ts';
+import { MAX_TIME_MS } from '../../../api/read-params.ts';
+import { demoPackets } from '../../../cli/demo.ts';
+import { renderTaskTree } from '../../../cli/task.ts';
+import { renderTop } from '../../../cli/top.ts';
+import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
+import { silentLogger } from '../../../platform/logger.ts';
+import { MetricsRegistry } from '../../../platform/metrics.ts';
+import { createReadQueries, type ReadQueries } from '../../../queries/index.ts';
+import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
 import { count, freshDatabase } from '../../helpers/clickhouse.ts';
-import { KEYS, READ_KEY } from './harness.ts';
+import { KEYS, READ_KEY } from '../../helpers/read-harness.ts';
 
 let direct: ReadQueries;
 let http: ReadQueries;

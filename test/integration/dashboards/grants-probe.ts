@@ -11,15 +11,15 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createAuditor } from '../../../src/analyzers/auditor.ts';
-import { createDependencyAnalyzer } from '../../../src/analyzers/dependency-runner.ts';
-import { createClickHouse } from '../../../src/clickhouse/client.ts';
-import { migrate } from '../../../src/clickhouse/migrate.ts';
-import { buildDashboards } from '../../../src/dashboards/index.ts';
-import { expandPanelSql } from '../../../src/dashboards/grafana-expand.ts';
-import { createSegmentWriter } from '../../../src/ingest/segment-writer.ts';
-import { silentLogger } from '../../../src/logger.ts';
-import { MetricsRegistry } from '../../../src/metrics.ts';
+import { createAuditor } from '../../../analyzers/auditor.ts';
+import { createDependencyAnalyzer } from '../../../analyzers/dependency-runner.ts';
+import { createClickHouse } from '../../../platform/clickhouse/client.ts';
+import { migrate } from '../../../platform/clickhouse/migrate.ts';
+import { buildDashboards } from '../../../dashboards/index.ts';
+import { expandPanelSql } from '../../../dashboards/grafana-expand.ts';
+import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
+import { silentLogger } from '../../../platform/logger.ts';
+import { MetricsRegistry } from '../../../platform/metrics.ts';
 import { generateWorkload } from './workload.ts';
 
 interface ProbeArgs {

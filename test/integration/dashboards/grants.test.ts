@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { testClickHouse, rows } from '../../helpers/clickhouse.ts';
-import { grants, runInitScript, statements, TEST_ENV } from '../../unit/dashboards/users-sql.ts';
+import { grants, runInitScript, statements, TEST_ENV } from '../../unit/deploy/users-sql.ts';
 
 const DB = 'grants_probe';
 const PROBE = fileURLToPath(new URL('./grants-probe.ts', import.meta.url));

@@ -5,12 +5,12 @@
  * binding return the very same rows.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildDashboards, type DashboardFile } from '../../../src/dashboards/index.ts';
-import { expandPanelSql, grafanaInterval, type VariableValue } from '../../../src/dashboards/grafana-expand.ts';
-import type { TargetSource } from '../../../src/dashboards/panels.ts';
-import { placeholders } from '../../../src/dashboards/panel-sql.ts';
-import { chTime } from '../../../src/queries/sql.ts';
-import type { ClickHouseClient } from '../../../src/clickhouse/client.ts';
+import { buildDashboards, type DashboardFile } from '../../../dashboards/index.ts';
+import { expandPanelSql, grafanaInterval, type VariableValue } from '../../../dashboards/grafana-expand.ts';
+import type { TargetSource } from '../../../dashboards/panels.ts';
+import { placeholders } from '../../../dashboards/panel-sql.ts';
+import { chTime } from '../../../queries/sql.ts';
+import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
 import { freshDatabase, rows } from '../../helpers/clickhouse.ts';
 import { generateWorkload, loadWorkload, type Workload } from './workload.ts';
 

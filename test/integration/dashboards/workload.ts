@@ -6,13 +6,13 @@
  * break SHOULD / cross-segment rules (violations). Deterministic for a seed.
  */
 import { randomUUID } from 'node:crypto';
-import { createAuditor } from '../../../src/analyzers/auditor.ts';
-import { createDependencyAnalyzer } from '../../../src/analyzers/dependency-runner.ts';
-import type { ClickHouseClient } from '../../../src/clickhouse/client.ts';
-import type { RawPacket } from '../../../src/ingest/rows.ts';
-import { createSegmentWriter } from '../../../src/ingest/segment-writer.ts';
-import { silentLogger } from '../../../src/logger.ts';
-import { MetricsRegistry } from '../../../src/metrics.ts';
+import { createAuditor } from '../../../analyzers/auditor.ts';
+import { createDependencyAnalyzer } from '../../../analyzers/dependency-runner.ts';
+import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
+import type { RawPacket } from '../../../ingest/rows.ts';
+import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
+import { silentLogger } from '../../../platform/logger.ts';
+import { MetricsRegistry } from '../../../platform/metrics.ts';
 import { dependency, outputArtifact, toolCall } from '../../helpers/packets.ts';
 
 /** A small deterministic PRNG (mulberry32). */

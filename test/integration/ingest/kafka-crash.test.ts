@@ -10,14 +10,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createClickHouse } from '../../src/clickhouse/client.ts';
-import { rows } from '../helpers/clickhouse.ts';
-import { brokers, committedTotal, createTopics, eventually, groupLag, produceAll, testKafka, uniqueNames } from '../helpers/kafka.ts';
-import { mixedStream } from '../helpers/workload.ts';
+import { createClickHouse } from '../../../platform/clickhouse/client.ts';
+import { rows } from '../../helpers/clickhouse.ts';
+import { brokers, committedTotal, createTopics, eventually, groupLag, produceAll, testKafka, uniqueNames } from '../../helpers/kafka.ts';
+import { mixedStream } from '../../helpers/workload.ts';
 
 const PACKETS = Number(process.env.CRASH_TEST_PACKETS ?? 200_000);
 const MIN_KILLS = Number(process.env.CRASH_TEST_KILLS ?? 5);
-const root = new URL('../../', import.meta.url).pathname;
+const root = new URL('../../../', import.meta.url).pathname;
 
 describe('ingest survives repeated SIGKILL', () => {
   it(`keeps the oracle over ${PACKETS} packets and ≥ ${MIN_KILLS} kills`, async () => {

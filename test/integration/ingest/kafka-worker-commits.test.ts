@@ -4,15 +4,15 @@
  * partition succeed, and the failed chunk must come back without new messages arriving.
  */
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../src/errors.ts';
-import { createIngestWorker } from '../../src/ingest/kafka-worker.ts';
-import type { RawPacket } from '../../src/ingest/rows.ts';
-import { createSegmentWriter, type SegmentWriter } from '../../src/ingest/segment-writer.ts';
-import { silentLogger } from '../../src/logger.ts';
-import { MetricsRegistry } from '../../src/metrics.ts';
-import { count, freshDatabase } from '../helpers/clickhouse.ts';
-import { createTopics, eventually, groupLag, produceAll, testKafka, uniqueNames } from '../helpers/kafka.ts';
-import { mixedStream } from '../helpers/workload.ts';
+import { AppError } from '../../../platform/errors.ts';
+import { createIngestWorker } from '../../../ingest/kafka-worker.ts';
+import type { RawPacket } from '../../../ingest/rows.ts';
+import { createSegmentWriter, type SegmentWriter } from '../../../ingest/segment-writer.ts';
+import { silentLogger } from '../../../platform/logger.ts';
+import { MetricsRegistry } from '../../../platform/metrics.ts';
+import { count, freshDatabase } from '../../helpers/clickhouse.ts';
+import { createTopics, eventually, groupLag, produceAll, testKafka, uniqueNames } from '../../helpers/kafka.ts';
+import { mixedStream } from '../../helpers/workload.ts';
 
 describe('ingest worker offsets', () => {
   it('does not commit past a chunk whose write failed, and writes it again', async () => {

@@ -5,13 +5,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { decodePacket } from '../../src/ingest/decode-packet.ts';
-import type { RawPacket } from '../../src/ingest/rows.ts';
-import { createSegmentWriter } from '../../src/ingest/segment-writer.ts';
-import { silentLogger } from '../../src/logger.ts';
-import { MetricsRegistry } from '../../src/metrics.ts';
-import { count, freshDatabase, rows } from '../helpers/clickhouse.ts';
-import { dependency, outputArtifact, toolCall } from '../helpers/packets.ts';
+import { decodePacket } from '../../../ingest/decode-packet.ts';
+import type { RawPacket } from '../../../ingest/rows.ts';
+import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
+import { silentLogger } from '../../../platform/logger.ts';
+import { MetricsRegistry } from '../../../platform/metrics.ts';
+import { count, freshDatabase, rows } from '../../helpers/clickhouse.ts';
+import { dependency, outputArtifact, toolCall } from '../../helpers/packets.ts';
 
 const kafka = (value: unknown, offset: number): RawPacket => ({
   raw: typeof value === 'string' ? value : JSON.stringify(value),

@@ -8,14 +8,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { migrate } from '../../../src/clickhouse/migrate.ts';
-import { createSegmentWriter } from '../../../src/ingest/segment-writer.ts';
-import { silentLogger } from '../../../src/logger.ts';
-import { MetricsRegistry } from '../../../src/metrics.ts';
-import { byTask } from '../../../src/queries/by-task.ts';
-import { OrphanCallIds, orphanLoader } from '../../../src/queries/orphan-call-ids.ts';
-import { DEFAULT_QUERY_CONTEXT } from '../../../src/queries/sql.ts';
-import type { ClickHouseClient } from '../../../src/clickhouse/client.ts';
+import { migrate } from '../../../platform/clickhouse/migrate.ts';
+import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
+import { silentLogger } from '../../../platform/logger.ts';
+import { MetricsRegistry } from '../../../platform/metrics.ts';
+import { byTask } from '../../../queries/by-task.ts';
+import { OrphanCallIds, orphanLoader } from '../../../queries/orphan-call-ids.ts';
+import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
+import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
 import { freshDatabase, rows } from '../../helpers/clickhouse.ts';
 import { dependency, outputArtifact, toolCall } from '../../helpers/packets.ts';
 

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { linkCalls, type CallPoint } from '../../../src/analyzers/pairs.ts';
-import { detectDataFlow, outputValues } from '../../../src/analyzers/data-flow.ts';
-import { checkTaskPairs } from '../../../src/analyzers/audit-rules.ts';
+import { linkCalls, type CallPoint } from '../../../analyzers/pairs.ts';
+import { detectDataFlow, outputValues } from '../../../analyzers/data-flow.ts';
+import { checkTaskPairs } from '../../../analyzers/audit-rules.ts';
 
 const WINDOW = 60_000;
 

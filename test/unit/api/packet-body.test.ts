@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { splitPacketBody } from '../../src/api/packet-body.ts';
-import { assertSafeExposure } from '../../src/api/auth.ts';
-import { loadConfig } from '../../src/config.ts';
-import { jsonSchemaFiles } from '../../src/schemas/json-schema.ts';
-import { splitStatements } from '../../src/clickhouse/migrate.ts';
+import { splitPacketBody } from '../../../api/packet-body.ts';
+import { assertSafeExposure } from '../../../api/auth.ts';
+import { loadConfig } from '../../../platform/config.ts';
+import { jsonSchemaFiles } from '../../../schemas/json-schema.ts';
+import { splitStatements } from '../../../platform/clickhouse/migrate.ts';
 
 describe('POST body splitting keeps each packet exact', () => {
   it('splits a JSON array into the raw text of its elements', () => {
@@ -58,11 +58,11 @@ describe('config', () => {
 describe('checked-in artifacts', () => {
   it('JSON Schema files are up to date (run npm run schemas)', () => {
     for (const [file, text] of Object.entries(jsonSchemaFiles())) {
-      expect(readFileSync(new URL(`../../schemas-json/${file}`, import.meta.url), 'utf8'), file).toBe(text);
+      expect(readFileSync(new URL(`../../../schemas/json/${file}`, import.meta.url), 'utf8'), file).toBe(text);
     }
   });
   it('migration files split into statements', () => {
-    const sql = readFileSync(new URL('../../src/clickhouse/migrations/001_segments.sql', import.meta.url), 'utf8');
+    const sql = readFileSync(new URL('../../../platform/clickhouse/migrations/001_segments.sql', import.meta.url), 'utf8');
     const st = splitStatements(sql);
     expect(st.filter((s) => s.startsWith('CREATE TABLE'))).toHaveLength(6);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createRateLimiter } from '../../../src/api/rate-limit.ts';
-import { BadRequest, MAX_TIME_MS, plainListQuery, windowOf } from '../../../src/api/read-params.ts';
+import { createRateLimiter } from '../../../api/rate-limit.ts';
+import { BadRequest, MAX_TIME_MS, plainListQuery, windowOf } from '../../../api/read-params.ts';
 
 const DEFAULTS = { windowDays: 30, expensiveThresholdUsd: 1, slowThresholdMs: 30_000 };
 

@@ -8,7 +8,7 @@
 import type * as common from '@grafana/grafana-foundation-sdk/common';
 import type * as dashboard from '@grafana/grafana-foundation-sdk/dashboard';
 import { z } from 'zod';
-import type { ClickHouseQuery } from '../../../src/dashboards/clickhouse-query.ts';
+import type { ClickHouseQuery } from '../../../dashboards/clickhouse-query.ts';
 
 type KeysIn<S, T> = Exclude<keyof S, keyof T> extends never ? true : { notInSdkType: Exclude<keyof S, keyof T> };
 type Assignable<S, T> = S extends T ? true : false;

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { CLICKHOUSE_DATASOURCE, CLICKHOUSE_PLUGIN_ID, QueryFormat } from '../../../src/dashboards/clickhouse-query.ts';
-import { buildDashboards, dashboardJson, DEFAULT_DASHBOARDS_DIR } from '../../../src/dashboards/index.ts';
-import { referencedVariables } from '../../../src/dashboards/panel-sql.ts';
+import { CLICKHOUSE_DATASOURCE, CLICKHOUSE_PLUGIN_ID, QueryFormat } from '../../../dashboards/clickhouse-query.ts';
+import { buildDashboards, dashboardJson, DEFAULT_DASHBOARDS_DIR } from '../../../dashboards/index.ts';
+import { referencedVariables } from '../../../dashboards/panel-sql.ts';
 import { DashboardSchema } from './dashboard-schema.ts';
 
 const root = new URL('../../../', import.meta.url);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { expandMacros, expandPanelSql, expandVariables, grafanaInterval } from '../../../src/dashboards/grafana-expand.ts';
-import { panelSql, placeholders, referencedVariables } from '../../../src/dashboards/panel-sql.ts';
+import { expandMacros, expandPanelSql, expandVariables, grafanaInterval } from '../../../dashboards/grafana-expand.ts';
+import { panelSql, placeholders, referencedVariables } from '../../../dashboards/panel-sql.ts';
 
 const ctx = { database: 'tool_audit' };
 const spec = (sql: string) => ({ name: 't', sql });

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { isMap, isPair, isScalar, parse, parseDocument, type Pair } from 'yaml';
-import { loadConfig } from '../../../src/config.ts';
+import { loadConfig } from '../../../platform/config.ts';
 import { grants, runInitScript, TEST_ENV } from './users-sql.ts';
 
 interface Service {
@@ -112,7 +112,7 @@ describe('docker-compose.yml', () => {
     for (const internal of ['kafka', 'clickhouse', 'ingest', 'analyze']) expect(services[internal]?.ports, `${internal} is internal`).toBeUndefined();
   });
 
-  it('gives every tool-audit process a configuration src/config.ts accepts', () => {
+  it('gives every tool-audit process a configuration platform/config.ts accepts', () => {
     for (const name of TOOL_AUDIT) {
       const r = loadConfig(envOf(name));
       expect(r.ok ? '' : r.error, name).toBe('');

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
-const root = new URL('../../', import.meta.url);
+const root = new URL('../../../', import.meta.url);
 const read = (f: string) => readFileSync(new URL(f, root), 'utf8');
 
 describe('docker-compose.yml', () => {

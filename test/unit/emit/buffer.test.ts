@@ -3,8 +3,8 @@
  * a hung sink never slows invoke, memory stays bounded, and close() keeps its deadline.
  */
 import { describe, expect, it } from 'vitest';
-import { PacketBuffer, type BufferOptions } from '../../../src/emit/buffer.ts';
-import { createAuditEmitter, createMemoryTransport, DeliveryError, type PacketTransport, type TransportMessage } from '../../../src/emit/index.ts';
+import { PacketBuffer, type BufferOptions } from '../../../emit/buffer.ts';
+import { createAuditEmitter, createMemoryTransport, DeliveryError, type PacketTransport, type TransportMessage } from '../../../emit/index.ts';
 
 const identity = (s: string) => s;
 const fast: BufferOptions = { lingerMs: 1, retryBaseMs: 1, retryMaxMs: 4 };

@@ -3,7 +3,7 @@
  * every packet goes through the ingest validator (see harness.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { EmitterTimeoutError } from '../../../src/emit/index.ts';
+import { EmitterTimeoutError } from '../../../emit/index.ts';
 import { sent, setup } from './harness.ts';
 
 describe('failures', () => {

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { auditResult, createAuditEmitter, createMemoryTransport } from '../../../src/emit/index.ts';
+import { auditResult, createAuditEmitter, createMemoryTransport } from '../../../emit/index.ts';
 import { ISO_MS, sent, setup, sha, UUID } from './harness.ts';
 
 describe('success', () => {

@@ -6,8 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import { expect } from 'vitest';
-import { createAuditEmitter, createMemoryTransport, type MemoryTransport } from '../../../src/emit/index.ts';
-import { decodePacket } from '../../../src/ingest/decode-packet.ts';
+import { createAuditEmitter, createMemoryTransport, type MemoryTransport } from '../../../emit/index.ts';
+import { decodePacket } from '../../../ingest/decode-packet.ts';
 
 export const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

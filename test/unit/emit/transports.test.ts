@@ -6,7 +6,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Kafka, ProducerConfig, ProducerRecord } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAuditEmitter, createHttpTransport, createKafkaTransport, DeliveryError } from '../../../src/emit/index.ts';
+import { createAuditEmitter, createHttpTransport, createKafkaTransport, DeliveryError } from '../../../emit/index.ts';
 
 interface Seen {
   method?: string;

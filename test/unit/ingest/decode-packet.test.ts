@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { decodePacket } from '../../src/ingest/decode-packet.ts';
-import type { RawPacket } from '../../src/ingest/rows.ts';
-import { dependency, outputArtifact, sha, toolCall } from '../helpers/packets.ts';
+import { decodePacket } from '../../../ingest/decode-packet.ts';
+import type { RawPacket } from '../../../ingest/rows.ts';
+import { dependency, outputArtifact, sha, toolCall } from '../../helpers/packets.ts';
 
 const raw = (p: unknown): RawPacket => ({ raw: typeof p === 'string' ? p : JSON.stringify(p), source: { kind: 'http', requestId: 'r', index: 0 } });
 const decode = (p: unknown, max = 1 << 20) => decodePacket(raw(p), max);
@@ -41,7 +41,7 @@ describe('good packets pass', () => {
   });
 
   it('accepts every Python-written packet of the fixture (numbers as Python wrote them)', () => {
-    const lines = readFileSync(new URL('../fixtures/python-packets.jsonl', import.meta.url), 'utf8').split('\n').filter(Boolean);
+    const lines = readFileSync(new URL('../../fixtures/python-packets.jsonl', import.meta.url), 'utf8').split('\n').filter(Boolean);
     for (const l of lines) {
       const { packet, canonical } = JSON.parse(l) as { packet: string; canonical: string };
       const r = decode(packet);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ContentSeen, DedupCache } from '../../src/ingest/dedup-cache.ts';
+import { ContentSeen, DedupCache } from '../../../ingest/dedup-cache.ts';
 
 const hex32 = () => randomUUID().replace(/-/g, '');
 

@@ -5,14 +5,14 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { workload } from '../../bench/ingest-workload.ts';
-import { chCreatedAt, decodePacketWith } from '../../src/ingest/decode-packet.ts';
-import { chTimestamp } from '../../src/ingest/rows.ts';
-import { isValidPacket, packetCheckEnabled } from '../../src/ingest/packet-check.ts';
-import type { RawPacket } from '../../src/ingest/rows.ts';
-import { pythonJsonDumps, pythonJsonString, type JsonValue } from '../../src/schemas/canonical-json.ts';
-import { packetSchema } from '../../src/schemas/packets.ts';
-import { dependency, outputArtifact, toolCall } from '../helpers/packets.ts';
+import { workload } from '../../../bench/ingest-workload.ts';
+import { chCreatedAt, decodePacketWith } from '../../../ingest/decode-packet.ts';
+import { chTimestamp } from '../../../ingest/rows.ts';
+import { isValidPacket, packetCheckEnabled } from '../../../ingest/packet-check.ts';
+import type { RawPacket } from '../../../ingest/rows.ts';
+import { pythonJsonDumps, pythonJsonString, type JsonValue } from '../../../schemas/canonical-json.ts';
+import { packetSchema } from '../../../schemas/packets.ts';
+import { dependency, outputArtifact, toolCall } from '../../helpers/packets.ts';
 
 const raw = (text: string): RawPacket => ({ raw: text, source: { kind: 'kafka', topic: 't', partition: 1, offset: '7' } });
 const both = (text: string) => [decodePacketWith(raw(text), 1 << 20, { fastPath: true }), decodePacketWith(raw(text), 1 << 20, { fastPath: false })];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FifoMap } from '../../src/ingest/fifo-map.ts';
+import { FifoMap } from '../../../ingest/fifo-map.ts';
 
 describe('FifoMap (the writer\'s call → task memory)', () => {
   it('remembers the newest calls up to its capacity, forgetting the oldest', () => {

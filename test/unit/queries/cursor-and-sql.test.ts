@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { workflowDag } from '../../../src/queries/by-task.ts';
-import { cursorCodec, msKey, uuidKey } from '../../../src/queries/cursor.ts';
-import { countsObject, InvalidParamError, pageOf, settingsClause } from '../../../src/queries/sql.ts';
+import { workflowDag } from '../../../queries/by-task.ts';
+import { cursorCodec, msKey, uuidKey } from '../../../queries/cursor.ts';
+import { countsObject, InvalidParamError, pageOf, settingsClause } from '../../../queries/sql.ts';
 
 const codec = cursorCodec('list_a', z.tuple([msKey, uuidKey]));
 const UUID = '0f8fad5b-d9cb-469f-a165-70867728950e';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OrphanCallIds, type OrphanSnapshot } from '../../src/queries/orphan-call-ids.ts';
+import { OrphanCallIds, type OrphanSnapshot } from '../../../queries/orphan-call-ids.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -1,11 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { canonicalArgs, compareCodePoints, type JsonValue } from '../../src/schemas/canonical-json.ts';
-import { argsHash } from '../../src/schemas/hashing.ts';
-import { parseLossless } from '../../src/schemas/lossless-json.ts';
+import { canonicalArgs, compareCodePoints, type JsonValue } from '../../../schemas/canonical-json.ts';
+import { argsHash } from '../../../schemas/hashing.ts';
+import { parseLossless } from '../../../schemas/lossless-json.ts';
 
-const fixture = new URL('../fixtures/args_hash.jsonl', import.meta.url);
-const shared = new URL('../../../shared/vectors/args_hash.jsonl', import.meta.url);
+const fixture = new URL('../../fixtures/args_hash.jsonl', import.meta.url);
+const shared = new URL('../../../../shared/vectors/args_hash.jsonl', import.meta.url);
 const lines = (u: URL) => readFileSync(u, 'utf8').split('\n').filter(Boolean);
 const vectors = lines(fixture).map((l) => JSON.parse(l) as { args: JsonValue; canonical: string; args_hash: string });
 
@@ -22,7 +22,7 @@ describe('canonical args (SPEC §2) against the CPython vectors', () => {
 });
 
 describe('canonical args produced by CPython json.dumps (fixture made by scripts/gen-python-fixtures.py)', () => {
-  const py = lines(new URL('../fixtures/python-packets.jsonl', import.meta.url)).map(
+  const py = lines(new URL('../../fixtures/python-packets.jsonl', import.meta.url)).map(
     (l) => JSON.parse(l) as { packet: string; canonical: string },
   );
   it.each(py.map((p, i) => [i, p] as const))('packet %i: literal-preserving parse reproduces the canonical text', (_i, p) => {
