@@ -3,17 +3,17 @@
  * ingested before now − grace (late packets get that long to arrive) and no later than the
  * dependency analyzer's watermark, and records each violation once in `violations`.
  */
-import type { ClickHouseClient } from '@clickhouse/client';
+import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { MetricsRegistry } from '../platform/metrics.ts';
 import { checkTaskPairs, violation, type Violation } from './audit-rules.ts';
-import { DEPENDENCY_JOB, periodic, type PeriodicJob } from './dependency-runner.ts';
-import { callsOfTasks, insertOnce, pairsOfTasks, readWatermark, select, touchedTasks, writeWatermark } from './store.ts';
+import { DEPENDENCY_JOB } from './dependency-runner.ts';
+import { periodic, type PeriodicJob } from './scheduler.ts';
+import { callsOfTasks, pairsOfTasks, readWatermark, touchedTasks, writeWatermark } from './store.ts';
 
 /** Dependencies of {@link createAuditor}. */
 export interface AuditorDeps {
-  clickhouse: ClickHouseClient;
-  database: string;
+  clickhouse: ClickHouseDoor;
   windowMs: number;
   graceMs: number;
   metrics: MetricsRegistry;
@@ -87,7 +87,7 @@ const CHECKS: Array<{ sql: string; toViolation: (r: Record<string, string>) => V
 
 /** Creates the auditor job. */
 export function createAuditor(deps: AuditorDeps): PeriodicJob<AuditResult> {
-  const { clickhouse: ch, database: db, metrics } = deps;
+  const { clickhouse: ch, metrics } = deps;
   const now = deps.now ?? Date.now;
 
   async function record(found: Violation[]): Promise<number> {
@@ -96,38 +96,37 @@ export function createAuditor(deps: AuditorDeps): PeriodicJob<AuditResult> {
     const existing = new Set<string>();
     const keys = [...unique.keys()];
     for (let i = 0; i < keys.length; i += 1000) {
-      const rows = await select<{ k: string }>(ch, 'SELECT violation_key AS k FROM {db:Identifier}.violations WHERE violation_key IN {keys:Array(String)}', {
-        db,
+      const rows = await ch.select<{ k: string }>('SELECT violation_key AS k FROM {db:Identifier}.violations WHERE violation_key IN {keys:Array(String)}', {
         keys: keys.slice(i, i + 1000),
       });
       for (const r of rows) existing.add(r.k);
     }
     const fresh = [...unique.values()].filter((v) => !existing.has(v.violation_key));
-    await insertOnce(ch, db, 'violations', fresh.map((v) => ({ key: v.violation_key, row: v })));
+    await ch.insertRows('violations', fresh.map((v) => ({ key: v.violation_key, row: v })));
     for (const v of fresh) metrics.inc('tool_audit_violations_total', 'Violations recorded by the auditor', { invariant: v.invariant });
     return fresh.length;
   }
 
   async function runOnce(): Promise<AuditResult> {
-    const from = await readWatermark(ch, db, AUDITOR_JOB);
-    const analyzed = await readWatermark(ch, db, DEPENDENCY_JOB);
+    const from = await readWatermark(ch, AUDITOR_JOB);
+    const analyzed = await readWatermark(ch, DEPENDENCY_JOB);
     // I10 needs the analyzer to have seen the slice; everything needs the grace period to pass.
     const to = Math.min(now() - deps.graceMs, analyzed);
     if (to <= from) return { from, to: from, found: 0, recorded: 0 };
-    const params = { db, from, to, lookback: Math.max(0, from - I11_LOOKBACK_MS) };
+    const params = { from, to, lookback: Math.max(0, from - I11_LOOKBACK_MS) };
     const found: Violation[] = [];
     for (const check of CHECKS) {
-      for (const r of await select<Record<string, string>>(ch, check.sql, params)) found.push(check.toViolation(r));
+      for (const r of await ch.select<Record<string, string>>(check.sql, params)) found.push(check.toViolation(r));
     }
-    const tasks = await touchedTasks(ch, db, from, to);
+    const tasks = await touchedTasks(ch, from, to);
     for (let i = 0; i < tasks.length; i += 500) {
       const chunk = tasks.slice(i, i + 500);
-      const calls = groupBy(await callsOfTasks(ch, db, chunk), (c) => c.task_id);
-      const pairs = groupBy(await pairsOfTasks(ch, db, chunk), (p) => p.task_id);
+      const calls = groupBy(await callsOfTasks(ch, chunk), (c) => c.task_id);
+      const pairs = groupBy(await pairsOfTasks(ch, chunk), (p) => p.task_id);
       for (const task of chunk) found.push(...checkTaskPairs(task, calls.get(task) ?? [], pairs.get(task) ?? [], deps.windowMs));
     }
     const recorded = await record(found);
-    await writeWatermark(ch, db, AUDITOR_JOB, to);
+    await writeWatermark(ch, AUDITOR_JOB, to);
     return { from, to, found: found.length, recorded };
   }
 

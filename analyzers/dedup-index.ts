@@ -7,11 +7,11 @@
  * Idempotent (ReplacingMergeTree on (created_at, call_id), and copies skip what is there), so
  * several processes may run it; queries stay exact whatever its lag (dedup-candidates.ts).
  */
-import type { ClickHouseClient } from '@clickhouse/client';
-import { AppError, errorMessage } from '../platform/errors.ts';
+import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
+import { chTime } from '../platform/clickhouse/statement.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { MetricsRegistry } from '../platform/metrics.ts';
-import { chTime } from '../queries/sql.ts';
+import { periodic, type PeriodicJob } from './scheduler.ts';
 
 /** Calls ingested this long before the watermark are looked at again (late commits). */
 export const DEDUP_OVERLAP_MS = 60_000;
@@ -40,65 +40,39 @@ export interface DedupIndexRun {
   copied: number;
 }
 
-async function one<T>(ch: ClickHouseClient, query: string, params: Record<string, unknown>): Promise<T | undefined> {
-  const rs = await ch.query({ query, query_params: params, format: 'JSONEachRow' });
-  return (await rs.json<T>())[0];
+async function one<T>(ch: ClickHouseDoor, query: string, params: Record<string, unknown>): Promise<T | undefined> {
+  return (await ch.select<T>(query, params))[0];
 }
 
 /** The indexer's watermark (epoch ms; 0 before its first run). */
-export async function dedupWatermark(ch: ClickHouseClient, db: string): Promise<number> {
-  const p = await one<{ wm: number; runs: number }>(ch, PROGRESS, { db });
+export async function dedupWatermark(ch: ClickHouseDoor): Promise<number> {
+  const p = await one<{ wm: number; runs: number }>(ch, PROGRESS, {});
   return Number(p?.runs ?? 0) === 0 ? 0 : Number(p?.wm ?? 0);
 }
 
 /** Runs the indexer once. Throws an AppError when ClickHouse refuses (read-only user, down). */
-export async function refreshDedupIndex(ch: ClickHouseClient, db: string, overlapMs = DEDUP_OVERLAP_MS): Promise<DedupIndexRun> {
-  try {
-    const wm = await dedupWatermark(ch, db);
-    const since = Math.max(0, wm - overlapMs);
-    const newest = await one<{ newest: number; n: number }>(ch, NEWEST, { db, since: chTime(since) });
-    const scanned = Number(newest?.n ?? 0);
-    if (scanned === 0) return { watermarkMs: wm, scanned: 0, copied: 0 };
-    const until = Math.max(wm, Number(newest?.newest));
-    const before = await one<{ c: number }>(ch, 'SELECT count() AS c FROM {db:Identifier}.dedup_repeats', { db });
-    await ch.command({ query: COPY, query_params: { db, since: chTime(since), until: chTime(until) } });
-    const after = await one<{ c: number }>(ch, 'SELECT count() AS c FROM {db:Identifier}.dedup_repeats', { db });
-    await ch.insert({ table: `${db}.dedup_progress`, values: [{ watermark: chTime(until) }], format: 'JSONEachRow' });
-    return { watermarkMs: until, scanned, copied: Number(after?.c ?? 0) - Number(before?.c ?? 0) };
-  } catch (err) {
-    throw new AppError('CLICKHOUSE_QUERY_FAILED', `dedup index refresh failed: ${errorMessage(err)}`, { retryable: true, cause: err });
-  }
+export async function refreshDedupIndex(ch: ClickHouseDoor, overlapMs = DEDUP_OVERLAP_MS): Promise<DedupIndexRun> {
+  const wm = await dedupWatermark(ch);
+  const since = Math.max(0, wm - overlapMs);
+  const newest = await one<{ newest: number; n: number }>(ch, NEWEST, { since: chTime(since) });
+  const scanned = Number(newest?.n ?? 0);
+  if (scanned === 0) return { watermarkMs: wm, scanned: 0, copied: 0 };
+  const until = Math.max(wm, Number(newest?.newest));
+  const before = await one<{ c: number }>(ch, 'SELECT count() AS c FROM {db:Identifier}.dedup_repeats', {});
+  await ch.command(COPY, { since: chTime(since), until: chTime(until) });
+  const after = await one<{ c: number }>(ch, 'SELECT count() AS c FROM {db:Identifier}.dedup_repeats', {});
+  await ch.insertRows('dedup_progress', [{ key: `${until}`, row: { watermark: chTime(until) } }]);
+  return { watermarkMs: until, scanned, copied: Number(after?.c ?? 0) - Number(before?.c ?? 0) };
 }
 
-/** Runs the indexer every `intervalMs` in the background; returns a stop function. */
-export function startDedupIndexer(opts: { ch: ClickHouseClient; db: string; intervalMs: number; logger: Logger; metrics?: MetricsRegistry }): () => Promise<void> {
-  let running: Promise<void> | undefined;
-  let failing = false;
-  const tick = () => {
-    if (running) return;
-    const started = Date.now();
-    running = refreshDedupIndex(opts.ch, opts.db)
-      .then((r) => {
-        if (failing) opts.logger.info('dedup index refresh works again');
-        failing = false;
-        opts.metrics?.set('tool_audit_dedup_index_lag_seconds', 'Age of the dedup index watermark', r.watermarkMs ? (Date.now() - r.watermarkMs) / 1000 : -1);
-        opts.metrics?.inc('tool_audit_dedup_index_copied_total', 'Calls copied into dedup_repeats', {}, r.copied);
-        if (r.copied > 0) opts.logger.debug({ ...r, ms: Date.now() - started }, 'dedup index refreshed');
-      })
-      .catch((err: unknown) => {
-        // Dedup answers stay exact without the index (only slower): warn once, keep trying.
-        if (!failing) opts.logger.warn({ err: errorMessage(err) }, 'dedup index refresh failed; dedup queries fall back to full grouping');
-        failing = true;
-      })
-      .finally(() => {
-        running = undefined;
-      });
-  };
-  const timer = setInterval(tick, opts.intervalMs);
-  timer.unref();
-  tick();
-  return async () => {
-    clearInterval(timer);
-    await running;
-  };
+/**
+ * The indexer as a periodic job. Dedup answers stay exact without the index (only slower), so a
+ * failing run is only logged (once per streak, by the scheduler) and tried again.
+ */
+export function createDedupIndexer(deps: { clickhouse: ClickHouseDoor; logger: Logger; metrics?: MetricsRegistry }): PeriodicJob<DedupIndexRun> {
+  return periodic('dedup index refresh', () => refreshDedupIndex(deps.clickhouse), deps.logger, (r, ms) => {
+    deps.metrics?.set('tool_audit_dedup_index_lag_seconds', 'Age of the dedup index watermark', r.watermarkMs ? (Date.now() - r.watermarkMs) / 1000 : -1);
+    deps.metrics?.inc('tool_audit_dedup_index_copied_total', 'Calls copied into dedup_repeats', {}, r.copied);
+    if (r.copied > 0) deps.logger.debug({ ...r, ms }, 'dedup index refreshed');
+  });
 }

@@ -4,19 +4,18 @@
  * linkCalls, and inserts only the pairs not yet stored — redeliveries, re-runs and crashes
  * between insert and watermark therefore never add a second row for a pair.
  */
-import type { ClickHouseClient } from '@clickhouse/client';
-import { errorMessage } from '../platform/errors.ts';
-import { ANALYZER_FINGERPRINT } from '../ingest/rows.ts';
+import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
+import { ANALYZER_FINGERPRINT } from '../ingest/ports.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { MetricsRegistry } from '../platform/metrics.ts';
 import { detectDataFlow } from './data-flow.ts';
 import { linkCalls, pairKey, type CallPair } from './pairs.ts';
-import { callsOfTasks, insertOnce, newestIngested, outputsOfCalls, pairsOfTasks, readWatermark, touchedTasks, writeWatermark, type StoredCall } from './store.ts';
+import { periodic, type PeriodicJob } from './scheduler.ts';
+import { callsOfTasks, newestIngested, outputsOfCalls, pairsOfTasks, readWatermark, touchedTasks, writeWatermark, type StoredCall } from './store.ts';
 
 /** Dependencies of {@link createDependencyAnalyzer}. */
 export interface DependencyAnalyzerDeps {
-  clickhouse: ClickHouseClient;
-  database: string;
+  clickhouse: ClickHouseDoor;
   windowMs: number;
   /** Re-scan this much before the watermark: rows of slow inserts become visible out of order. */
   overlapMs: number;
@@ -32,23 +31,17 @@ export interface CycleResult {
   watermark: number;
 }
 
-/** A periodic job; runOnce() is also usable on its own (tests, CLI). */
-export interface PeriodicJob<R> {
-  runOnce(): Promise<R>;
-  start(intervalMs: number): void;
-  stop(): Promise<void>;
-}
-
 const TASK_CHUNK = 2000;
+/** The analyzer's name in analyzer_progress (the auditor waits for its watermark). */
 export const DEPENDENCY_JOB = 'dependencies';
 
 /** Creates the analyzer. */
 export function createDependencyAnalyzer(deps: DependencyAnalyzerDeps): PeriodicJob<CycleResult> {
-  const { clickhouse: ch, database: db, metrics } = deps;
+  const { clickhouse: ch, metrics } = deps;
 
   async function linkTasks(tasks: string[]): Promise<{ calls: number; inserted: number }> {
-    const calls = await callsOfTasks(ch, db, tasks);
-    const stored = new Set((await pairsOfTasks(ch, db, tasks)).map((p) => pairKey(p.preceding_call_id, p.succeeding_call_id)));
+    const calls = await callsOfTasks(ch, tasks);
+    const stored = new Set((await pairsOfTasks(ch, tasks)).map((p) => pairKey(p.preceding_call_id, p.succeeding_call_id)));
     const byTask = new Map<string, StoredCall[]>();
     for (const c of calls) {
       const list = byTask.get(c.task_id);
@@ -63,7 +56,7 @@ export function createDependencyAnalyzer(deps: DependencyAnalyzerDeps): Periodic
     }
     if (missing.length === 0) return { calls: calls.length, inserted: 0 };
     const args = new Map(calls.map((c) => [c.call_id, c.args]));
-    const outputs = await outputsOfCalls(ch, db, [...new Set(missing.map((m) => m.pair.preceding.call_id))]);
+    const outputs = await outputsOfCalls(ch, [...new Set(missing.map((m) => m.pair.preceding.call_id))]);
     const rows = missing.map(({ task, pair }) => ({
       key: pairKey(pair.preceding.call_id, pair.succeeding.call_id),
       row: {
@@ -79,17 +72,17 @@ export function createDependencyAnalyzer(deps: DependencyAnalyzerDeps): Periodic
         source: 'analyzer',
       },
     }));
-    await insertOnce(ch, db, 'tool_workflows', rows);
+    await ch.insertRows('tool_workflows', rows);
     return { calls: calls.length, inserted: rows.length };
   }
 
   async function runOnce(): Promise<CycleResult> {
-    const wm = await readWatermark(ch, db, DEPENDENCY_JOB);
+    const wm = await readWatermark(ch, DEPENDENCY_JOB);
     const from = Math.max(0, wm - deps.overlapMs);
-    const upper = await newestIngested(ch, db, from);
+    const upper = await newestIngested(ch, from);
     metrics.set('tool_audit_analyzer_lag_seconds', 'How far the dependency analyzer is behind ingest (newest ingested_at − watermark)', Math.max(0, upper - wm) / 1000);
     if (upper === 0 || upper <= wm) return { tasks: 0, calls: 0, pairsInserted: 0, watermark: wm };
-    const tasks = await touchedTasks(ch, db, from, upper);
+    const tasks = await touchedTasks(ch, from, upper);
     let calls = 0;
     let inserted = 0;
     for (let i = 0; i < tasks.length; i += TASK_CHUNK) {
@@ -97,36 +90,11 @@ export function createDependencyAnalyzer(deps: DependencyAnalyzerDeps): Periodic
       calls += r.calls;
       inserted += r.inserted;
     }
-    await writeWatermark(ch, db, DEPENDENCY_JOB, upper);
+    await writeWatermark(ch, DEPENDENCY_JOB, upper);
     metrics.inc('tool_audit_analyzer_pairs_total', 'Dependency pairs written by the analyzer', {}, inserted);
     metrics.inc('tool_audit_analyzer_tasks_total', 'Tasks (re)analyzed', {}, tasks.length);
     return { tasks: tasks.length, calls, pairsInserted: inserted, watermark: upper };
   }
 
   return periodic('dependency analyzer', runOnce, deps.logger);
-}
-
-/** Runs a job every intervalMs (never two at once), logging failures and carrying on. */
-export function periodic<R>(name: string, runOnce: () => Promise<R>, logger: Logger): PeriodicJob<R> {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> = Promise.resolve();
-  let stopped = false;
-  return {
-    runOnce,
-    start(intervalMs) {
-      const tick = () => {
-        running = runOnce()
-          .catch((err: unknown) => logger.warn({ err: errorMessage(err) }, `${name} cycle failed; retrying`))
-          .finally(() => {
-            if (!stopped) timer = setTimeout(tick, intervalMs);
-          });
-      };
-      tick();
-    },
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
-  };
 }

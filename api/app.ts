@@ -8,7 +8,8 @@ import { AppError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { MetricsRegistry } from '../platform/metrics.ts';
 import { registerHealthRoutes, type ReadinessCheck } from './routes/health.ts';
-import { registerPacketRoutes, type PacketIngest } from './routes/packets.ts';
+import type { PacketIngest } from '../ingest/ports.ts';
+import { registerPacketRoutes } from './routes/packets.ts';
 import { registerReadRoutes, type ReadApiDeps } from './routes/read.ts';
 
 /** Dependencies of {@link buildApp}. */

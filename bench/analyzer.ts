@@ -20,6 +20,7 @@ import { silentLogger } from '../platform/logger.ts';
 import { MetricsRegistry } from '../platform/metrics.ts';
 import { canonicalArgs } from '../schemas/canonical-json.ts';
 import { sha256Hex } from '../schemas/hashing.ts';
+import { createClickHouseDoor } from '../platform/clickhouse/door.ts';
 
 const N = Number(process.argv[2] ?? 200_000);
 const CALLS_PER_TASK = 20;
@@ -48,10 +49,10 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'tool-audit-bench-analyzer-'));
   const ch = await createClickHouse({ url: undefined, user: undefined, password: undefined, database: 'bench', dataDir: dir });
   const db = 'bench_analyzer';
-  await migrate(ch, { database: db, retentionDays: { invocations: 90, outputs: 30, workflows: 30, quarantine: 90 } });
+  await migrate(createClickHouseDoor(ch, db), { retentionDays: { invocations: 90, outputs: 30, workflows: 30, quarantine: 90 } });
   const metrics = new MetricsRegistry();
-  const writer = createSegmentWriter({ clickhouse: ch, database: db, maxPacketBytes: 1 << 20, dedupCacheEntries: 0, metrics, logger: silentLogger() });
-  const analyzer = createDependencyAnalyzer({ clickhouse: ch, database: db, windowMs: 60_000, overlapMs: 30_000, metrics, logger: silentLogger() });
+  const writer = createSegmentWriter({ clickhouse: createClickHouseDoor(ch, db), maxPacketBytes: 1 << 20, dedupCacheEntries: 0, metrics, logger: silentLogger() });
+  const analyzer = createDependencyAnalyzer({ clickhouse: createClickHouseDoor(ch, db), windowMs: 60_000, overlapMs: 30_000, metrics, logger: silentLogger() });
   const write = async (raws: string[]) => {
     for (let i = 0; i < raws.length; i += BATCH) {
       await writer.write(raws.slice(i, i + BATCH).map((raw, k) => ({ raw, source: { kind: 'http', requestId: `b${i}`, index: k } })));

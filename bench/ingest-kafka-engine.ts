@@ -15,6 +15,7 @@
  */
 import { createClickHouse } from '../platform/clickhouse/client.ts';
 import { migrate } from '../platform/clickhouse/migrate.ts';
+import { createClickHouseDoor } from '../platform/clickhouse/door.ts';
 
 interface Options {
   dataDir: string;
@@ -36,7 +37,7 @@ const say = (o: object) => process.stdout.write(`${JSON.stringify(o)}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const ch = await createClickHouse({ url: undefined, user: undefined, password: undefined, database: opts.database, dataDir: opts.dataDir });
-await migrate(ch, { database: opts.database, retentionDays: { invocations: 90, outputs: 30, workflows: 30, quarantine: 90 } });
+await migrate(createClickHouseDoor(ch, opts.database), { retentionDays: { invocations: 90, outputs: 30, workflows: 30, quarantine: 90 } });
 const db = opts.database;
 const run = (query: string) => ch.command({ query });
 

@@ -7,6 +7,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { migrate } from '../platform/clickhouse/migrate.ts';
 import { refreshDedupIndex } from '../analyzers/dedup-index.ts';
+import { createClickHouseDoor } from '../platform/clickhouse/door.ts';
 
 /** Shape of the generated workload. */
 export interface BenchShape {
@@ -149,13 +150,13 @@ export async function ensureBenchData(ch: ClickHouseClient, db: string, shape: B
     log(`reusing ${db} (built ${meta.built_at})`);
   }
   // Bring the schema up to date: a reused database gets new migrations (projections, indexes).
-  await migrate(ch, { database: db, retentionDays: RETENTION });
+  await migrate(createClickHouseDoor(ch, db), { retentionDays: RETENTION });
   const m = await readMeta(ch, db);
   if (!m) throw new Error('bench metadata missing after build');
   await waitForMutations(ch, db, log);
   // What `serve` does every 10 s: bring the dedup index up to date (the first run indexes everything).
   const t0 = Date.now();
-  const run = await refreshDedupIndex(ch, db);
+  const run = await refreshDedupIndex(createClickHouseDoor(ch, db));
   log(`  dedup index: ${run.scanned} calls looked at, ${run.copied} copied in ${Math.round((Date.now() - t0) / 100) / 10} s`);
   if (built) await ch.command({ query: 'OPTIMIZE TABLE {db:Identifier}.dedup_repeats FINAL', query_params: { db } });
   // Tasks spread over the whole range (and so over every part), in a scrambled order.
@@ -190,7 +191,7 @@ async function readMeta(ch: ClickHouseClient, db: string) {
 async function build(ch: ClickHouseClient, db: string, shape: BenchShape, log: (s: string) => void): Promise<void> {
   const t0 = Date.now();
   await ch.command({ query: 'DROP DATABASE IF EXISTS {db:Identifier}', query_params: { db } });
-  await migrate(ch, { database: db, retentionDays: RETENTION });
+  await migrate(createClickHouseDoor(ch, db), { retentionDays: RETENTION });
   const perTask = Math.floor(shape.invocations / shape.tasks);
   const spanMs = shape.days * 86_400_000;
   // The range ends at the start of today (UTC), so it stays within retention for weeks.

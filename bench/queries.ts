@@ -22,6 +22,7 @@ import { MetricsRegistry } from '../platform/metrics.ts';
 import { createReadQueries, type ReadQueries } from '../queries/index.ts';
 import type { TimeWindow } from '../queries/sql.ts';
 import { ensureBenchData } from './queries-data.ts';
+import { createClickHouseDoor } from '../platform/clickhouse/door.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -81,7 +82,7 @@ async function main(): Promise<void> {
   const data = await ensureBenchData(ch, DB, shape, log);
   log(`data ready in ${Math.round((Date.now() - t0) / 1000)} s: ${shape.invocations} invocations, ${shape.tasks} tasks, ${data.from} … ${data.to}`);
   const window = { fromMs: Date.parse(data.from), toMs: Date.parse(data.to) + 1 };
-  const queries = createReadQueries(ch, DB, { limits: { maxExecutionSeconds: 120, maxResultRows: 100_000 }, expensiveThresholdUsd: 1 });
+  const queries = createReadQueries(createClickHouseDoor(ch, DB), DB, { limits: { maxExecutionSeconds: 120, maxResultRows: 100_000 }, expensiveThresholdUsd: 1 });
   const app = buildApp({
     readiness: async () => ({ ready: true, checks: {} }),
     metrics: new MetricsRegistry(),

@@ -4,7 +4,6 @@
  */
 import { buildApp } from '../api/app.ts';
 import type { ReadinessReport } from '../api/routes/health.ts';
-import { pingClickHouse } from '../platform/clickhouse/health.ts';
 import { AppError } from '../platform/errors.ts';
 import { MetricsRegistry } from '../platform/metrics.ts';
 import { createKafka, ensureTopics } from '../platform/kafka/client.ts';
@@ -25,7 +24,7 @@ export async function ingest(): Promise<void> {
   const worker = await startKafkaWorker(rt, kafka, writer, metrics);
   const app = buildApp({
     readiness: async (): Promise<ReadinessReport> => {
-      const checks = { clickhouse: await pingClickHouse(clickhouse), kafka: await pingKafka(kafka), ingest_worker: worker.health() };
+      const checks = { clickhouse: await clickhouse.ping(), kafka: await pingKafka(kafka), ingest_worker: worker.health() };
       return { ready: Object.values(checks).every((c) => c.ok), checks };
     },
     metrics,

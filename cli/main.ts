@@ -3,7 +3,7 @@
  * The `tool-audit` command line (SPEC §7).
  */
 import { errorMessage } from '../platform/errors.ts';
-import { configOrExit } from './runtime.ts';
+import { configOrExit, openClickHouse } from './runtime.ts';
 
 const USAGE = `usage: tool-audit <command>
 
@@ -39,10 +39,9 @@ async function main(argv: string[]): Promise<void> {
       return (await import('./demo.ts')).demo(argv.slice(1));
     case 'migrate': {
       const config = configOrExit();
-      const { createClickHouse } = await import('../platform/clickhouse/client.ts');
       const { migrate } = await import('../platform/clickhouse/migrate.ts');
-      const ch = await createClickHouse(config.clickhouse);
-      const r = await migrate(ch, { database: config.clickhouse.database, retentionDays: config.retentionDays });
+      const ch = await openClickHouse(config);
+      const r = await migrate(ch, { retentionDays: config.retentionDays });
       process.stdout.write(`database ${config.clickhouse.database}: applied ${r.applied.length} (${r.applied.join(', ') || 'none'}), already applied ${r.alreadyApplied.length}\n`);
       await ch.close();
       return;

@@ -13,7 +13,6 @@ import type { Runtime } from './runtime.ts';
 export function createWriter(rt: Runtime, metrics: MetricsRegistry): SegmentWriter {
   return createSegmentWriter({
     clickhouse: rt.clickhouse,
-    database: rt.config.clickhouse.database,
     maxPacketBytes: rt.config.ingest.maxPacketBytes,
     dedupCacheEntries: rt.config.ingest.dedupCacheEntries,
     decodeThreads: rt.config.ingest.decodeThreads,

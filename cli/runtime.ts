@@ -3,7 +3,8 @@
  * ClickHouse with the schema migrated, and signal handling for a clean shutdown.
  */
 import { loadConfig, type Config } from '../platform/config.ts';
-import { createClickHouse, type ClickHouseClient } from '../platform/clickhouse/client.ts';
+import { createClickHouse } from '../platform/clickhouse/client.ts';
+import { createClickHouseDoor, type ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { migrate } from '../platform/clickhouse/migrate.ts';
 import { createLogger, type Logger } from '../platform/logger.ts';
 
@@ -11,7 +12,8 @@ import { createLogger, type Logger } from '../platform/logger.ts';
 export interface Runtime {
   config: Config;
   logger: Logger;
-  clickhouse: ClickHouseClient;
+  /** The one door to ClickHouse, on the configured database. */
+  clickhouse: ClickHouseDoor;
 }
 
 /** Parses the environment or exits with status 2 and the list of bad variables. */
@@ -24,13 +26,18 @@ export function configOrExit(): Config {
   return result.config;
 }
 
+/** Opens the ClickHouse door of the configured database (the caller closes it). */
+export async function openClickHouse(config: Config): Promise<ClickHouseDoor> {
+  return createClickHouseDoor(await createClickHouse(config.clickhouse), config.clickhouse.database);
+}
+
 /** Opens ClickHouse and applies migrations. */
 export async function startRuntime(name: string): Promise<Runtime> {
   const config = configOrExit();
   const logger = createLogger(config.logLevel, name);
-  const clickhouse = await createClickHouse(config.clickhouse);
+  const clickhouse = await openClickHouse(config);
   if (config.migrateOnStart) {
-    const result = await migrate(clickhouse, { database: config.clickhouse.database, retentionDays: config.retentionDays });
+    const result = await migrate(clickhouse, { retentionDays: config.retentionDays });
     if (result.applied.length) logger.info({ applied: result.applied }, 'migrations applied');
   }
   return { config, logger, clickhouse };

@@ -3,16 +3,15 @@
  * the segment writer (no Kafka configured) or through Kafka to an in-process ingest worker.
  */
 import type { Producer } from 'kafkajs';
+import { startJobs } from '../analyzers/jobs.ts';
 import { buildApp } from '../api/app.ts';
-import { startReadApi } from '../api/routes/read.ts';
+import { readApiOf } from '../api/routes/read.ts';
 import { assertSafeExposure } from '../api/auth.ts';
-import type { PacketIngest } from '../api/routes/packets.ts';
+import type { PacketIngest } from '../ingest/ports.ts';
 import type { ReadinessReport } from '../api/routes/health.ts';
-import { pingClickHouse } from '../platform/clickhouse/health.ts';
 import { createKafkaEdge } from '../ingest/kafka-edge.ts';
 import type { IngestWorker } from '../ingest/kafka-worker.ts';
 import { MetricsRegistry } from '../platform/metrics.ts';
-import { startAnalysis } from './analyze.ts';
 import { createKafka, ensureTopics } from '../platform/kafka/client.ts';
 import { createWriter, kafkaTopics, pingKafka, startKafkaWorker } from './pipeline.ts';
 import { onShutdown, startRuntime } from './runtime.ts';
@@ -39,18 +38,23 @@ export async function serve(): Promise<void> {
     kafkaCheck = () => pingKafka(kafka);
   }
 
-  const jobs = config.analysis.enabledInServe ? startAnalysis(rt, metrics) : [];
+  // The dedup index serves this process's read API; the analyzer and auditor run here unless
+  // `tool-audit analyze` runs them elsewhere.
+  const jobs = startJobs(
+    { clickhouse, metrics, logger },
+    { analysis: config.analysis.enabledInServe ? config.analysis : undefined, dedupIndexIntervalMs: config.queries.dedupIndexIntervalMs },
+  );
 
   const app = buildApp({
     ingest,
     readiness: async (): Promise<ReadinessReport> => {
-      const checks: ReadinessReport['checks'] = { clickhouse: await pingClickHouse(clickhouse) };
+      const checks: ReadinessReport['checks'] = { clickhouse: await clickhouse.ping() };
       if (kafkaCheck) checks.kafka = await kafkaCheck();
       if (worker) checks.ingest_worker = worker.health();
       return { ready: Object.values(checks).every((c) => c.ok), checks };
     },
     metrics,
-    read: startReadApi(config, clickhouse, metrics, logger),
+    read: readApiOf(config, clickhouse, metrics),
     apiKeys: config.apiKeys,
     maxBodyBytes: config.ingest.maxBodyBytes,
     logger,
@@ -65,7 +69,7 @@ export async function serve(): Promise<void> {
     await app.close();
     await producer?.disconnect();
     await worker?.stop();
-    await Promise.all(jobs.map((j) => j.stop()));
+    await jobs.stop();
     await clickhouse.close();
   });
 }

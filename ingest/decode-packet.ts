@@ -19,7 +19,8 @@ import {
   type ToolDependencyPacket,
 } from '../schemas/packets.ts';
 import { isValidPacket } from './packet-check.ts';
-import { chTimestamp, sourceKey, type Accepted, type DecodeResult, type RawPacket, type RejectCode } from './rows.ts';
+import { chTime } from '../platform/clickhouse/statement.ts';
+import { sourceKey, type Accepted, type DecodeResult, type RawPacket, type RejectCode } from './rows.ts';
 
 const reject = (code: RejectCode, message: string, packetType: PacketType | null, ids: string[] = []): DecodeResult => ({
   ok: false,
@@ -237,7 +238,7 @@ const FIELD_ORDER = new Map<Accepted['kind'], { count: number; names: string[]; 
  */
 export function chCreatedAt(ts: string): string {
   if (ts.length === 24 && ts.charCodeAt(23) === 0x5a /* Z */ && ts.charCodeAt(19) === 0x2e /* . */) return `${ts.slice(0, 10)} ${ts.slice(11, 23)}`;
-  return chTimestamp(timestampMs(ts));
+  return chTime(timestampMs(ts));
 }
 
 function idsOf(json: unknown): string[] {

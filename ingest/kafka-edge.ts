@@ -6,12 +6,11 @@
  * when Kafka acknowledged.
  */
 import type { Producer } from 'kafkajs';
-import type { PacketIngest } from '../api/routes/packets.ts';
 import { AppError } from '../platform/errors.ts';
 import { utf8ByteLength } from '../schemas/hashing.ts';
 import { decodePacket } from './decode-packet.ts';
 import { acceptedIds, KIND_PACKET_TYPE, type Accepted, type RawPacket } from './rows.ts';
-import type { PacketOutcome } from './segment-writer.ts';
+import type { PacketIngest, PacketOutcome } from './ports.ts';
 
 /** The partition key: one task's packets stay in order (outputs carry no task: their call). */
 export function partitionKey(a: Accepted): string {

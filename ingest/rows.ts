@@ -5,23 +5,9 @@
 import type { ContentType } from '../schemas/tool-output.ts';
 import type { Orchestrator, ToolStatus } from '../schemas/tool-invocation.ts';
 import type { PacketType } from '../schemas/packets.ts';
+import type { PacketSource, RawPacket } from './ports.ts';
 
-/** Where a packet came from, for quarantine records and replay. */
-export type PacketSource =
-  | { kind: 'kafka'; topic: string; partition: number; offset: string }
-  | { kind: 'http'; requestId: string; index: number };
-
-/** A packet as received: its exact bytes (as text) and origin. */
-export interface RawPacket {
-  raw: string;
-  /** Byte length of the packet as sent (UTF-8); larger than raw when the edge truncated it. */
-  bytes?: number;
-  source: PacketSource;
-  /** The HTTP request that brought the packet in, when it travelled on through Kafka. */
-  requestId?: string;
-  /** The packet's UTF-8 bytes, when the transport holds them (decode threads copy these, not raw). */
-  rawBytes?: Uint8Array;
-}
+export type { PacketSource, RawPacket } from './ports.ts';
 
 /** Row of `tool_invocations`. task_id '' stands for null. */
 export interface InvocationRow {
@@ -132,12 +118,6 @@ export function sourceKey(s: PacketSource): string {
   return s.kind === 'kafka' ? `kafka:${s.topic}/${s.partition}@${s.offset}` : `http:${s.requestId}#${s.index}`;
 }
 
-/** Formats epoch milliseconds as ClickHouse DateTime64(3) text in UTC. */
-export function chTimestamp(ms: number): string {
-  const iso = new Date(ms).toISOString();
-  return iso.length === 24 ? `${iso.slice(0, 10)} ${iso.slice(11, 23)}` : iso.replace('T', ' ').replace('Z', '');
-}
-
 /** Builds the quarantine row of a rejected packet. */
 export function quarantineRow(p: RawPacket, r: Rejection): QuarantineRow {
   const s = p.source;
@@ -169,9 +149,6 @@ export function acceptedIds(a: Accepted): string[] {
   if (a.kind === 'output') return [a.row.output_id, a.row.call_id];
   return [a.row.preceding_call_id, a.row.succeeding_call_id];
 }
-
-/** Fingerprint of tool_workflows rows written by the dependency analyzer (not from a packet). */
-export const ANALYZER_FINGERPRINT = 'analyzer'.padEnd(32, '0');
 
 /** Insert columns of each segment, in the order of {@link rowLine}'s fields. */
 export const SEGMENT_COLUMNS = {

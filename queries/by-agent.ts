@@ -2,11 +2,10 @@
  * ByAgent (SPEC §5, GET /v1/agents/{agent_id}/tools): which tools an agent uses, how often, and
  * in which order.
  */
-import type { ClickHouseClient } from '@clickhouse/client';
 import { NEWEST_FIRST_PARAM_DOCS, newestFirstCursor, newestFirstParams, newestFirstSql } from './by-tool-invocations.ts';
 import { toInvocation, type InvocationRow } from './rows.ts';
 import type { AgentTools } from './schemas.ts';
-import { countsObject, pageOf, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow } from './sql.ts';
+import { countsObject, pageOf, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow, type StatementRunner } from './sql.ts';
 
 /** Calls per tool of one agent. */
 export const AGENT_TOOL_FREQUENCY: QuerySpec = {
@@ -40,7 +39,7 @@ export interface ByAgentParams {
 }
 
 /** Runs the agent view: tool frequency over the window, and one page of calls with their tool sequence. */
-export async function byAgent(ch: ClickHouseClient, db: string, p: ByAgentParams, ctx: QueryContext): Promise<AgentTools> {
+export async function byAgent(ch: StatementRunner, db: string, p: ByAgentParams, ctx: QueryContext): Promise<AgentTools> {
   const base = { db, agent_id: p.agentId, ...windowParams(p.window) };
   const frequency = await runQuery<{ k: string; n: number }>(ch, AGENT_TOOL_FREQUENCY, base, ctx);
   const rows =

@@ -4,14 +4,13 @@
  * range of tool_invocations (ORDER BY task_id, created_at, call_id), its dependencies one range
  * of tool_workflows (ORDER BY task_id, …).
  */
-import type { ClickHouseClient } from '@clickhouse/client';
 import { z } from 'zod';
 import { cursorCodec, msKey, uuidKey } from './cursor.ts';
 import { DEPENDENCY_COLUMNS, INVOCATION_COLUMNS, OUTPUT_COLUMNS, toDependency, toInvocation, toOutput, type InvocationRow, type OutputRow } from './rows.ts';
 import type { Dependency, TaskView } from './schemas.ts';
 import { OrphanCallIds, orphanLoader } from './orphan-call-ids.ts';
 import { outputOrder, pageFromTaskRows, TASK_ROWS, TASK_ROWS_CAP, type TaskCursor, type TaskPage, type TaskRow } from './task-rows.ts';
-import { chTime, pageOf, PAGE_PARAM_DOCS, runQuery, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow } from './sql.ts';
+import { chTime, pageOf, PAGE_PARAM_DOCS, runQuery, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow, type StatementRunner } from './sql.ts';
 
 // One page of a task's calls: a primary-key range, in key order.
 const PAGE_WHERE = `task_id = {task_id:String}
@@ -104,7 +103,7 @@ export interface ByTaskParams {
  * (without one, a snapshot is read for this call).
  */
 export async function byTask(
-  ch: ClickHouseClient,
+  ch: StatementRunner,
   db: string,
   p: ByTaskParams,
   ctx: QueryContext,
@@ -146,7 +145,7 @@ function mergeOutputs(a: OutputRow[], b: OutputRow[]): OutputRow[] {
 }
 
 /** One page from the segments: the calls, then their dependencies and outputs (two statements). */
-async function segmentPage(ch: ClickHouseClient, db: string, p: ByTaskParams, after: TaskCursor | undefined, ctx: QueryContext): Promise<TaskPage> {
+async function segmentPage(ch: StatementRunner, db: string, p: ByTaskParams, after: TaskCursor | undefined, ctx: QueryContext): Promise<TaskPage> {
   const calls = await runQuery<InvocationRow>(
     ch,
     TASK_INVOCATIONS,

@@ -2,12 +2,11 @@
  * ByToolId invocations (SPEC §5, GET /v1/tools/{tool_id}/invocations): one tool's calls, newest
  * first, a page at a time. Served by the `by_tool` projection (ORDER BY tool_id, created_at).
  */
-import type { ClickHouseClient } from '@clickhouse/client';
 import { z } from 'zod';
 import { cursorCodec, msKey, uuidKey } from './cursor.ts';
 import { INVOCATION_COLUMNS, toInvocation, type InvocationRow } from './rows.ts';
 import type { InvocationList } from './schemas.ts';
-import { chTime, pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow } from './sql.ts';
+import { chTime, pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow, type StatementRunner } from './sql.ts';
 
 /** SQL of one newest-first page of the invocations matching `filter` (a condition) in the window. */
 export const newestFirstSql = (filter: string) => `SELECT ${INVOCATION_COLUMNS}
@@ -57,7 +56,7 @@ export function newestFirstParams(codec: ReturnType<typeof newestFirstCursor>, c
 }
 
 /** Runs one page of a tool's invocations. */
-export async function byToolInvocations(ch: ClickHouseClient, db: string, p: ByToolInvocationsParams, ctx: QueryContext): Promise<InvocationList> {
+export async function byToolInvocations(ch: StatementRunner, db: string, p: ByToolInvocationsParams, ctx: QueryContext): Promise<InvocationList> {
   const rows = await runQuery<InvocationRow>(
     ch,
     TOOL_INVOCATIONS,

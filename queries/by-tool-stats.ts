@@ -3,9 +3,8 @@
  * cost of one tool over a window, and its error messages. `tool_id = … AND created_at …` is a
  * key range of the table's `by_tool` projection (ORDER BY tool_id, created_at).
  */
-import type { ClickHouseClient } from '@clickhouse/client';
 import type { ToolStats } from './schemas.ts';
-import { countsObject, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow } from './sql.ts';
+import { countsObject, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow, type StatementRunner } from './sql.ts';
 
 /**
  * Aggregates of one tool and its error messages in one scan: GROUPING SETS gives the row of the
@@ -47,7 +46,7 @@ interface StatsRow {
 }
 
 /** Runs the per-tool statistics. */
-export async function byToolStats(ch: ClickHouseClient, db: string, p: ByToolStatsParams, ctx: QueryContext): Promise<ToolStats> {
+export async function byToolStats(ch: StatementRunner, db: string, p: ByToolStatsParams, ctx: QueryContext): Promise<ToolStats> {
   const rows = await runQuery<StatsRow>(ch, TOOL_STATS, { db, tool_id: p.toolId, ...windowParams(p.window), limit: p.limit + 1 }, ctx);
   const stats = rows.find((r) => Number(r.whole) === 1);
   const n = Number(stats?.n ?? 0);

@@ -5,11 +5,10 @@
  * without a task are not part of any sequence; a tool_id is never empty, so '' marks the end of
  * a task in the window below.
  */
-import type { ClickHouseClient } from '@clickhouse/client';
 import { z } from 'zod';
 import { cursorCodec, numKey } from './cursor.ts';
 import type { Sequences } from './schemas.ts';
-import { pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow } from './sql.ts';
+import { pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow, type StatementRunner } from './sql.ts';
 
 /** Longest sequence length accepted. */
 export const MAX_SEQUENCE_LENGTH = 10;
@@ -58,7 +57,7 @@ export interface SequencesParams {
 }
 
 /** Runs the common sequences. */
-export async function commonSequences(ch: ClickHouseClient, db: string, p: SequencesParams, ctx: QueryContext): Promise<Sequences> {
+export async function commonSequences(ch: StatementRunner, db: string, p: SequencesParams, ctx: QueryContext): Promise<Sequences> {
   const after = p.cursor === undefined ? undefined : cursor.decode(p.cursor);
   const rows = await runQuery<{ tools: string[]; n: number }>(
     ch,

@@ -16,12 +16,11 @@
  * (tool_id, args_hash) itself (DEDUP_CANDIDATES_EXACT). tool_id and args_hash of the page's groups
  * are then looked up by key (DEDUP_GROUP_NAMES).
  */
-import type { ClickHouseClient } from '@clickhouse/client';
 import { z } from 'zod';
 import { cursorCodec, numKey } from './cursor.ts';
 import { DEDUP_OVERLAP_MS } from '../analyzers/dedup-index.ts';
 import type { Dedup } from './schemas.ts';
-import { chTime, isoTime, PAGE_PARAM_DOCS, pageOf, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow } from './sql.ts';
+import { chTime, isoTime, PAGE_PARAM_DOCS, pageOf, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow, type StatementRunner } from './sql.ts';
 
 // The 8-byte columns of a call, as dedup_repeats stores them (migration 006). "First" call of a
 // group: earliest created_at, then a hash of call_id, so savings never change between requests.
@@ -152,7 +151,7 @@ interface DedupRow {
 }
 
 /** `since` for the indexed statement, or undefined when the indexer lags too far (or is missing). */
-async function indexedSince(ch: ClickHouseClient, db: string, liveMaxRows: number, overlapMs: number, ctx: QueryContext): Promise<number | undefined> {
+async function indexedSince(ch: StatementRunner, db: string, liveMaxRows: number, overlapMs: number, ctx: QueryContext): Promise<number | undefined> {
   if (liveMaxRows <= 0) return undefined;
   try {
     const [state] = await runQuery<{ wm_ms: number; lag: number }>(ch, DEDUP_INDEX_STATE, { db, overlap_ms: overlapMs }, ctx);
@@ -164,7 +163,7 @@ async function indexedSince(ch: ClickHouseClient, db: string, liveMaxRows: numbe
 }
 
 /** Runs the dedup candidates. */
-export async function dedupCandidates(ch: ClickHouseClient, db: string, p: DedupParams, ctx: QueryContext): Promise<Dedup> {
+export async function dedupCandidates(ch: StatementRunner, db: string, p: DedupParams, ctx: QueryContext): Promise<Dedup> {
   const after = p.cursor === undefined ? undefined : cursor.decode(p.cursor);
   const since = await indexedSince(ch, db, p.liveMaxRows ?? DEDUP_LIVE_MAX_ROWS, p.indexOverlapMs ?? DEDUP_OVERLAP_MS, ctx);
   const win = windowParams(p.window);

@@ -2,12 +2,11 @@
  * Expensive calls (SPEC §5, GET /v1/calls/expensive?threshold_usd=1): calls costing more than a
  * threshold, most expensive first, with their count and total cost over the window.
  */
-import type { ClickHouseClient } from '@clickhouse/client';
 import { z } from 'zod';
 import { cursorCodec, numKey, uuidKey } from './cursor.ts';
 import { INVOCATION_COLUMNS, toInvocation, type InvocationRow } from './rows.ts';
 import type { Expensive } from './schemas.ts';
-import { pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow } from './sql.ts';
+import { pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow, type StatementRunner } from './sql.ts';
 
 /** One page of the calls above the threshold. */
 export const EXPENSIVE_CALLS: QuerySpec = {
@@ -51,7 +50,7 @@ export interface ExpensiveParams {
 }
 
 /** Runs the expensive-calls list. */
-export async function expensiveCalls(ch: ClickHouseClient, db: string, p: ExpensiveParams, ctx: QueryContext): Promise<Expensive> {
+export async function expensiveCalls(ch: StatementRunner, db: string, p: ExpensiveParams, ctx: QueryContext): Promise<Expensive> {
   const after = p.cursor === undefined ? undefined : cursor.decode(p.cursor);
   const base = { db, threshold_usd: p.thresholdUsd, ...windowParams(p.window) };
   const [totals] = await runQuery<{ count: number; total_cost_usd: number }>(ch, EXPENSIVE_TOTALS, base, ctx);

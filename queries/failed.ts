@@ -2,11 +2,10 @@
  * Failed calls (SPEC §5, GET /v1/calls/failed): failed calls newest first, how failures split by
  * status, and the most frequent error messages, over the window.
  */
-import type { ClickHouseClient } from '@clickhouse/client';
 import { NEWEST_FIRST_PARAM_DOCS, newestFirstCursor, newestFirstParams, newestFirstSql } from './by-tool-invocations.ts';
 import { toInvocation, type InvocationRow } from './rows.ts';
 import type { Failed } from './schemas.ts';
-import { countsObject, pageOf, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow } from './sql.ts';
+import { countsObject, pageOf, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow, type StatementRunner } from './sql.ts';
 
 /** One page of failed calls. */
 export const FAILED_CALLS: QuerySpec = {
@@ -56,7 +55,7 @@ export interface FailedParams {
 }
 
 /** Runs the failed-calls view. */
-export async function failedCalls(ch: ClickHouseClient, db: string, p: FailedParams, ctx: QueryContext): Promise<Failed> {
+export async function failedCalls(ch: StatementRunner, db: string, p: FailedParams, ctx: QueryContext): Promise<Failed> {
   const base = { db, ...windowParams(p.window) };
   const byStatus = await runQuery<{ k: string; n: number }>(ch, FAILED_BY_STATUS, base, ctx);
   const count = byStatus.reduce((s, r) => s + Number(r.n), 0);

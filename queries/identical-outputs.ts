@@ -4,11 +4,10 @@
  * tool_outputs is sorted by (tool_id, content_hash, …), so the call ids of a page's groups are
  * primary-key look-ups, done after the groups are chosen.
  */
-import type { ClickHouseClient } from '@clickhouse/client';
 import { z } from 'zod';
 import { cursorCodec, numKey, strKey } from './cursor.ts';
 import type { IdenticalOutputs } from './schemas.ts';
-import { pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow } from './sql.ts';
+import { pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow, type StatementRunner } from './sql.ts';
 
 /** Call ids returned per group at most. */
 export const MAX_CALL_IDS = 1000;
@@ -62,7 +61,7 @@ export interface IdenticalOutputsParams {
 }
 
 /** Runs the identical-outputs groups. */
-export async function identicalOutputs(ch: ClickHouseClient, db: string, p: IdenticalOutputsParams, ctx: QueryContext): Promise<IdenticalOutputs> {
+export async function identicalOutputs(ch: StatementRunner, db: string, p: IdenticalOutputsParams, ctx: QueryContext): Promise<IdenticalOutputs> {
   const after = p.cursor === undefined ? undefined : cursor.decode(p.cursor);
   const win = windowParams(p.window);
   const rows = await runQuery<{ content_hash: string; tool_id: string; n: number }>(

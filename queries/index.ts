@@ -3,7 +3,7 @@
  * database (built per process, never a singleton), and the catalogue of their statements for
  * Grafana panels and documentation.
  */
-import type { ClickHouseClient } from '@clickhouse/client';
+import type { StatementRunner } from './sql.ts';
 import { AGENT_INVOCATIONS, AGENT_TOOL_FREQUENCY, byAgent, type ByAgentParams } from './by-agent.ts';
 import { byTask, TASK_DEPENDENCIES, TASK_INVOCATIONS, TASK_DETAILS, TASK_OUTPUTS, type ByTaskParams } from './by-task.ts';
 import { ORPHAN_CALL_IDS, OrphanCallIds, orphanLoader } from './orphan-call-ids.ts';
@@ -56,7 +56,7 @@ export interface ReadQueries {
 }
 
 /** Binds every read pattern to a client, a database and a query context. */
-export function createReadQueries(ch: ClickHouseClient, db: string, ctx: QueryContext): ReadQueries {
+export function createReadQueries(ch: StatementRunner, db: string, ctx: QueryContext): ReadQueries {
   const orphans = new OrphanCallIds(orphanLoader(ch, db, ctx));
   return {
     tools: (p) => toolsSummary(ch, db, p, ctx),

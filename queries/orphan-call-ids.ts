@@ -6,8 +6,7 @@
  * whatever was ingested before the cutoff was visible when the snapshot was read, as long as no
  * insert takes longer than the margin to become visible.
  */
-import type { ClickHouseClient } from '@clickhouse/client';
-import { runQuery, type QueryContext, type QuerySpec } from './sql.ts';
+import { runQuery, type QueryContext, type QuerySpec, type StatementRunner } from './sql.ts';
 
 /** Every orphan's call and ClickHouse's clock now. */
 export const ORPHAN_CALL_IDS: QuerySpec = {
@@ -24,7 +23,7 @@ export interface OrphanSnapshot {
 }
 
 /** Reads the snapshot from ClickHouse. */
-export function orphanLoader(ch: ClickHouseClient, db: string, ctx: QueryContext): () => Promise<OrphanSnapshot> {
+export function orphanLoader(ch: StatementRunner, db: string, ctx: QueryContext): () => Promise<OrphanSnapshot> {
   return async () => {
     const [r] = await runQuery<{ ids: string[]; now_ms: number | string }>(ch, ORPHAN_CALL_IDS, { db }, ctx);
     return { ids: r?.ids ?? [], nowMs: Number(r?.now_ms ?? 0) };

@@ -2,12 +2,11 @@
  * Slow calls (SPEC §5, GET /v1/calls/slow?threshold_ms=30000): calls that took longer than a
  * threshold, slowest first, with their count over the window.
  */
-import type { ClickHouseClient } from '@clickhouse/client';
 import { z } from 'zod';
 import { cursorCodec, numKey, uuidKey } from './cursor.ts';
 import { INVOCATION_COLUMNS, toInvocation, type InvocationRow } from './rows.ts';
 import type { Slow } from './schemas.ts';
-import { pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow } from './sql.ts';
+import { pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow, type StatementRunner } from './sql.ts';
 
 /** One page of the calls above the threshold. */
 export const SLOW_CALLS: QuerySpec = {
@@ -51,7 +50,7 @@ export interface SlowParams {
 }
 
 /** Runs the slow-calls list. */
-export async function slowCalls(ch: ClickHouseClient, db: string, p: SlowParams, ctx: QueryContext): Promise<Slow> {
+export async function slowCalls(ch: StatementRunner, db: string, p: SlowParams, ctx: QueryContext): Promise<Slow> {
   const after = p.cursor === undefined ? undefined : cursor.decode(p.cursor);
   const base = { db, threshold_ms: p.thresholdMs, ...windowParams(p.window) };
   const [total] = await runQuery<{ count: number }>(ch, SLOW_COUNT, base, ctx);

@@ -3,11 +3,10 @@
  * one per content_hash, most recently seen first. tool_outputs is sorted by (tool_id,
  * content_hash, …): the tool is one key range, and the samples of a page are key look-ups.
  */
-import type { ClickHouseClient } from '@clickhouse/client';
 import { z } from 'zod';
 import { cursorCodec, msKey, strKey } from './cursor.ts';
 import type { ToolOutputs } from './schemas.ts';
-import { isoTime, pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow } from './sql.ts';
+import { isoTime, pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow, type StatementRunner } from './sql.ts';
 
 /** One page of a tool's distinct outputs. */
 export const TOOL_OUTPUTS: QuerySpec = {
@@ -57,7 +56,7 @@ export interface ToolOutputsParams {
 type Sample = { content_hash: string; content_type: ToolOutputs['outputs'][number]['content_type']; size_bytes: number; sample: string | null };
 
 /** Runs one page of a tool's distinct outputs. */
-export async function toolOutputs(ch: ClickHouseClient, db: string, p: ToolOutputsParams, ctx: QueryContext): Promise<ToolOutputs> {
+export async function toolOutputs(ch: StatementRunner, db: string, p: ToolOutputsParams, ctx: QueryContext): Promise<ToolOutputs> {
   const after = p.cursor === undefined ? undefined : cursor.decode(p.cursor);
   const base = { db, tool_id: p.toolId, ...windowParams(p.window) };
   const rows = await runQuery<{ content_hash: string; n: number; first_ms: number; last_ms: number }>(

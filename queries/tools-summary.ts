@@ -2,9 +2,8 @@
  * Every tool at a glance (GET /v1/tools, `tool-audit top`): per tool the figures of ByToolId
  * stats — calls, success rate, average and p95 duration, total cost — busiest first.
  */
-import type { ClickHouseClient } from '@clickhouse/client';
 import type { ToolsSummary } from './schemas.ts';
-import { runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow } from './sql.ts';
+import { runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow, type StatementRunner } from './sql.ts';
 
 /** Per-tool aggregates. */
 export const TOOLS_SUMMARY: QuerySpec = {
@@ -37,7 +36,7 @@ interface Row {
 }
 
 /** Runs the per-tool summary. */
-export async function toolsSummary(ch: ClickHouseClient, db: string, p: ToolsSummaryParams, ctx: QueryContext): Promise<ToolsSummary> {
+export async function toolsSummary(ch: StatementRunner, db: string, p: ToolsSummaryParams, ctx: QueryContext): Promise<ToolsSummary> {
   const rows = await runQuery<Row>(ch, TOOLS_SUMMARY, { db, ...windowParams(p.window), limit: p.limit }, ctx);
   return {
     tools: rows.map((r) => ({

@@ -2,11 +2,10 @@
  * Violations (SPEC §5, GET /v1/violations): what the auditor found (SHOULD and cross-segment
  * rules), newest first, and how many of each invariant, over the window of detected_at.
  */
-import type { ClickHouseClient } from '@clickhouse/client';
 import { z } from 'zod';
 import { cursorCodec, msKey, strKey } from './cursor.ts';
 import type { Violations } from './schemas.ts';
-import { chTime, countsObject, isoTime, pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, type QueryContext, type QuerySpec, type TimeWindow } from './sql.ts';
+import { chTime, countsObject, isoTime, pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, type QueryContext, type QuerySpec, type TimeWindow, type StatementRunner } from './sql.ts';
 
 const WINDOW_DOCS = {
   db: 'database of the segments (Identifier)',
@@ -68,7 +67,7 @@ interface ViolationRow {
 }
 
 /** Runs the violations list. */
-export async function violations(ch: ClickHouseClient, db: string, p: ViolationsParams, ctx: QueryContext): Promise<Violations> {
+export async function violations(ch: StatementRunner, db: string, p: ViolationsParams, ctx: QueryContext): Promise<Violations> {
   const after = p.cursor === undefined ? undefined : cursor.decode(p.cursor);
   const base = { db, invariant: p.invariant ?? '', ...windowParams(p.window) };
   const counts = await runQuery<{ k: string; n: number }>(ch, VIOLATION_COUNTS, base, ctx);

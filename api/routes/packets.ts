@@ -3,15 +3,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ApiKey } from '../../platform/config.ts';
-import type { PacketOutcome } from '../../ingest/segment-writer.ts';
-import type { RawPacket } from '../../ingest/rows.ts';
+import type { PacketIngest, PacketOutcome } from '../../ingest/ports.ts';
 import { requireScope } from '../auth.ts';
 import { splitPacketBody } from '../packet-body.ts';
-
-/** Where HTTP packets go: straight to the segment writer, or to Kafka. Durable when resolved. */
-export interface PacketIngest {
-  submit(packets: RawPacket[]): Promise<PacketOutcome[]>;
-}
 
 /** Registers the packet ingest route. */
 export function registerPacketRoutes(app: FastifyInstance, deps: { ingest: PacketIngest; apiKeys: ApiKey[] }): void {

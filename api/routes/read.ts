@@ -4,13 +4,11 @@
  * (never data), 422 (a server-side query limit was hit), 429, 503 (ClickHouse unavailable).
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { ClickHouseClient } from '@clickhouse/client';
 import type { ApiKey, Config } from '../../platform/config.ts';
-import type { Logger } from '../../platform/logger.ts';
 import type { MetricsRegistry } from '../../platform/metrics.ts';
-import { startDedupIndexer } from '../../analyzers/dedup-index.ts';
 import { createReadQueries, type ReadQueries } from '../../queries/index.ts';
-import { InvalidParamError, QueryLimitError } from '../../queries/sql.ts';
+import { InvalidParamError, type StatementRunner } from '../../queries/sql.ts';
+import { AppError } from '../../platform/errors.ts';
 import { requireScope } from '../auth.ts';
 import { openApiDocument } from '../openapi.ts';
 import { createRateLimiter, type RateLimitOptions } from '../rate-limit.ts';
@@ -22,21 +20,13 @@ export interface ReadApiDeps {
   queries: ReadQueries;
   defaults: ReadDefaults;
   rateLimit: RateLimitOptions;
-  /** Stops what the read API runs in the background (called when the app closes). */
-  onClose?: () => Promise<void>;
 }
 
-/**
- * The read API of a process, from its configuration and ClickHouse client; starts the dedup
- * indexer (dedup-index.ts) in the background, stopped when the app closes.
- */
-export function startReadApi(config: Config, ch: ClickHouseClient, metrics: MetricsRegistry, logger: Logger): ReadApiDeps {
+/** The read API of a process, from its configuration and the ClickHouse door of its database. */
+export function readApiOf(config: Config, ch: StatementRunner, metrics: MetricsRegistry): ReadApiDeps {
   const q = config.queries;
-  const db = config.clickhouse.database;
-  const stopIndexer = q.dedupIndexIntervalMs > 0 ? startDedupIndexer({ ch, db, intervalMs: q.dedupIndexIntervalMs, logger, metrics }) : undefined;
   return {
-    onClose: async () => stopIndexer?.(),
-    queries: createReadQueries(ch, db, {
+    queries: createReadQueries(ch, config.clickhouse.database, {
       limits: { maxExecutionSeconds: q.maxExecutionSeconds, maxResultRows: q.maxResultRows },
       expensiveThresholdUsd: q.expensiveThresholdUsd,
       metrics,
@@ -50,10 +40,6 @@ export function startReadApi(config: Config, ch: ClickHouseClient, metrics: Metr
 export function registerReadRoutes(app: FastifyInstance, deps: ReadApiDeps & { apiKeys: ApiKey[]; version?: string }): void {
   const preHandler = [requireScope(deps.apiKeys, 'read'), createRateLimiter({ ...deps.rateLimit, perKey: deps.apiKeys.length > 0 })];
   const openapi = JSON.stringify(openApiDocument(READ_ROUTES, deps.version ?? '0.1.0'));
-  if (deps.onClose) {
-    const stop = deps.onClose;
-    app.addHook('onClose', async () => stop());
-  }
   app.get('/openapi.json', async (_req, reply) => reply.header('content-type', 'application/json; charset=utf-8').send(openapi));
 
   for (const route of READ_ROUTES) {
@@ -67,7 +53,7 @@ export function registerReadRoutes(app: FastifyInstance, deps: ReadApiDeps & { a
         return reply.code(200).send(body);
       } catch (err) {
         if (err instanceof BadRequest || err instanceof InvalidParamError) return bad(reply, req.id, err.message);
-        if (err instanceof QueryLimitError) {
+        if (err instanceof AppError && err.code === 'CLICKHOUSE_LIMIT_EXCEEDED') {
           return reply.code(422).send({ error: 'query_limit_exceeded', message: err.message, request_id: req.id });
         }
         throw err; // AppError and bugs: the app's error handler (503 when retryable, else 500)

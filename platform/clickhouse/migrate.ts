@@ -5,9 +5,9 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { ClickHouseClient } from '@clickhouse/client';
 import type { Config } from '../config.ts';
-import { AppError } from '../errors.ts';
+import { AppError, isRetryable } from '../errors.ts';
+import type { ClickHouseDoor } from './door.ts';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
 
@@ -17,31 +17,22 @@ export interface MigrateResult {
   alreadyApplied: string[];
 }
 
-/** Creates or upgrades the schema in `database`. Safe to run concurrently with readers. */
-export async function migrate(
-  ch: ClickHouseClient,
-  opts: { database: string; retentionDays: Config['retentionDays'] },
-): Promise<MigrateResult> {
+/** Creates or upgrades the schema in the door's database. Safe to run concurrently with readers. */
+export async function migrate(ch: ClickHouseDoor, opts: { retentionDays: Config['retentionDays'] }): Promise<MigrateResult> {
   const params = {
-    db: opts.database,
     invocations_days: opts.retentionDays.invocations,
     outputs_days: opts.retentionDays.outputs,
     workflows_days: opts.retentionDays.workflows,
     quarantine_days: opts.retentionDays.quarantine,
   };
   try {
-    await ch.command({ query: 'CREATE DATABASE IF NOT EXISTS {db:Identifier}', query_params: params });
-    await ch.command({
-      query: `CREATE TABLE IF NOT EXISTS {db:Identifier}.schema_migrations
-              (name String, applied_at DateTime64(3, 'UTC') DEFAULT now64(3)) ENGINE = MergeTree ORDER BY name`,
-      query_params: params,
-    });
-    const done = await ch.query({
-      query: 'SELECT DISTINCT name FROM {db:Identifier}.schema_migrations',
-      query_params: params,
-      format: 'JSONEachRow',
-    });
-    const applied = new Set((await done.json<{ name: string }>()).map((r) => r.name));
+    await ch.command('CREATE DATABASE IF NOT EXISTS {db:Identifier}', params);
+    await ch.command(
+      `CREATE TABLE IF NOT EXISTS {db:Identifier}.schema_migrations
+       (name String, applied_at DateTime64(3, 'UTC') DEFAULT now64(3)) ENGINE = MergeTree ORDER BY name`,
+      params,
+    );
+    const applied = new Set((await ch.select<{ name: string }>('SELECT DISTINCT name FROM {db:Identifier}.schema_migrations', params)).map((r) => r.name));
     const result: MigrateResult = { applied: [], alreadyApplied: [] };
     for (const file of readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).sort()) {
       if (applied.has(file)) {
@@ -49,17 +40,16 @@ export async function migrate(
         continue;
       }
       for (const statement of splitStatements(readFileSync(MIGRATIONS_DIR + file, 'utf8'))) {
-        await ch.command({ query: statement, query_params: params });
+        await ch.command(statement, params);
       }
-      await ch.insert({ table: `${opts.database}.schema_migrations`, values: [{ name: file }], format: 'JSONEachRow' });
+      await ch.insertRows('schema_migrations', [{ key: file, row: { name: file } }]);
       result.applied.push(file);
     }
     await syncRetention(ch, params);
     return result;
   } catch (err) {
-    if (err instanceof AppError) throw err;
-    throw new AppError('MIGRATION_FAILED', `migration of database ${opts.database} failed: ${(err as Error).message}`, {
-      retryable: true,
+    throw new AppError('MIGRATION_FAILED', `migration of database ${ch.database} failed: ${(err as Error).message}`, {
+      retryable: isRetryable(err),
       cause: err,
     });
   }
@@ -76,21 +66,23 @@ const RETENTION: Array<[table: string, column: string, param: string]> = [
   ['violations', 'detected_at', 'quarantine_days'],
 ];
 
-async function syncRetention(ch: ClickHouseClient, params: Record<string, unknown>): Promise<void> {
+// Metadata only: existing parts are not rewritten.
+const TTL_SETTINGS = { materialize_ttl_after_modify: 0 } as const;
+
+async function syncRetention(ch: ClickHouseDoor, params: Record<string, unknown>): Promise<void> {
   for (const [table, column, param] of RETENTION) {
-    await ch.command({
-      // Metadata only: existing parts are not rewritten (materialize_ttl_after_modify = 0).
-      query: `ALTER TABLE {db:Identifier}.{table:Identifier} MODIFY TTL toDateTime({column:Identifier}) + toIntervalDay({${param}:UInt32})`,
-      query_params: { ...params, table, column },
-      clickhouse_settings: { materialize_ttl_after_modify: 0 },
-    });
+    await ch.command(
+      `ALTER TABLE {db:Identifier}.{table:Identifier} MODIFY TTL toDateTime({column:Identifier}) + toIntervalDay({${param}:UInt32})`,
+      { ...params, table, column },
+      TTL_SETTINGS,
+    );
   }
   // task_rows holds rows of three segments; each kind keeps its segment's retention.
-  await ch.command({
-    query: `ALTER TABLE {db:Identifier}.task_rows MODIFY TTL toDateTime(ts) + toIntervalDay(multiIf(kind = 'call', {invocations_days:UInt32}, kind = 'output', {outputs_days:UInt32}, {workflows_days:UInt32}))`,
-    query_params: params,
-    clickhouse_settings: { materialize_ttl_after_modify: 0 },
-  });
+  await ch.command(
+    `ALTER TABLE {db:Identifier}.task_rows MODIFY TTL toDateTime(ts) + toIntervalDay(multiIf(kind = 'call', {invocations_days:UInt32}, kind = 'output', {outputs_days:UInt32}, {workflows_days:UInt32}))`,
+    params,
+    TTL_SETTINGS,
+  );
 }
 
 /** Splits a migration file into statements: `;` at the end of a line ends one; `--` lines are comments. */

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClickHouse, type ClickHouseClient } from '../../platform/clickhouse/client.ts';
+import { createClickHouseDoor, type ClickHouseDoor } from '../../platform/clickhouse/door.ts';
 import { migrate } from '../../platform/clickhouse/migrate.ts';
 
 const RETENTION = { invocations: 90, outputs: 30, workflows: 30, quarantine: 90 };
@@ -23,12 +24,16 @@ export function testClickHouse(): Promise<ClickHouseClient> {
   return shared;
 }
 
-/** A fresh, migrated database with a unique name. */
-export async function freshDatabase(prefix = 't'): Promise<{ ch: ClickHouseClient; db: string }> {
+/**
+ * A fresh, migrated database with a unique name: the raw client (what tests check with, apart
+ * from the code under test) and the ClickHouse door of the database (what the code under test takes).
+ */
+export async function freshDatabase(prefix = 't'): Promise<{ ch: ClickHouseClient; db: string; door: ClickHouseDoor }> {
   const ch = await testClickHouse();
   const db = `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-  await migrate(ch, { database: db, retentionDays: RETENTION });
-  return { ch, db };
+  const door = createClickHouseDoor(ch, db);
+  await migrate(door, { retentionDays: RETENTION });
+  return { ch, db, door };
 }
 
 /** Runs a query and returns its rows. */
@@ -41,4 +46,9 @@ export async function rows<T = Record<string, unknown>>(ch: ClickHouseClient, qu
 export async function count(ch: ClickHouseClient, db: string, table: string, where = '1'): Promise<number> {
   const r = await rows<{ c: string }>(ch, `SELECT count() AS c FROM {db:Identifier}.{t:Identifier} WHERE ${where}`, { db, t: table });
   return Number(r[0]?.c ?? 0);
+}
+
+/** The ClickHouse door of `db` on the test client: what the code under test takes. */
+export function doorOf(ch: ClickHouseClient, db: string): ClickHouseDoor {
+  return createClickHouseDoor(ch, db);
 }

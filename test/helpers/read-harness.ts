@@ -13,7 +13,7 @@ import { silentLogger } from '../../platform/logger.ts';
 import { MetricsRegistry } from '../../platform/metrics.ts';
 import { createReadQueries } from '../../queries/index.ts';
 import { DEFAULT_QUERY_CONTEXT } from '../../queries/sql.ts';
-import { freshDatabase } from './clickhouse.ts';
+import { freshDatabase, doorOf } from './clickhouse.ts';
 import { generateWorkload, type Workload } from './read-workload.ts';
 
 export const READ_KEY = 'read-key-0123456789abcdef';
@@ -45,7 +45,7 @@ export async function readHarness(opts: { seed?: number; rateLimit?: { perMinute
   const metrics = new MetricsRegistry();
   const baseMs = Date.now() - 3 * 86_400_000;
   const workload = generateWorkload(opts.seed ?? 7, baseMs);
-  const writer = createSegmentWriter({ clickhouse: ch, database: db, maxPacketBytes: 1 << 20, dedupCacheEntries: 1000, metrics, logger: silentLogger() });
+  const writer = createSegmentWriter({ clickhouse: doorOf(ch, db), maxPacketBytes: 1 << 20, dedupCacheEntries: 1000, metrics, logger: silentLogger() });
   const outcomes = await writer.write(workload.packets.map((p, index) => ({ raw: JSON.stringify(p), source: { kind: 'http', requestId: 'setup', index } })));
   const rejected = outcomes.filter((o) => o.status === 'rejected');
   if (rejected.length) throw new Error(`workload packets rejected: ${JSON.stringify(rejected.slice(0, 3))}`);
@@ -61,7 +61,7 @@ export async function readHarness(opts: { seed?: number; rateLimit?: { perMinute
     maxBodyBytes: 1 << 20,
     logger: silentLogger(),
     read: {
-      queries: createReadQueries(ch, db, { ...DEFAULT_QUERY_CONTEXT, metrics }),
+      queries: createReadQueries(doorOf(ch, db), db, { ...DEFAULT_QUERY_CONTEXT, metrics }),
       defaults: { windowDays: 90, expensiveThresholdUsd: 1.0, slowThresholdMs: 30_000 },
       rateLimit: opts.rateLimit ?? { perMinute: 0, burst: 1 },
     },

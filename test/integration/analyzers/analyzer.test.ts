@@ -7,7 +7,7 @@ import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
 import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
 import { silentLogger } from '../../../platform/logger.ts';
 import { MetricsRegistry } from '../../../platform/metrics.ts';
-import { freshDatabase, rows } from '../../helpers/clickhouse.ts';
+import { freshDatabase, rows, doorOf } from '../../helpers/clickhouse.ts';
 import { dependency, outputArtifact, toolCall } from '../../helpers/packets.ts';
 
 const WINDOW = 60_000;
@@ -36,10 +36,10 @@ async function storedPairs(ch: ClickHouseClient, db: string): Promise<string[]> 
 
 function setup(ch: ClickHouseClient, db: string, now?: () => number) {
   const metrics = new MetricsRegistry();
-  const common = { clickhouse: ch, database: db, windowMs: WINDOW, metrics, logger: silentLogger() };
+  const common = { clickhouse: doorOf(ch, db), windowMs: WINDOW, metrics, logger: silentLogger() };
   return {
     metrics,
-    writer: createSegmentWriter({ clickhouse: ch, database: db, maxPacketBytes: 1 << 20, dedupCacheEntries: 0, metrics, logger: silentLogger() }),
+    writer: createSegmentWriter({ clickhouse: doorOf(ch, db), maxPacketBytes: 1 << 20, dedupCacheEntries: 0, metrics, logger: silentLogger() }),
     analyzer: createDependencyAnalyzer({ ...common, overlapMs: 60_000 }),
     auditor: createAuditor({ ...common, graceMs: 0, now }),
   };
@@ -142,7 +142,7 @@ describe('auditor', () => {
 
     // I10: insert two calls bypassing the analyzer's view of time (analyzer disabled), then audit.
     await writer.write([x, y].map((p, index) => ({ raw: JSON.stringify(p), source: { kind: 'http', requestId: 'u', index } })));
-    const blind = createDependencyAnalyzer({ clickhouse: ch, database: db, windowMs: 1, overlapMs: 0, metrics: new MetricsRegistry(), logger: silentLogger() });
+    const blind = createDependencyAnalyzer({ clickhouse: doorOf(ch, db), windowMs: 1, overlapMs: 0, metrics: new MetricsRegistry(), logger: silentLogger() });
     await blind.runOnce(); // moves the analyzer watermark without linking (window of 1 ms)
     now = Date.now() + 2000;
     await auditor.runOnce();

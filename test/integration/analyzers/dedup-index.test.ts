@@ -11,7 +11,7 @@ import { MetricsRegistry } from '../../../platform/metrics.ts';
 import { dedupCandidates, type DedupParams } from '../../../queries/dedup-candidates.ts';
 import { dedupWatermark, refreshDedupIndex } from '../../../analyzers/dedup-index.ts';
 import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
-import { count, freshDatabase, rows } from '../../helpers/clickhouse.ts';
+import { count, freshDatabase, rows, doorOf } from '../../helpers/clickhouse.ts';
 import { toolCall } from '../../helpers/packets.ts';
 import { approx } from '../../helpers/read-harness.ts';
 import { oracle, type Win } from '../../helpers/read-oracle.ts';
@@ -25,7 +25,7 @@ const a = generateWorkload(31, baseMs);
 const seen: Workload = { packets: [], invocations: [], outputs: [], dependencies: [], violations: [] };
 
 async function ingest(packets: object[]) {
-  const writer = createSegmentWriter({ clickhouse: ch, database: db, maxPacketBytes: 1 << 20, dedupCacheEntries: 10, metrics: new MetricsRegistry(), logger: silentLogger() });
+  const writer = createSegmentWriter({ clickhouse: doorOf(ch, db), maxPacketBytes: 1 << 20, dedupCacheEntries: 10, metrics: new MetricsRegistry(), logger: silentLogger() });
   const out = await writer.write(packets.map((p, index) => ({ raw: JSON.stringify(p), source: { kind: 'http', requestId: `d${Date.now()}`, index } })));
   expect(out.filter((o) => o.status !== 'accepted')).toEqual([]);
 }
@@ -36,7 +36,7 @@ async function dedup(extra: Partial<DedupParams> = {}, win: Win = ALL) {
   let cursor: string | undefined;
   let totals;
   for (;;) {
-    const r = await dedupCandidates(ch, db, { minCount: 2, window: { fromMs: win.from, toMs: win.to }, limit: 3, indexOverlapMs: 0, ...extra, ...(cursor ? { cursor } : {}) }, DEFAULT_QUERY_CONTEXT);
+    const r = await dedupCandidates(doorOf(ch, db), db, { minCount: 2, window: { fromMs: win.from, toMs: win.to }, limit: 3, indexOverlapMs: 0, ...extra, ...(cursor ? { cursor } : {}) }, DEFAULT_QUERY_CONTEXT);
     totals ??= r.totals;
     groups.push(...r.groups);
     if (!r.next_cursor) return approx({ groups, totals });
@@ -53,18 +53,18 @@ beforeAll(async () => {
 
 describe('dedup index', () => {
   it('is exact before the indexer ever ran, and so is the two-pass fallback', async () => {
-    expect(await dedupWatermark(ch, db)).toBe(0);
+    expect(await dedupWatermark(doorOf(ch, db))).toBe(0);
     expect(await dedup()).toEqual(expected());
     expect(await dedup({ liveMaxRows: 0 })).toEqual(expected());
   });
 
   it('copies exactly the calls of repeated keys, once, however often it runs', async () => {
-    const r = await refreshDedupIndex(ch, db, 0);
+    const r = await refreshDedupIndex(doorOf(ch, db), 0);
     expect(r.scanned).toBe(a.invocations.length);
     const keyCount = new Map<string, number>();
     for (const i of seen.invocations) keyCount.set(`${i.tool_id}|${i.args_hash}`, (keyCount.get(`${i.tool_id}|${i.args_hash}`) ?? 0) + 1);
     const repeated = seen.invocations.filter((i) => (keyCount.get(`${i.tool_id}|${i.args_hash}`) ?? 0) >= 2).map((i) => i.call_id).sort();
-    await refreshDedupIndex(ch, db, 0);
+    await refreshDedupIndex(doorOf(ch, db), 0);
     const stored = await rows<{ id: string }>(ch, 'SELECT toString(call_id) AS id FROM {db:Identifier}.dedup_repeats ORDER BY id', { db });
     expect(stored.map((x) => x.id)).toEqual(repeated);
     expect(await dedup()).toEqual(expected());
@@ -83,7 +83,7 @@ describe('dedup index', () => {
     const half: Win = { from: baseMs + 6 * 3_600_000, to: baseMs + 45 * 3_600_000 };
     expect(await dedup({}, half)).toEqual(expected(half));
     expect(await dedup({ minCount: 3 })).toEqual(expected(ALL, 3));
-    await refreshDedupIndex(ch, db, 0);
+    await refreshDedupIndex(doorOf(ch, db), 0);
     expect(await dedup()).toEqual(expected());
     expect(await dedup({ liveMaxRows: 0 })).toEqual(expected());
     expect(await count(ch, db, 'dedup_repeats')).toBe(Number((await rows<{ u: string }>(ch, 'SELECT uniqExact(call_id) AS u FROM {db:Identifier}.dedup_repeats', { db }))[0]?.u));

@@ -5,7 +5,7 @@ import { buildApp } from '../../../api/app.ts';
 import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
 import { silentLogger } from '../../../platform/logger.ts';
 import { MetricsRegistry } from '../../../platform/metrics.ts';
-import { count, freshDatabase, rows } from '../../helpers/clickhouse.ts';
+import { count, freshDatabase, rows, doorOf } from '../../helpers/clickhouse.ts';
 import { dependency, outputArtifact, sha, toolCall } from '../../helpers/packets.ts';
 import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
 
@@ -19,7 +19,7 @@ let app: FastifyInstance;
 beforeAll(async () => {
   ({ ch, db } = await freshDatabase('http'));
   const metrics = new MetricsRegistry();
-  const writer = createSegmentWriter({ clickhouse: ch, database: db, maxPacketBytes: 64 * 1024, dedupCacheEntries: 100, metrics, logger: silentLogger() });
+  const writer = createSegmentWriter({ clickhouse: doorOf(ch, db), maxPacketBytes: 64 * 1024, dedupCacheEntries: 100, metrics, logger: silentLogger() });
   app = buildApp({
     ingest: { submit: (p) => writer.write(p) },
     readiness: async () => ({ ready: true, checks: {} }),
@@ -51,7 +51,7 @@ describe('POST /v1/packets on embedded ClickHouse', () => {
     expect(second.json()).toMatchObject({ accepted: 1000, rejected: 0, duplicates: 1000 });
     expect(await count(ch, db, 'tool_invocations', `task_id = '${task}'`)).toBe(1000);
     // A restarted process has an empty cache: ClickHouse itself must tell the redelivery apart.
-    const restarted = createSegmentWriter({ clickhouse: ch, database: db, maxPacketBytes: 64 * 1024, dedupCacheEntries: 0, metrics: new MetricsRegistry(), logger: silentLogger() });
+    const restarted = createSegmentWriter({ clickhouse: doorOf(ch, db), maxPacketBytes: 64 * 1024, dedupCacheEntries: 0, metrics: new MetricsRegistry(), logger: silentLogger() });
     const again = await restarted.write(packets.map((p, index) => ({ raw: JSON.stringify(p), source: { kind: 'http', requestId: 'replay', index } })));
     expect(again.every((o) => o.status === 'duplicate')).toBe(true);
     expect(await count(ch, db, 'tool_invocations', `task_id = '${task}'`)).toBe(1000);

@@ -13,7 +13,7 @@ import { silentLogger } from '../../../platform/logger.ts';
 import { MetricsRegistry } from '../../../platform/metrics.ts';
 import { createReadQueries, type ReadQueries } from '../../../queries/index.ts';
 import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
-import { count } from '../../helpers/clickhouse.ts';
+import { count, doorOf } from '../../helpers/clickhouse.ts';
 import { toolCall } from '../../helpers/packets.ts';
 import { BOTH_KEY, INGEST_KEY, KEYS, READ_KEY, readHarness, type Harness } from '../../helpers/read-harness.ts';
 
@@ -130,7 +130,7 @@ describe('injection corpus', () => {
   });
 
   it('binds values that look like SQL: such a tool and task are stored and found again exactly', async () => {
-    const writer = createSegmentWriter({ clickhouse: h.ch, database: h.db, maxPacketBytes: 1 << 20, dedupCacheEntries: 10, metrics: new MetricsRegistry(), logger: silentLogger() });
+    const writer = createSegmentWriter({ clickhouse: doorOf(h.ch, h.db), maxPacketBytes: 1 << 20, dedupCacheEntries: 10, metrics: new MetricsRegistry(), logger: silentLogger() });
     const names = CORPUS.filter((v) => v.length <= 256 && v !== '\u0000');
     const packets = names.map((name, i) => toolCall({ tool_id: name, agent_id: name, created_at: new Date(Date.now() - 60_000 + i).toISOString() }, name));
     const outcomes = await writer.write(packets.map((p, index) => ({ raw: JSON.stringify(p), source: { kind: 'http', requestId: 'inj', index } })));
@@ -165,7 +165,7 @@ describe('limits and faults', () => {
   const auth = (key = READ_KEY) => ({ authorization: `Bearer ${key}` });
 
   it('rate-limits per key with 429 and Retry-After', async () => {
-    const a = app(createReadQueries(h.ch, h.db, DEFAULT_QUERY_CONTEXT), { perMinute: 60, burst: 3 });
+    const a = app(createReadQueries(doorOf(h.ch, h.db), h.db, DEFAULT_QUERY_CONTEXT), { perMinute: 60, burst: 3 });
     const codes = [];
     for (let i = 0; i < 4; i++) codes.push((await a.inject({ url: '/v1/violations?limit=1', headers: auth() })).statusCode);
     expect(codes).toEqual([200, 200, 200, 429]);
@@ -177,7 +177,7 @@ describe('limits and faults', () => {
   });
 
   it('answers 422 when a ClickHouse-side limit stops a query (max_result_rows)', async () => {
-    const tiny = createReadQueries(h.ch, h.db, { ...DEFAULT_QUERY_CONTEXT, limits: { maxExecutionSeconds: 5, maxResultRows: 2 } });
+    const tiny = createReadQueries(doorOf(h.ch, h.db), h.db, { ...DEFAULT_QUERY_CONTEXT, limits: { maxExecutionSeconds: 5, maxResultRows: 2 } });
     const a = app(tiny);
     const r = await a.inject({ url: '/v1/calls/failed?limit=50', headers: auth() });
     expect(r.statusCode).toBe(422);

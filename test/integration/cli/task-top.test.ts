@@ -16,7 +16,7 @@ import { silentLogger } from '../../../platform/logger.ts';
 import { MetricsRegistry } from '../../../platform/metrics.ts';
 import { createReadQueries, type ReadQueries } from '../../../queries/index.ts';
 import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
-import { count, freshDatabase } from '../../helpers/clickhouse.ts';
+import { count, freshDatabase, doorOf } from '../../helpers/clickhouse.ts';
 import { KEYS, READ_KEY } from '../../helpers/read-harness.ts';
 
 let direct: ReadQueries;
@@ -28,11 +28,11 @@ const ALL = { fromMs: 0, toMs: MAX_TIME_MS };
 beforeAll(async () => {
   const { ch, db } = await freshDatabase('cli');
   demo = demoPackets({ tasks: 25, seed: 3, endMs: Date.now() - 60_000, hours: 6 });
-  const writer = createSegmentWriter({ clickhouse: ch, database: db, maxPacketBytes: 1 << 20, dedupCacheEntries: 100, metrics: new MetricsRegistry(), logger: silentLogger() });
+  const writer = createSegmentWriter({ clickhouse: doorOf(ch, db), maxPacketBytes: 1 << 20, dedupCacheEntries: 100, metrics: new MetricsRegistry(), logger: silentLogger() });
   const outcomes = await writer.write(demo.packets.map((p, index) => ({ raw: JSON.stringify(p), source: { kind: 'http', requestId: 'demo', index } })));
   expect(outcomes.filter((o) => o.status !== 'accepted')).toEqual([]);
   expect(await count(ch, db, 'tool_invocations')).toBe(demo.calls);
-  direct = createReadQueries(ch, db, DEFAULT_QUERY_CONTEXT);
+  direct = createReadQueries(doorOf(ch, db), db, DEFAULT_QUERY_CONTEXT);
   const app = buildApp({
     readiness: async () => ({ ready: true, checks: {} }),
     metrics: new MetricsRegistry(),

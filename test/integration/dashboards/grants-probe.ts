@@ -21,6 +21,7 @@ import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
 import { silentLogger } from '../../../platform/logger.ts';
 import { MetricsRegistry } from '../../../platform/metrics.ts';
 import { generateWorkload } from './workload.ts';
+import { createClickHouseDoor } from '../../../platform/clickhouse/door.ts';
 
 interface ProbeArgs {
   dataDir: string;
@@ -78,10 +79,10 @@ const destructive = async () => {
 const w = generateWorkload({ seed: 11, tasks: 8 });
 switch (args.role) {
   case 'admin':
-    out.did.migrated = (await migrate(ch, { database: db, retentionDays: { invocations: 90, outputs: 30, workflows: 30, quarantine: 90 } })).applied;
+    out.did.migrated = (await migrate(createClickHouseDoor(ch, db), { retentionDays: { invocations: 90, outputs: 30, workflows: 30, quarantine: 90 } })).applied;
     break;
   case 'ingest': {
-    const writer = createSegmentWriter({ clickhouse: ch, database: db, maxPacketBytes: 1 << 20, dedupCacheEntries: 0, metrics, logger });
+    const writer = createSegmentWriter({ clickhouse: createClickHouseDoor(ch, db), maxPacketBytes: 1 << 20, dedupCacheEntries: 0, metrics, logger });
     const outcomes = await writer.write(w.packets);
     // A redelivery: every key is looked up and found (the SELECT grants of the look-ups).
     const again = await writer.write(w.packets.slice(0, 20));
@@ -94,7 +95,7 @@ switch (args.role) {
     break;
   }
   case 'analyzer': {
-    const common = { clickhouse: ch, database: db, windowMs: 60_000, metrics, logger };
+    const common = { clickhouse: createClickHouseDoor(ch, db), windowMs: 60_000, metrics, logger };
     out.did.analyzer = await createDependencyAnalyzer({ ...common, overlapMs: 60_000 }).runOnce();
     out.did.auditor = await createAuditor({ ...common, graceMs: 0, now: () => Date.now() + 1000 }).runOnce();
     await destructive();

@@ -14,6 +14,7 @@ import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
 import { silentLogger } from '../../../platform/logger.ts';
 import { MetricsRegistry } from '../../../platform/metrics.ts';
 import { dependency, outputArtifact, toolCall } from '../../helpers/packets.ts';
+import { createClickHouseDoor } from '../../../platform/clickhouse/door.ts';
 
 /** A small deterministic PRNG (mulberry32). */
 function rng(seed: number): () => number {
@@ -136,9 +137,9 @@ function outputOf(callId: string, tool: string, content: string, type: string, c
 export async function loadWorkload(ch: ClickHouseClient, db: string, w: Workload): Promise<void> {
   const metrics = new MetricsRegistry();
   const logger = silentLogger();
-  const writer = createSegmentWriter({ clickhouse: ch, database: db, maxPacketBytes: 1 << 20, dedupCacheEntries: 0, metrics, logger });
+  const writer = createSegmentWriter({ clickhouse: createClickHouseDoor(ch, db), maxPacketBytes: 1 << 20, dedupCacheEntries: 0, metrics, logger });
   for (let i = 0; i < w.packets.length; i += 200) await writer.write(w.packets.slice(i, i + 200));
-  const common = { clickhouse: ch, database: db, windowMs: 60_000, metrics, logger };
+  const common = { clickhouse: createClickHouseDoor(ch, db), windowMs: 60_000, metrics, logger };
   await createDependencyAnalyzer({ ...common, overlapMs: 60_000 }).runOnce();
   await createAuditor({ ...common, graceMs: 0, now: () => Date.now() + 1000 }).runOnce();
 }

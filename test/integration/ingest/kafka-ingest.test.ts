@@ -4,7 +4,7 @@ import { createIngestWorker, type IngestWorker, type IngestWorkerConfig } from '
 import { createSegmentWriter, type SegmentWriter } from '../../../ingest/segment-writer.ts';
 import { silentLogger } from '../../../platform/logger.ts';
 import { MetricsRegistry } from '../../../platform/metrics.ts';
-import { count, freshDatabase, rows } from '../../helpers/clickhouse.ts';
+import { count, freshDatabase, rows, doorOf } from '../../helpers/clickhouse.ts';
 import { createTopics, eventually, groupLag, produceAll, testKafka, uniqueNames } from '../../helpers/kafka.ts';
 import { mixedStream, type GenMessage } from '../../helpers/workload.ts';
 import { toolCall } from '../../helpers/packets.ts';
@@ -26,7 +26,7 @@ async function setup(prefix: string, partitions = 4, maxPacketBytes = 64 * 1024)
   ]);
   const { ch, db } = await freshDatabase(prefix.replace(/-/g, '_'));
   const metrics = new MetricsRegistry();
-  const writer = createSegmentWriter({ clickhouse: ch, database: db, maxPacketBytes, dedupCacheEntries: 10_000, metrics, logger: silentLogger() });
+  const writer = createSegmentWriter({ clickhouse: doorOf(ch, db), maxPacketBytes, dedupCacheEntries: 10_000, metrics, logger: silentLogger() });
   const workers: IngestWorker[] = [];
   const start = async (over: Partial<IngestWorkerConfig> = {}, w: SegmentWriter = writer) => {
     const worker = createIngestWorker({
@@ -176,7 +176,7 @@ describe('Kafka → ingest → dependency analyzer', () => {
     const deliveries = [...calls, ...calls.filter((_, i) => i % 4 === 0)].sort((a, b) => (a.p.call_id < b.p.call_id ? -1 : 1));
     await produceAll(kafka, s.names.topic, deliveries.map((c) => ({ key: c.task, value: JSON.stringify(c.p) })));
     await s.start();
-    const analyzer = createDependencyAnalyzer({ clickhouse: s.ch, database: s.db, windowMs: 60_000, overlapMs: 60_000, metrics: s.metrics, logger: silentLogger() });
+    const analyzer = createDependencyAnalyzer({ clickhouse: doorOf(s.ch, s.db), windowMs: 60_000, overlapMs: 60_000, metrics: s.metrics, logger: silentLogger() });
     analyzer.start(100);
     await eventually(async () => (await groupLag(admin, s.names.groupId, s.names.topic)) === 0, 60_000, 'the group to catch up');
     await s.workers[0]?.stop();

@@ -10,7 +10,7 @@ import type { RawPacket } from '../../../ingest/rows.ts';
 import { createSegmentWriter, type SegmentWriter } from '../../../ingest/segment-writer.ts';
 import { silentLogger } from '../../../platform/logger.ts';
 import { MetricsRegistry } from '../../../platform/metrics.ts';
-import { count, freshDatabase } from '../../helpers/clickhouse.ts';
+import { count, freshDatabase, doorOf } from '../../helpers/clickhouse.ts';
 import { createTopics, eventually, groupLag, produceAll, testKafka, uniqueNames } from '../../helpers/kafka.ts';
 import { mixedStream } from '../../helpers/workload.ts';
 
@@ -24,7 +24,7 @@ describe('ingest worker offsets', () => {
     ]);
     const { ch, db } = await freshDatabase('commits');
     const metrics = new MetricsRegistry();
-    const real = createSegmentWriter({ clickhouse: ch, database: db, maxPacketBytes: 1 << 20, dedupCacheEntries: 0, metrics, logger: silentLogger() });
+    const real = createSegmentWriter({ clickhouse: doorOf(ch, db), maxPacketBytes: 1 << 20, dedupCacheEntries: 0, metrics, logger: silentLogger() });
     // A bug, not a ClickHouse fault: the chunk holding offset 1000 fails once, without retry;
     // the chunks after it are written fine.
     let failed = 0;

@@ -10,7 +10,7 @@ import type { RawPacket } from '../../../ingest/rows.ts';
 import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
 import { silentLogger } from '../../../platform/logger.ts';
 import { MetricsRegistry } from '../../../platform/metrics.ts';
-import { count, freshDatabase, rows } from '../../helpers/clickhouse.ts';
+import { count, freshDatabase, rows, doorOf } from '../../helpers/clickhouse.ts';
 import { dependency, outputArtifact, toolCall } from '../../helpers/packets.ts';
 
 const kafka = (value: unknown, offset: number): RawPacket => ({
@@ -23,7 +23,7 @@ const AWKWARD = ['tab\there', 'new\nline', 'cr\rlf\r\n', 'back\\slash \\N \\t', 
 describe('segment writer on real ClickHouse', () => {
   it.each([0, 1])('stores every field exactly as decoded, awkward strings included (decode threads: %i)', async (decodeThreads) => {
     const { ch, db } = await freshDatabase('writer');
-    const writer = createSegmentWriter({ clickhouse: ch, database: db, maxPacketBytes: 1 << 20, dedupCacheEntries: 0, metrics: new MetricsRegistry(), logger: silentLogger(), decodeThreads });
+    const writer = createSegmentWriter({ clickhouse: doorOf(ch, db), maxPacketBytes: 1 << 20, dedupCacheEntries: 0, metrics: new MetricsRegistry(), logger: silentLogger(), decodeThreads });
     const task = `task\t${randomUUID()}\n\\N`;
     const calls = AWKWARD.map((s, i) =>
       toolCall(
@@ -73,7 +73,7 @@ describe('segment writer on real ClickHouse', () => {
   it('judges batches that share a commit round as if committed one after another', async () => {
     const { ch, db } = await freshDatabase('writer');
     const metrics = new MetricsRegistry();
-    const writer = createSegmentWriter({ clickhouse: ch, database: db, maxPacketBytes: 1 << 20, dedupCacheEntries: 0, metrics, logger: silentLogger() });
+    const writer = createSegmentWriter({ clickhouse: doorOf(ch, db), maxPacketBytes: 1 << 20, dedupCacheEntries: 0, metrics, logger: silentLogger() });
     const a = toolCall({ args: { q: 'a' } });
     const b = toolCall({ args: { q: 'b' } });
     const reuse = toolCall({ call_id: a.call_id, args: { q: 'different' } });
@@ -99,7 +99,7 @@ describe('segment writer on real ClickHouse', () => {
       { source_key: 'kafka:writer-test/0@6', reason_code: 'I1_call_id_reused' },
     ]);
     // Redelivered after a restart (no cache): nothing new anywhere.
-    const restarted = createSegmentWriter({ clickhouse: ch, database: db, maxPacketBytes: 1 << 20, dedupCacheEntries: 0, metrics: new MetricsRegistry(), logger: silentLogger() });
+    const restarted = createSegmentWriter({ clickhouse: doorOf(ch, db), maxPacketBytes: 1 << 20, dedupCacheEntries: 0, metrics: new MetricsRegistry(), logger: silentLogger() });
     const again = await restarted.write([kafka(a, 0), kafka(b, 1), kafka(reuse, 3), kafka(poison, 4)]);
     expect(again.map((o) => o.reason?.code ?? o.status)).toEqual(['duplicate', 'duplicate', 'I1_call_id_reused', 'malformed_json']);
     expect(await count(ch, db, 'tool_invocations')).toBe(2);

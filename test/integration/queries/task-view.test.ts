@@ -16,7 +16,7 @@ import { byTask } from '../../../queries/by-task.ts';
 import { OrphanCallIds, orphanLoader } from '../../../queries/orphan-call-ids.ts';
 import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
 import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
-import { freshDatabase, rows } from '../../helpers/clickhouse.ts';
+import { freshDatabase, rows, doorOf } from '../../helpers/clickhouse.ts';
 import { dependency, outputArtifact, toolCall } from '../../helpers/packets.ts';
 
 const ALL = { fromMs: 0, toMs: Date.UTC(2200, 0, 1) };
@@ -25,7 +25,7 @@ const RETENTION = { invocations: 90, outputs: 30, workflows: 30, quarantine: 90 
 type Packet = Record<string, unknown>;
 
 const writerFor = (ch: ClickHouseClient, db: string) =>
-  createSegmentWriter({ clickhouse: ch, database: db, maxPacketBytes: 1 << 20, dedupCacheEntries: 1000, metrics: new MetricsRegistry(), logger: silentLogger() });
+  createSegmentWriter({ clickhouse: doorOf(ch, db), maxPacketBytes: 1 << 20, dedupCacheEntries: 1000, metrics: new MetricsRegistry(), logger: silentLogger() });
 
 async function write(w: ReturnType<typeof writerFor>, packets: Packet[]): Promise<void> {
   const outcomes = await w.write(packets.map((p, index) => ({ raw: JSON.stringify(p), source: { kind: 'http' as const, requestId: randomUUID(), index } })));
@@ -57,8 +57,8 @@ async function walk(ch: ClickHouseClient, db: string, taskId: string, limit: num
   let cursor: string | undefined;
   do {
     const p = { taskId, window, limit, ...(cursor === undefined ? {} : { cursor }) };
-    const fast = await byTask(ch, db, p, DEFAULT_QUERY_CONTEXT);
-    const segments = await byTask(ch, db, p, DEFAULT_QUERY_CONTEXT, { rowsCap: 0 });
+    const fast = await byTask(doorOf(ch, db), db, p, DEFAULT_QUERY_CONTEXT);
+    const segments = await byTask(doorOf(ch, db), db, p, DEFAULT_QUERY_CONTEXT, { rowsCap: 0 });
     expect(fast).toEqual(segments);
     pages.push(fast);
     cursor = fast.next_cursor ?? undefined;
@@ -122,8 +122,8 @@ describe('task view: task_rows and segments agree', () => {
     await write(writerFor(ch, db), t.outputs.slice(0, 2));
     await write(writerFor(ch, db), t.calls);
     // No margin: the snapshot (taken now) alone must know the first two; the tail, the rest.
-    const orphans = new OrphanCallIds(orphanLoader(ch, db, DEFAULT_QUERY_CONTEXT), { refreshMs: 3_600_000, marginMs: 0 });
-    const view = (o: OrphanCallIds) => byTask(ch, db, { taskId: t.name, window: ALL, limit: 10 }, DEFAULT_QUERY_CONTEXT, { orphans: o });
+    const orphans = new OrphanCallIds(orphanLoader(doorOf(ch, db), db, DEFAULT_QUERY_CONTEXT), { refreshMs: 3_600_000, marginMs: 0 });
+    const view = (o: OrphanCallIds) => byTask(doorOf(ch, db), db, { taskId: t.name, window: ALL, limit: 10 }, DEFAULT_QUERY_CONTEXT, { orphans: o });
     expect((await view(orphans)).outputs.map((o) => o.output_id).sort()).toEqual(t.outputs.slice(0, 2).map((o) => o.output.output_id).sort());
     expect(t.outputs.slice(0, 2).every((o) => orphans.has(o.output.call_id))).toBe(true);
     await write(writerFor(ch, db), t.outputs.slice(2));
@@ -181,7 +181,7 @@ describe('migration 007 on a database that already holds rows', () => {
     await write(writerFor(ch, db), [...t.calls, ...t.deps]);
     expect(await rows(ch, 'SELECT 1 FROM {db:Identifier}.task_rows UNION ALL SELECT 1 FROM {db:Identifier}.orphan_outputs', { db })).toEqual([]);
 
-    const r = await migrate(ch, { database: db, retentionDays: RETENTION });
+    const r = await migrate(doorOf(ch, db), { retentionDays: RETENTION });
     expect(r.applied).toEqual(['007_task_rows.sql']);
     const pages = await walk(ch, db, t.name, 4);
     expect(pages.flatMap((p) => p.invocations.map((i) => i.call_id)).sort()).toEqual(callIds(t).sort());

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { workload } from '../../../bench/ingest-workload.ts';
 import { chCreatedAt, decodePacketWith } from '../../../ingest/decode-packet.ts';
-import { chTimestamp } from '../../../ingest/rows.ts';
+import { chTime } from '../../../platform/clickhouse/statement.ts';
 import { isValidPacket, packetCheckEnabled } from '../../../ingest/packet-check.ts';
 import type { RawPacket } from '../../../ingest/rows.ts';
 import { pythonJsonDumps, pythonJsonString, type JsonValue } from '../../../schemas/canonical-json.ts';
@@ -132,10 +132,10 @@ describe('created_at to ClickHouse text', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: Date.UTC(2200, 0, 1) - 1 }), fc.integer({ min: -14 * 60, max: 14 * 60 }), (ms, offsetMin) => {
         const utc = new Date(ms).toISOString();
-        expect(chCreatedAt(utc)).toBe(chTimestamp(ms));
+        expect(chCreatedAt(utc)).toBe(chTime(ms));
         // Other accepted forms (offsets, microseconds) take the Date path.
         const local = new Date(ms + offsetMin * 60_000).toISOString().replace('Z', `${offsetMin < 0 ? '-' : '+'}${String(Math.floor(Math.abs(offsetMin) / 60)).padStart(2, '0')}:${String(Math.abs(offsetMin) % 60).padStart(2, '0')}`);
-        expect(chCreatedAt(local.replace(/\.(\d{3})/, '.$1456'))).toBe(chTimestamp(ms));
+        expect(chCreatedAt(local.replace(/\.(\d{3})/, '.$1456'))).toBe(chTime(ms));
       }),
       { numRuns: 2000 },
     );

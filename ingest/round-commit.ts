@@ -1,0 +1,229 @@
+/**
+ * One commit round against ClickHouse: look up the keys the verdict (verdict.ts) cannot settle
+ * from memory, judge, then insert the new rows, their contents and the quarantine records. A
+ * round resolves only when all of it is durable; on a fault it throws a retryable AppError and
+ * the same round may be written again, safely (key look-ups and insert tokens).
+ */
+import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
+import type { MetricsRegistry } from '../platform/metrics.ts';
+import type { ColumnsReader, BatchBuffers } from './decode-batch.ts';
+import { ContentSeen, DedupCache } from './dedup-cache.ts';
+import { FifoMap } from './fifo-map.ts';
+import { joinParts, joinWithField, type BodyPart } from './line-join.ts';
+import type { PacketOutcome, RawPacket } from './ports.ts';
+import { CONTENT_COLUMNS, KIND_PACKET_TYPE, quarantineRow, SEGMENT_COLUMNS, sourceKey, STAMPED_OUTPUT_COLUMNS, type LineBuffer, type Rejection } from './rows.ts';
+import { storedDependencies, storedInvocations, storedOutputs, storedQuarantine } from './segment-lookups.ts';
+import { conflictReason, judgeRound, judgeStored, KINDS, type Kind, type RoundPackets, type RoundVerdict } from './verdict.ts';
+
+/** A decoded batch as a round sees it. */
+export interface RoundBatch {
+  batch: RawPacket[];
+  reader: ColumnsReader;
+  buffers: BatchBuffers;
+}
+
+/** What a committer needs. */
+export interface RoundCommitterDeps {
+  clickhouse: ClickHouseDoor;
+  metrics: MetricsRegistry;
+  dedupCacheEntries: number;
+  /** Calls whose task is remembered to stamp their outputs. */
+  callTaskEntries: number;
+}
+
+const CONTENT_REFRESH_MS = 24 * 3600 * 1000;
+
+/** The round's packets under one index space, in arrival order: packet i is packet local[i] of batch owner[i]. */
+class RoundIndex implements RoundPackets {
+  readonly size: number;
+  private readonly owner: Int32Array;
+  private readonly local: Int32Array;
+
+  constructor(readonly round: readonly RoundBatch[]) {
+    this.size = round.reduce((n, d) => n + d.batch.length, 0);
+    this.owner = new Int32Array(this.size);
+    this.local = new Int32Array(this.size);
+    let i = 0;
+    round.forEach((d, b) => {
+      for (let k = 0; k < d.batch.length; k++, i++) {
+        this.owner[i] = b;
+        this.local[i] = k;
+      }
+    });
+  }
+
+  private d(i: number): RoundBatch {
+    return this.round[this.owner[i] as number] as RoundBatch;
+  }
+  col(i: number): ColumnsReader {
+    return this.d(i).reader;
+  }
+  at(i: number): number {
+    return this.local[i] as number;
+  }
+  packet(i: number): RawPacket {
+    return this.d(i).batch[this.at(i)] as RawPacket;
+  }
+  kindOf(i: number): Kind | undefined {
+    return this.col(i).kindOf(this.at(i));
+  }
+  key(i: number): string {
+    return this.col(i).key(this.at(i));
+  }
+  fp(i: number): string {
+    return this.col(i).fp(this.at(i));
+  }
+  ids(i: number): string[] {
+    return this.col(i).ids(this.at(i));
+  }
+  /** The packet's TabSeparated line in its batch's buffer (its content line for 'content'). */
+  part(i: number, kind: Kind | 'content'): BodyPart {
+    const c = this.col(i).c;
+    const k = this.at(i);
+    const lines = this.d(i).buffers[kind] as LineBuffer;
+    return kind === 'content' ? { lines, start: c.cStart[k] as number, end: c.cEnd[k] as number } : { lines, start: c.start[k] as number, end: c.end[k] as number };
+  }
+}
+
+/** Creates the commit step of a segment writer; its memory (dedup cache, contents, call tasks) lives as long as it does. */
+export function createRoundCommitter(deps: RoundCommitterDeps): (round: readonly RoundBatch[]) => Promise<PacketOutcome[][]> {
+  const { clickhouse: ch, metrics } = deps;
+  const cache = new DedupCache(deps.dedupCacheEntries);
+  const contentSeen = new ContentSeen(deps.dedupCacheEntries);
+  // call_id → task_id of calls this writer saw: output packets carry no task_id, and the emitter
+  // sends a call and then its output under the same Kafka key, so both reach this writer in order.
+  const callTasks = new FifoMap<string>(deps.callTaskEntries);
+
+  const stageSeconds = (stage: 'lookup' | 'insert', since: number) =>
+    metrics.inc('tool_audit_ingest_stage_seconds_total', 'Wall time spent per ingest stage', { stage }, (performance.now() - since) / 1000);
+  const kafkaKeys = (r: RoundIndex, list: ReadonlyArray<{ i: number }>) =>
+    list.filter(({ i }) => r.packet(i).source.kind === 'kafka').map(({ i }) => sourceKey(r.packet(i).source));
+
+  /** What the segments already hold decides between a redelivery and a conflicting reuse. */
+  async function lookUp(r: RoundIndex, v: RoundVerdict): Promise<Set<string>> {
+    const started = performance.now();
+    const decodeRejected = kafkaKeys(r, v.rejected);
+    const [invocation, output, dependency, quarantined] = await Promise.all([
+      v.fresh.invocation.size ? storedInvocations(ch, [...v.fresh.invocation.keys()]) : new Map<string, string>(),
+      v.fresh.output.size ? storedOutputs(ch, [...v.fresh.output.keys()]) : new Map<string, string>(),
+      v.fresh.dependency.size
+        ? storedDependencies(ch, [...v.fresh.dependency.values()].map((i) => ({ task_id: r.col(i).taskId(r.at(i)), preceding_call_id: r.key(i).slice(0, 36) })))
+        : new Map<string, string>(),
+      decodeRejected.length ? storedQuarantine(ch, decodeRejected) : new Set<string>(),
+    ]);
+    judgeStored(v, r, { invocation, output, dependency });
+    // A poison record redelivered from the same Kafka offset is already quarantined. Keys of
+    // packets rejected only now (I1 and their copies) are looked up here; that is rare.
+    const late = kafkaKeys(r, v.rejected.slice(v.judgedFirst));
+    if (late.length) for (const k of await storedQuarantine(ch, late)) quarantined.add(k);
+    stageSeconds('lookup', started);
+    return quarantined;
+  }
+
+  /** Output contents to write: once per hash, and again when last seen more than a day ago. */
+  function contentsToWrite(r: RoundIndex, v: RoundVerdict): Map<string, { key: string; part: BodyPart; ms: number }> {
+    // What this process wrote is remembered; a hash first seen here is written even if another
+    // process (or an earlier run) wrote it: ReplacingMergeTree(last_seen) keeps one row per hash.
+    // (Asking ClickHouse first costs a scan of every stored hash per round, growing with the table.)
+    const contents = new Map<string, { key: string; part: BodyPart; ms: number }>();
+    for (const i of v.fresh.output.values()) {
+      const hash = r.col(i).contentHash(r.at(i));
+      if (contents.has(hash)) continue;
+      const lastSeen = r.col(i).lastSeen(r.at(i));
+      const ms = Date.parse(`${lastSeen}Z`);
+      const last = contentSeen.get(hash);
+      if (last === undefined || ms - last > CONTENT_REFRESH_MS) contents.set(hash, { key: `${hash}@${lastSeen}`, part: r.part(i, 'content'), ms });
+    }
+    return contents;
+  }
+
+  /** The tasks of the round's calls that are written or already stored (an identical redelivery). */
+  function roundTasks(r: RoundIndex, v: RoundVerdict): Map<string, string> {
+    const tasks = new Map<string, string>();
+    for (let i = 0; i < r.size; i++) {
+      if (r.kindOf(i) !== 'invocation') continue;
+      if (v.fresh.invocation.get(r.key(i)) === i || v.duplicates.has(i)) tasks.set(r.key(i), r.col(i).taskId(r.at(i)));
+    }
+    return tasks;
+  }
+
+  async function insertAll(r: RoundIndex, v: RoundVerdict, quarantined: Set<string>, tasks: Map<string, string>): Promise<Map<string, { ms: number }>> {
+    const quarantine = new Map<string, ReturnType<typeof quarantineRow>>();
+    for (const x of v.rejected) {
+      const q = quarantineRow(r.packet(x.i), rejection(r, x.i, x.conflict));
+      if (!quarantined.has(q.source_key)) quarantine.set(q.source_key, q);
+    }
+    const contents = contentsToWrite(r, v);
+    // The task of each output's call: a call of this round, else one this writer saw recently
+    // ('' = the call has no task), else null (unknown: the output becomes an orphan, migration 007).
+    const outputTask = (key: string): string | null => {
+      const call = r.col(v.fresh.output.get(key) as number).callId(r.at(v.fresh.output.get(key) as number));
+      return tasks.get(call) ?? callTasks.get(call) ?? null;
+    };
+    const keyed = (kind: Kind) => [...v.fresh[kind]].map(([key, i]) => ({ key, part: r.part(i, kind) }));
+    const lines = (table: string, columns: readonly string[], rows: Array<{ key: string; part: BodyPart }>, extra?: (key: string) => string | null) =>
+      ch.insertLines(table, columns, extra ? joinWithField(rows, extra) : joinParts(rows.map((k) => k.part)), rows.map((k) => k.key));
+    // A content goes in before the output rows that refer to it: if the round fails in between,
+    // the retry finds the outputs missing and writes both again (an output found stored is never
+    // rewritten, so the other order could lose its content).
+    const started = performance.now();
+    await Promise.all([
+      lines('tool_invocations', SEGMENT_COLUMNS.tool_invocations, keyed('invocation')),
+      lines('output_contents', CONTENT_COLUMNS, [...contents.values()]).then(() => lines('tool_outputs', STAMPED_OUTPUT_COLUMNS, keyed('output'), outputTask)),
+      lines('tool_workflows', SEGMENT_COLUMNS.tool_workflows, keyed('dependency')),
+      ch.insertRows('quarantine', [...quarantine.values()].map((q) => ({ key: q.source_key, row: q }))),
+    ]);
+    stageSeconds('insert', started);
+    return contents;
+  }
+
+  /** Outcomes per packet, counted in the metrics; the writer's memory learns what was written. */
+  function settle(r: RoundIndex, v: RoundVerdict): PacketOutcome[] {
+    const outcomes: PacketOutcome[] = new Array(r.size);
+    const counts = { invocation: 0, output: 0, dependency: 0 };
+    for (const kind of KINDS) {
+      for (const [key, i] of v.fresh[kind]) {
+        cache.add(kind, key, r.fp(i));
+        outcomes[i] = { status: 'accepted', packetType: KIND_PACKET_TYPE[kind], ids: r.ids(i) };
+        counts[kind]++;
+      }
+      if (counts[kind]) metrics.inc('tool_audit_ingest_rows_total', 'Rows written to segments', { segment: KIND_PACKET_TYPE[kind] }, counts[kind]);
+    }
+    for (const i of v.duplicates) outcomes[i] = { status: 'duplicate', packetType: KIND_PACKET_TYPE[r.kindOf(i) as Kind], ids: r.ids(i) };
+    for (const x of v.rejected) {
+      const j = rejection(r, x.i, x.conflict);
+      outcomes[x.i] = { status: 'rejected', packetType: j.packetType, ids: j.ids, reason: { code: j.code, message: j.message } };
+      metrics.inc('tool_audit_quarantined_total', 'Packets quarantined, by reason', { reason: j.code });
+    }
+    for (const { i, first } of v.followers) outcomes[i] = { ...(outcomes[first] as PacketOutcome), status: 'duplicate' };
+    const duplicates = v.duplicates.size + v.followers.length;
+    if (duplicates) metrics.inc('tool_audit_ingest_duplicates_total', 'Redelivered identical packets skipped (I1)', {}, duplicates);
+    metrics.inc('tool_audit_ingest_packets_total', 'Packets processed by the ingest pipeline', {}, r.size);
+    metrics.inc('tool_audit_ingest_commit_rounds_total', 'Commit rounds (look-ups + inserts) against ClickHouse');
+    return outcomes;
+  }
+
+  return async (round) => {
+    const r = new RoundIndex(round);
+    const v = judgeRound(r, (kind, key, fp) => cache.get(kind, key, fp));
+    const quarantined = await lookUp(r, v);
+    const tasks = roundTasks(r, v);
+    const contents = await insertAll(r, v, quarantined, tasks);
+    for (const [hash, c] of contents) contentSeen.set(hash, c.ms);
+    for (const [call, task] of tasks) callTasks.set(call, task);
+    const outcomes = settle(r, v);
+    const out: PacketOutcome[][] = [];
+    let from = 0;
+    for (const d of round) {
+      out.push(outcomes.slice(from, from + d.batch.length));
+      from += d.batch.length;
+    }
+    return out;
+  };
+}
+
+/** Why a packet was rejected: the decoder's reason, or the I1 conflict. */
+function rejection(r: RoundIndex, i: number, conflict: { kind: Kind; key: string } | undefined): Rejection {
+  if (!conflict) return r.col(i).rejection(r.at(i)) as Rejection;
+  return { ...conflictReason(conflict.kind, conflict.key), packetType: KIND_PACKET_TYPE[conflict.kind], ids: r.ids(i) };
+}

@@ -1,0 +1,190 @@
+/**
+ * The one door to ClickHouse: every statement and insert of tool-audit goes through it, so there
+ * is one error map (what a failure means and whether a retry may help) and one rule for the
+ * deduplication token of an insert. Stages take a {@link ClickHouseDoor}; none holds a client.
+ */
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client';
+import { AppError, errorMessage } from '../errors.ts';
+import { settingsClause, type QuerySpec, type ReadLimits, type StatementRunner } from './statement.ts';
+
+/** A row to insert with the key that identifies it (the deduplication token is made of keys). */
+export interface KeyedRow {
+  key: string;
+  row: object;
+}
+
+/** Statements and inserts against one database. */
+export interface ClickHouseDoor extends StatementRunner {
+  /** The database every statement's `{db:Identifier}` and every insert's table refer to. */
+  readonly database: string;
+  /**
+   * Runs a SELECT and returns its rows (JSONEachRow); `db` is bound unless params name it.
+   * `settings` stay set for the rest of the session on embedded ClickHouse (chDB): pass only
+   * settings harmless to later statements, or put them in the statement's SETTINGS clause.
+   */
+  select<T>(query: string, params?: Record<string, unknown>, settings?: ClickHouseSettings): Promise<T[]>;
+  /** Runs a read statement of queries/ under its limits; a limit hit is `CLICKHOUSE_LIMIT_EXCEEDED`. */
+  read<T>(spec: Pick<QuerySpec, 'name' | 'sql' | 'settings'>, params: Record<string, unknown>, ctx: ReadLimits): Promise<T[]>;
+  /** Runs a statement that returns no rows (DDL, INSERT … SELECT); `settings` as for {@link select}. */
+  command(query: string, params?: Record<string, unknown>, settings?: ClickHouseSettings): Promise<void>;
+  /** Inserts rows as JSONEachRow; a retry of the same keys is a no-op inside ClickHouse's dedup window. */
+  insertRows(table: string, rows: readonly KeyedRow[]): Promise<void>;
+  /** Inserts TabSeparated lines of the given columns, one line per key (same token rule). */
+  insertLines(table: string, columns: readonly string[], body: Buffer, keys: readonly string[]): Promise<void>;
+  /** Whether ClickHouse answers, for readiness probes. */
+  ping(): Promise<{ ok: boolean; detail?: string }>;
+  /** Closes the client under the door. */
+  close(): Promise<void>;
+}
+
+// ClickHouse codes of the read limits set by settingsClause: TIMEOUT_EXCEEDED, TOO_MANY_ROWS,
+// TOO_MANY_ROWS_OR_BYTES, MEMORY_LIMIT_EXCEEDED. Row limits hit again on a retry; time and memory may not.
+const LIMIT_CODES = new Set(['159', '158', '396', '241']);
+const ROW_LIMIT_CODES = new Set(['158', '396']);
+const LIMIT_TEXT = /Timeout exceeded|Limit for result exceeded|Memory limit .* exceeded/i;
+// Codes of a statement that is wrong or not allowed: the same statement fails again, so it is a
+// bug or a grant to fix (syntax, unknown identifier/setting/parameter, type and parse errors,
+// read-only user, access and authentication). Not an unknown table or database (60, 81): one
+// detached or being migrated comes back, and ingest holds its offsets until it does.
+const STATEMENT_CODES = new Set([
+  '1', '6', '26', '27', '36', '38', '41', '42', '43', '44', '46', '47', '48', '53', '62', '70', '72', '115', '117', '164', '192', '194', '215',
+  '352', '386', '456', '457', '497', '516',
+]);
+
+/**
+ * The one error map: a ClickHouse failure as an AppError. A limit of a read is
+ * `CLICKHOUSE_LIMIT_EXCEEDED` (the request asked too much); a statement ClickHouse refuses as
+ * wrong or forbidden is `CLICKHOUSE_QUERY_FAILED`, not retryable; anything else (connection
+ * refused, timeouts, a busy or overloaded server, too many parts) is `CLICKHOUSE_UNAVAILABLE`,
+ * retryable.
+ */
+export function clickhouseError(err: unknown, what: string): AppError {
+  if (err instanceof AppError) return err;
+  const code = String((err as { code?: unknown } | null)?.code ?? '');
+  const message = errorMessage(err);
+  if (LIMIT_CODES.has(code) || LIMIT_TEXT.test(message)) {
+    const first = message.split('\n')[0]?.slice(0, 200);
+    return new AppError('CLICKHOUSE_LIMIT_EXCEEDED', `${what} exceeded a server-side limit (${first}); narrow from/to or lower limit`, {
+      retryable: !ROW_LIMIT_CODES.has(code),
+      cause: err,
+    });
+  }
+  if (STATEMENT_CODES.has(code)) return new AppError('CLICKHOUSE_QUERY_FAILED', `${what} failed: ${message.slice(0, 500)}`, { retryable: false, cause: err });
+  return new AppError('CLICKHOUSE_UNAVAILABLE', `${what} failed: ${message.slice(0, 500)}`, { retryable: true, cause: err });
+}
+
+/**
+ * The one deduplication-token rule: the table and the sorted keys of the rows. A retried insert
+ * of the same rows — in whatever order — is skipped by ClickHouse inside its dedup window; key
+ * look-ups (ingest) and anti-joins (analyzers) cover what lies beyond it.
+ */
+export function dedupToken(table: string, keys: readonly string[]): string {
+  const h = createHash('sha256').update(table);
+  for (const k of [...keys].sort()) h.update('\n').update(k);
+  return h.digest('hex');
+}
+
+// Every insert also reaches the materialized views of its table (task_rows, orphan_outputs): a
+// retry after a view failed must still write the view's missing rows, so each dependent table
+// deduplicates on its own.
+const INSERT_SETTINGS = { deduplicate_blocks_in_dependent_materialized_views: 1, date_time_input_format: 'best_effort' } as const;
+
+type RawInsert = (p: { table: string; values: Buffer; format: 'TabSeparated' | 'JSONEachRow'; columns?: readonly string[]; settings: Record<string, string | number> }) => Promise<unknown>;
+
+/**
+ * Embedded ClickHouse (chDB) takes an insert body as a Buffer, with its settings in the INSERT
+ * statement itself. Both matter: the client's generic insert converts the body twice, and chDB
+ * applies `clickhouse_settings` as session-wide SETs, so an insert's deduplication token would
+ * stay set for every later statement of the process (an INSERT … SELECT of a migration or of
+ * the dedup indexer would then be dropped as a duplicate). Found by feature detection on the
+ * client's connection; any other client takes settings per request.
+ */
+function chdbRawInsert(ch: ClickHouseClient): RawInsert | undefined {
+  const raw = (ch as unknown as { connection?: { chdb?: { rawInsert?: unknown } } }).connection?.chdb?.rawInsert;
+  return typeof raw === 'function' ? (raw as RawInsert) : undefined;
+}
+
+/** Opens the door of `database` on a client (which the door then owns: close() closes it). */
+export function createClickHouseDoor(ch: ClickHouseClient, database: string): ClickHouseDoor {
+  const rawInsert = chdbRawInsert(ch);
+  const bind = (params: Record<string, unknown> = {}) => ('db' in params ? params : { db: database, ...params });
+  const table = (name: string) => `${database}.${name}`;
+  const insert = async (name: string, run: () => Promise<unknown>) => {
+    try {
+      await run();
+    } catch (err) {
+      throw clickhouseError(err, `insert into ${name}`);
+    }
+  };
+
+  async function select<T>(query: string, params?: Record<string, unknown>, settings?: ClickHouseSettings): Promise<T[]> {
+    try {
+      const rs = await ch.query({ query, query_params: bind(params), format: 'JSONEachRow', ...(settings ? { clickhouse_settings: settings } : {}) });
+      return await rs.json<T>();
+    } catch (err) {
+      throw clickhouseError(err, `query (${query.trim().split('\n')[0]?.slice(0, 80)})`);
+    }
+  }
+
+  return {
+    database,
+    select,
+    async read(spec, params, ctx) {
+      const started = performance.now();
+      try {
+        const rs = await ch.query({ query: spec.sql + settingsClause(ctx.limits, spec.settings), query_params: bind(params), format: 'JSONEachRow' });
+        const rows = await rs.json<never>();
+        ctx.metrics?.observe('tool_audit_query_seconds', 'Read query latency (ClickHouse + decoding)', (performance.now() - started) / 1000, { query: spec.name });
+        return rows;
+      } catch (err) {
+        const e = clickhouseError(err, `query ${spec.name}`);
+        const reason = e.code === 'CLICKHOUSE_LIMIT_EXCEEDED' ? 'limit' : 'error';
+        ctx.metrics?.inc('tool_audit_query_failures_total', 'Read queries that failed', { query: spec.name, reason });
+        throw e;
+      }
+    },
+    async command(query, params, settings) {
+      try {
+        await ch.command({ query, query_params: bind(params), ...(settings ? { clickhouse_settings: settings } : {}) });
+      } catch (err) {
+        throw clickhouseError(err, `statement (${query.trim().split('\n')[0]?.slice(0, 80)})`);
+      }
+    },
+    async insertRows(name, rows) {
+      if (rows.length === 0) return;
+      const settings = { ...INSERT_SETTINGS, insert_deduplication_token: dedupToken(name, rows.map((r) => r.key)) };
+      const values = rows.map((r) => r.row);
+      await insert(name, () =>
+        rawInsert
+          ? rawInsert({ table: table(name), values: Buffer.from(values.map((v) => JSON.stringify(v)).join('\n')), format: 'JSONEachRow', settings })
+          : ch.insert({ table: table(name), values, format: 'JSONEachRow', clickhouse_settings: settings }),
+      );
+    },
+    async insertLines(name, columns, body, keys) {
+      if (keys.length === 0) return;
+      const settings = { ...INSERT_SETTINGS, insert_deduplication_token: dedupToken(name, keys) };
+      await insert(name, () =>
+        rawInsert
+          ? rawInsert({ table: table(name), values: body, format: 'TabSeparated', columns, settings })
+          : ch.insert({
+              table: table(name),
+              values: Readable.from([body], { objectMode: false }),
+              format: 'TabSeparated',
+              columns: columns as [string, ...string[]],
+              clickhouse_settings: settings,
+            }),
+      );
+    },
+    async ping() {
+      try {
+        const r = await ch.ping();
+        return r.success ? { ok: true } : { ok: false, detail: errorMessage(r.error) };
+      } catch (err) {
+        return { ok: false, detail: errorMessage(err) };
+      }
+    },
+    close: () => ch.close(),
+  };
+}

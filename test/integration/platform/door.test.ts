@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { clickhouseError, dedupToken } from '../../../platform/clickhouse/door.ts';
+import { AppError } from '../../../platform/errors.ts';
+import { count, freshDatabase, rows } from '../../helpers/clickhouse.ts';
+
+const TABLE = `CREATE TABLE {db:Identifier}.door_t (k String, v UInt32) ENGINE = MergeTree ORDER BY k
+  SETTINGS non_replicated_deduplication_window = 100`;
+
+describe('the ClickHouse door on a real engine', () => {
+  it('maps failures once: a wrong statement is not retryable, a missing table is, a read limit is its own code', async () => {
+    const { door } = await freshDatabase('door');
+    const syntax = await door.select('SELEC 1').catch((e: unknown) => e);
+    expect(syntax).toBeInstanceOf(AppError);
+    expect(syntax).toMatchObject({ code: 'CLICKHOUSE_QUERY_FAILED', retryable: false });
+    const missing = await door.select('SELECT 1 FROM {db:Identifier}.no_such_table').catch((e: unknown) => e);
+    expect(missing).toMatchObject({ code: 'CLICKHOUSE_UNAVAILABLE', retryable: true });
+    const limited = await door
+      .read({ name: 'numbers', sql: 'SELECT number FROM system.numbers LIMIT 10' }, {}, { limits: { maxExecutionSeconds: 5, maxResultRows: 3 } })
+      .catch((e: unknown) => e);
+    expect(limited).toMatchObject({ code: 'CLICKHOUSE_LIMIT_EXCEEDED', retryable: false });
+    // Not a ClickHouse answer at all (connection refused): worth a retry.
+    expect(clickhouseError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8123'), { code: 'ECONNREFUSED' }), 'x')).toMatchObject({
+      code: 'CLICKHOUSE_UNAVAILABLE',
+      retryable: true,
+    });
+  });
+
+  it('makes a retried insert of the same keys a no-op whatever their order, and leaks no token into later statements', async () => {
+    const { ch, db, door } = await freshDatabase('door');
+    await door.command(TABLE);
+    const batch = [
+      { key: 'a', row: { k: 'a', v: 1 } },
+      { key: 'b', row: { k: 'b', v: 2 } },
+    ];
+    await door.insertRows('door_t', batch);
+    await door.insertRows('door_t', [...batch].reverse());
+    expect(await rows(ch, 'SELECT k, v FROM {db:Identifier}.door_t ORDER BY k', { db })).toEqual([
+      { k: 'a', v: 1 },
+      { k: 'b', v: 2 },
+    ]);
+    // Two INSERT … SELECT after the insert: each lands (on embedded ClickHouse a token set as a
+    // session setting would make the second one a "duplicate" of the first).
+    await door.command("INSERT INTO {db:Identifier}.door_t SELECT 'c', 3");
+    await door.command("INSERT INTO {db:Identifier}.door_t SELECT 'c', 3");
+    expect(await count(ch, db, 'door_t', "k = 'c'")).toBe(2);
+    await door.insertLines('door_t', ['k', 'v'], Buffer.from('d\t4\ne\t5\n'), ['d', 'e']);
+    await door.insertLines('door_t', ['k', 'v'], Buffer.from('d\t4\ne\t5\n'), ['e', 'd']);
+    expect(await count(ch, db, 'door_t', "k IN ('d', 'e')")).toBe(2);
+  });
+
+  it('derives the token from the table and the sorted keys', () => {
+    expect(dedupToken('t', ['b', 'a'])).toBe(dedupToken('t', ['a', 'b']));
+    expect(dedupToken('t', ['a', 'b'])).not.toBe(dedupToken('u', ['a', 'b']));
+    expect(dedupToken('t', ['ab'])).not.toBe(dedupToken('t', ['a', 'b']));
+  });
+});

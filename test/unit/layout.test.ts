@@ -1,0 +1,98 @@
+/**
+ * The layout is the architecture: stages at the top level in the order a packet travels, each
+ * importing only from itself, earlier stages and platform/ (what they all stand on); pure
+ * folders import no I/O; ClickHouse has one door.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const STAGES = ['schemas', 'emit', 'ingest', 'analyzers', 'queries', 'api', 'dashboards', 'cli'] as const;
+const FOUNDATION = 'platform';
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    if (name === 'node_modules' || name === 'dist' || name === 'json') return [];
+    return statSync(p).isDirectory() ? sources(p) : /\.(ts|mjs)$/.test(name) && !name.endsWith('.d.ts') ? [p] : [];
+  });
+}
+
+/** Every import of a file: the specifier and, for relative ones, the top folder it lands in. */
+function importsOf(file: string): Array<{ spec: string; top?: string; target?: string }> {
+  const text = readFileSync(file, 'utf8');
+  const out: Array<{ spec: string; top?: string; target?: string }> = [];
+  for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)) {
+    const spec = (m[1] ?? m[2]) as string;
+    if (!spec.startsWith('.')) {
+      out.push({ spec });
+      continue;
+    }
+    const target = relative(root, resolve(dirname(file), spec));
+    out.push({ spec, top: target.split('/')[0], target });
+  }
+  return out;
+}
+
+/** Position in the pipeline: platform below every stage; anything else (test/, bench/) may never be imported. */
+const rank = (top: string | undefined): number => {
+  if (top === FOUNDATION) return -1;
+  const i = STAGES.indexOf(top as (typeof STAGES)[number]);
+  return i === -1 ? Number.POSITIVE_INFINITY : i;
+};
+
+describe('layout', () => {
+  it('has the stages and the foundation at the top level, and no src/', () => {
+    const top = readdirSync(root);
+    for (const d of [...STAGES, FOUNDATION, 'test']) expect(top, d).toContain(d);
+    expect(top).not.toContain('src');
+  });
+
+  it('no stage imports from a stage after it, and platform/ imports no stage', () => {
+    const offences: string[] = [];
+    for (const top of [FOUNDATION, ...STAGES]) {
+      for (const file of sources(join(root, top))) {
+        for (const imp of importsOf(file)) {
+          if (imp.top === undefined) continue;
+          const allowed = top === FOUNDATION ? imp.top === FOUNDATION : rank(imp.top) <= rank(top);
+          if (!allowed) offences.push(`${relative(root, file)} → ${imp.target}`);
+        }
+      }
+    }
+    expect(offences).toEqual([]);
+  });
+
+  it('keeps contracts, packet judging, analyzer rules, query SQL and dashboard builders free of I/O and of the ClickHouse client', () => {
+    const pure = [
+      ...sources(join(root, 'schemas')),
+      ...sources(join(root, 'queries')),
+      ...sources(join(root, 'dashboards')),
+      ...['ingest/verdict.ts', 'ingest/decode-packet.ts', 'ingest/packet-check.ts', 'ingest/rows.ts', 'ingest/line-join.ts', 'ingest/ports.ts'].map((f) => join(root, f)),
+      ...['analyzers/pairs.ts', 'analyzers/data-flow.ts', 'analyzers/audit-rules.ts'].map((f) => join(root, f)),
+    ];
+    const IO = /^(node:(fs|net|http|https|child_process|worker_threads|dgram)|@clickhouse\/client|kafkajs|chdb|fastify)/;
+    const DOOR = /^platform\/(clickhouse\/(door|client|migrate)|kafka\/)/;
+    const offences = pure.flatMap((file) =>
+      importsOf(file)
+        .filter((i) => IO.test(i.spec) || (i.target !== undefined && DOOR.test(i.target)))
+        .map((i) => `${relative(root, file)} → ${i.spec}`),
+    );
+    expect(offences).toEqual([]);
+  });
+
+  it('lets only the door module and the client factory touch @clickhouse/client at run time', () => {
+    const offences: string[] = [];
+    for (const top of [FOUNDATION, ...STAGES]) {
+      for (const file of sources(join(root, top))) {
+        const rel = relative(root, file);
+        if (rel === 'platform/clickhouse/door.ts' || rel === 'platform/clickhouse/client.ts') continue;
+        const text = readFileSync(file, 'utf8');
+        // Types (settings) are fine; a value import would be a second door.
+        if (/^import\s+(?!type\b)[^;]*from\s+['"]@clickhouse\/client['"]/m.test(text)) offences.push(rel);
+      }
+    }
+    expect(offences).toEqual([]);
+  });
+});
