@@ -43,21 +43,53 @@ export async function startRuntime(name: string): Promise<Runtime> {
   return { config, logger, clickhouse };
 }
 
-/** Runs `stop` once on the first SIGINT/SIGTERM, then exits; a second signal exits at once. */
-export function onShutdown(logger: Logger, stop: () => Promise<void>): void {
-  let stopping = false;
-  const handler = (signal: string) => {
-    if (stopping) process.exit(1);
-    stopping = true;
+/**
+ * How long after the first signal a repeat still counts as the same request. One stop request
+ * can reach the server twice a few milliseconds apart: under `npm start` a Ctrl-C goes to the
+ * whole foreground process group (npm and the server) and npm forwards its copy too; systemd's
+ * default KillMode signals every process of the unit, npm included, which forwards again.
+ */
+export const REPEAT_SIGNAL_GRACE_MS = 1_000;
+
+/**
+ * The signal handler behind {@link onShutdown}, apart from `process` so it can be tested: runs
+ * `stop` once, then `exit(0)` (or `exit(1)` if it failed); a later signal exits at once with 1.
+ */
+export function shutdownHandler(
+  logger: Logger,
+  stop: () => Promise<void>,
+  exit: (code: number) => void,
+  now: () => number = Date.now,
+): (signal: string) => void {
+  let firstAt: number | undefined;
+  return (signal) => {
+    if (firstAt !== undefined) {
+      if (now() - firstAt < REPEAT_SIGNAL_GRACE_MS) {
+        logger.debug({ signal }, 'repeated stop signal ignored: already shutting down');
+        return;
+      }
+      logger.warn({ signal }, 'second stop signal: exiting without finishing shutdown');
+      exit(1);
+      return;
+    }
+    firstAt = now();
     logger.info({ signal }, 'shutting down');
     stop().then(
-      () => process.exit(0),
+      () => exit(0),
       (err: unknown) => {
         logger.error({ err }, 'shutdown failed');
-        process.exit(1);
+        exit(1);
       },
     );
   };
+}
+
+/**
+ * Runs `stop` once on the first SIGINT/SIGTERM, then exits; a second signal exits at once,
+ * unless it comes within {@link REPEAT_SIGNAL_GRACE_MS} of the first (the same request twice).
+ */
+export function onShutdown(logger: Logger, stop: () => Promise<void>): void {
+  const handler = shutdownHandler(logger, stop, (code) => process.exit(code));
   process.on('SIGINT', () => handler('SIGINT'));
   process.on('SIGTERM', () => handler('SIGTERM'));
 }
