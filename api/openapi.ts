@@ -4,7 +4,7 @@
  * zod emits), plus the ingest route.
  */
 import { z } from 'zod';
-import type { ReadRoute } from './read-routes.ts';
+import type { ReadRoute } from './read-route-table.ts';
 
 const errorSchema = {
   type: 'object',

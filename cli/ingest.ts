@@ -7,7 +7,7 @@ import type { ReadinessReport } from '../api/routes/health.ts';
 import { AppError } from '../platform/errors.ts';
 import { MetricsRegistry } from '../platform/metrics.ts';
 import { createKafka, ensureTopics } from '../platform/kafka/client.ts';
-import { createWriter, kafkaTopics, pingKafka, startKafkaWorker } from './pipeline.ts';
+import { createWriter, kafkaTopics, pingKafka, startKafkaWorker } from './ingest-wiring.ts';
 import { onShutdown, startRuntime } from './runtime.ts';
 
 /** Starts the worker; resolves once it consumes. */

@@ -13,7 +13,7 @@ import { createKafkaEdge } from '../ingest/kafka-edge.ts';
 import type { IngestWorker } from '../ingest/kafka-worker.ts';
 import { MetricsRegistry } from '../platform/metrics.ts';
 import { createKafka, ensureTopics } from '../platform/kafka/client.ts';
-import { createWriter, kafkaTopics, pingKafka, startKafkaWorker } from './pipeline.ts';
+import { createWriter, kafkaTopics, pingKafka, startKafkaWorker } from './ingest-wiring.ts';
 import { onShutdown, startRuntime } from './runtime.ts';
 
 /** Starts the server; resolves once it listens. */

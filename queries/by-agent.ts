@@ -3,7 +3,7 @@
  * in which order.
  */
 import { NEWEST_FIRST_PARAM_DOCS, newestFirstCursor, newestFirstParams, newestFirstSql } from './by-tool-invocations.ts';
-import { toInvocation, type InvocationRow } from './rows.ts';
+import { toInvocation, type InvocationReadRow } from './rows.ts';
 import type { AgentTools } from './schemas.ts';
 import { countsObject, pageOf, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow, type StatementRunner } from './sql.ts';
 
@@ -45,7 +45,7 @@ export async function byAgent(ch: StatementRunner, db: string, p: ByAgentParams,
   const rows =
     frequency.length === 0
       ? []
-      : await runQuery<InvocationRow>(ch, AGENT_INVOCATIONS, { ...base, ...newestFirstParams(cursor, p.cursor), limit: p.limit + 1 }, ctx);
+      : await runQuery<InvocationReadRow>(ch, AGENT_INVOCATIONS, { ...base, ...newestFirstParams(cursor, p.cursor), limit: p.limit + 1 }, ctx);
   const page = pageOf(rows, p.limit);
   const invocations = page.rows.map((r) => toInvocation(r, ctx.expensiveThresholdUsd));
   const last = page.rows[page.rows.length - 1];

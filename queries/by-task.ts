@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { cursorCodec, msKey, uuidKey } from './cursor.ts';
-import { DEPENDENCY_COLUMNS, INVOCATION_COLUMNS, OUTPUT_COLUMNS, toDependency, toInvocation, toOutput, type InvocationRow, type OutputRow } from './rows.ts';
+import { DEPENDENCY_COLUMNS, INVOCATION_COLUMNS, OUTPUT_COLUMNS, toDependency, toInvocation, toOutput, type InvocationReadRow, type OutputReadRow } from './rows.ts';
 import type { Dependency, TaskView } from './schemas.ts';
 import { OrphanCallIds, orphanLoader } from './orphan-call-ids.ts';
 import { outputOrder, pageFromTaskRows, TASK_ROWS, TASK_ROWS_CAP, type TaskCursor, type TaskPage, type TaskRow } from './task-rows.ts';
@@ -121,7 +121,7 @@ export async function byTask(
       page = pageFromTaskRows(rows, { fromMs: p.window.fromMs, toMs: p.window.toMs, limit: p.limit, after });
       // Outputs stored without their task (rare): read by call_id, as the segment way does.
       const lost = page.calls.map((c) => c.call_id).filter((id) => tail.has(id) || orphans.has(id));
-      if (lost.length > 0) page.outputs = mergeOutputs(page.outputs, await runQuery<OutputRow>(ch, TASK_OUTPUTS, { db, call_ids: lost }, ctx));
+      if (lost.length > 0) page.outputs = mergeOutputs(page.outputs, await runQuery<OutputReadRow>(ch, TASK_OUTPUTS, { db, call_ids: lost }, ctx));
     }
   }
   page ??= await segmentPage(ch, db, p, after, ctx);
@@ -139,14 +139,14 @@ export async function byTask(
 }
 
 /** Outputs of both lists, one per output_id, in output order. */
-function mergeOutputs(a: OutputRow[], b: OutputRow[]): OutputRow[] {
+function mergeOutputs(a: OutputReadRow[], b: OutputReadRow[]): OutputReadRow[] {
   const byId = new Map([...a, ...b].map((o) => [o.output_id, o]));
   return [...byId.values()].sort(outputOrder);
 }
 
 /** One page from the segments: the calls, then their dependencies and outputs (two statements). */
 async function segmentPage(ch: StatementRunner, db: string, p: ByTaskParams, after: TaskCursor | undefined, ctx: QueryContext): Promise<TaskPage> {
-  const calls = await runQuery<InvocationRow>(
+  const calls = await runQuery<InvocationReadRow>(
     ch,
     TASK_INVOCATIONS,
     {
@@ -164,12 +164,12 @@ async function segmentPage(ch: StatementRunner, db: string, p: ByTaskParams, aft
   const page = pageOf(calls, p.limit);
   const ids = new Set(page.rows.map((c) => c.call_id));
   const dependencies: Dependency[] = [];
-  const outputs: OutputRow[] = [];
+  const outputs: OutputReadRow[] = [];
   if (ids.size > 0) {
     for (const r of await runQuery<{ kind: 'd' | 'o'; row: string }>(ch, TASK_DETAILS, { db, task_id: p.taskId, call_ids: [...ids] }, ctx)) {
       const v: unknown = JSON.parse(r.row);
       if (r.kind === 'd') dependencies.push(v as Dependency);
-      else outputs.push(v as OutputRow);
+      else outputs.push(v as OutputReadRow);
     }
   }
   // UNION ALL branches arrive in any order: sort outputs as their statement does.

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { cursorCodec, msKey, uuidKey } from './cursor.ts';
-import { INVOCATION_COLUMNS, toInvocation, type InvocationRow } from './rows.ts';
+import { INVOCATION_COLUMNS, toInvocation, type InvocationReadRow } from './rows.ts';
 import type { InvocationList } from './schemas.ts';
 import { chTime, pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow, type StatementRunner } from './sql.ts';
 
@@ -57,7 +57,7 @@ export function newestFirstParams(codec: ReturnType<typeof newestFirstCursor>, c
 
 /** Runs one page of a tool's invocations. */
 export async function byToolInvocations(ch: StatementRunner, db: string, p: ByToolInvocationsParams, ctx: QueryContext): Promise<InvocationList> {
-  const rows = await runQuery<InvocationRow>(
+  const rows = await runQuery<InvocationReadRow>(
     ch,
     TOOL_INVOCATIONS,
     { db, tool_id: p.toolId, ...windowParams(p.window), ...newestFirstParams(cursor, p.cursor), limit: p.limit + 1 },

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { cursorCodec, numKey, uuidKey } from './cursor.ts';
-import { INVOCATION_COLUMNS, toInvocation, type InvocationRow } from './rows.ts';
+import { INVOCATION_COLUMNS, toInvocation, type InvocationReadRow } from './rows.ts';
 import type { Expensive } from './schemas.ts';
 import { pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow, type StatementRunner } from './sql.ts';
 
@@ -58,7 +58,7 @@ export async function expensiveCalls(ch: StatementRunner, db: string, p: Expensi
   const rows =
     count === 0
       ? []
-      : await runQuery<InvocationRow>(
+      : await runQuery<InvocationReadRow>(
           ch,
           EXPENSIVE_CALLS,
           { ...base, has_cursor: after !== undefined, c_cost: after?.[0] ?? 0, c_id: after?.[1] ?? '00000000-0000-0000-0000-000000000000', limit: p.limit + 1 },

@@ -3,7 +3,7 @@
  * status, and the most frequent error messages, over the window.
  */
 import { NEWEST_FIRST_PARAM_DOCS, newestFirstCursor, newestFirstParams, newestFirstSql } from './by-tool-invocations.ts';
-import { toInvocation, type InvocationRow } from './rows.ts';
+import { toInvocation, type InvocationReadRow } from './rows.ts';
 import type { Failed } from './schemas.ts';
 import { countsObject, pageOf, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow, type StatementRunner } from './sql.ts';
 
@@ -60,7 +60,7 @@ export async function failedCalls(ch: StatementRunner, db: string, p: FailedPara
   const byStatus = await runQuery<{ k: string; n: number }>(ch, FAILED_BY_STATUS, base, ctx);
   const count = byStatus.reduce((s, r) => s + Number(r.n), 0);
   const messages = count === 0 ? [] : await runQuery<{ k: string; n: number }>(ch, FREQUENT_ERRORS, { ...base, limit: FREQUENT_ERRORS_LIMIT }, ctx);
-  const rows = count === 0 ? [] : await runQuery<InvocationRow>(ch, FAILED_CALLS, { ...base, ...newestFirstParams(cursor, p.cursor), limit: p.limit + 1 }, ctx);
+  const rows = count === 0 ? [] : await runQuery<InvocationReadRow>(ch, FAILED_CALLS, { ...base, ...newestFirstParams(cursor, p.cursor), limit: p.limit + 1 }, ctx);
   const page = pageOf(rows, p.limit);
   const last = page.rows[page.rows.length - 1];
   return {

@@ -11,7 +11,7 @@ export const INVOCATION_COLUMNS = `call_id, task_id, tool_id, agent_id, orchestr
   toUnixTimestamp64Milli(created_at) AS created_ms`;
 
 /** An invocation as the query returns it. */
-export interface InvocationRow {
+export interface InvocationReadRow {
   call_id: string;
   task_id: string;
   tool_id: string;
@@ -40,7 +40,7 @@ function jsonObject(text: string): Record<string, unknown> {
 }
 
 /** Maps a stored invocation to its API form. */
-export function toInvocation(r: InvocationRow, expensiveThresholdUsd: number): Invocation {
+export function toInvocation(r: InvocationReadRow, expensiveThresholdUsd: number): Invocation {
   const cost = r.cost_usd === null ? null : Number(r.cost_usd);
   return {
     call_id: r.call_id,
@@ -68,10 +68,10 @@ export const OUTPUT_COLUMNS = `output_id, call_id, tool_id, content_type,
   content_hash, size_bytes, sample, toUnixTimestamp64Milli(created_at) AS created_ms`;
 
 /** An output as the query returns it. */
-export type OutputRow = Omit<Output, 'created_at'> & { created_ms: number };
+export type OutputReadRow = Omit<Output, 'created_at'> & { created_ms: number };
 
 /** Maps a stored output to its API form. */
-export function toOutput(r: OutputRow): Output {
+export function toOutput(r: OutputReadRow): Output {
   const { created_ms, ...rest } = r;
   return { ...rest, size_bytes: Number(r.size_bytes), created_at: isoTime(created_ms) };
 }

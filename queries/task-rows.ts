@@ -5,7 +5,7 @@
  * the rules of the statements of by-task.ts (window, cursor, order, which dependencies and
  * outputs belong to a page). A task with more rows than the fast path takes goes the precise way.
  */
-import type { InvocationRow, OutputRow } from './rows.ts';
+import type { InvocationReadRow, OutputReadRow } from './rows.ts';
 import type { Dependency } from './schemas.ts';
 import type { QuerySpec } from './sql.ts';
 
@@ -40,10 +40,10 @@ export type TaskCursor = readonly [number, string];
 
 /** A page cut from a task's rows. */
 export interface TaskPage {
-  calls: InvocationRow[];
+  calls: InvocationReadRow[];
   more: boolean;
   dependencies: Dependency[];
-  outputs: OutputRow[];
+  outputs: OutputReadRow[];
 }
 
 /** ClickHouse's order of UUIDs: the second half (as hex), then the first. */
@@ -61,7 +61,7 @@ const callOrder = (a: { created_ms: number | string; call_id: string }, b: { cre
   Number(a.created_ms) - Number(b.created_ms) || uuidOrder(a.call_id, b.call_id);
 
 /** Outputs oldest first, as their statement orders them (created_at, output_id). */
-export function outputOrder(a: OutputRow, b: OutputRow): number {
+export function outputOrder(a: OutputReadRow, b: OutputReadRow): number {
   return Number(a.created_ms) - Number(b.created_ms) || uuidOrder(a.output_id, b.output_id);
 }
 
@@ -73,14 +73,14 @@ const ORIGIN_RANK: Record<string, number> = { emitted: 1, analyzer: 2 };
  * analyzer's); their outputs. A row stored twice counts once.
  */
 export function pageFromTaskRows(rows: readonly TaskRow[], p: { fromMs: number; toMs: number; limit: number; after?: TaskCursor }): TaskPage {
-  const calls = new Map<string, InvocationRow>();
+  const calls = new Map<string, InvocationReadRow>();
   const deps = new Map<string, Dependency>();
-  const outputs = new Map<string, OutputRow>();
+  const outputs = new Map<string, OutputReadRow>();
   for (const r of rows) {
     if (r.kind === 'orphan') continue;
     const v: unknown = JSON.parse(r.row);
     if (r.kind === 'call') {
-      const c = v as InvocationRow;
+      const c = v as InvocationReadRow;
       calls.set(c.call_id, c);
     } else if (r.kind === 'dependency') {
       const d = v as Dependency;
@@ -88,7 +88,7 @@ export function pageFromTaskRows(rows: readonly TaskRow[], p: { fromMs: number; 
       const had = deps.get(key);
       if (!had || (ORIGIN_RANK[d.origin] ?? 9) < (ORIGIN_RANK[had.origin] ?? 9)) deps.set(key, d);
     } else if (r.kind === 'output') {
-      const o = v as OutputRow;
+      const o = v as OutputReadRow;
       outputs.set(o.output_id, o);
     }
   }

@@ -13,7 +13,7 @@ import { requireScope } from '../auth.ts';
 import { openApiDocument } from '../openapi.ts';
 import { createRateLimiter, type RateLimitOptions } from '../rate-limit.ts';
 import { BadRequest, issuesText, type ReadDefaults } from '../read-params.ts';
-import { READ_ROUTES } from '../read-routes.ts';
+import { READ_ROUTES } from '../read-route-table.ts';
 
 /** Dependencies of {@link registerReadRoutes}. */
 export interface ReadApiDeps {

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../api/app.ts';
-import { READ_ROUTES } from '../../../api/read-routes.ts';
+import { READ_ROUTES } from '../../../api/read-route-table.ts';
 import { AppError } from '../../../platform/errors.ts';
 import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
 import { silentLogger } from '../../../platform/logger.ts';
