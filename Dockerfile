@@ -4,6 +4,8 @@ FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
+# The emitter is an npm workspace of the root package: npm install needs its package.json.
+COPY emit/package.json ./emit/
 # Dev dependencies are kept out; tsx (a runtime dependency) runs the TypeScript sources.
 # `npm install`, not `npm ci`: chdb's optional packages for other platforms are not in the registry.
 RUN npm install --omit=dev --no-audit --no-fund --no-save && npm cache clean --force
