@@ -3,7 +3,8 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'data/', '.services/', 'schemas/json/'] },
+  // emit/dist: the emitter package's build output (npm pack builds it; never committed).
+  { ignores: ['node_modules/', 'dist/', 'emit/dist/', 'data/', '.services/', '.bench-data/', 'schemas/json/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -5,7 +5,7 @@
  * retried as a whole before anything behind it, so packets with the same key reach the sink
  * in the order they were pushed.
  */
-import type { Logger } from '../platform/logger.ts';
+import type { MinimalLogger } from '../platform/minimal-logger.ts';
 import { errorMessage } from '../platform/errors.ts';
 import { Ring } from './ring.ts';
 import { isRetryableDelivery, type PacketTransport, type SendReceipt, type TransportMessage } from './transport.ts';
@@ -80,7 +80,7 @@ export class PacketBuffer<T> {
     private readonly transport: PacketTransport,
     private readonly encode: (item: T) => string,
     options: BufferOptions = {},
-    private readonly logger?: Logger,
+    private readonly logger?: MinimalLogger,
   ) {
     this.opts = {
       maxBuffered: Math.max(1, options.maxBuffered ?? 10_000),

@@ -5,9 +5,8 @@
  * serialization, hashing and delivery happen in the buffer's background flusher.
  */
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '../platform/logger.ts';
-import { nameSchema } from '../schemas/common.ts';
-import { orchestratorSchema, type Orchestrator, type ToolStatus } from '../schemas/tool-invocation.ts';
+import type { MinimalLogger } from '../platform/minimal-logger.ts';
+import { parseName, parseOrchestrator, type Orchestrator, type ToolStatus } from '../schemas/vocabulary.ts';
 import { PacketBuffer, type BufferOptions, type BufferStats } from './buffer.ts';
 import { createHttpTransport, type HttpTransportOptions } from './http-transport.ts';
 import { createKafkaTransport, type KafkaTransportOptions } from './kafka-transport.ts';
@@ -31,8 +30,11 @@ export interface AuditEmitterOptions {
   transport?: PacketTransport;
   /** Batching, bounds and retries. */
   buffer?: BufferOptions;
-  /** Where delivery trouble is reported; default nowhere (stats() always counts it). */
-  logger?: Logger;
+  /**
+   * Where delivery trouble is reported: pino, console or any {error, warn, info, debug} taking
+   * (fields, message); default nowhere (stats() always counts it).
+   */
+  logger?: MinimalLogger;
 }
 
 /** A tool's input arguments: a JSON object. */
@@ -108,9 +110,9 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Creates an emitter. Throws on bad options; connects nothing until the first flush. */
 export function createAuditEmitter(options: AuditEmitterOptions): AuditEmitter {
-  const orchestrator = orchestratorSchema.parse(options.orchestrator);
-  const defaultAgent = nameSchema.parse(options.agentId);
-  const instanceId = nameSchema.parse(options.instanceId ?? orchestrator);
+  const orchestrator = parseOrchestrator(options.orchestrator);
+  const defaultAgent = parseName(options.agentId, 'agentId');
+  const instanceId = parseName(options.instanceId ?? orchestrator, 'instanceId');
   const logger = options.logger;
   const buffer = new PacketBuffer<Queued>(transportOf(options), encode, options.buffer, logger);
   let lastCreatedMs = 0;

@@ -1,20 +1,31 @@
 /**
  * Delivers packet batches to Kafka (SPEC §6: durable means acked by all in-sync replicas).
  * The producer connects on the first send, so creating an emitter never waits for a broker.
+ * kafkajs (an optional peer of the emitter package) is loaded when a transport is created,
+ * never at import, and this module's types do not mention it.
  */
-import { CompressionTypes, Partitioners, type Kafka, type Producer } from 'kafkajs';
+import type { Kafka, Producer } from 'kafkajs';
 import { errorMessage } from '../platform/errors.ts';
 import { createKafka } from '../platform/kafka/client.ts';
-import { silentLogger, type Logger } from '../platform/logger.ts';
+import { kafkajs } from '../platform/kafka/kafkajs.ts';
+import { noopLogger, type MinimalLogger } from '../platform/minimal-logger.ts';
 import { DeliveryError, type PacketTransport } from './transport.ts';
 
 /** The topic packets go to unless told otherwise. */
 export const DEFAULT_TOPIC = 'tool_audit.packets';
 
+/**
+ * A kafkajs `Kafka` client. Described by the one method used, so that these types compile for
+ * a consumer without kafkajs installed; anything else than a kafkajs client fails at runtime.
+ */
+export interface KafkaClient {
+  producer(config: object): unknown;
+}
+
 /** Where and how to produce: an existing kafkajs client, or brokers (+ clientId) to make one. */
 export interface KafkaTransportOptions {
   /** A kafkajs client the process already has. */
-  kafka?: Kafka;
+  kafka?: KafkaClient;
   /** Bootstrap brokers, e.g. `['127.0.0.1:9092']`, when no client is given. */
   brokers?: string[];
   /** Client id of a client made from brokers; default `tool-audit-emitter`. */
@@ -24,7 +35,7 @@ export interface KafkaTransportOptions {
   /** How long the brokers may take to ack a batch; default 30 000 ms. */
   ackTimeoutMs?: number;
   /** Where kafkajs logs go when the client is made here; default nowhere. */
-  logger?: Logger;
+  logger?: MinimalLogger;
 }
 
 // Kafka refuses these for this batch whatever we do; retrying would only block the queue.
@@ -33,7 +44,8 @@ const NON_RETRYABLE = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE', 'IN
 /** Creates a Kafka {@link PacketTransport}. */
 export function createKafkaTransport(options: KafkaTransportOptions): PacketTransport {
   const topic = options.topic ?? DEFAULT_TOPIC;
-  const kafka = options.kafka ?? clientFrom(options);
+  const kafka = (options.kafka as Kafka | undefined) ?? clientFrom(options);
+  const { CompressionTypes, Partitioners } = kafkajs();
   const producer: Producer = kafka.producer({
     // Not idempotent (as the issue asks): a redelivered packet is recognised at ingest (I1).
     idempotent: false,
@@ -84,7 +96,7 @@ function clientFrom(options: KafkaTransportOptions): Kafka {
   return createKafka({
     brokers: options.brokers,
     clientId: options.clientId ?? 'tool-audit-emitter',
-    logger: options.logger ?? silentLogger(),
+    logger: options.logger ?? noopLogger,
   });
 }
 

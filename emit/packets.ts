@@ -5,8 +5,7 @@
  */
 import type { JsonValue } from '../schemas/canonical-json.ts';
 import { argsHash, describeContent } from '../schemas/hashing.ts';
-import type { ContentType } from '../schemas/tool-output.ts';
-import type { Orchestrator, ToolInvocation, ToolStatus } from '../schemas/tool-invocation.ts';
+import type { ContentType, Orchestrator, ToolStatus } from '../schemas/vocabulary.ts';
 
 /** Content of a successful call, already serialized. */
 export interface RecordedContent {
@@ -47,6 +46,29 @@ export interface InvocationRecord {
   outcome: Outcome;
 }
 
+/**
+ * The invocation of a tool_call packet as built here. Written out rather than taken from the
+ * zod contract so that the emitter package does not need zod; test/unit/emit/contract-types
+ * checks at compile time that it is assignable to that contract's ToolInvocation.
+ */
+export interface WireInvocation {
+  call_id: string;
+  task_id: string | null;
+  tool_id: string;
+  agent_id: string;
+  orchestrator: Orchestrator;
+  instance_id: string;
+  args: Record<string, JsonValue>;
+  args_hash: string;
+  status: ToolStatus;
+  duration_ms: number;
+  result_summary: Record<string, unknown>;
+  error: string | null;
+  cost_usd: number | null;
+  tokens_used: Record<string, number> | null;
+  created_at: string;
+}
+
 // The schema caps error at 65 536 characters; a longer one would get the whole call quarantined.
 const MAX_ERROR_CHARS = 65_536;
 
@@ -59,7 +81,7 @@ export function packetKey(rec: Pick<InvocationRecord, 'taskId' | 'callId'>): str
 export function encodeToolCall(rec: InvocationRecord): string {
   const o = rec.outcome;
   const args = JSON.parse(rec.argsJson) as Record<string, JsonValue>;
-  const invocation: ToolInvocation = {
+  const invocation: WireInvocation = {
     call_id: rec.callId,
     task_id: rec.taskId,
     tool_id: rec.toolId,

@@ -18,8 +18,7 @@
  * To say more than the value shows (cost, tokens, a summary, the content to store or a
  * content type), return `auditResult(value, details)`: invoke still resolves to `value`.
  */
-import type { ContentType } from '../schemas/tool-output.ts';
-import type { ToolStatus } from '../schemas/tool-invocation.ts';
+import type { ContentType, ToolStatus } from '../schemas/vocabulary.ts';
 import { objectJson, safeJson, type Outcome, type RecordedContent } from './packets.ts';
 
 /** The error categories of tool-smith's Error Contract. */

@@ -2,6 +2,7 @@
  * Building blocks shared by the packet schemas of SPEC §1.
  */
 import { z } from 'zod';
+import { MAX_NAME_LENGTH } from './vocabulary.ts';
 
 /** A UUID in its 8-4-4-4-12 hex form (any version; case-insensitive). */
 export const uuidSchema = z
@@ -26,7 +27,7 @@ const MIN_TS = 0;
 const MAX_TS = Date.UTC(2200, 0, 1);
 
 /** A non-empty identifier-like name (tool_id, agent_id, …). */
-export const nameSchema = z.string().min(1).max(256);
+export const nameSchema = z.string().min(1).max(MAX_NAME_LENGTH);
 
 /** A JSON object (args, result_summary). */
 export const jsonObjectSchema = z.record(z.string(), z.unknown());

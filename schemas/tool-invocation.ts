@@ -3,16 +3,17 @@
  */
 import { z } from 'zod';
 import { jsonObjectSchema, nameSchema, sha256HexSchema, timestampSchema, uuidSchema } from './common.ts';
+import { MAX_NAME_LENGTH, ORCHESTRATORS, TOOL_STATUSES } from './vocabulary.ts';
 
 /** Where a call was executed. */
-export const orchestratorSchema = z.enum(['websocket', 'kernel', 'gateway', 'scheduler']);
+export const orchestratorSchema = z.enum(ORCHESTRATORS);
 /** Outcome of a call. */
-export const statusSchema = z.enum(['success', 'timeout', 'error', 'rate_limited', 'invalid_input']);
+export const statusSchema = z.enum(TOOL_STATUSES);
 
 /** Zod contract of a ToolInvocation; unknown fields are rejected. */
 export const toolInvocationSchema = z.strictObject({
   call_id: uuidSchema,
-  task_id: z.string().min(1).max(256).nullable().optional(),
+  task_id: z.string().min(1).max(MAX_NAME_LENGTH).nullable().optional(),
   tool_id: nameSchema,
   agent_id: nameSchema,
   orchestrator: orchestratorSchema,

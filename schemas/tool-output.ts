@@ -3,9 +3,10 @@
  */
 import { z } from 'zod';
 import { nameSchema, sha256HexSchema, timestampSchema, uuidSchema } from './common.ts';
+import { CONTENT_TYPES } from './vocabulary.ts';
 
 /** What kind of content an output carries. */
-export const contentTypeSchema = z.enum(['json', 'csv', 'text', 'image_id', 'chart_id', 'code', 'html']);
+export const contentTypeSchema = z.enum(CONTENT_TYPES);
 
 /** Zod contract of a ToolOutput; unknown fields are rejected. */
 export const toolOutputSchema = z.strictObject({

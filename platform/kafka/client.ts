@@ -2,13 +2,16 @@
  * kafkajs client construction and topic set-up shared by the ingest worker, the HTTP edge
  * and the emitter.
  */
-import { Kafka, logLevel, type ITopicConfig, type LogEntry } from 'kafkajs';
-import type { Logger } from '../logger.ts';
+import type { ITopicConfig, Kafka, LogEntry } from 'kafkajs';
+import type { MinimalLogger } from '../minimal-logger.ts';
+import { kafkajs } from './kafkajs.ts';
 
-/** Creates a kafkajs client that logs through the process logger. */
-export function createKafka(opts: { brokers: string[]; clientId: string; logger: Logger }): Kafka {
-  const log = opts.logger.child({ component: 'kafkajs' });
-  return new Kafka({
+/** Creates a kafkajs client that logs through the given logger (pino's, or the emitter user's). */
+export function createKafka(opts: { brokers: string[]; clientId: string; logger: MinimalLogger }): Kafka {
+  // Loaded here, not imported: the emitter reaches this module without needing kafkajs (see kafkajs.ts).
+  const { Kafka: KafkaClient, logLevel } = kafkajs();
+  const log = opts.logger;
+  return new KafkaClient({
     clientId: opts.clientId,
     brokers: opts.brokers,
     connectionTimeout: 5000,
@@ -18,10 +21,12 @@ export function createKafka(opts: { brokers: string[]; clientId: string; logger:
     logCreator:
       () =>
       ({ level, log: entry }: LogEntry) => {
+        // The field a pino child would add; a plain logger has no child().
         const { message, ...rest } = entry;
-        if (level <= logLevel.ERROR) log.error(rest, message);
-        else if (level === logLevel.WARN) log.warn(rest, message);
-        else log.debug(rest, message);
+        const fields = { component: 'kafkajs', ...rest };
+        if (level <= logLevel.ERROR) log.error(fields, message);
+        else if (level === logLevel.WARN) log.warn(fields, message);
+        else log.debug(fields, message);
       },
   });
 }
