@@ -16,7 +16,7 @@ import { createSegmentWriter, type SegmentWriter } from '../../../ingest/segment
 import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
 import { silentLogger } from '../../../platform/logger.ts';
 import { MetricsRegistry } from '../../../platform/metrics.ts';
-import { freshDatabase, rows } from '../../helpers/clickhouse.ts';
+import { doorOf, freshDatabase, rows } from '../../helpers/clickhouse.ts';
 import { brokers, createTopics, eventually, groupLag, testKafka, uniqueNames } from '../../helpers/kafka.ts';
 import { duKiB, emptyProject, fileBytes, installOffline, npmPack, runNode } from '../../helpers/npm-project.ts';
 
@@ -45,7 +45,7 @@ beforeAll(async () => {
   installOffline(project, [emitterTarball]);
   copyFileSync(join(consumerDir, 'emit-calls.mjs'), join(project, 'emit-calls.mjs'));
   ({ ch, db } = await freshDatabase('packed'));
-  writer = createSegmentWriter({ clickhouse: ch, database: db, maxPacketBytes: 64 * 1024, dedupCacheEntries: 1000, metrics, logger: silentLogger() });
+  writer = createSegmentWriter({ clickhouse: doorOf(ch, db), maxPacketBytes: 64 * 1024, dedupCacheEntries: 1000, metrics, logger: silentLogger() });
 });
 afterAll(() => {
   if (tmp) rmSync(tmp, { recursive: true, force: true });
