@@ -170,3 +170,12 @@ describe('docker-compose.yml', () => {
     expect(services.clickhouse?.healthcheck?.test.join(' ')).toContain('$CLICKHOUSE_USER');
   });
 });
+
+describe('docker-compose.yml and the test broker', () => {
+  it('pins the same Kafka version the tests assemble from Maven Central', () => {
+    const script = /KAFKA_VERSION="\$\{TOOL_AUDIT_KAFKA_VERSION:-([0-9.]+)\}"/.exec(readFileSync(new URL('../../../scripts/kafka-services.sh', import.meta.url), 'utf8'))?.[1];
+    const compose = /image: apache\/kafka:([0-9.]+)/.exec(text)?.[1];
+    expect(script).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(compose).toBe(script);
+  });
+});

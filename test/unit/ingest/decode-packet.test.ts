@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodePacket } from '../../../ingest/decode-packet.ts';
+import { chCreatedAt, decodePacket } from '../../../ingest/decode-packet.ts';
+import { chTime } from '../../../platform/clickhouse/statement.ts';
 import type { RawPacket } from '../../../ingest/rows.ts';
 import { dependency, outputArtifact, sha, toolCall } from '../../helpers/packets.ts';
 
@@ -120,5 +122,20 @@ describe('fingerprints tell a redelivery from a reuse (I1)', () => {
     if (!a.ok || !b.ok || !c.ok) throw new Error('expected valid packets');
     expect(a.value.row.fingerprint).toBe(b.value.row.fingerprint);
     expect(a.value.row.fingerprint).not.toBe(c.value.row.fingerprint);
+  });
+});
+
+describe('created_at to ClickHouse text', () => {
+  it('rearranges UTC millisecond timestamps exactly as going through Date does', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: Date.UTC(2200, 0, 1) - 1 }), fc.integer({ min: -14 * 60, max: 14 * 60 }), (ms, offsetMin) => {
+        const utc = new Date(ms).toISOString();
+        expect(chCreatedAt(utc)).toBe(chTime(ms));
+        // Other accepted forms (offsets, microseconds) take the Date path.
+        const local = new Date(ms + offsetMin * 60_000).toISOString().replace('Z', `${offsetMin < 0 ? '-' : '+'}${String(Math.floor(Math.abs(offsetMin) / 60)).padStart(2, '0')}:${String(Math.abs(offsetMin) % 60).padStart(2, '0')}`);
+        expect(chCreatedAt(local.replace(/\.(\d{3})/, '.$1456'))).toBe(chTime(ms));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

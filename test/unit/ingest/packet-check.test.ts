@@ -1,33 +1,18 @@
 /**
- * The ingest fast paths give exactly what the reference paths give: the zod-free packet check
- * (decodePacketWith fastPath on/off), and pythonJsonString against a character-by-character
- * transcription of CPython's ensure_ascii encoder.
+ * The zod-free packet check (packet-check.ts) gives exactly what zod gives: decodePacketWith with
+ * the fast path on and off, on generated, valid and mutated packets.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { workload } from '../../../bench/ingest-workload.ts';
-import { chCreatedAt, decodePacketWith } from '../../../ingest/decode-packet.ts';
-import { chTime } from '../../../platform/clickhouse/statement.ts';
+import { decodePacketWith } from '../../../ingest/decode-packet.ts';
 import { isValidPacket, packetCheckEnabled } from '../../../ingest/packet-check.ts';
 import type { RawPacket } from '../../../ingest/rows.ts';
-import { pythonJsonDumps, pythonJsonString, type JsonValue } from '../../../schemas/canonical-json.ts';
 import { packetSchema } from '../../../schemas/packets.ts';
 import { dependency, outputArtifact, toolCall } from '../../helpers/packets.ts';
 
 const raw = (text: string): RawPacket => ({ raw: text, source: { kind: 'kafka', topic: 't', partition: 1, offset: '7' } });
 const both = (text: string) => [decodePacketWith(raw(text), 1 << 20, { fastPath: true }), decodePacketWith(raw(text), 1 << 20, { fastPath: false })];
-
-/** CPython's py_encode_basestring_ascii, written out. */
-function referencePythonString(s: string): string {
-  const short: Record<number, string> = { 0x22: '\\"', 0x5c: '\\\\', 0x0a: '\\n', 0x0d: '\\r', 0x09: '\\t', 0x08: '\\b', 0x0c: '\\f' };
-  let out = '"';
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0x20 && c <= 0x7e && c !== 0x22 && c !== 0x5c) out += s[i];
-    else out += short[c] ?? `\\u${c.toString(16).padStart(4, '0')}`;
-  }
-  return `${out}"`;
-}
 
 // Valid packets of every shape the pipeline sees.
 const valid: string[] = [];
@@ -124,40 +109,5 @@ describe('zod-free packet check', () => {
     expect(isValidPacket(JSON.parse(text))).toBe(false);
     const [fast, slow] = both(text);
     expect(fast).toEqual(slow);
-  });
-});
-
-describe('created_at to ClickHouse text', () => {
-  it('rearranges UTC millisecond timestamps exactly as going through Date does', () => {
-    fc.assert(
-      fc.property(fc.integer({ min: 0, max: Date.UTC(2200, 0, 1) - 1 }), fc.integer({ min: -14 * 60, max: 14 * 60 }), (ms, offsetMin) => {
-        const utc = new Date(ms).toISOString();
-        expect(chCreatedAt(utc)).toBe(chTime(ms));
-        // Other accepted forms (offsets, microseconds) take the Date path.
-        const local = new Date(ms + offsetMin * 60_000).toISOString().replace('Z', `${offsetMin < 0 ? '-' : '+'}${String(Math.floor(Math.abs(offsetMin) / 60)).padStart(2, '0')}:${String(Math.abs(offsetMin) % 60).padStart(2, '0')}`);
-        expect(chCreatedAt(local.replace(/\.(\d{3})/, '.$1456'))).toBe(chTime(ms));
-      }),
-      { numRuns: 2000 },
-    );
-  });
-});
-
-describe('pythonJsonString', () => {
-  it('matches the reference encoder on arbitrary UTF-16 strings, lone surrogates included', () => {
-    fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)) })), (s) => {
-        expect(pythonJsonString(s)).toBe(referencePythonString(s));
-      }),
-      { numRuns: 5000 },
-    );
-    for (const s of ['', '\u007f', '\u0000\u001f', 'é', '😀', '\ud800', '\udfff', 'a"b\\c\n\t\r\b\f', '\u2028\u2029']) {
-      expect(pythonJsonString(s)).toBe(referencePythonString(s));
-    }
-  });
-
-  it('pythonJsonDumps writes nested values with sorted keys as json.dumps does', () => {
-    const v = { b: [1, 'é', null, true, { z: 1, a: false }], a: -0.5, '😀': {}, é: [] } as JsonValue;
-    expect(pythonJsonDumps(v, { sortKeys: true })).toBe('{"a": -0.5, "b": [1, "\\u00e9", null, true, {"a": false, "z": 1}], "\\u00e9": [], "\\ud83d\\ude00": {}}');
-    expect(pythonJsonDumps(v, { sortKeys: false })).toBe('{"b": [1, "\\u00e9", null, true, {"z": 1, "a": false}], "a": -0.5, "\\ud83d\\ude00": {}, "\\u00e9": []}');
   });
 });

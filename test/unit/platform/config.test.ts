@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../platform/config.ts';
+
+describe('config', () => {
+  it('has the documented defaults', () => {
+    const r = loadConfig({});
+    if (!r.ok) throw new Error(r.error);
+    expect(r.config.port).toBe(8080);
+    expect(r.config.clickhouse.dataDir).toBe('./data');
+    expect(r.config.clickhouse.database).toBe('tool_audit');
+    expect(r.config.kafka.brokers).toBeUndefined();
+    expect(r.config.retentionDays).toEqual({ invocations: 90, outputs: 30, workflows: 30, quarantine: 90 });
+    expect(r.config.analysis).toMatchObject({ dependencyWindowMs: 60000, auditGraceMs: 300000, enabledInServe: true });
+  });
+  it('fails with every bad variable named', () => {
+    const r = loadConfig({ PORT: 'eighty', CLICKHOUSE_DATABASE: 'x; DROP', TOOL_AUDIT_API_KEYS: 'short:read' });
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.error).toContain('PORT');
+      expect(r.error).toContain('CLICKHOUSE_DATABASE');
+      expect(r.error).toContain('TOOL_AUDIT_API_KEYS');
+    }
+  });
+  it('parses API keys with scopes and brokers', () => {
+    const r = loadConfig({ TOOL_AUDIT_API_KEYS: 'aaaaaaaaaaaaaaaa:ingest,read;bbbbbbbbbbbbbbbb:read', KAFKA_BROKERS: 'h1:9092, h2:9092' });
+    if (!r.ok) throw new Error(r.error);
+    expect(r.config.apiKeys).toEqual([
+      { key: 'aaaaaaaaaaaaaaaa', scopes: ['ingest', 'read'] },
+      { key: 'bbbbbbbbbbbbbbbb', scopes: ['read'] },
+    ]);
+    expect(r.config.kafka.brokers).toEqual(['h1:9092', 'h2:9092']);
+  });
+});
