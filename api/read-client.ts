@@ -6,22 +6,7 @@
 import type { z } from 'zod';
 import { AppError } from '../platform/errors.ts';
 import type { ReadQueries } from '../queries/index.ts';
-import {
-  agentToolsSchema,
-  dedupSchema,
-  expensiveSchema,
-  failedSchema,
-  identicalOutputsSchema,
-  invocationListSchema,
-  sequencesSchema,
-  slowSchema,
-  taskViewSchema,
-  toolOutputsSchema,
-  toolStatsSchema,
-  toolsSummarySchema,
-  violationsSchema,
-} from '../queries/schemas.ts';
-import type { TimeWindow } from '../queries/sql.ts';
+import { READ_ROUTES, type ReadRoute, type RequestQuery } from './read-route-table.ts';
 
 /** Where the server is and how to authenticate. */
 export interface ReadClientOptions {
@@ -31,16 +16,16 @@ export interface ReadClientOptions {
   timeoutMs?: number;
 }
 
-type Params = Record<string, string | number | undefined>;
-const windowQuery = (w: TimeWindow): Params => ({ from: new Date(w.fromMs).toISOString(), to: new Date(w.toMs).toISOString() });
-const pageQuery = (p: { window: TimeWindow; limit: number; cursor?: string }): Params => ({ ...windowQuery(p.window), limit: p.limit, cursor: p.cursor });
-const seg = encodeURIComponent;
+/** A route's URL with its `:name` segments filled in (percent-encoded). */
+function pathOf(route: ReadRoute, params: Record<string, string> = {}): string {
+  return route.url.replace(/:([a-z_]+)/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
+}
 
-/** A {@link ReadQueries} that calls a tool-audit server. */
+/** A {@link ReadQueries} that calls a tool-audit server: one method per route of READ_ROUTES. */
 export function createHttpReadQueries(opts: ReadClientOptions): ReadQueries {
   const base = opts.url.replace(/\/+$/, '');
   const doFetch = opts.fetch ?? fetch;
-  async function get<S extends z.ZodType>(path: string, params: Params, schema: S): Promise<z.infer<S>> {
+  async function get<S extends z.ZodType>(path: string, params: RequestQuery, schema: S): Promise<z.infer<S>> {
     const qs = new URLSearchParams();
     for (const [k, v] of Object.entries(params)) if (v !== undefined) qs.set(k, String(v));
     const url = `${base}${path}${qs.size ? `?${qs}` : ''}`;
@@ -51,7 +36,7 @@ export function createHttpReadQueries(opts: ReadClientOptions): ReadQueries {
         signal: AbortSignal.timeout(opts.timeoutMs ?? 60_000),
       });
     } catch (err) {
-      throw new AppError('CLICKHOUSE_UNAVAILABLE', `GET ${url} failed: ${(err as Error).message}`, { retryable: true, cause: err });
+      throw new AppError('SERVER_UNAVAILABLE', `GET ${url} failed: ${(err as Error).message}`, { retryable: true, cause: err });
     }
     const text = await res.text();
     if (!res.ok) {
@@ -61,23 +46,18 @@ export function createHttpReadQueries(opts: ReadClientOptions): ReadQueries {
       } catch {
         // not JSON: keep the text
       }
-      throw new AppError('INTERNAL', `GET ${path} answered ${res.status}: ${message}`, { retryable: res.status === 429 || res.status >= 500 });
+      throw new AppError(res.status === 429 || res.status >= 500 ? 'SERVER_UNAVAILABLE' : 'SERVER_REFUSED', `GET ${path} answered ${res.status}: ${message}`, {
+        retryable: res.status === 429 || res.status >= 500,
+      });
     }
     return schema.parse(JSON.parse(text));
   }
-  return {
-    tools: (p) => get('/v1/tools', { ...windowQuery(p.window), limit: p.limit }, toolsSummarySchema),
-    toolStats: (p) => get(`/v1/tools/${seg(p.toolId)}/stats`, { ...windowQuery(p.window), limit: p.limit }, toolStatsSchema),
-    toolInvocations: (p) => get(`/v1/tools/${seg(p.toolId)}/invocations`, pageQuery(p), invocationListSchema),
-    toolOutputs: (p) => get(`/v1/tools/${seg(p.toolId)}/outputs`, pageQuery(p), toolOutputsSchema),
-    agentTools: (p) => get(`/v1/agents/${seg(p.agentId)}/tools`, pageQuery(p), agentToolsSchema),
-    task: (p) => get(`/v1/tasks/${seg(p.taskId)}`, pageQuery(p), taskViewSchema),
-    expensive: (p) => get('/v1/calls/expensive', { ...pageQuery(p), threshold_usd: p.thresholdUsd }, expensiveSchema),
-    slow: (p) => get('/v1/calls/slow', { ...pageQuery(p), threshold_ms: p.thresholdMs }, slowSchema),
-    failed: (p) => get('/v1/calls/failed', pageQuery(p), failedSchema),
-    dedup: (p) => get('/v1/dedup/candidates', { ...pageQuery(p), min_count: p.minCount }, dedupSchema),
-    identicalOutputs: (p) => get('/v1/outputs/identical', { ...pageQuery(p), min_count: p.minCount, tool_id: p.toolId }, identicalOutputsSchema),
-    sequences: (p) => get('/v1/workflows/sequences', { ...pageQuery(p), length: p.length, min_count: p.minCount }, sequencesSchema),
-    violations: (p) => get('/v1/violations', { ...pageQuery(p), invariant: p.invariant }, violationsSchema),
-  };
+  const queries: Partial<Record<keyof ReadQueries, (p: never) => Promise<unknown>>> = {};
+  for (const route of READ_ROUTES) {
+    queries[route.method] = (p) => {
+      const req = route.request(p);
+      return get(pathOf(route, req.params), req.query, route.response);
+    };
+  }
+  return queries as unknown as ReadQueries;
 }

@@ -4,7 +4,23 @@
  * table, so the documentation cannot drift from what is served.
  */
 import { z } from 'zod';
-import type { ReadQueries } from '../queries/index.ts';
+import type {
+  ByAgentParams,
+  ByTaskParams,
+  ByToolInvocationsParams,
+  ByToolStatsParams,
+  DedupParams,
+  ExpensiveParams,
+  FailedParams,
+  IdenticalOutputsParams,
+  ReadQueries,
+  SequencesParams,
+  SlowParams,
+  ToolOutputsParams,
+  ToolsSummaryParams,
+  ViolationsParams,
+} from '../queries/index.ts';
+import type { TimeWindow } from '../queries/sql.ts';
 import { MAX_SEQUENCE_LENGTH } from '../queries/common-sequences.ts';
 import {
   agentToolsSchema,
@@ -38,6 +54,10 @@ export interface ReadRoute {
   /** fastify path, e.g. `/v1/tools/:tool_id/stats`. */
   url: string;
   operationId: string;
+  /** The {@link ReadQueries} method the route serves; the HTTP client (read-client.ts) offers it by calling the route. */
+  method: keyof ReadQueries;
+  /** The inverse of `run`: the path and query parameters of a call of `method`. */
+  request(p: never): { params?: Record<string, string>; query: RequestQuery };
   summary: string;
   params?: z.ZodObject;
   query: z.ZodObject;
@@ -45,6 +65,11 @@ export interface ReadRoute {
   /** Runs the query of validated input. */
   run(queries: ReadQueries, input: { params: Record<string, string>; query: Record<string, unknown> }, defaults: ReadDefaults): Promise<unknown>;
 }
+
+/** Query-string values of a request (undefined: left out). */
+export type RequestQuery = Record<string, string | number | undefined>;
+const windowQuery = (w: TimeWindow): RequestQuery => ({ from: new Date(w.fromMs).toISOString(), to: new Date(w.toMs).toISOString() });
+const pageQuery = (p: { window: TimeWindow; limit: number; cursor?: string }): RequestQuery => ({ ...windowQuery(p.window), limit: p.limit, cursor: p.cursor });
 
 type Q = { from?: number; to?: number; limit?: number; cursor?: string };
 const page = (q: Q) => ({ limit: q.limit ?? DEFAULT_LIMIT, ...(q.cursor === undefined ? {} : { cursor: q.cursor }) });
@@ -55,6 +80,8 @@ export const READ_ROUTES: ReadRoute[] = [
   {
     url: '/v1/tools',
     operationId: 'tools',
+    method: 'tools',
+    request: (p: ToolsSummaryParams) => ({ query: { ...windowQuery(p.window), limit: p.limit } }),
     summary: 'Every tool with its invocations, success rate, average and p95 duration and total cost, most invoked first (what `tool-audit top` shows).',
     query: z.strictObject({ from: listQuery.from, to: listQuery.to, limit: listQuery.limit.describe('tools to return at most (default 100)') }),
     response: toolsSummarySchema,
@@ -66,6 +93,8 @@ export const READ_ROUTES: ReadRoute[] = [
   {
     url: '/v1/tools/:tool_id/stats',
     operationId: 'toolStats',
+    method: 'toolStats',
+    request: (p: ByToolStatsParams) => ({ params: { tool_id: p.toolId }, query: { ...windowQuery(p.window), limit: p.limit } }),
     summary: "One tool's invocations, success rate, average and p95 duration, total cost and error messages (ByToolId).",
     params: toolParams,
     query: z.strictObject({ from: listQuery.from, to: listQuery.to, limit: listQuery.limit.describe('error messages to return at most (default 100)') }),
@@ -78,6 +107,8 @@ export const READ_ROUTES: ReadRoute[] = [
   {
     url: '/v1/tools/:tool_id/invocations',
     operationId: 'toolInvocations',
+    method: 'toolInvocations',
+    request: (p: ByToolInvocationsParams) => ({ params: { tool_id: p.toolId }, query: pageQuery(p) }),
     summary: "One tool's invocations, newest first (ByToolId).",
     params: toolParams,
     query: plainListQuery,
@@ -87,6 +118,8 @@ export const READ_ROUTES: ReadRoute[] = [
   {
     url: '/v1/tools/:tool_id/outputs',
     operationId: 'toolOutputs',
+    method: 'toolOutputs',
+    request: (p: ToolOutputsParams) => ({ params: { tool_id: p.toolId }, query: pageQuery(p) }),
     summary: "One tool's distinct outputs (one per content_hash), most recently seen first (ByTool outputs).",
     params: toolParams,
     query: plainListQuery,
@@ -96,6 +129,8 @@ export const READ_ROUTES: ReadRoute[] = [
   {
     url: '/v1/agents/:agent_id/tools',
     operationId: 'agentTools',
+    method: 'agentTools',
+    request: (p: ByAgentParams) => ({ params: { agent_id: p.agentId }, query: pageQuery(p) }),
     summary: "One agent's tool frequency, tool sequence (call order) and invocations, newest first (ByAgent).",
     params: z.strictObject({ agent_id: pathId.describe('the agent, e.g. QA_Agent') }),
     query: plainListQuery,
@@ -105,6 +140,8 @@ export const READ_ROUTES: ReadRoute[] = [
   {
     url: '/v1/tasks/:task_id',
     operationId: 'task',
+    method: 'task',
+    request: (p: ByTaskParams) => ({ params: { task_id: p.taskId }, query: pageQuery(p) }),
     summary: "One task's invocations in call order, their dependencies and outputs, and the workflow DAG (ByTask). from/to default to the whole retention.",
     params: z.strictObject({ task_id: pathId.describe('the task') }),
     query: plainListQuery,
@@ -114,6 +151,8 @@ export const READ_ROUTES: ReadRoute[] = [
   {
     url: '/v1/calls/expensive',
     operationId: 'expensiveCalls',
+    method: 'expensive',
+    request: (p: ExpensiveParams) => ({ query: { ...pageQuery(p), threshold_usd: p.thresholdUsd } }),
     summary: 'Calls costing more than threshold_usd, most expensive first, with their count and total cost.',
     query: z.strictObject({ ...listQuery, threshold_usd: thresholdUsdParam }),
     response: expensiveSchema,
@@ -125,6 +164,8 @@ export const READ_ROUTES: ReadRoute[] = [
   {
     url: '/v1/calls/slow',
     operationId: 'slowCalls',
+    method: 'slow',
+    request: (p: SlowParams) => ({ query: { ...pageQuery(p), threshold_ms: p.thresholdMs } }),
     summary: 'Calls lasting longer than threshold_ms, slowest first, with their count.',
     query: z.strictObject({ ...listQuery, threshold_ms: thresholdMsParam }),
     response: slowSchema,
@@ -136,6 +177,8 @@ export const READ_ROUTES: ReadRoute[] = [
   {
     url: '/v1/calls/failed',
     operationId: 'failedCalls',
+    method: 'failed',
+    request: (p: FailedParams) => ({ query: pageQuery(p) }),
     summary: 'Failed calls newest first, failures per status and the most frequent error messages.',
     query: plainListQuery,
     response: failedSchema,
@@ -144,6 +187,8 @@ export const READ_ROUTES: ReadRoute[] = [
   {
     url: '/v1/dedup/candidates',
     operationId: 'dedupCandidates',
+    method: 'dedup',
+    request: (p: DedupParams) => ({ query: { ...pageQuery(p), min_count: p.minCount } }),
     summary: 'Calls repeated with identical args (tool_id + args_hash), with what the repeats beyond the first cost, and totals.',
     query: z.strictObject({ ...listQuery, min_count: minCountParam }),
     response: dedupSchema,
@@ -155,6 +200,8 @@ export const READ_ROUTES: ReadRoute[] = [
   {
     url: '/v1/outputs/identical',
     operationId: 'identicalOutputs',
+    method: 'identicalOutputs',
+    request: (p: IdenticalOutputsParams) => ({ query: { ...pageQuery(p), min_count: p.minCount, tool_id: p.toolId } }),
     summary: 'Outputs of one tool with the same content_hash, with the calls that produced them (BySampleHash).',
     query: z.strictObject({ ...listQuery, min_count: minCountParam, tool_id: pathId.optional().describe('only this tool') }),
     response: identicalOutputsSchema,
@@ -166,6 +213,8 @@ export const READ_ROUTES: ReadRoute[] = [
   {
     url: '/v1/workflows/sequences',
     operationId: 'commonSequences',
+    method: 'sequences',
+    request: (p: SequencesParams) => ({ query: { ...pageQuery(p), length: p.length, min_count: p.minCount } }),
     summary: "Runs of `length` consecutive tools in tasks' calls that occur at least min_count times (CommonSequences).",
     query: z.strictObject({
       ...listQuery,
@@ -193,6 +242,8 @@ export const READ_ROUTES: ReadRoute[] = [
   {
     url: '/v1/violations',
     operationId: 'violations',
+    method: 'violations',
+    request: (p: ViolationsParams) => ({ query: { ...pageQuery(p), invariant: p.invariant } }),
     summary: 'Violations found by the auditor (SHOULD and cross-segment rules), newest first, and counts per invariant; from/to apply to detected_at.',
     query: z.strictObject({ ...listQuery, invariant: z.string().min(1).max(64).optional().describe('only this invariant, e.g. I8') }),
     response: violationsSchema,

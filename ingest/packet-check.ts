@@ -5,7 +5,7 @@
  * zod, which stays the single source of truth for what is valid and for the rejection message.
  *
  * One-directional by construction: a false here never rejects anything, it only costs a zod
- * run. test/unit/packet-check.test.ts checks the direction on generated and mutated packets.
+ * run. test/unit/ingest/packet-check.test.ts checks the direction on generated and mutated packets.
  * The patterns are taken from the zod schemas themselves, not copied.
  */
 import { sha256HexSchema, timestampSchema, uuidSchema } from '../schemas/common.ts';

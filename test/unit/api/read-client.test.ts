@@ -1,0 +1,56 @@
+/**
+ * The HTTP read client is the route table read backwards: for every route, the request the
+ * client sends, validated and run by the server side of the same route, calls the same query
+ * method with the same parameters.
+ */
+import { describe, expect, it } from 'vitest';
+import { createHttpReadQueries } from '../../../api/read-client.ts';
+import { READ_ROUTES } from '../../../api/read-route-table.ts';
+import type { ReadDefaults } from '../../../api/read-params.ts';
+import type { ReadQueries } from '../../../queries/index.ts';
+
+const window = { fromMs: Date.UTC(2026, 10, 1), toMs: Date.UTC(2026, 10, 2, 3, 4, 5, 6) };
+const page = { window, limit: 7, cursor: 'abc_-' };
+const SAMPLES: Record<keyof ReadQueries, object> = {
+  tools: { window, limit: 5 },
+  toolStats: { toolId: 'search/web é', window, limit: 3 },
+  toolInvocations: { toolId: 'search_web', ...page },
+  toolOutputs: { toolId: 'a b', ...page },
+  agentTools: { agentId: 'QA_Agent', ...page },
+  task: { taskId: 'task 1/2', ...page },
+  expensive: { thresholdUsd: 0.25, ...page },
+  slow: { thresholdMs: 1500, ...page },
+  failed: { ...page },
+  dedup: { minCount: 3, ...page },
+  identicalOutputs: { minCount: 2, toolId: 'fetch_url', ...page },
+  sequences: { length: 4, minCount: 2, ...page },
+  violations: { invariant: 'I8', ...page },
+};
+const DEFAULTS: ReadDefaults = { windowDays: 7, expensiveThresholdUsd: 1, slowThresholdMs: 30_000 };
+
+describe('HTTP read client', () => {
+  it('offers every method of ReadQueries, one route each', () => {
+    expect(READ_ROUTES.map((r) => r.method).sort()).toEqual(Object.keys(SAMPLES).sort());
+  });
+
+  it.each(READ_ROUTES.map((r) => [r.method, r] as const))('%s: the server side of the route calls the same method with the same parameters', async (method, route) => {
+    let sent: URL | undefined;
+    const fakeFetch = (async (url: string) => {
+      sent = new URL(url);
+      return new Response('{}', { status: 500 });
+    }) as typeof fetch;
+    const client = createHttpReadQueries({ url: 'http://server.test/', fetch: fakeFetch });
+    await expect((client[method] as (p: object) => Promise<unknown>)(SAMPLES[method])).rejects.toMatchObject({ code: 'SERVER_UNAVAILABLE', retryable: true });
+    // The server: match the path against the route, validate, run on recording queries.
+    const pattern = new RegExp(`^${route.url.replace(/:([a-z_]+)/g, '(?<$1>[^/]+)')}$`);
+    const match = pattern.exec((sent as URL).pathname);
+    expect(match, (sent as URL).pathname).not.toBeNull();
+    const params = Object.fromEntries(Object.entries(match?.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]));
+    const parsedParams = route.params ? route.params.parse(params) : {};
+    const parsedQuery = route.query.parse(Object.fromEntries((sent as URL).searchParams));
+    let got: unknown;
+    const recorder = new Proxy({}, { get: (_t, name) => async (p: unknown) => ((got = { name, p }), {}) }) as ReadQueries;
+    await route.run(recorder, { params: parsedParams as Record<string, string>, query: parsedQuery }, DEFAULTS);
+    expect(got).toEqual({ name: method, p: SAMPLES[method] });
+  });
+});
