@@ -87,41 +87,55 @@ class RoundIndex implements RoundPackets {
 
 /** Creates the commit step of a segment writer; its memory (dedup cache, contents, call tasks) lives as long as it does. */
 export function createRoundCommitter(deps: RoundCommitterDeps): (round: readonly RoundBatch[]) => Promise<PacketOutcome[][]> {
-  const { clickhouse: ch, metrics } = deps;
-  const cache = new DedupCache(deps.dedupCacheEntries);
-  const contentSeen = new ContentSeen(deps.dedupCacheEntries);
-  // call_id → task_id of calls this writer saw: output packets carry no task_id, and the emitter
-  // sends a call and then its output under the same Kafka key, so both reach this writer in order.
-  const callTasks = new FifoMap<string>(deps.callTaskEntries);
+  const committer = new RoundCommitter(deps);
+  return (round) => committer.commit(round);
+}
 
-  const stageSeconds = (stage: 'lookup' | 'insert', since: number) =>
-    metrics.inc('tool_audit_ingest_stage_seconds_total', 'Wall time spent per ingest stage', { stage }, (performance.now() - since) / 1000);
-  const kafkaKeys = (r: RoundIndex, list: ReadonlyArray<{ i: number }>) =>
-    list.filter(({ i }) => r.packet(i).source.kind === 'kafka').map(({ i }) => sourceKey(r.packet(i).source));
+const kafkaKeys = (r: RoundIndex, list: ReadonlyArray<{ i: number }>) =>
+  list.filter(({ i }) => r.packet(i).source.kind === 'kafka').map(({ i }) => sourceKey(r.packet(i).source));
+
+class RoundCommitter {
+  private readonly cache: DedupCache;
+  private readonly contentSeen: ContentSeen;
+  /**
+   * call_id → task_id of calls this writer saw: output packets carry no task_id, and the emitter
+   * sends a call and then its output under the same Kafka key, so both reach this writer in order.
+   */
+  private readonly callTasks: FifoMap<string>;
+
+  constructor(private readonly deps: RoundCommitterDeps) {
+    this.cache = new DedupCache(deps.dedupCacheEntries);
+    this.contentSeen = new ContentSeen(deps.dedupCacheEntries);
+    this.callTasks = new FifoMap<string>(deps.callTaskEntries);
+  }
+
+  private stageSeconds(stage: 'lookup' | 'insert', since: number): void {
+    this.deps.metrics.inc('tool_audit_ingest_stage_seconds_total', 'Wall time spent per ingest stage', { stage }, (performance.now() - since) / 1000);
+  }
 
   /** What the segments already hold decides between a redelivery and a conflicting reuse. */
-  async function lookUp(r: RoundIndex, v: RoundVerdict): Promise<Set<string>> {
+  private async lookUp(r: RoundIndex, v: RoundVerdict): Promise<Set<string>> {
     const started = performance.now();
     const decodeRejected = kafkaKeys(r, v.rejected);
     const [invocation, output, dependency, quarantined] = await Promise.all([
-      v.fresh.invocation.size ? storedInvocations(ch, [...v.fresh.invocation.keys()]) : new Map<string, string>(),
-      v.fresh.output.size ? storedOutputs(ch, [...v.fresh.output.keys()]) : new Map<string, string>(),
+      v.fresh.invocation.size ? storedInvocations(this.deps.clickhouse, [...v.fresh.invocation.keys()]) : new Map<string, string>(),
+      v.fresh.output.size ? storedOutputs(this.deps.clickhouse, [...v.fresh.output.keys()]) : new Map<string, string>(),
       v.fresh.dependency.size
-        ? storedDependencies(ch, [...v.fresh.dependency.values()].map((i) => ({ task_id: r.col(i).taskId(r.at(i)), preceding_call_id: r.key(i).slice(0, 36) })))
+        ? storedDependencies(this.deps.clickhouse, [...v.fresh.dependency.values()].map((i) => ({ task_id: r.col(i).taskId(r.at(i)), preceding_call_id: r.key(i).slice(0, 36) })))
         : new Map<string, string>(),
-      decodeRejected.length ? storedQuarantine(ch, decodeRejected) : new Set<string>(),
+      decodeRejected.length ? storedQuarantine(this.deps.clickhouse, decodeRejected) : new Set<string>(),
     ]);
     judgeStored(v, r, { invocation, output, dependency });
     // A poison record redelivered from the same Kafka offset is already quarantined. Keys of
     // packets rejected only now (I1 and their copies) are looked up here; that is rare.
     const late = kafkaKeys(r, v.rejected.slice(v.judgedFirst));
-    if (late.length) for (const k of await storedQuarantine(ch, late)) quarantined.add(k);
-    stageSeconds('lookup', started);
+    if (late.length) for (const k of await storedQuarantine(this.deps.clickhouse, late)) quarantined.add(k);
+    this.stageSeconds('lookup', started);
     return quarantined;
   }
 
   /** Output contents to write: once per hash, and again when last seen more than a day ago. */
-  function contentsToWrite(r: RoundIndex, v: RoundVerdict): Map<string, { key: string; part: BodyPart; ms: number }> {
+  private contentsToWrite(r: RoundIndex, v: RoundVerdict): Map<string, { key: string; part: BodyPart; ms: number }> {
     // What this process wrote is remembered; a hash first seen here is written even if another
     // process (or an earlier run) wrote it: ReplacingMergeTree(last_seen) keeps one row per hash.
     // (Asking ClickHouse first costs a scan of every stored hash per round, growing with the table.)
@@ -131,14 +145,14 @@ export function createRoundCommitter(deps: RoundCommitterDeps): (round: readonly
       if (contents.has(hash)) continue;
       const lastSeen = r.col(i).lastSeen(r.at(i));
       const ms = Date.parse(`${lastSeen}Z`);
-      const last = contentSeen.get(hash);
+      const last = this.contentSeen.get(hash);
       if (last === undefined || ms - last > CONTENT_REFRESH_MS) contents.set(hash, { key: `${hash}@${lastSeen}`, part: r.part(i, 'content'), ms });
     }
     return contents;
   }
 
   /** The tasks of the round's calls that are written or already stored (an identical redelivery). */
-  function roundTasks(r: RoundIndex, v: RoundVerdict): Map<string, string> {
+  private roundTasks(r: RoundIndex, v: RoundVerdict): Map<string, string> {
     const tasks = new Map<string, string>();
     for (let i = 0; i < r.size; i++) {
       if (r.kindOf(i) !== 'invocation') continue;
@@ -147,22 +161,22 @@ export function createRoundCommitter(deps: RoundCommitterDeps): (round: readonly
     return tasks;
   }
 
-  async function insertAll(r: RoundIndex, v: RoundVerdict, quarantined: Set<string>, tasks: Map<string, string>): Promise<Map<string, { ms: number }>> {
+  private async insertAll(r: RoundIndex, v: RoundVerdict, quarantined: Set<string>, tasks: Map<string, string>): Promise<Map<string, { ms: number }>> {
     const quarantine = new Map<string, ReturnType<typeof quarantineRow>>();
     for (const x of v.rejected) {
       const q = quarantineRow(r.packet(x.i), rejection(r, x.i, x.conflict));
       if (!quarantined.has(q.source_key)) quarantine.set(q.source_key, q);
     }
-    const contents = contentsToWrite(r, v);
+    const contents = this.contentsToWrite(r, v);
     // The task of each output's call: a call of this round, else one this writer saw recently
     // ('' = the call has no task), else null (unknown: the output becomes an orphan, migration 007).
     const outputTask = (key: string): string | null => {
       const call = r.col(v.fresh.output.get(key) as number).callId(r.at(v.fresh.output.get(key) as number));
-      return tasks.get(call) ?? callTasks.get(call) ?? null;
+      return tasks.get(call) ?? this.callTasks.get(call) ?? null;
     };
     const keyed = (kind: Kind) => [...v.fresh[kind]].map(([key, i]) => ({ key, part: r.part(i, kind) }));
     const lines = (table: string, columns: readonly string[], rows: Array<{ key: string; part: BodyPart }>, extra?: (key: string) => string | null) =>
-      ch.insertLines(table, columns, extra ? joinWithField(rows, extra) : joinParts(rows.map((k) => k.part)), rows.map((k) => k.key));
+      this.deps.clickhouse.insertLines(table, columns, extra ? joinWithField(rows, extra) : joinParts(rows.map((k) => k.part)), rows.map((k) => k.key));
     // A content goes in before the output rows that refer to it: if the round fails in between,
     // the retry finds the outputs missing and writes both again (an output found stored is never
     // rewritten, so the other order could lose its content).
@@ -171,47 +185,48 @@ export function createRoundCommitter(deps: RoundCommitterDeps): (round: readonly
       lines('tool_invocations', SEGMENT_COLUMNS.tool_invocations, keyed('invocation')),
       lines('output_contents', CONTENT_COLUMNS, [...contents.values()]).then(() => lines('tool_outputs', STAMPED_OUTPUT_COLUMNS, keyed('output'), outputTask)),
       lines('tool_workflows', SEGMENT_COLUMNS.tool_workflows, keyed('dependency')),
-      ch.insertRows('quarantine', [...quarantine.values()].map((q) => ({ key: q.source_key, row: q }))),
+      this.deps.clickhouse.insertRows('quarantine', [...quarantine.values()].map((q) => ({ key: q.source_key, row: q }))),
     ]);
-    stageSeconds('insert', started);
+    this.stageSeconds('insert', started);
     return contents;
   }
 
   /** Outcomes per packet, counted in the metrics; the writer's memory learns what was written. */
-  function settle(r: RoundIndex, v: RoundVerdict): PacketOutcome[] {
+  private settle(r: RoundIndex, v: RoundVerdict): PacketOutcome[] {
     const outcomes: PacketOutcome[] = new Array(r.size);
     const counts = { invocation: 0, output: 0, dependency: 0 };
     for (const kind of KINDS) {
       for (const [key, i] of v.fresh[kind]) {
-        cache.add(kind, key, r.fp(i));
+        this.cache.add(kind, key, r.fp(i));
         outcomes[i] = { status: 'accepted', packetType: KIND_PACKET_TYPE[kind], ids: r.ids(i) };
         counts[kind]++;
       }
-      if (counts[kind]) metrics.inc('tool_audit_ingest_rows_total', 'Rows written to segments', { segment: KIND_PACKET_TYPE[kind] }, counts[kind]);
+      if (counts[kind]) this.deps.metrics.inc('tool_audit_ingest_rows_total', 'Rows written to segments', { segment: KIND_PACKET_TYPE[kind] }, counts[kind]);
     }
     for (const i of v.duplicates) outcomes[i] = { status: 'duplicate', packetType: KIND_PACKET_TYPE[r.kindOf(i) as Kind], ids: r.ids(i) };
     for (const x of v.rejected) {
       const j = rejection(r, x.i, x.conflict);
       outcomes[x.i] = { status: 'rejected', packetType: j.packetType, ids: j.ids, reason: { code: j.code, message: j.message } };
-      metrics.inc('tool_audit_quarantined_total', 'Packets quarantined, by reason', { reason: j.code });
+      this.deps.metrics.inc('tool_audit_quarantined_total', 'Packets quarantined, by reason', { reason: j.code });
     }
     for (const { i, first } of v.followers) outcomes[i] = { ...(outcomes[first] as PacketOutcome), status: 'duplicate' };
     const duplicates = v.duplicates.size + v.followers.length;
-    if (duplicates) metrics.inc('tool_audit_ingest_duplicates_total', 'Redelivered identical packets skipped (I1)', {}, duplicates);
-    metrics.inc('tool_audit_ingest_packets_total', 'Packets processed by the ingest pipeline', {}, r.size);
-    metrics.inc('tool_audit_ingest_commit_rounds_total', 'Commit rounds (look-ups + inserts) against ClickHouse');
+    if (duplicates) this.deps.metrics.inc('tool_audit_ingest_duplicates_total', 'Redelivered identical packets skipped (I1)', {}, duplicates);
+    this.deps.metrics.inc('tool_audit_ingest_packets_total', 'Packets processed by the ingest pipeline', {}, r.size);
+    this.deps.metrics.inc('tool_audit_ingest_commit_rounds_total', 'Commit rounds (look-ups + inserts) against ClickHouse');
     return outcomes;
   }
 
-  return async (round) => {
+  /** Judges and writes one round; the outcomes per batch. */
+  async commit(round: readonly RoundBatch[]): Promise<PacketOutcome[][]> {
     const r = new RoundIndex(round);
-    const v = judgeRound(r, (kind, key, fp) => cache.get(kind, key, fp));
-    const quarantined = await lookUp(r, v);
-    const tasks = roundTasks(r, v);
-    const contents = await insertAll(r, v, quarantined, tasks);
-    for (const [hash, c] of contents) contentSeen.set(hash, c.ms);
-    for (const [call, task] of tasks) callTasks.set(call, task);
-    const outcomes = settle(r, v);
+    const v = judgeRound(r, (kind, key, fp) => this.cache.get(kind, key, fp));
+    const quarantined = await this.lookUp(r, v);
+    const tasks = this.roundTasks(r, v);
+    const contents = await this.insertAll(r, v, quarantined, tasks);
+    for (const [hash, c] of contents) this.contentSeen.set(hash, c.ms);
+    for (const [call, task] of tasks) this.callTasks.set(call, task);
+    const outcomes = this.settle(r, v);
     const out: PacketOutcome[][] = [];
     let from = 0;
     for (const d of round) {
@@ -219,7 +234,7 @@ export function createRoundCommitter(deps: RoundCommitterDeps): (round: readonly
       from += d.batch.length;
     }
     return out;
-  };
+  }
 }
 
 /** Why a packet was rejected: the decoder's reason, or the I1 conflict. */

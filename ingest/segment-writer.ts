@@ -60,52 +60,82 @@ interface Decoded {
 const DECODE_SLICE = 256;
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** A batch in the decode stage; `done` is set when a decode thread has it. */
+interface DecodeJob {
+  d: Decoded;
+  at: number;
+  builder?: ColumnsBuilder;
+  done?: Promise<void>;
+  ready?: boolean;
+}
+
 /** Creates the pipeline's writer over one ClickHouse database. */
 export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
-  const { metrics } = deps;
-  const maxRound = deps.maxRoundPackets ?? 100_000;
-  const commitRound = createRoundCommitter({
-    clickhouse: deps.clickhouse,
-    metrics,
-    dedupCacheEntries: deps.dedupCacheEntries,
-    callTaskEntries: deps.callTaskEntries ?? 200_000,
-  });
-  const queue: Decoded[] = [];
-  let committing = false;
-  const pool: DecodePool | undefined = deps.decodeThreads ? createDecodePool(deps.decodeThreads) : undefined;
-  /** Batches being decoded, in call order; `done` is set by a decode thread. */
-  const toDecode: Array<{ d: Decoded; at: number; builder?: ColumnsBuilder; done?: Promise<void>; ready?: boolean }> = [];
-  let decoding = false;
-  const decodedWaiters: Array<() => void> = [];
-  const minRound = Math.min(deps.minRoundPackets ?? 50_000, maxRound);
-  const queued = () => queue.reduce((n, d) => n + d.batch.length, 0);
-  const wake = () => {
-    for (const w of decodedWaiters.splice(0)) w();
-  };
+  return new BatchWriter(deps);
+}
+
+class BatchWriter implements SegmentWriter {
+  private readonly commitRound: ReturnType<typeof createRoundCommitter>;
+  private readonly maxRound: number;
+  private readonly minRound: number;
+  private readonly pool: DecodePool | undefined;
+  /** Decoded batches waiting for a commit round, in call order. */
+  private readonly queue: Decoded[] = [];
+  private committing = false;
+  /** Batches being decoded, in call order. */
+  private readonly toDecode: DecodeJob[] = [];
+  private decoding = false;
+  private readonly decodedWaiters: Array<() => void> = [];
+
+  constructor(private readonly deps: SegmentWriterDeps) {
+    this.maxRound = deps.maxRoundPackets ?? 100_000;
+    this.minRound = Math.min(deps.minRoundPackets ?? 50_000, this.maxRound);
+    this.commitRound = createRoundCommitter({
+      clickhouse: deps.clickhouse,
+      metrics: deps.metrics,
+      dedupCacheEntries: deps.dedupCacheEntries,
+      callTaskEntries: deps.callTaskEntries ?? 200_000,
+    });
+    this.pool = deps.decodeThreads ? createDecodePool(deps.decodeThreads) : undefined;
+  }
+
+  write(batch: RawPacket[]): Promise<PacketOutcome[]> {
+    return new Promise<PacketOutcome[]>((resolve, reject) => {
+      const job: DecodeJob = { d: { batch, buffers: {}, resolve, reject }, at: 0 };
+      this.toDecode.push(job);
+      // Small batches (HTTP) are not worth a thread hop.
+      if (this.pool && batch.length >= 64) this.decodeInThread(job);
+      else if (!this.decoding) void this.decodeLoop();
+    });
+  }
+
+  private queued(): number {
+    return this.queue.reduce((n, d) => n + d.batch.length, 0);
+  }
 
   /** Moves decoded batches at the head of toDecode to the commit queue, keeping call order. */
-  function promoteReady(): void {
-    while (toDecode.length > 0 && (toDecode[0] as (typeof toDecode)[number]).ready) {
-      queue.push((toDecode.shift() as (typeof toDecode)[number]).d);
-    }
-    wake();
-    if (queue.length > 0 && !committing) void drain();
+  private promoteReady(): void {
+    while (this.toDecode.length > 0 && (this.toDecode[0] as DecodeJob).ready) this.queue.push((this.toDecode.shift() as DecodeJob).d);
+    for (const w of this.decodedWaiters.splice(0)) w();
+    if (this.queue.length > 0 && !this.committing) void this.drain();
+  }
+
+  private failed(job: DecodeJob, err: unknown): void {
+    this.toDecode.splice(this.toDecode.indexOf(job), 1);
+    job.d.reject(err);
+    this.promoteReady();
   }
 
   /** Hands a batch to a decode thread. */
-  function decodeInThread(job: (typeof toDecode)[number]): void {
-    job.done = (pool as DecodePool).decode(job.d.batch, deps.maxPacketBytes).then(
+  private decodeInThread(job: DecodeJob): void {
+    job.done = (this.pool as DecodePool).decode(job.d.batch, this.deps.maxPacketBytes).then(
       (r) => {
         job.d.columns = r.columns;
         job.d.buffers = r.buffers;
         job.ready = true;
-        promoteReady();
+        this.promoteReady();
       },
-      (err: unknown) => {
-        toDecode.splice(toDecode.indexOf(job), 1);
-        job.d.reject(err);
-        promoteReady();
-      },
+      (err: unknown) => this.failed(job, err),
     );
   }
 
@@ -114,75 +144,62 @@ export function createSegmentWriter(deps: SegmentWriterDeps): SegmentWriter {
    * event loop runs, so a finished look-up or insert is followed up at once instead of waiting
    * behind a whole batch's decoding (ClickHouse would sit idle meanwhile).
    */
-  async function decodeLoop(): Promise<void> {
-    decoding = true;
+  private async decodeLoop(): Promise<void> {
+    this.decoding = true;
     // Batches handed over in the same tick are queued before any is decoded.
     await yieldToEventLoop();
     for (;;) {
-      const job = toDecode.find((j) => !j.ready && !j.done);
+      const job = this.toDecode.find((j) => !j.ready && !j.done);
       if (!job) break;
       const start = performance.now();
-      const to = Math.min(job.at + DECODE_SLICE, job.d.batch.length);
       try {
-        const b = job.d.batch;
-        job.builder ??= new ColumnsBuilder(b.length);
-        for (let i = job.at; i < to; i++) {
-          const p = b[i] as RawPacket;
-          job.builder.decode(i, p.raw, p.bytes, sourceKey(p.source), deps.maxPacketBytes, job.d.buffers);
-        }
+        this.decodeSlice(job);
       } catch (err) {
-        toDecode.splice(toDecode.indexOf(job), 1);
-        job.d.reject(err);
-        promoteReady();
+        this.failed(job, err);
         continue;
       }
-      job.at = to;
-      stageSeconds('decode', start);
+      this.deps.metrics.inc('tool_audit_ingest_stage_seconds_total', 'Wall time spent per ingest stage', { stage: 'decode' }, (performance.now() - start) / 1000);
       if (job.at === job.d.batch.length) {
         job.d.columns = (job.builder ?? new ColumnsBuilder(0)).finish();
         job.builder = undefined;
         job.ready = true;
-        promoteReady();
+        this.promoteReady();
       }
       await yieldToEventLoop();
     }
-    decoding = false;
+    this.decoding = false;
   }
 
-  async function drain(): Promise<void> {
-    committing = true;
-    while (queue.length > 0) {
+  /** Decodes the next DECODE_SLICE packets of a job. */
+  private decodeSlice(job: DecodeJob): void {
+    const b = job.d.batch;
+    const to = Math.min(job.at + DECODE_SLICE, b.length);
+    job.builder ??= new ColumnsBuilder(b.length);
+    for (let i = job.at; i < to; i++) {
+      const p = b[i] as RawPacket;
+      job.builder.decode(i, p.raw, p.bytes, sourceKey(p.source), this.deps.maxPacketBytes, job.d.buffers);
+    }
+    job.at = to;
+  }
+
+  /** Commits queued batches round by round, until the queue is empty. */
+  private async drain(): Promise<void> {
+    this.committing = true;
+    while (this.queue.length > 0) {
       // Larger rounds cost ClickHouse less per row (fewer look-ups, inserts, parts and merges):
       // while more batches are being decoded, let them join, up to minRoundPackets.
-      while (toDecode.length > 0 && queued() < minRound) await new Promise<void>((resolve) => decodedWaiters.push(resolve));
+      while (this.toDecode.length > 0 && this.queued() < this.minRound) await new Promise<void>((resolve) => this.decodedWaiters.push(resolve));
       let n = 0;
       let take = 0;
-      while (take < queue.length && (take === 0 || n + (queue[take] as Decoded).batch.length <= maxRound)) n += (queue[take++] as Decoded).batch.length;
-      const round = queue.splice(0, take);
+      while (take < this.queue.length && (take === 0 || n + (this.queue[take] as Decoded).batch.length <= this.maxRound)) n += (this.queue[take++] as Decoded).batch.length;
+      const round = this.queue.splice(0, take);
       try {
-        const outcomes = await commitRound(round.map((d) => ({ batch: d.batch, reader: new ColumnsReader(d.columns as Columns), buffers: d.buffers })));
+        const outcomes = await this.commitRound(round.map((d) => ({ batch: d.batch, reader: new ColumnsReader(d.columns as Columns), buffers: d.buffers })));
         round.forEach((d, k) => d.resolve(outcomes[k] as PacketOutcome[]));
       } catch (err) {
         for (const d of round) d.reject(err);
       }
     }
-    committing = false;
+    this.committing = false;
   }
-
-  /** Time per stage, for /metrics: how busy the JavaScript (decode) and ClickHouse (look-up, insert) sides are. */
-  function stageSeconds(stage: 'decode', since: number): void {
-    metrics.inc('tool_audit_ingest_stage_seconds_total', 'Wall time spent per ingest stage', { stage }, (performance.now() - since) / 1000);
-  }
-
-  return {
-    write(batch) {
-      return new Promise<PacketOutcome[]>((resolve, reject) => {
-        const job: (typeof toDecode)[number] = { d: { batch, buffers: {}, resolve, reject }, at: 0 };
-        toDecode.push(job);
-        // Small batches (HTTP) are not worth a thread hop.
-        if (pool && batch.length >= 64) decodeInThread(job);
-        else if (!decoding) void decodeLoop();
-      });
-    },
-  };
 }
