@@ -58,7 +58,8 @@ export function createDependencyAnalyzer(deps: DependencyAnalyzerDeps): Periodic
     const args = new Map(calls.map((c) => [c.call_id, c.args]));
     const outputs = await outputsOfCalls(ch, [...new Set(missing.map((m) => m.pair.preceding.call_id))]);
     const rows = missing.map(({ task, pair }) => ({
-      key: pairKey(pair.preceding.call_id, pair.succeeding.call_id),
+      // Not the bare pair key: an emitted row of the same pair is another row, with its own token.
+      key: `analyzer/${pairKey(pair.preceding.call_id, pair.succeeding.call_id)}`,
       row: {
         task_id: task,
         preceding_call_id: pair.preceding.call_id,

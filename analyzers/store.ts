@@ -76,11 +76,14 @@ export async function callsOfTasks(ch: ClickHouseDoor, tasks: string[]): Promise
   return out;
 }
 
-/** Stored dependency pairs of the given tasks, with how many rows each has. */
+/**
+ * Stored dependency pairs of the given tasks, with how many rows each has: its emitted rows when
+ * it has any (an emitted row supersedes the analyzer's), else its analyzer rows.
+ */
 export async function pairsOfTasks(ch: ClickHouseDoor, tasks: string[]): Promise<StoredPair[]> {
   const out: StoredPair[] = [];
   for (let i = 0; i < tasks.length; i += CHUNK) {
-    const rows = await ch.select<{ task_id: string; p: string; s: string; n: string }>(`SELECT task_id, toString(preceding_call_id) AS p, toString(succeeding_call_id) AS s, count() AS n
+    const rows = await ch.select<{ task_id: string; p: string; s: string; n: string }>(`SELECT task_id, toString(preceding_call_id) AS p, toString(succeeding_call_id) AS s, if(countIf(origin = 'emitted') > 0, countIf(origin = 'emitted'), count()) AS n
        FROM {db:Identifier}.tool_workflows WHERE task_id IN {tasks:Array(String)} GROUP BY task_id, p, s`,
       { tasks: tasks.slice(i, i + CHUNK) },
     );

@@ -53,7 +53,11 @@ export async function storedOutputs(ch: ClickHouseDoor, outputIds: string[]): Pr
   return new Map(found.map((r) => [r.k, r.fp]));
 }
 
-/** Fingerprints stored per dependency pair key `preceding>succeeding`, looked up by task. */
+/**
+ * Fingerprints of the emitted dependencies stored per pair key `preceding>succeeding`, looked up
+ * by task. The analyzer's rows are left out: an orchestrator's own dependency for a pair the
+ * analyzer linked is written beside it and supersedes it (readers prefer the emitted row).
+ */
 export async function storedDependencies(
   ch: ClickHouseDoor,
   pairs: Array<{ task_id: string; preceding_call_id: string }>,
@@ -63,7 +67,8 @@ export async function storedDependencies(
   const found = await chunked(tasks, (t) =>
     ch.select<{ k: string; fp: string }>(
       `SELECT concat(toString(preceding_call_id), '>', toString(succeeding_call_id)) AS k, fingerprint AS fp
-       FROM {db:Identifier}.tool_workflows WHERE task_id IN {tasks:Array(String)} AND preceding_call_id IN {pre:Array(UUID)}`,
+       FROM {db:Identifier}.tool_workflows
+       WHERE task_id IN {tasks:Array(String)} AND preceding_call_id IN {pre:Array(UUID)} AND origin = 'emitted'`,
       { tasks: t, pre },
     ),
   );

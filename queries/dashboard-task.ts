@@ -41,7 +41,7 @@ export const TASK_SUMMARY: QuerySpec = {
   if(count() = 0, NULL, dateDiff('millisecond', min(created_at), max(created_at + toIntervalMillisecond(duration_ms)))) AS span_ms,
   arrayStringConcat(arraySort(groupUniqArray(toString(tool_id))), ', ') AS tools,
   arrayStringConcat(arraySort(groupUniqArray(toString(agent_id))), ', ') AS agents,
-  (SELECT count() FROM {db:Identifier}.tool_workflows WHERE task_id = {task_id:String}) AS dependencies
+  (SELECT uniqExact(preceding_call_id, succeeding_call_id) FROM {db:Identifier}.tool_workflows WHERE task_id = {task_id:String}) AS dependencies
 FROM ${TASK_CALLS}`,
   params: TASK_PARAMS,
 };

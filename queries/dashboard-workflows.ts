@@ -61,7 +61,7 @@ LIMIT {limit:UInt32}`,
 /** Dependency pairs per tool pair. */
 export const DEPENDENCY_PAIRS_BY_TOOL: QuerySpec = {
   name: 'dependency_pairs_by_tool',
-  description: 'tool_workflows rows of calls in the window per (preceding tool, succeeding tool): pairs, average and p95 time_delta_ms, pairs with a data flow, and how many the analyzer linked.',
+  description: 'Dependency pairs of calls in the window (one per pair, the emitted row before the analyzer\'s) per (preceding tool, succeeding tool): pairs, average and p95 time_delta_ms, pairs with a data flow, and how many the analyzer linked.',
   sql: `SELECT
   toString(preceding_tool_id) AS from_tool,
   toString(succeeding_tool_id) AS to_tool,
@@ -70,9 +70,14 @@ export const DEPENDENCY_PAIRS_BY_TOOL: QuerySpec = {
   quantileExactInclusive(0.95)(time_delta_ms) AS p95_delta_ms,
   countIf(data_flow IS NOT NULL) AS with_data_flow,
   countIf(origin = 'analyzer') AS linked_by_analyzer
-FROM {db:Identifier}.tool_workflows
-WHERE task_id IN (SELECT DISTINCT task_id FROM {db:Identifier}.tool_invocations WHERE ${CREATED_IN_WINDOW} AND task_id != '')
-  AND preceding_call_id IN (SELECT call_id FROM {db:Identifier}.tool_invocations WHERE ${CREATED_IN_WINDOW})
+FROM (
+  -- One row per pair: an emitted row supersedes the analyzer's.
+  SELECT preceding_tool_id, succeeding_tool_id, time_delta_ms, data_flow, origin
+  FROM {db:Identifier}.tool_workflows
+  WHERE task_id IN (SELECT DISTINCT task_id FROM {db:Identifier}.tool_invocations WHERE ${CREATED_IN_WINDOW} AND task_id != '')
+    AND preceding_call_id IN (SELECT call_id FROM {db:Identifier}.tool_invocations WHERE ${CREATED_IN_WINDOW})
+  ORDER BY preceding_call_id, succeeding_call_id, origin
+  LIMIT 1 BY preceding_call_id, succeeding_call_id)
 GROUP BY from_tool, to_tool
 ORDER BY pairs DESC, from_tool, to_tool
 LIMIT {limit:UInt32}`,

@@ -9,7 +9,11 @@ import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client';
 import { AppError, errorMessage } from '../errors.ts';
 import { settingsClause, type QuerySpec, type ReadLimits, type StatementRunner } from './statement.ts';
 
-/** A row to insert with the key that identifies it (the deduplication token is made of keys). */
+/**
+ * A row to insert with the key that identifies it among every row of its table, whoever writes
+ * it (the deduplication token is made of keys: two writers keying different rows alike would
+ * have one insert dropped as the other's retry).
+ */
 export interface KeyedRow {
   key: string;
   row: object;

@@ -8,6 +8,8 @@ import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
 import { silentLogger } from '../../../platform/logger.ts';
 import { MetricsRegistry } from '../../../platform/metrics.ts';
 import { freshDatabase, rows, doorOf } from '../../helpers/clickhouse.ts';
+import { byTask } from '../../../queries/by-task.ts';
+import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
 import { dependency, outputArtifact, toolCall } from '../../helpers/packets.ts';
 
 const WINDOW = 60_000;
@@ -148,5 +150,38 @@ describe('auditor', () => {
     await auditor.runOnce();
     const i10 = await rows<{ violation_key: string }>(ch, "SELECT violation_key FROM {db:Identifier}.violations WHERE invariant = 'I10'", { db });
     expect(i10.map((r) => r.violation_key)).toEqual([`I10/missing/${x.call_id},${y.call_id}`]);
+  });
+
+  it("takes an orchestrator's own dependency for a pair the analyzer linked: written once, read as the pair's one dependency with the producer's data_flow", async () => {
+    const { ch, db } = await freshDatabase('emitted_after');
+    let now = Date.now();
+    const { writer, analyzer, auditor } = setup(ch, db, () => now);
+    const post = (ps: object[], tag: string) => writer.write(ps.map((p, index) => ({ raw: JSON.stringify(p), source: { kind: 'http', requestId: tag, index } })));
+    const cases = [
+      { task: 'plain', dataFlow: null },
+      { task: 'with-flow', dataFlow: 'search result URL → fetch_url.url' },
+    ];
+    for (const c of cases) {
+      const a = toolCall({ tool_id: 'search_web', created_at: new Date(BASE).toISOString() }, c.task);
+      const b = toolCall({ tool_id: 'fetch_url', created_at: new Date(BASE + 3000).toISOString() }, c.task);
+      await post([a, b], `calls-${c.task}`);
+      await analyzer.runOnce();
+      const dep = dependency({ task_id: c.task, preceding_call_id: a.call_id, succeeding_call_id: b.call_id, preceding_tool_id: 'search_web', succeeding_tool_id: 'fetch_url', time_delta_ms: 3000, data_flow: c.dataFlow });
+      expect((await post([dep], `dep-${c.task}`))[0]).toMatchObject({ status: 'accepted' });
+      // Redelivered: a duplicate; a different packet for the pair: still an I1 conflict.
+      expect((await post([dep], `again-${c.task}`))[0]).toMatchObject({ status: 'duplicate' });
+      const other = dependency({ ...dep.dependency, time_delta_ms: 2999 });
+      expect((await post([other], `other-${c.task}`))[0]).toMatchObject({ status: 'rejected', reason: { code: 'I1_dependency_reused' } });
+      const view = await byTask(doorOf(ch, db), db, { taskId: c.task, window: { fromMs: 0, toMs: Date.UTC(2200, 0, 1) }, limit: 10 }, DEFAULT_QUERY_CONTEXT);
+      expect(view.dependencies).toEqual([expect.objectContaining({ preceding_call_id: a.call_id, succeeding_call_id: b.call_id, origin: 'emitted', data_flow: c.dataFlow })]);
+      const origins = await rows<{ o: string }>(ch, 'SELECT toString(origin) AS o FROM {db:Identifier}.tool_workflows WHERE task_id = {t:String} ORDER BY o', { db, t: c.task });
+      expect(origins.map((r) => r.o)).toEqual(['analyzer', 'emitted']);
+    }
+    expect(await rows(ch, "SELECT 1 FROM {db:Identifier}.quarantine WHERE reason_code != 'I1_dependency_reused'", { db })).toEqual([]);
+    await analyzer.runOnce();
+    now = Date.now() + 1000;
+    await auditor.runOnce();
+    // The pair counts as one dependency: no I10 'duplicated'.
+    expect(await rows(ch, "SELECT violation_key FROM {db:Identifier}.violations WHERE invariant = 'I10'", { db })).toEqual([]);
   });
 });
