@@ -5,6 +5,7 @@ export default defineConfig({
     // Embedded ClickHouse (chDB) allows one data directory per process: forks give each file its own process.
     pool: 'forks',
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },

@@ -2,7 +2,7 @@
  * The fastify application, built apart from `listen` so tests drive it with `app.inject()`.
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { ApiKey } from '../platform/config.ts';
 import { AppError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -11,6 +11,11 @@ import { registerHealthRoutes, type ReadinessCheck } from './routes/health.ts';
 import type { PacketIngest } from '../ingest/ports.ts';
 import { registerPacketRoutes } from './routes/packets.ts';
 import { registerReadRoutes, type ReadApiDeps } from './routes/read.ts';
+
+const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
+/** The `error` of an answer, by status: one shape, `{error, message, request_id}`, everywhere. */
+const ERROR_NAMES: Record<number, string> = { 400: 'bad_request', 404: 'not_found', 413: 'payload_too_large', 415: 'unsupported_media_type' };
+const UNSUPPORTED_MEDIA = 'send the packets as application/json (an array or one packet) or application/x-ndjson';
 
 /** Dependencies of {@link buildApp}. */
 export interface AppDeps {
@@ -35,6 +40,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     // Path ids (tool_id, task_id …) may be 256 characters, percent-encoded up to 12 bytes each;
     // longer ones are refused by the router (414) before any handler runs.
     routerOptions: { maxParamLength: 4096 },
+    // One line per request (the onResponse hook below) instead of fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
   });
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? 'unmatched';
@@ -43,7 +50,12 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       method: req.method,
       status: String(reply.statusCode),
     });
+    // Probes and scrapes arrive every few seconds: at debug, they do not drown the log.
+    const line = { method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 };
+    if (QUIET_ROUTES.has(route)) req.log.debug(line, 'request');
+    else req.log.info(line, 'request');
   });
+  app.setNotFoundHandler(async (req, reply) => reply.code(404).send({ error: 'not_found', message: `no route ${req.method} ${req.url.split('?')[0]}`, request_id: req.id }));
   app.setErrorHandler(async (err: { statusCode?: number; code?: string; message: string }, req, reply) => {
     // An infrastructure fault that may pass (ClickHouse or Kafka down) is a 503 worth retrying.
     const status = err instanceof AppError && err.retryable ? 503 : (err.statusCode ?? 500);
@@ -53,8 +65,9 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       req.log.warn({ err: err.message }, 'dependency unavailable');
       return reply.code(503).send({ error: 'unavailable', message: err.message, request_id: req.id });
     }
-    const error = status === 413 ? 'payload_too_large' : status === 400 ? 'bad_request' : status >= 500 ? 'internal' : 'error';
-    await reply.code(status).send({ error, message: status >= 500 ? 'internal error; see server logs' : err.message, request_id: req.id });
+    const error = ERROR_NAMES[status] ?? (status >= 500 ? 'internal' : 'error');
+    const message = status >= 500 ? 'internal error; see server logs' : status === 415 ? UNSUPPORTED_MEDIA : err.message;
+    await reply.code(status).send({ error, message, request_id: req.id });
   });
   registerHealthRoutes(app, deps);
   if (deps.ingest) registerPacketRoutes(app, { ingest: deps.ingest, apiKeys: deps.apiKeys });

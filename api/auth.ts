@@ -5,7 +5,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiKey, ApiScope } from '../platform/config.ts';
+import { isLoopback, type ApiKey, type ApiScope } from '../platform/config.ts';
 import { AppError } from '../platform/errors.ts';
 
 function presentedKey(req: FastifyRequest): string | undefined {
@@ -41,11 +41,12 @@ export function requireScope(keys: ApiKey[], scope: ApiScope) {
   };
 }
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
-
-/** Refuses to serve beyond loopback without API keys. */
+/**
+ * Refuses to serve beyond loopback without API keys. `loadConfig(env, { serving: true })` reports
+ * the same beside every other offence at start; this guards apps built from other configs.
+ */
 export function assertSafeExposure(host: string, keys: ApiKey[]): void {
-  if (keys.length === 0 && !LOOPBACK.has(host) && !host.startsWith('127.')) {
+  if (keys.length === 0 && !isLoopback(host)) {
     throw new AppError('CONFIG_INVALID', `HOST=${host} is reachable beyond loopback: set TOOL_AUDIT_API_KEYS (keys with scopes ingest/read)`, {
       retryable: false,
     });

@@ -2,7 +2,7 @@
  * Shared start-up of every command: configuration (fail fast with a clear message), logger,
  * ClickHouse with the schema migrated, and signal handling for a clean shutdown.
  */
-import { loadConfig, type Config } from '../platform/config.ts';
+import { loadConfig, type Config, type LoadOptions } from '../platform/config.ts';
 import { createClickHouse } from '../platform/clickhouse/client.ts';
 import { createClickHouseDoor, type ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { migrate } from '../platform/clickhouse/migrate.ts';
@@ -17,8 +17,8 @@ export interface Runtime {
 }
 
 /** Parses the environment or exits with status 2 and the list of bad variables. */
-export function configOrExit(): Config {
-  const result = loadConfig();
+export function configOrExit(opts: LoadOptions = {}): Config {
+  const result = loadConfig(process.env, opts);
   if (!result.ok) {
     process.stderr.write(`tool-audit: ${result.error}\n`);
     process.exit(2);
@@ -31,9 +31,9 @@ export async function openClickHouse(config: Config): Promise<ClickHouseDoor> {
   return createClickHouseDoor(await createClickHouse(config.clickhouse), config.clickhouse.database);
 }
 
-/** Opens ClickHouse and applies migrations. */
-export async function startRuntime(name: string): Promise<Runtime> {
-  const config = configOrExit();
+/** Checks the whole configuration, then opens ClickHouse and applies migrations. */
+export async function startRuntime(name: string, opts: LoadOptions = {}): Promise<Runtime> {
+  const config = configOrExit(opts);
   const logger = createLogger(config.logLevel, name);
   const clickhouse = await openClickHouse(config);
   if (config.migrateOnStart) {

@@ -6,7 +6,6 @@ import type { Producer } from 'kafkajs';
 import { startJobs } from '../analyzers/jobs.ts';
 import { buildApp } from '../api/app.ts';
 import { readApiOf } from '../api/routes/read.ts';
-import { assertSafeExposure } from '../api/auth.ts';
 import type { PacketIngest } from '../ingest/ports.ts';
 import type { ReadinessReport } from '../api/routes/health.ts';
 import { createKafkaEdge } from '../ingest/kafka-edge.ts';
@@ -18,9 +17,8 @@ import { onShutdown, startRuntime } from './runtime.ts';
 
 /** Starts the server; resolves once it listens. */
 export async function serve(): Promise<void> {
-  const rt = await startRuntime('tool-audit-serve');
+  const rt = await startRuntime('tool-audit-serve', { serving: true });
   const { config, logger, clickhouse } = rt;
-  assertSafeExposure(config.host, config.apiKeys);
   const metrics = new MetricsRegistry();
   const writer = createWriter(rt, metrics);
 

@@ -174,13 +174,34 @@ export interface Config {
 /** Result of {@link loadConfig}: a config, or a message listing every bad variable. */
 export type ConfigResult = { ok: true; config: Config } | { ok: false; error: string };
 
-/** Parses an environment (default: process.env) into a {@link Config}. Never throws. */
-export function loadConfig(env: Record<string, string | undefined> = process.env): ConfigResult {
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+/** Whether a listen address is reachable only from this machine. */
+export function isLoopback(host: string): boolean {
+  return LOOPBACK.has(host) || host.startsWith('127.');
+}
+
+/** What the process will do with the configuration, for checks that depend on it. */
+export interface LoadOptions {
+  /** It serves the API on HOST: beyond loopback, API keys are required. */
+  serving?: boolean;
+}
+
+/**
+ * Parses an environment (default: process.env) into a {@link Config}. Never throws; every
+ * offence is named at once, before anything is opened or migrated.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env, opts: LoadOptions = {}): ConfigResult {
   const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
-    return { ok: false, error: `invalid configuration:\n${lines.join('\n')}` };
+  const lines = parsed.success ? [] : parsed.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
+  if (opts.serving) {
+    // From the raw values, so that it is reported beside the other offences, not after them.
+    const host = env.HOST?.trim() || '127.0.0.1';
+    if (!isLoopback(host) && !env.TOOL_AUDIT_API_KEYS?.trim()) {
+      lines.push(`  HOST: ${host} is reachable beyond loopback: set TOOL_AUDIT_API_KEYS (keys with scopes ingest/read), or serve on 127.0.0.1`);
+    }
   }
+  if (!parsed.success || lines.length > 0) return { ok: false, error: `invalid configuration:\n${lines.join('\n')}` };
   const e = parsed.data;
   return {
     ok: true,

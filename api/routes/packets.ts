@@ -10,12 +10,14 @@ import { splitPacketBody } from '../packet-body.ts';
 /** Registers the packet ingest route. */
 export function registerPacketRoutes(app: FastifyInstance, deps: { ingest: PacketIngest; apiKeys: ApiKey[] }): void {
   // Keep the body as text: each packet's exact bytes matter (hashes, quarantine, replay).
-  for (const type of ['application/json', 'application/x-ndjson', 'text/plain']) {
+  // Only JSON and NDJSON are packets: fastify's own text/plain parser would take anything.
+  app.removeContentTypeParser('text/plain');
+  for (const type of ['application/json', 'application/x-ndjson']) {
     app.addContentTypeParser(type, { parseAs: 'string' }, (_req, body, done) => done(null, body));
   }
   app.post('/v1/packets', { preHandler: requireScope(deps.apiKeys, 'ingest') }, async (req, reply) => {
     if (typeof req.body !== 'string') {
-      return reply.code(415).send({ error: 'unsupported_media_type', message: 'send application/json or application/x-ndjson' });
+      return reply.code(415).send({ error: 'unsupported_media_type', message: 'send the packets as application/json (an array or one packet) or application/x-ndjson', request_id: req.id });
     }
     const split = splitPacketBody(req.body);
     if (!split.ok) return reply.code(400).send({ error: 'bad_request', message: split.error, request_id: req.id });
@@ -25,7 +27,8 @@ export function registerPacketRoutes(app: FastifyInstance, deps: { ingest: Packe
     const count = (s: PacketOutcome['status']) => outcomes.filter((o) => o.status === s).length;
     return reply.code(200).send({
       request_id: req.id,
-      accepted: count('accepted') + count('duplicate'),
+      // Counted apart, as in results[]: accepted = written now; duplicates = already stored.
+      accepted: count('accepted'),
       rejected: count('rejected'),
       duplicates: count('duplicate'),
       results: outcomes.map((o, index) => ({

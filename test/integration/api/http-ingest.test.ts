@@ -48,7 +48,9 @@ describe('POST /v1/packets on embedded ClickHouse', () => {
     expect(first.statusCode).toBe(200);
     expect(first.json()).toMatchObject({ accepted: 1000, rejected: 0, duplicates: 0 });
     const second = await post(body);
-    expect(second.json()).toMatchObject({ accepted: 1000, rejected: 0, duplicates: 1000 });
+    // Counted apart, as results[] says: nothing new was written the second time.
+    expect(second.json()).toMatchObject({ accepted: 0, rejected: 0, duplicates: 1000 });
+    expect((second.json() as { results: Array<{ status: string }> }).results.every((r) => r.status === 'duplicate')).toBe(true);
     expect(await count(ch, db, 'tool_invocations', `task_id = '${task}'`)).toBe(1000);
     // A restarted process has an empty cache: ClickHouse itself must tell the redelivery apart.
     const restarted = createSegmentWriter({ clickhouse: doorOf(ch, db), maxPacketBytes: 64 * 1024, dedupCacheEntries: 0, metrics: new MetricsRegistry(), logger: silentLogger() });
@@ -109,6 +111,29 @@ describe('POST /v1/packets on embedded ClickHouse', () => {
     expect((await post('[{"type": "tool_call"')).statusCode).toBe(400);
     expect((await post(JSON.stringify([toolCall({ args: { blob: 'x'.repeat(5 * 1024 * 1024) } })]))).statusCode).toBe(413);
     expect((await post('x', { 'content-type': 'application/xml' })).statusCode).toBe(415);
+  });
+
+  it('answers every error in one shape with its request id: other media, no content type, text/plain, unknown routes', async () => {
+    const shape = { error: expect.any(String), message: expect.any(String), request_id: expect.any(String) };
+    const body = JSON.stringify([toolCall()]);
+    for (const headers of [{ 'content-type': 'application/xml' }, { 'content-type': 'text/plain' }, {}]) {
+      const r = await app.inject({ method: 'POST', url: '/v1/packets', payload: body, headers: { authorization: `Bearer ${INGEST_KEY}`, ...headers } });
+      expect(r.statusCode, JSON.stringify(headers)).toBe(415);
+      expect(r.json()).toEqual({ ...shape, error: 'unsupported_media_type', message: expect.stringContaining('application/x-ndjson') });
+    }
+    const missing = await app.inject('/v1/nope');
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toEqual({ ...shape, error: 'not_found' });
+  });
+
+  it('judges a pretty-printed single packet as one packet: no line-by-line quarantine', async () => {
+    const before = await count(ch, db, 'quarantine');
+    const r = await post(JSON.stringify(toolCall(), null, 2));
+    expect(r.statusCode).toBe(200);
+    expect(r.json()).toMatchObject({ accepted: 1, rejected: 0, duplicates: 0, results: [{ index: 0, status: 'accepted' }] });
+    const broken = await post(JSON.stringify(toolCall(), null, 2).slice(0, -2));
+    expect(broken.statusCode).toBe(400);
+    expect(await count(ch, db, 'quarantine')).toBe(before);
   });
 
   it('rejects a packet over the packet size limit and quarantines it', async () => {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -55,5 +55,20 @@ describe('tool-audit serve as a process (npm start)', () => {
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code).toBe(2);
     expect(stderr).toContain('PORT');
+  }, 60_000);
+
+  it('refuses a public HOST without keys, with every other offence, before opening or migrating anything', async () => {
+    const dataDir = join(mkdtempSync(join(tmpdir(), 'tool-audit-serve-')), 'never-created');
+    const child = spawn(process.execPath, [join(root, 'bin/tool-audit.mjs'), 'serve'], {
+      env: { ...process.env, PORT: 'abc', HOST: '0.0.0.0', TOOL_AUDIT_API_KEYS: '', TOOL_AUDIT_DATA_DIR: dataDir, CLICKHOUSE_URL: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(2);
+    expect(stderr).toContain('PORT');
+    expect(stderr).toContain('TOOL_AUDIT_API_KEYS');
+    expect(existsSync(dataDir)).toBe(false);
   }, 60_000);
 });

@@ -30,4 +30,15 @@ describe('config', () => {
     ]);
     expect(r.config.kafka.brokers).toEqual(['h1:9092', 'h2:9092']);
   });
+  it('names a public HOST without keys beside every other offence when serving, before anything is opened', () => {
+    const r = loadConfig({ PORT: 'abc', HOST: '0.0.0.0' }, { serving: true });
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.error).toContain('PORT');
+      expect(r.error).toMatch(/HOST: 0\.0\.0\.0 is reachable beyond loopback/);
+    }
+    expect(loadConfig({ HOST: '0.0.0.0' }).ok).toBe(true);
+    expect(loadConfig({ HOST: '0.0.0.0', TOOL_AUDIT_API_KEYS: `${'k'.repeat(16)}:read` }, { serving: true }).ok).toBe(true);
+    expect(loadConfig({ HOST: '127.0.0.2' }, { serving: true }).ok).toBe(true);
+  });
 });
