@@ -18,7 +18,7 @@ export interface Runtime {
 
 /** Parses the environment or exits with status 2 and the list of bad variables. */
 export function configOrExit(opts: LoadOptions = {}): Config {
-  const result = loadConfig(process.env, opts);
+  const result = loadConfig(undefined, opts);
   if (!result.ok) {
     process.stderr.write(`tool-audit: ${result.error}\n`);
     process.exit(2);
