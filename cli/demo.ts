@@ -4,7 +4,8 @@
  * http://127.0.0.1:8080), with TOOL_AUDIT_API_KEY when set — so every read pattern and panel
  * has something to show: tasks chaining search → fetch → python → chart, failures of every
  * kind, retries, duplicate calls with identical args, expensive calls, identical outputs,
- * parallel calls, calls without a task, and the dependencies between consecutive calls.
+ * parallel calls, calls without a task, the dependencies between consecutive calls, and one
+ * deliberate violation (I4: a timeout without an error message) for the violations view.
  */
 import { randomUUID } from 'node:crypto';
 import { errorMessage } from '../platform/errors.ts';
@@ -31,24 +32,35 @@ const TOPICS = ['quarterly revenue of ACME', 'EU AI act summary', 'best vector d
 const AGENTS = ['L', 'QA_Agent', 'Researcher', 'Analyst'];
 const ORCHESTRATORS = ['gateway', 'kernel', 'websocket', 'scheduler'] as const;
 
-/** Builds the packets of the demo workload (pure, deterministic for a seed). */
-export function demoPackets(opts: { tasks: number; seed: number; endMs: number; hours: number }): { packets: Packet[]; calls: number; tasks: string[] } {
-  const rnd = prng(opts.seed);
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
-  const packets: Packet[] = [];
-  const taskIds: string[] = [];
-  let calls = 0;
+type Step = [Call, string | null];
 
-  const call = (task: string | null, agent: string, tool: string, args: Record<string, JsonValue>, at: number, o: Partial<Packet> & { status?: string } = {}) => {
+/**
+ * The demo's packets, built call by call. Deterministic for a seed (ids aside). Every call of a
+ * stream is posted in created_at order, as a real orchestrator sends them: I11 stays quiet.
+ */
+class DemoBuilder {
+  readonly packets: Array<{ at: number; packet: Packet }> = [];
+  calls = 0;
+  readonly rnd: Rand;
+
+  constructor(seed: number) {
+    this.rnd = prng(seed);
+  }
+
+  pick<T>(xs: readonly T[]): T {
+    return xs[Math.floor(this.rnd() * xs.length)] as T;
+  }
+
+  call(task: string | null, agent: string, tool: string, args: Record<string, JsonValue>, at: number, o: Partial<Packet> & { status?: string } = {}): Call {
     const status = o.status ?? 'success';
-    const duration = Number(o.duration_ms ?? Math.floor(80 + rnd() ** 2 * 4000));
+    const duration = Number(o.duration_ms ?? Math.floor(80 + this.rnd() ** 2 * 4000));
     const c: Call = { call_id: randomUUID(), tool_id: tool, at, status, duration_ms: duration };
     const invocation = {
       call_id: c.call_id,
       task_id: task,
       tool_id: tool,
       agent_id: agent,
-      orchestrator: pick(ORCHESTRATORS),
+      orchestrator: this.pick(ORCHESTRATORS),
       args,
       args_hash: argsHash(args),
       status,
@@ -59,101 +71,126 @@ export function demoPackets(opts: { tasks: number; seed: number; endMs: number; 
       tokens_used: o.tokens_used ?? null,
       created_at: new Date(at).toISOString(),
     };
-    packets.push({ type: 'tool_call', call_id: c.call_id, invocation });
-    calls++;
+    this.packets.push({ at, packet: { type: 'tool_call', call_id: c.call_id, invocation } });
+    this.calls++;
     return c;
-  };
-  const output = (c: Call, contentType: string, content: string) => {
-    const d = describeContent(content);
-    packets.push({
-      type: 'output_artifact',
-      output: { output_id: randomUUID(), call_id: c.call_id, tool_id: c.tool_id, content_type: contentType, ...d, created_at: new Date(c.at + c.duration_ms).toISOString() },
-      content,
-    });
-  };
-  const depend = (task: string, a: Call, b: Call, flow: string | null) => {
-    const delta = b.at - a.at;
-    if (delta <= 0 || delta >= 60_000) return; // only pairs the analyzer would also link (SPEC §4)
-    packets.push({
-      type: 'tool_dependency',
-      dependency: { task_id: task, preceding_call_id: a.call_id, succeeding_call_id: b.call_id, preceding_tool_id: a.tool_id, succeeding_tool_id: b.tool_id, time_delta_ms: delta, data_flow: flow },
-    });
-  };
+  }
 
+  output(c: Call, contentType: string, content: string): void {
+    const d = describeContent(content);
+    const at = c.at + c.duration_ms;
+    this.packets.push({
+      at,
+      packet: { type: 'output_artifact', output: { output_id: randomUUID(), call_id: c.call_id, tool_id: c.tool_id, content_type: contentType, ...d, created_at: new Date(at).toISOString() }, content },
+    });
+  }
+
+  /** The emitted dependencies of a chain: consecutive calls the analyzer would also link (SPEC §4). */
+  chain(task: string, steps: Step[]): void {
+    for (let i = 1; i < steps.length; i++) {
+      const [a] = steps[i - 1] as Step;
+      const [b, flow] = steps[i] as Step;
+      const delta = b.at - a.at;
+      if (delta <= 0 || delta >= 60_000) continue;
+      this.packets.push({
+        at: b.at,
+        packet: {
+          type: 'tool_dependency',
+          dependency: { task_id: task, preceding_call_id: a.call_id, succeeding_call_id: b.call_id, preceding_tool_id: a.tool_id, succeeding_tool_id: b.tool_id, time_delta_ms: delta, data_flow: flow },
+        },
+      });
+    }
+  }
+
+  /** The packets in created_at order (stable: a call before its output and dependencies). */
+  sorted(): Packet[] {
+    return this.packets
+      .map((p, i) => ({ ...p, i }))
+      .sort((x, y) => x.at - y.at || x.i - y.i)
+      .map((p) => p.packet);
+  }
+}
+
+/** A search, retried once now and then after a rate limit (the retry has the same args: a duplicate call). */
+function search(b: DemoBuilder, task: string, agent: string, topic: string, at: number, steps: Step[]): { call: Call; at: number } {
+  const args = { query: topic, top_k: 5 };
+  const ok = { result_summary: { result_count: 5, urls_returned: 5 }, cost_usd: 0.005 };
+  if (b.rnd() < 0.15) {
+    steps.push([b.call(task, agent, 'search_web', args, at, { status: 'rate_limited', error: 'rate limit exceeded (429): retry after 2 s', duration_ms: 40, cost_usd: 0 }), null]);
+    at += 2000;
+  }
+  return { call: b.call(task, agent, 'search_web', args, at, ok), at };
+}
+
+/** One task: search → fetch 1–3 pages → python → chart → LLM summary (→ image now and then). */
+function demoTask(b: DemoBuilder, task: string, t: number, start: number): void {
+  const agent = b.pick(AGENTS);
+  const topic = b.pick(TOPICS);
+  const steps: Step[] = [];
+  let at = start;
+  const step = () => (at += 300 + Math.floor(b.rnd() * 15_000));
+  const s = search(b, task, agent, topic, at, steps);
+  at = s.at;
+  const urls = Array.from({ length: 5 }, (_, i) => `https://example.com/${encodeURIComponent(topic.split(' ')[0] as string)}/${i}`);
+  // Same topic, same results: identical outputs across tasks.
+  b.output(s.call, 'json', JSON.stringify({ query: topic, results: urls.map((u, i) => ({ rank: i + 1, url: u })) }));
+  steps.push([s.call, null]);
+  step();
+  const pages = 1 + Math.floor(b.rnd() * 3);
+  for (let p = 0; p < pages; p++) {
+    // Two fetches in parallel (same millisecond) now and then.
+    if (!(p > 0 && b.rnd() < 0.3)) step();
+    const r = b.rnd();
+    // A timed-out call is measured a little past its 30 s timeout: the slow-calls view shows it.
+    const failure = r < 0.08 ? { status: 'timeout', error: 'timeout after 30000 ms', duration_ms: 30_000 + Math.floor(20 + b.rnd() * 400) } : r < 0.14 ? { status: 'error', error: 'HTTP 503 Service Unavailable' } : {};
+    const f = b.call(task, agent, 'fetch_url', { url: urls[p] as string }, at, { result_summary: { status_code: failure.status ? 0 : 200 }, ...failure });
+    if (f.status === 'success') b.output(f, 'html', `<html><head><title>${topic}</title></head><body><p>page ${p} about ${topic}</p></body></html>`);
+    steps.push([f, 'url from search results']);
+  }
+  step();
+  const crash = b.rnd() < 0.1;
+  const py = b.call(task, agent, 'python_execute', { code: `rows = parse(pages)\nprint(summary(rows, top=${1 + (t % 3)}))` }, at, {
+    result_summary: { exit_code: crash ? 1 : 0, stdout_lines: crash ? 0 : 12 },
+    ...(crash ? { status: 'error', error: 'ZeroDivisionError: division by zero' } : {}),
+  });
+  if (!crash) b.output(py, 'text', `summary of ${topic}: 12 rows, top ${1 + (t % 3)}`);
+  steps.push([py, 'page text parsed by python']);
+  if (!crash) {
+    step();
+    const chart = b.call(task, agent, 'create_chart', { chart_type: b.pick(['bar', 'line']), title: topic }, at, { result_summary: { points: 12 } });
+    b.output(chart, 'chart_id', `chart_${chart.call_id.slice(0, 8)}`);
+    steps.push([chart, 'python output as chart data']);
+  }
+  step();
+  const tokens = Math.floor(500 + b.rnd() ** 4 * 120_000);
+  const llm = { cost_usd: Math.round(tokens * 0.00001 * 1e6) / 1e6, tokens_used: { input_tokens: tokens, output_tokens: 600 }, duration_ms: 1500 + Math.floor(tokens / 20) };
+  steps.push([b.call(task, agent, 'llm_summarize', { max_tokens: 800, source: topic }, at, llm), null]);
+  // An image now and then; the first task's is a large one, so every demo has an expensive call.
+  if (t === 0 || b.rnd() < 0.25) {
+    step();
+    const cost = t === 0 ? 1.85 : Math.round((0.04 + b.rnd() ** 3 * 2.5) * 1e4) / 1e4;
+    steps.push([b.call(task, agent, 'image_generate', { prompt: `infographic: ${topic}`, size: t === 0 ? '4096x4096' : '1024x1024' }, at, { cost_usd: cost, duration_ms: 8000 }), null]);
+  }
+  b.chain(task, steps);
+}
+
+/** Builds the packets of the demo workload (pure, deterministic for a seed). */
+export function demoPackets(opts: { tasks: number; seed: number; endMs: number; hours: number }): { packets: Packet[]; calls: number; tasks: string[] } {
+  const b = new DemoBuilder(opts.seed);
+  const taskIds: string[] = [];
   const spanMs = opts.hours * 3_600_000;
   for (let t = 0; t < opts.tasks; t++) {
     const task = `demo-${opts.seed}-${String(t).padStart(4, '0')}`;
     taskIds.push(task);
-    const agent = pick(AGENTS);
-    let at = opts.endMs - spanMs + Math.floor((t / opts.tasks) * spanMs * 0.95) + Math.floor(rnd() * 60_000);
-    const step = () => (at += 300 + Math.floor(rnd() * 15_000));
-    const topic = pick(TOPICS);
-    const chain: Array<[Call, string | null]> = [];
-    // search (rate limited now and then, retried with the same args: a duplicate call)
-    const searchArgs = { query: topic, top_k: 5 };
-    let search = call(task, agent, 'search_web', searchArgs, at, { result_summary: { result_count: 5, urls_returned: 5 }, cost_usd: 0.005 });
-    if (rnd() < 0.15) {
-      packets.pop();
-      calls--;
-      search = call(task, agent, 'search_web', searchArgs, at, { status: 'rate_limited', error: 'rate limit exceeded (429): retry after 2 s', duration_ms: 40, cost_usd: 0 });
-      chain.push([search, null]);
-      at += 2000;
-      search = call(task, agent, 'search_web', searchArgs, at, { result_summary: { result_count: 5, urls_returned: 5 }, cost_usd: 0.005 });
-    }
-    const urls = Array.from({ length: 5 }, (_, i) => `https://example.com/${encodeURIComponent(topic.split(' ')[0] as string)}/${i}`);
-    // Same topic, same results: identical outputs across tasks.
-    output(search, 'json', JSON.stringify({ query: topic, results: urls.map((u, i) => ({ rank: i + 1, url: u })) }));
-    chain.push([search, null]);
-    // fetch 1–3 pages; two of them in parallel (same millisecond) now and then
-    step();
-    const pages = 1 + Math.floor(rnd() * 3);
-    for (let p = 0; p < pages; p++) {
-      const parallel = p > 0 && rnd() < 0.3;
-      if (!parallel) step();
-      const r = rnd();
-      const failure = r < 0.08 ? { status: 'timeout', error: 'timeout after 30000 ms', duration_ms: 30_000 } : r < 0.14 ? { status: 'error', error: 'HTTP 503 Service Unavailable' } : {};
-      const f = call(task, agent, 'fetch_url', { url: urls[p] as string }, at, { result_summary: { status_code: failure.status ? 0 : 200 }, ...failure });
-      if (f.status === 'success') output(f, 'html', `<html><head><title>${topic}</title></head><body><p>page ${p} about ${topic}</p></body></html>`);
-      chain.push([f, 'url from search results']);
-    }
-    // python on the fetched text (sometimes it crashes), then a chart of its output
-    step();
-    const crash = rnd() < 0.1;
-    const py = call(task, agent, 'python_execute', { code: `rows = parse(pages)\nprint(summary(rows, top=${1 + (t % 3)}))` }, at, {
-      result_summary: { exit_code: crash ? 1 : 0, stdout_lines: crash ? 0 : 12 },
-      ...(crash ? { status: 'error', error: 'ZeroDivisionError: division by zero' } : {}),
-    });
-    if (!crash) output(py, 'text', `summary of ${topic}: 12 rows, top ${1 + (t % 3)}`);
-    chain.push([py, 'page text parsed by python']);
-    if (!crash) {
-      step();
-      const chart = call(task, agent, 'create_chart', { chart_type: pick(['bar', 'line']), title: topic }, at, { result_summary: { points: 12 } });
-      output(chart, 'chart_id', `chart_${chart.call_id.slice(0, 8)}`);
-      chain.push([chart, 'python output as chart data']);
-    }
-    // an LLM summary (sometimes long and expensive) and now and then an image
-    step();
-    const tokens = Math.floor(500 + rnd() ** 4 * 120_000);
-    chain.push([
-      call(task, agent, 'llm_summarize', { max_tokens: 800, source: topic }, at, {
-        cost_usd: Math.round(tokens * 0.00001 * 1e6) / 1e6,
-        tokens_used: { input_tokens: tokens, output_tokens: 600 },
-        duration_ms: 1500 + Math.floor(tokens / 20),
-      }),
-      null,
-    ]);
-    if (rnd() < 0.25) {
-      step();
-      chain.push([call(task, agent, 'image_generate', { prompt: `infographic: ${topic}`, size: '1024x1024' }, at, { cost_usd: Math.round((0.04 + rnd() ** 3 * 2.5) * 1e4) / 1e4, duration_ms: 8000 }), null]);
-    }
-    for (let i = 1; i < chain.length; i++) depend(task, (chain[i - 1] as [Call, string | null])[0], (chain[i] as [Call, string | null])[0], (chain[i] as [Call, string | null])[1]);
+    demoTask(b, task, t, opts.endMs - spanMs + Math.floor((t / opts.tasks) * spanMs * 0.95) + Math.floor(b.rnd() * 60_000));
   }
   // Calls outside any task: health probes with identical args (duplicates), one invalid input.
-  for (let i = 0; i < Math.max(3, Math.floor(opts.tasks / 5)); i++) {
-    call(null, 'Ops', 'fetch_url', { url: 'https://status.example.com/health' }, opts.endMs - i * 600_000 - 1000, { duration_ms: 90 });
-  }
-  call(null, 'Ops', 'create_chart', { chart_type: 'pie' }, opts.endMs - 5000, { status: 'invalid_input', error: "missing field 'data'", duration_ms: 3 });
-  return { packets, calls, tasks: taskIds };
+  const probes = Math.max(3, Math.floor(opts.tasks / 5));
+  for (let i = 0; i < probes; i++) b.call(null, 'Ops', 'fetch_url', { url: 'https://status.example.com/health' }, opts.endMs - (probes - i) * 600_000 - 1000, { duration_ms: 90 });
+  b.call(null, 'Ops', 'create_chart', { chart_type: 'pie' }, opts.endMs - 5000, { status: 'invalid_input', error: "missing field 'data'", duration_ms: 3 });
+  // The one violation the demo means to show: a tool that timed out without saying why (I4).
+  b.call(null, 'Ops', 'python_execute', { code: 'train(model, epochs=500)' }, opts.endMs - 3000, { status: 'timeout', error: null, duration_ms: 30_150 });
+  return { packets: b.sorted(), calls: b.calls, tasks: taskIds };
 }
 
 /** `tool-audit demo [--tasks N] [--seed S] [--hours H] [--url URL]`. */

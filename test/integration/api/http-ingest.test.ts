@@ -1,3 +1,6 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -156,5 +159,16 @@ describe('POST /v1/packets on embedded ClickHouse', () => {
     const m = await app.inject('/metrics');
     expect(m.body).toMatch(/tool_audit_ingest_rows_total\{segment="tool_call"\} \d+/);
     expect(m.body).toMatch(/tool_audit_quarantined_total\{reason="I5_args_hash"\} 1/);
+  });
+
+  it('takes examples/packets.json as the README says: the packets Python finds hashed right are accepted, the rest refused', async () => {
+    const file = new URL('../../../examples/packets.json', import.meta.url);
+    // The oracle: CPython's json module hashes each call's args.
+    const py = execFileSync('python3', ['-c', 'import json,hashlib,sys\nfor p in json.load(open(sys.argv[1])):\n  i=p.get("invocation")\n  print(int(i is not None and hashlib.sha256(json.dumps(i["args"],sort_keys=True).encode()).hexdigest()==i["args_hash"]) if i else 1)', fileURLToPath(file)], { encoding: 'utf8' });
+    const hashOk = py.trim().split('\n').map((l) => l === '1');
+    const r = await post(readFileSync(file, 'utf8'));
+    const body = r.json() as { accepted: number; rejected: number; duplicates: number; results: Array<{ status: string; reason?: { code: string } }> };
+    expect(body.results.map((x) => x.reason?.code ?? x.status)).toEqual(hashOk.map((ok, i) => (!ok ? 'I5_args_hash' : i === 5 ? 'schema' : 'accepted')));
+    expect({ accepted: body.accepted, rejected: body.rejected, duplicates: body.duplicates }).toEqual({ accepted: 4, rejected: 2, duplicates: 0 });
   });
 });
