@@ -1,6 +1,7 @@
 # tool-audit: one image for every role (serve, ingest, analyze, migrate, demo, dashboards); the
 # command picks it. docker-compose.yml runs each role with its own ClickHouse user.
-FROM node:20-bookworm-slim
+# The current LTS line (Node 26 since October 2026); the test suite also runs on it (README, Tests).
+FROM node:26-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
