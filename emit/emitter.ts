@@ -110,60 +110,78 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Creates an emitter. Throws on bad options; connects nothing until the first flush. */
 export function createAuditEmitter(options: AuditEmitterOptions): AuditEmitter {
-  const orchestrator = parseOrchestrator(options.orchestrator);
-  const defaultAgent = parseName(options.agentId, 'agentId');
-  const instanceId = parseName(options.instanceId ?? orchestrator, 'instanceId');
-  const logger = options.logger;
-  const buffer = new PacketBuffer<Queued>(transportOf(options), encode, options.buffer, logger);
-  let lastCreatedMs = 0;
+  const e = new Emitter(options);
+  return {
+    invoke: (toolId, args, run, opts) => e.invoke(toolId, args, run, opts),
+    flush: (timeoutMs) => e.buffer.flush(timeoutMs),
+    close: (timeoutMs) => e.buffer.close(timeoutMs),
+    stats: () => e.buffer.stats(),
+  };
+}
 
-  function record(call: Call, outcome: Outcome, durationMs: number): void {
+class Emitter {
+  private readonly orchestrator: Orchestrator;
+  private readonly defaultAgent: string;
+  private readonly instanceId: string;
+  private readonly logger: AuditEmitterOptions['logger'];
+  readonly buffer: PacketBuffer<Queued>;
+  private lastCreatedMs = 0;
+
+  constructor(options: AuditEmitterOptions) {
+    this.orchestrator = parseOrchestrator(options.orchestrator);
+    this.defaultAgent = parseName(options.agentId, 'agentId');
+    this.instanceId = parseName(options.instanceId ?? this.orchestrator, 'instanceId');
+    this.logger = options.logger;
+    this.buffer = new PacketBuffer<Queued>(transportOf(options), encode, options.buffer, options.logger);
+  }
+
+  private record(call: Call, outcome: Outcome, durationMs: number): void {
     const now = Date.now();
     // created_at never goes backwards for one instance (I11), even when the wall clock does.
-    lastCreatedMs = now > lastCreatedMs ? now : lastCreatedMs;
+    this.lastCreatedMs = now > this.lastCreatedMs ? now : this.lastCreatedMs;
     const rec: InvocationRecord = {
       callId: call.callId,
       taskId: call.taskId,
       toolId: call.toolId,
       agentId: call.agentId,
-      orchestrator,
-      instanceId,
+      orchestrator: this.orchestrator,
+      instanceId: this.instanceId,
       argsJson: call.argsJson,
       durationMs,
-      createdAtMs: lastCreatedMs,
+      createdAtMs: this.lastCreatedMs,
       outcome,
     };
     const key = packetKey(rec);
-    buffer.push(key, { rec, output: false });
-    if (outcome.content) buffer.push(key, { rec, output: true });
+    this.buffer.push(key, { rec, output: false });
+    if (outcome.content) this.buffer.push(key, { rec, output: true });
   }
 
-  function returned(call: Call, result: unknown): unknown {
+  private returned(call: Call, result: unknown): unknown {
     const durationMs = performance.now() - call.start;
     try {
-      record(call, readResult(result), durationMs);
+      this.record(call, readResult(result), durationMs);
     } catch (err) {
       // Only a hostile value (a throwing getter) gets here; the tool call must not suffer for it.
-      logger?.warn({ err: messageOf(err), toolId: call.toolId }, 'audit record failed');
+      this.logger?.warn({ err: messageOf(err), toolId: call.toolId }, 'audit record failed');
     }
     return callerValue(result);
   }
 
-  function failed(call: Call, status: ToolStatus, err: unknown): void {
+  private failed(call: Call, status: ToolStatus, err: unknown): void {
     try {
-      record(call, failureOutcome(status, messageOf(err)), performance.now() - call.start);
+      this.record(call, failureOutcome(status, messageOf(err)), performance.now() - call.start);
     } catch (e) {
-      logger?.warn({ err: messageOf(e), toolId: call.toolId }, 'audit record failed');
+      this.logger?.warn({ err: messageOf(e), toolId: call.toolId }, 'audit record failed');
     }
   }
 
-  function invoke<T>(toolId: string, args: ToolArgs, run: ToolRun<T>, opts?: InvokeOptions): Promise<T> {
+  invoke<T>(toolId: string, args: ToolArgs, run: ToolRun<T>, opts?: InvokeOptions): Promise<T> {
     const call: Call = {
       callId: randomUUID(),
       toolId,
       // '' is no task: the schema needs a non-empty task_id or null.
       taskId: opts?.taskId || null,
-      agentId: opts?.agentId ?? defaultAgent,
+      agentId: opts?.agentId ?? this.defaultAgent,
       // Snapshot now: the tool (or the caller) may change args before the packet is built.
       argsJson: objectJson(args),
       start: 0,
@@ -174,26 +192,31 @@ export function createAuditEmitter(options: AuditEmitterOptions): AuditEmitter {
     try {
       pending = run(ctx);
     } catch (err) {
-      failed(call, 'error', err);
+      this.failed(call, 'error', err);
       return Promise.reject(err);
     }
-    if (!isThenable(pending)) return Promise.resolve(returned(call, pending) as T);
+    if (!isThenable(pending)) return Promise.resolve(this.returned(call, pending) as T);
     const timeoutMs = opts?.timeoutMs;
     if (timeoutMs === undefined || !(timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS)) {
       return Promise.resolve(pending).then(
-        (r) => returned(call, r) as T,
+        (r) => this.returned(call, r) as T,
         (err: unknown) => {
-          failed(call, 'error', err);
+          this.failed(call, 'error', err);
           throw err;
         },
       );
     }
+    return this.withTimeout(call, ctx, pending, timeoutMs);
+  }
+
+  /** Settles with the tool, or rejects with an EmitterTimeoutError (and records a timeout) first. */
+  private withTimeout<T>(call: Call, ctx: Context, pending: PromiseLike<unknown>, timeoutMs: number): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       let settled = false;
       const timer = setTimeout(() => {
         settled = true;
-        const err = new EmitterTimeoutError(toolId, call.callId, timeoutMs);
-        failed(call, 'timeout', err);
+        const err = new EmitterTimeoutError(call.toolId, call.callId, timeoutMs);
+        this.failed(call, 'timeout', err);
         ctx.abort(err);
         reject(err);
       }, timeoutMs);
@@ -203,25 +226,18 @@ export function createAuditEmitter(options: AuditEmitterOptions): AuditEmitter {
           if (settled) return;
           settled = true;
           clearTimeout(timer);
-          resolve(returned(call, r) as T);
+          resolve(this.returned(call, r) as T);
         },
         (err: unknown) => {
           if (settled) return;
           settled = true;
           clearTimeout(timer);
-          failed(call, 'error', err);
+          this.failed(call, 'error', err);
           reject(err);
         },
       );
     });
   }
-
-  return {
-    invoke,
-    flush: (timeoutMs) => buffer.flush(timeoutMs),
-    close: (timeoutMs) => buffer.close(timeoutMs),
-    stats: () => buffer.stats(),
-  };
 }
 
 function transportOf(options: AuditEmitterOptions): PacketTransport {
