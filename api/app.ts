@@ -11,6 +11,8 @@ import { registerHealthRoutes, type ReadinessCheck } from './routes/health.ts';
 import type { PacketIngest } from '../ingest/ports.ts';
 import { registerPacketRoutes } from './routes/packets.ts';
 import { registerReadRoutes, type ReadApiDeps } from './routes/read.ts';
+import { registerTraceRoutes } from './routes/traces.ts';
+import type { SpanMapOptions } from '../ingest/otlp/span-map.ts';
 
 const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 /** The `error` of an answer, by status: one shape, `{error, message, request_id}`, everywhere. */
@@ -28,6 +30,8 @@ export interface AppDeps {
   apiKeys: ApiKey[];
   maxBodyBytes: number;
   logger: Logger;
+  /** How POST /v1/traces maps tool spans (config.otlp); default: task id attribute `tool_audit.task_id`, orchestrator `gateway`. */
+  otlp?: SpanMapOptions;
 }
 
 /** Builds the HTTP API (not listening). */
@@ -71,6 +75,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
   registerHealthRoutes(app, deps);
   if (deps.ingest) registerPacketRoutes(app, { ingest: deps.ingest, apiKeys: deps.apiKeys });
+  if (deps.ingest) {
+    const otlp = deps.otlp ?? { taskIdAttribute: 'tool_audit.task_id', defaultOrchestrator: 'gateway' };
+    registerTraceRoutes(app, { ingest: deps.ingest, apiKeys: deps.apiKeys, metrics: deps.metrics, otlp, maxBodyBytes: deps.maxBodyBytes });
+  }
   if (deps.read) registerReadRoutes(app, { ...deps.read, apiKeys: deps.apiKeys });
   return app;
 }

@@ -56,6 +56,7 @@ export async function serve(): Promise<void> {
     apiKeys: config.apiKeys,
     maxBodyBytes: config.ingest.maxBodyBytes,
     logger,
+    otlp: config.otlp,
   });
   await app.listen({ port: config.port, host: config.host });
   logger.info(

@@ -57,6 +57,7 @@ function decode(raw: string, declaredBytes: number | undefined, source: string, 
   } catch (err) {
     return reject('malformed_json', `not valid JSON: ${(err as Error).message}`, null);
   }
+  if ((json as { type?: unknown } | null)?.type === 'otlp_span') return unmappableSpan(json as { reason?: unknown; call_id?: unknown });
   let packet: Packet;
   if (fastPath && isValidPacket(json)) {
     packet = json;
@@ -73,6 +74,15 @@ function decode(raw: string, declaredBytes: number | undefined, source: string, 
     case 'tool_dependency':
       return decodeDependency(packet, source);
   }
+}
+
+/**
+ * The record POST /v1/traces writes for a tool span it could not map (ingest/otlp/span-map.ts):
+ * never a segment row, always quarantined with the mapper's reason and the span's bytes.
+ */
+function unmappableSpan(json: { reason?: unknown; call_id?: unknown }): DecodeResult {
+  const ids = typeof json.call_id === 'string' ? [json.call_id] : [];
+  return reject('otlp_unmappable', `OTLP tool span not mapped: ${String(json.reason ?? 'unknown reason')}`, null, ids);
 }
 
 function schemaRejection(json: unknown, allIssues: z.ZodError['issues']): DecodeResult {

@@ -94,7 +94,8 @@ export type RejectCode =
   | 'I3_error_on_success'
   | 'I5_args_hash'
   | 'I6_dependency'
-  | 'I7_output_content';
+  | 'I7_output_content'
+  | 'otlp_unmappable';
 
 /** A packet that broke a rule: the reason travels with it to quarantine. */
 export interface Rejection {

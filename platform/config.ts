@@ -98,6 +98,9 @@ const envSchema = z.object({
   RATE_LIMIT_BURST: intFromEnv(60, 1),
   TOOL_AUDIT_URL: optionalString.pipe(z.url().optional()),
   TOOL_AUDIT_API_KEY: optionalString,
+
+  OTLP_TASK_ID_ATTRIBUTE: z.string().trim().min(1).default('tool_audit.task_id'),
+  OTLP_DEFAULT_ORCHESTRATOR: z.enum(['websocket', 'kernel', 'gateway', 'scheduler']).default('gateway'),
 });
 
 /** Parsed, validated configuration of every tool-audit process. */
@@ -169,6 +172,13 @@ export interface Config {
   rateLimit: { perMinute: number; burst: number };
   /** Where the CLI finds a running server (`task`, `top`, `demo`), and the key it sends. */
   client: { url: string | undefined; apiKey: string | undefined };
+  /** POST /v1/traces: how tool spans fill what the contract needs and a span lacks. */
+  otlp: {
+    /** Span (then resource) attribute holding task_id; absent → the trace id. */
+    taskIdAttribute: string;
+    /** orchestrator when neither resource attribute tool_audit.orchestrator nor service.name names one. */
+    defaultOrchestrator: 'websocket' | 'kernel' | 'gateway' | 'scheduler';
+  };
 }
 
 /** Result of {@link loadConfig}: a config, or a message listing every bad variable. */
@@ -264,6 +274,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       },
       rateLimit: { perMinute: e.RATE_LIMIT_PER_MINUTE, burst: e.RATE_LIMIT_BURST },
       client: { url: e.TOOL_AUDIT_URL, apiKey: e.TOOL_AUDIT_API_KEY },
+      otlp: { taskIdAttribute: e.OTLP_TASK_ID_ATTRIBUTE, defaultOrchestrator: e.OTLP_DEFAULT_ORCHESTRATOR },
     },
   };
 }

@@ -28,18 +28,46 @@ cleanup() { [ -n "$started_kafka" ] && bash scripts/kafka-services.sh stop >&2 |
 trap cleanup EXIT
 
 mkdir -p .services
+# The Python emitter's tests: a virtual environment of their own (ignored by git), reinstalled
+# when emit-python/pyproject.toml changes, so a fresh machine passes with only python3 present.
+venv=.services/venv
+stamp="$venv/.installed-$(sha256sum emit-python/pyproject.toml | cut -c1-16)"
+if [ ! -f "$stamp" ]; then
+  echo "== creating $venv (pip install -e emit-python[test])" >&2
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check -e 'emit-python[test]' >&2
+  touch "$stamp"
+fi
+
 report=.services/vitest-report.json
-rm -f "$report"
+pyreport=.services/pytest-report.xml
+rm -f "$report" "$pyreport"
 status=0
 npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" || status=$?
-
-if [ -f "$report" ]; then
-  node -e '
-    const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-    const skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
-    console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${skipped} skipped`);
-  ' "$report"
-else
-  echo "tests: 0 passed, 1 failed"
+if [ $# -eq 0 ]; then
+  echo "== pytest (emit-python)" >&2
+  "$venv/bin/python" -m pytest emit-python/tests -q -p no:cacheprovider --junitxml="$pyreport" || status=$?
 fi
+
+node -e '
+  const fs = require("fs");
+  let passed = 0, failed = 0, skipped = 0;
+  const [vitest, pytest, ranPytest] = process.argv.slice(1);
+  if (fs.existsSync(vitest)) {
+    const r = JSON.parse(fs.readFileSync(vitest, "utf8"));
+    passed += r.numPassedTests; failed += r.numFailedTests; skipped += (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
+  } else failed += 1;
+  if (ranPytest === "1") {
+    if (fs.existsSync(pytest)) {
+      // junit XML: <testsuite tests= failures= errors= skipped=> per suite.
+      for (const m of fs.readFileSync(pytest, "utf8").matchAll(/<testsuite\b([^>]*)>/g)) {
+        const n = (k) => Number((m[1].match(new RegExp(`\\b${k}="(\\d+)"`)) ?? [])[1] ?? 0);
+        const bad = n("failures") + n("errors");
+        passed += n("tests") - bad - n("skipped"); failed += bad; skipped += n("skipped");
+      }
+    } else failed += 1;
+  }
+  console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+' "$report" "$pyreport" "$([ $# -eq 0 ] && echo 1 || echo 0)"
 exit $status

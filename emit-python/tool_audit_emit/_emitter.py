@@ -1,0 +1,283 @@
+"""The audit emitter Python orchestrators wrap tool calls with: a decorator (``@audit.tool``)
+and a context manager (``with audit.call(...)``), for sync and async tools. Each call queues
+exactly one tool_call packet — plus an output_artifact when it succeeded with content — and
+hands back exactly what the tool returned or raised. Hashing, serialization and delivery
+happen on the buffer's sender thread; the queue is bounded and flushed at exit.
+"""
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import contextvars
+import functools
+import inspect
+import threading
+import time
+import uuid
+import weakref
+from typing import Any, Callable, Dict, Iterator, Optional
+
+from ._buffer import PacketBuffer
+from ._packets import MAX_NAME, ORCHESTRATORS, Outcome, Record, canonical_args, encode_output_artifact, encode_tool_call
+from ._result import caller_value, failure_outcome, read_result
+from ._transports import HttpTransport, KafkaTransport
+
+_task: contextvars.ContextVar[Optional[str]] = contextvars.ContextVar("tool_audit_task", default=None)
+_live: "weakref.WeakSet[AuditEmitter]" = weakref.WeakSet()
+
+
+class EmitterTimeoutError(TimeoutError):
+    """Raised by a wrapped call that outlived its ``timeout_s`` (recorded with status timeout)."""
+
+    def __init__(self, tool_id: str, call_id: str, timeout_s: float) -> None:
+        super().__init__(f"{tool_id} timed out after {timeout_s} s")
+        self.tool_id, self.call_id, self.timeout_s = tool_id, call_id, timeout_s
+
+
+def _name(value: Any, field: str) -> str:
+    if isinstance(value, str) and 1 <= len(value) <= MAX_NAME:
+        return value
+    raise ValueError(f"{field} must be a string of 1 to {MAX_NAME} characters; got {value!r}")
+
+
+class Call:
+    """One recorded call (what ``audit.call`` yields). ``set_result`` says what the tool
+    returned; leaving the block by an exception records the exception instead."""
+
+    def __init__(self, emitter: "AuditEmitter", tool_id: str, args: Dict[str, Any], task_id: Optional[str], agent_id: Optional[str]) -> None:
+        self._emitter = emitter
+        self.call_id = str(uuid.uuid4())
+        self.tool_id = tool_id
+        self.task_id = task_id or _task.get() or None
+        self.agent_id = agent_id or emitter.agent_id
+        # Snapshot now: the tool (or the caller) may change args before the packet is built.
+        self.args_json = canonical_args(args if isinstance(args, dict) else {"value": args})
+        self._result: Any = None
+        self._start = time.perf_counter()
+        self._done = False
+
+    def set_result(self, value: Any) -> None:
+        self._result = value
+
+    def finish(self, outcome: Optional[Outcome] = None) -> None:
+        """Records the call once (the result set, or the given outcome)."""
+        if self._done:
+            return
+        self._done = True
+        duration_ms = (time.perf_counter() - self._start) * 1000
+        try:
+            self._emitter._record(self, outcome or read_result(self._result), duration_ms)
+        except Exception:  # only a hostile value gets here; the tool call must not suffer for it
+            pass
+
+    def __enter__(self) -> "Call":
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:
+        self.finish(failure_outcome(exc) if exc is not None else None)
+        return False  # the exception, if any, goes on unchanged
+
+    async def __aenter__(self) -> "Call":
+        return self
+
+    async def __aexit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:
+        return self.__exit__(exc_type, exc, tb)
+
+
+class AuditEmitter:
+    """Records tool calls; exactly one of ``http``, ``kafka`` and ``transport``."""
+
+    def __init__(
+        self,
+        orchestrator: str,
+        agent_id: str,
+        instance_id: Optional[str] = None,
+        *,
+        http: Optional[Dict[str, Any]] = None,
+        kafka: Optional[Dict[str, Any]] = None,
+        transport: Any = None,
+        max_buffered: int = 10_000,
+        max_batch: int = 500,
+        linger_s: float = 0.05,
+        retry_max_s: float = 10.0,
+        max_attempts: Optional[int] = None,
+        close_timeout_s: float = 5.0,
+    ) -> None:
+        if orchestrator not in ORCHESTRATORS:
+            raise ValueError(f"orchestrator must be one of {', '.join(ORCHESTRATORS)}; got {orchestrator!r}")
+        self.orchestrator = orchestrator
+        self.agent_id = _name(agent_id, "agent_id")
+        self.instance_id = _name(instance_id or orchestrator, "instance_id")
+        if sum(x is not None for x in (http, kafka, transport)) != 1:
+            raise ValueError("AuditEmitter needs exactly one of http, kafka or transport")
+        if http is not None:
+            transport = HttpTransport(**http)
+        elif kafka is not None:
+            transport = KafkaTransport(**kafka)
+        self.close_timeout_s = close_timeout_s
+        self._buffer = PacketBuffer(transport, _encode, max_buffered=max_buffered, max_batch=max_batch, linger_s=linger_s, retry_max_s=retry_max_s, max_attempts=max_attempts)
+        self._clock = threading.Lock()
+        self._last_ms = 0
+        _live.add(self)
+
+    # -- recording -------------------------------------------------------------------------
+
+    def _record(self, call: Call, outcome: Outcome, duration_ms: float) -> None:
+        with self._clock:
+            # created_at never goes backwards for one instance (I11), even when the wall clock does.
+            self._last_ms = max(self._last_ms, int(time.time() * 1000))
+            created = self._last_ms
+        rec = Record(call.call_id, call.task_id, call.tool_id, call.agent_id, self.orchestrator, self.instance_id, call.args_json, duration_ms, created, outcome)
+        key = rec.task_id or rec.call_id
+        self._buffer.push(key, (rec, False))
+        if outcome.content:
+            self._buffer.push(key, (rec, True))
+
+    # -- the two ways to wrap a tool ---------------------------------------------------------
+
+    def call(self, tool_id: str, args: Optional[Dict[str, Any]] = None, *, task_id: Optional[str] = None, agent_id: Optional[str] = None) -> Call:
+        """A context manager (``with`` or ``async with``) around one tool call."""
+        return Call(self, tool_id, args or {}, task_id, agent_id)
+
+    def tool(self, tool_id: Optional[str] = None, *, timeout_s: Optional[float] = None, agent_id: Optional[str] = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Decorates a sync or async tool function. Its bound arguments are the args; the task
+        is the one set by ``audit.task(...)``. With ``timeout_s`` a call that outlives it raises
+        :class:`EmitterTimeoutError` (async: the tool is cancelled; sync: it runs on a daemon
+        thread that is left to finish)."""
+
+        def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+            name = tool_id or fn.__name__
+            sig = inspect.signature(fn)
+            if inspect.iscoroutinefunction(fn):
+
+                @functools.wraps(fn)
+                async def run_async(*a: Any, **kw: Any) -> Any:
+                    call = Call(self, name, _bound_args(sig, a, kw), None, agent_id)
+                    try:
+                        result = await _await_with_deadline(fn(*a, **kw), timeout_s, call)
+                    except EmitterTimeoutError:
+                        raise
+                    except BaseException as err:
+                        call.finish(failure_outcome(err))
+                        raise
+                    call.set_result(result)
+                    call.finish()
+                    return caller_value(result)
+
+                return run_async
+
+            @functools.wraps(fn)
+            def run_sync(*a: Any, **kw: Any) -> Any:
+                call = Call(self, name, _bound_args(sig, a, kw), None, agent_id)
+                try:
+                    result = fn(*a, **kw) if timeout_s is None else _with_deadline(fn, a, kw, timeout_s, call)
+                except BaseException as err:
+                    call.finish(failure_outcome(err))
+                    raise
+                call.set_result(result)
+                call.finish()
+                return caller_value(result)
+
+            return run_sync
+
+        return decorate
+
+    @staticmethod
+    @contextlib.contextmanager
+    def task(task_id: Optional[str]) -> Iterator[None]:
+        """Within the block (and the tasks and coroutines it starts), calls serve ``task_id``."""
+        token = _task.set(task_id)
+        try:
+            yield
+        finally:
+            _task.reset(token)
+
+    # -- delivery --------------------------------------------------------------------------
+
+    def flush(self, timeout_s: Optional[float] = None) -> bool:
+        """Sends everything queued; True when all of it went before the deadline."""
+        return self._buffer.flush(self.close_timeout_s if timeout_s is None else timeout_s)
+
+    def close(self, timeout_s: Optional[float] = None) -> None:
+        """Flushes (bounded), then closes the sink; later calls still run, unrecorded."""
+        self._buffer.close(self.close_timeout_s if timeout_s is None else timeout_s)
+
+    def stats(self) -> Dict[str, int]:
+        """enqueued, delivered, rejected, dropped, failed_batches, buffered."""
+        return self._buffer.stats()
+
+
+def _bound_args(sig: inspect.Signature, a: Any, kw: Any) -> Dict[str, Any]:
+    try:
+        bound = sig.bind_partial(*a, **kw)
+    except TypeError:
+        return {"args": list(a), **kw}  # the call itself will raise the same TypeError
+    out: Dict[str, Any] = {}
+    for name, value in bound.arguments.items():
+        param = sig.parameters[name]
+        if name in ("self", "cls") and param.kind == param.POSITIONAL_OR_KEYWORD:
+            continue
+        if param.kind == param.VAR_KEYWORD:
+            out.update(value)
+        elif param.kind == param.VAR_POSITIONAL:
+            out[name] = list(value)
+        else:
+            out[name] = value
+    return out
+
+
+async def _await_with_deadline(pending: Any, timeout_s: Optional[float], call: Call) -> Any:
+    """Awaits the tool; past timeout_s cancels it and raises EmitterTimeoutError. A TimeoutError
+    the tool raises itself goes through unchanged (recorded as timeout by failure_outcome)."""
+    if timeout_s is None:
+        return await pending
+    task = asyncio.ensure_future(pending)
+    try:
+        done, _ = await asyncio.wait({task}, timeout=timeout_s)
+    except asyncio.CancelledError:
+        task.cancel()
+        raise
+    if not done:
+        task.cancel()
+        call.finish(Outcome("timeout", f"{call.tool_id} timed out after {timeout_s} s"))
+        raise EmitterTimeoutError(call.tool_id, call.call_id, timeout_s)
+    return task.result()
+
+
+def _with_deadline(fn: Callable[..., Any], a: Any, kw: Any, timeout_s: float, call: Call) -> Any:
+    box: Dict[str, Any] = {}
+    done = threading.Event()
+    ctx = contextvars.copy_context()
+
+    def target() -> None:
+        try:
+            box["value"] = ctx.run(fn, *a, **kw)
+        except BaseException as err:  # re-raised on the caller's thread
+            box["error"] = err
+        done.set()
+
+    threading.Thread(target=target, name=f"tool-audit-{call.tool_id}", daemon=True).start()
+    if not done.wait(timeout_s):
+        call.finish(Outcome("timeout", f"{call.tool_id} timed out after {timeout_s} s"))
+        raise EmitterTimeoutError(call.tool_id, call.call_id, timeout_s)
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def _encode(item: Any) -> str:
+    rec, output = item
+    if not output:
+        return encode_tool_call(rec)
+    packet = encode_output_artifact(rec)
+    if packet is None:
+        raise ValueError("output_artifact queued for a call without content")
+    return packet
+
+
+@atexit.register
+def _close_all() -> None:
+    """Flush at exit: every live emitter gets its close deadline."""
+    for emitter in list(_live):
+        emitter.close()

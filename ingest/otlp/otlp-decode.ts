@@ -1,0 +1,217 @@
+/**
+ * OTLP/HTTP trace requests in, plain spans out. The wire format is the official
+ * opentelemetry-proto definitions (vendored under ./proto, tag v1.11.0) read by protobufjs;
+ * nothing here knows a field number. OTLP/JSON bodies are checked against the same
+ * definitions (`verify`) and walked in the same object form, with the JSON encoding's own
+ * rules: trace and span ids are hex, 64-bit integers may be strings or numbers.
+ */
+import { fileURLToPath } from 'node:url';
+import protobuf from 'protobufjs';
+
+const PROTO_ROOT = fileURLToPath(new URL('./proto/', import.meta.url));
+
+const root = new protobuf.Root();
+// Imports in the .proto files are relative to the proto root, as protoc's -I would read them.
+root.resolvePath = (_origin, target) => (target.startsWith('/') ? target : PROTO_ROOT + target);
+root.loadSync('opentelemetry/proto/collector/trace/v1/trace_service.proto', { keepCase: false });
+root.resolveAll();
+
+const RequestType = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');
+const ResponseType = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse');
+const SpanType = root.lookupType('opentelemetry.proto.trace.v1.Span');
+
+/**
+ * google.rpc.Status, the body of an OTLP/HTTP error answer: googleapis' status.proto declared
+ * through protobufjs's reflection. Its `details` (field 3) is left out: never sent, and an
+ * empty repeated field encodes to nothing.
+ */
+const StatusType = protobuf.Root.fromJSON({
+  nested: { google: { nested: { rpc: { nested: { Status: { fields: { code: { type: 'int32', id: 1 }, message: { type: 'string', id: 2 } } } } } } } },
+}).lookupType('google.rpc.Status');
+
+/** An attribute value as JavaScript: AnyValue's string, bool, int, double, array, kvlist (bytes as base64). */
+export type AttrValue = string | number | boolean | null | AttrValue[] | { [key: string]: AttrValue };
+
+/** One span with what the mapping reads, its resource and scope, and how it arrived. */
+export interface OtlpSpan {
+  /** 32 lowercase hex characters, as OTLP/JSON writes it. */
+  traceId: string;
+  /** 16 lowercase hex characters. */
+  spanId: string;
+  name: string;
+  /** Nanoseconds since the epoch; 0n when unset. */
+  startNs: bigint;
+  endNs: bigint;
+  attributes: Record<string, AttrValue>;
+  /** Span status: code 0 unset, 1 ok, 2 error. */
+  status: { code: number; message: string };
+  events: Array<{ name: string; attributes: Record<string, AttrValue> }>;
+  resource: Record<string, AttrValue>;
+  scope: { name: string; version: string };
+  /** The span in OTLP/JSON form (hex ids), for quarantine records. */
+  json: Record<string, unknown>;
+  /** The span's protobuf encoding (base64) when it arrived as protobuf. */
+  protobuf?: string;
+}
+
+/** Result of decoding a request body. */
+export type DecodedTraces = { ok: true; spans: OtlpSpan[] } | { ok: false; error: string };
+
+type Obj = Record<string, unknown>;
+
+const TO_OBJECT: protobuf.IConversionOptions = { longs: String, enums: Number, bytes: String, defaults: false, arrays: true };
+
+/** Decodes an OTLP/HTTP protobuf body (ExportTraceServiceRequest). Never throws for bad input. */
+export function decodeProtobufTraces(body: Uint8Array): DecodedTraces {
+  let message: protobuf.Message;
+  try {
+    message = RequestType.decode(body);
+  } catch (err) {
+    return { ok: false, error: `not an ExportTraceServiceRequest: ${(err as Error).message}` };
+  }
+  return walk(RequestType.toObject(message, TO_OBJECT), true);
+}
+
+/**
+ * Decodes an OTLP/JSON body: ids from hex to the bytes the definitions declare, then
+ * protobufjs's fromObject, which reads int64 strings and enum numbers and refuses values of
+ * the wrong kind. Never throws for bad input.
+ */
+export function decodeJsonTraces(text: string): DecodedTraces {
+  let req: unknown;
+  try {
+    req = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, error: `not valid JSON: ${(err as Error).message}` };
+  }
+  if (typeof req !== 'object' || req === null || Array.isArray(req)) return { ok: false, error: 'an ExportTraceServiceRequest must be a JSON object' };
+  const bad = hexIdsToBase64(req as Obj);
+  if (bad) return { ok: false, error: bad };
+  let message: protobuf.Message;
+  try {
+    message = RequestType.fromObject(req as Obj);
+  } catch (err) {
+    return { ok: false, error: `not an ExportTraceServiceRequest: ${(err as Error).message}` };
+  }
+  return walk(RequestType.toObject(message, TO_OBJECT), false);
+}
+
+/** OTLP/JSON writes trace and span ids as hex (not protobuf JSON's base64): converts them in place. */
+function hexIdsToBase64(req: Obj): string | undefined {
+  const convert = (o: Obj, key: string, bytes: number, required: boolean): string | undefined => {
+    const v = o[key];
+    if ((v === undefined || v === '') && !required) return undefined;
+    const hex = checkHex(v, bytes);
+    if (hex === undefined) return `${key} must be ${bytes * 2} hex characters; got ${JSON.stringify(v)?.slice(0, 80)}`;
+    o[key] = Buffer.from(hex, 'hex').toString('base64');
+    return undefined;
+  };
+  for (const rs of list(req.resourceSpans))
+    for (const ss of list(rs.scopeSpans))
+      for (const s of list(ss.spans)) {
+        const bad = convert(s, 'traceId', 16, true) ?? convert(s, 'spanId', 8, true) ?? convert(s, 'parentSpanId', 8, false);
+        if (bad) return bad;
+        for (const l of list(s.links)) {
+          const badLink = convert(l, 'traceId', 16, true) ?? convert(l, 'spanId', 8, true);
+          if (badLink) return `link: ${badLink}`;
+        }
+      }
+  return undefined;
+}
+
+function walk(req: Obj, keepProtobuf: boolean): DecodedTraces {
+  const id = base64ToHex;
+  const spans: OtlpSpan[] = [];
+  for (const rs of list(req.resourceSpans)) {
+    const resource = attrs((rs.resource as Obj | undefined)?.attributes);
+    for (const ss of list(rs.scopeSpans)) {
+      const scopeObj = (ss.scope ?? {}) as Obj;
+      const scope = { name: String(scopeObj.name ?? ''), version: String(scopeObj.version ?? '') };
+      for (const s of list(ss.spans)) {
+        const traceId = id(s.traceId, 16);
+        const spanId = id(s.spanId, 8);
+        if (traceId === undefined || spanId === undefined) return { ok: false, error: 'a span has a missing or malformed traceId/spanId' };
+        const start = nanos(s.startTimeUnixNano);
+        const end = nanos(s.endTimeUnixNano);
+        if (start === undefined || end === undefined) return { ok: false, error: `span ${spanId}: malformed start or end time` };
+        const status = (s.status ?? {}) as Obj;
+        const json: Obj = { ...s, traceId, spanId };
+        if (s.parentSpanId !== undefined) json.parentSpanId = id(s.parentSpanId, 8) ?? s.parentSpanId;
+        spans.push({
+          traceId,
+          spanId,
+          name: String(s.name ?? ''),
+          startNs: start,
+          endNs: end,
+          attributes: attrs(s.attributes),
+          status: { code: Number(status.code ?? 0), message: String(status.message ?? '') },
+          events: list(s.events).map((e) => ({ name: String(e.name ?? ''), attributes: attrs(e.attributes) })),
+          resource,
+          scope,
+          json,
+          ...(keepProtobuf ? { protobuf: Buffer.from(SpanType.encode(SpanType.fromObject(s)).finish()).toString('base64') } : {}),
+        });
+      }
+    }
+  }
+  return { ok: true, spans };
+}
+
+function list(v: unknown): Obj[] {
+  return Array.isArray(v) ? (v.filter((x) => typeof x === 'object' && x !== null) as Obj[]) : [];
+}
+
+function attrs(kvs: unknown): Record<string, AttrValue> {
+  const out: Record<string, AttrValue> = {};
+  for (const kv of list(kvs)) if (typeof kv.key === 'string') out[kv.key] = anyValue(kv.value);
+  return out;
+}
+
+/** AnyValue → JavaScript; an int64 beyond 2^53 stays a decimal string rather than lose digits. */
+function anyValue(v: unknown): AttrValue {
+  if (typeof v !== 'object' || v === null) return null;
+  const a = v as Obj;
+  if (a.stringValue !== undefined) return String(a.stringValue);
+  if (a.boolValue !== undefined) return Boolean(a.boolValue);
+  if (a.intValue !== undefined) {
+    const n = Number(a.intValue);
+    return Number.isSafeInteger(n) ? n : String(a.intValue);
+  }
+  if (a.doubleValue !== undefined) return Number(a.doubleValue);
+  if (a.arrayValue !== undefined) return list((a.arrayValue as Obj).values).map(anyValue);
+  if (a.kvlistValue !== undefined) return attrs((a.kvlistValue as Obj).values);
+  if (a.bytesValue !== undefined) return String(a.bytesValue);
+  return null;
+}
+
+function nanos(v: unknown): bigint | undefined {
+  if (v === undefined || v === null) return 0n;
+  if (typeof v === 'string' && /^\d+$/.test(v)) return BigInt(v);
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return BigInt(v);
+  // Beyond 2^53 a JSON number has already lost nanoseconds; keep what survives.
+  if (typeof v === 'number' && Number.isFinite(v) && v >= 0) return BigInt(Math.round(v));
+  return undefined;
+}
+
+function base64ToHex(v: unknown, bytes: number): string | undefined {
+  if (typeof v !== 'string') return undefined;
+  const hex = Buffer.from(v, 'base64').toString('hex');
+  return hex.length === bytes * 2 ? hex : undefined;
+}
+
+function checkHex(v: unknown, bytes: number): string | undefined {
+  return typeof v === 'string' && v.length === bytes * 2 && /^[0-9a-fA-F]+$/.test(v) ? v.toLowerCase() : undefined;
+}
+
+/** An ExportTraceServiceResponse, with partial_success when some spans were rejected. */
+export function encodeTraceResponse(rejectedSpans: number, errorMessage: string, as: 'protobuf' | 'json'): Uint8Array | string {
+  const body = rejectedSpans > 0 || errorMessage ? { partialSuccess: { rejectedSpans: String(rejectedSpans), errorMessage } } : {};
+  if (as === 'json') return JSON.stringify(rejectedSpans > 0 || errorMessage ? { partialSuccess: { rejectedSpans, errorMessage } } : {});
+  return ResponseType.encode(ResponseType.fromObject(body)).finish();
+}
+
+/** A google.rpc.Status body for an OTLP error answer (gRPC code 3 = INVALID_ARGUMENT, 16 = UNAUTHENTICATED …). */
+export function encodeStatus(code: number, message: string, as: 'protobuf' | 'json'): Uint8Array | string {
+  if (as === 'json') return JSON.stringify({ code, message });
+  return StatusType.encode(StatusType.fromObject({ code, message })).finish();
+}

@@ -1,0 +1,228 @@
+/**
+ * A tool span → the packets of SPEC §1. Pure and deterministic: the same span (and resource)
+ * always gives byte-identical packets, so a re-exported span is a redelivery (I1 duplicate),
+ * never a new call or a conflicting one. Only the span's own attributes and its resource are
+ * read — never its parent, which a later export may batch elsewhere.
+ *
+ * Recognised spans (anything else is ignored):
+ *  - GenAI semantic conventions: `gen_ai.operation.name = execute_tool`
+ *    (`gen_ai.tool.name`, `gen_ai.tool.call.id`, `gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`);
+ *  - Vercel AI SDK: span name or `ai.operationId` `ai.toolCall`
+ *    (`ai.toolCall.name`, `.id`, `.args` or `.input`, `.result` or `.output`).
+ */
+import { v5 as uuidv5 } from 'uuid';
+import { statusOfCategory } from '../../emit/result.ts';
+import { canonicalArgs, type JsonValue } from '../../schemas/canonical-json.ts';
+import { describeContent, sha256Hex } from '../../schemas/hashing.ts';
+import { parseLossless } from '../../schemas/lossless-json.ts';
+import { MAX_NAME_LENGTH, ORCHESTRATORS, type Orchestrator, type ToolStatus } from '../../schemas/vocabulary.ts';
+import type { AttrValue, OtlpSpan } from './otlp-decode.ts';
+
+/**
+ * Namespace of call_id = UUIDv5(namespace, trace_id + span_id) (hex, lowercase) and
+ * output_id = UUIDv5(namespace, call_id + ":output"). Anyone can recompute both.
+ */
+export const OTLP_ID_NAMESPACE = '6f1b6f2e-9a57-5c1e-8d0a-7c6f746c7370';
+
+/** The span attribute (number ≥ 0) read as cost_usd; OpenTelemetry has no cost convention yet. */
+export const COST_ATTRIBUTE = 'tool_audit.cost_usd';
+/** A resource attribute that names the orchestrator outright. */
+export const ORCHESTRATOR_ATTRIBUTE = 'tool_audit.orchestrator';
+
+/** The settings of the mapping (OTLP_* configuration). */
+export interface SpanMapOptions {
+  /** Span (then resource) attribute holding task_id; without it the trace id is the task. */
+  taskIdAttribute: string;
+  /** orchestrator when neither tool_audit.orchestrator nor service.name names one. */
+  defaultOrchestrator: Orchestrator;
+}
+
+/** What became of one span. */
+export type SpanMapping =
+  | { kind: 'ignored' }
+  | { kind: 'tool'; callId: string; packets: string[] }
+  | { kind: 'unmappable'; reason: string; packet: string };
+
+interface ToolFields {
+  tool: AttrValue | undefined;
+  toolCallId: AttrValue | undefined;
+  args: AttrValue | undefined;
+  result: AttrValue | undefined;
+}
+
+/** Reads the tool fields of a recognised span, or undefined for any other span. */
+function toolFields(span: OtlpSpan): ToolFields | undefined {
+  const a = span.attributes;
+  if (a['gen_ai.operation.name'] === 'execute_tool') {
+    return { tool: a['gen_ai.tool.name'], toolCallId: a['gen_ai.tool.call.id'], args: a['gen_ai.tool.call.arguments'], result: a['gen_ai.tool.call.result'] };
+  }
+  if (span.name === 'ai.toolCall' || a['ai.operationId'] === 'ai.toolCall') {
+    return {
+      tool: a['ai.toolCall.name'],
+      toolCallId: a['ai.toolCall.id'],
+      args: a['ai.toolCall.args'] ?? a['ai.toolCall.input'],
+      result: a['ai.toolCall.result'] ?? a['ai.toolCall.output'],
+    };
+  }
+  return undefined;
+}
+
+/** Maps one span. Never throws for bad input: what cannot be mapped says why. */
+export function mapSpan(span: OtlpSpan, opts: SpanMapOptions): SpanMapping {
+  const fields = toolFields(span);
+  if (!fields) return { kind: 'ignored' };
+  const callId = uuidv5(span.traceId + span.spanId, OTLP_ID_NAMESPACE);
+  const unmappable = (reason: string): SpanMapping => ({ kind: 'unmappable', reason, packet: quarantinePacket(span, callId, reason) });
+
+  const toolId = fields.tool;
+  if (!isName(toolId)) return unmappable(`tool name missing or not a string of 1 to ${MAX_NAME_LENGTH} characters`);
+  const argsText = argsJson(fields.args);
+  if (argsText === undefined) return unmappable('tool call arguments are not a JSON object');
+  if (span.startNs === 0n) return unmappable('span has no start time');
+  const endNs = span.endNs === 0n ? span.startNs : span.endNs;
+
+  const task = stringAttr(span.attributes[opts.taskIdAttribute]) ?? stringAttr(span.resource[opts.taskIdAttribute]) ?? span.traceId;
+  if (!isName(task)) return unmappable(`task id (${opts.taskIdAttribute}) longer than ${MAX_NAME_LENGTH} characters`);
+  const agentId = firstName(
+    span.attributes['gen_ai.agent.name'],
+    span.attributes['gen_ai.agent.id'],
+    span.resource['gen_ai.agent.name'],
+    span.resource['gen_ai.agent.id'],
+    span.attributes['ai.telemetry.functionId'],
+    span.resource['service.name'],
+  ) ?? 'unknown';
+  const orchestrator = orchestratorOf(span.resource, opts.defaultOrchestrator);
+  const instanceId = firstName(span.resource['service.instance.id'], span.resource['service.name']) ?? orchestrator;
+
+  const { status, error, errorType } = statusOf(span);
+  const summary: Record<string, unknown> = { otel: { trace_id: span.traceId, span_id: span.spanId, span_name: span.name } };
+  if (isName(fields.toolCallId)) summary.tool_call_id = fields.toolCallId;
+  if (errorType) summary.error_type = errorType;
+  const createdAt = new Date(Number(endNs / 1_000_000n)).toISOString();
+  // Args keep their number literals (a Python 1.0 stays 1.0), so the hash is of what was sent.
+  const argsHash = sha256Hex(canonicalArgs(parseLossless(argsText) as JsonValue));
+  const invocation = {
+    call_id: callId,
+    task_id: task,
+    tool_id: toolId,
+    agent_id: agentId,
+    orchestrator,
+    instance_id: instanceId,
+    args_hash: argsHash,
+    status,
+    duration_ms: Number((endNs > span.startNs ? endNs - span.startNs : 0n) / 1_000_000n),
+    result_summary: summary,
+    error,
+    cost_usd: costOf(span.attributes[COST_ATTRIBUTE]),
+    tokens_used: tokensOf(span.attributes),
+    created_at: createdAt,
+  };
+  // The args go in as their own text, spliced after the other fields (their literals intact).
+  const call = `{"type":"tool_call","call_id":"${callId}","invocation":${JSON.stringify(invocation).slice(0, -1)},"args":${argsText}}}`;
+  const packets = [call];
+  const content = status === 'success' ? contentOf(fields.result) : undefined;
+  if (content) {
+    const output = { output_id: uuidv5(`${callId}:output`, OTLP_ID_NAMESPACE), call_id: callId, tool_id: toolId, content_type: content.type, ...describeContent(content.text), created_at: createdAt };
+    packets.push(JSON.stringify({ type: 'output_artifact', output, content: content.text }));
+  }
+  return { kind: 'tool', callId, packets };
+}
+
+/** The quarantine record of a span that cannot be a packet: always rejected (otlp_unmappable) at ingest. */
+function quarantinePacket(span: OtlpSpan, callId: string, reason: string): string {
+  return JSON.stringify({
+    type: 'otlp_span',
+    reason,
+    call_id: callId,
+    resource: span.resource,
+    scope: span.scope,
+    span: span.json,
+    ...(span.protobuf ? { span_protobuf: span.protobuf } : {}),
+  });
+}
+
+/** JSON text of the arguments when they are an object: a JSON string of one, or a structured (kvlist) value. */
+function argsJson(v: AttrValue | undefined): string | undefined {
+  if (v === undefined || v === null) return '{}';
+  if (typeof v === 'string') {
+    const text = v.trim();
+    // The lossless reader is the one ingest re-reads args with (SPEC §2 number literals).
+    return text.startsWith('{') && parseLossless(text) !== undefined ? text : undefined;
+  }
+  return typeof v === 'object' && !Array.isArray(v) ? JSON.stringify(v) : undefined;
+}
+
+function contentOf(v: AttrValue | undefined): { text: string; type: 'json' | 'text' } | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  if (typeof v !== 'string') return { text: JSON.stringify(v), type: 'json' };
+  const first = v.trimStart()[0];
+  if (first === '{' || first === '[') {
+    try {
+      JSON.parse(v);
+      return { text: v, type: 'json' };
+    } catch {
+      // Looks like JSON but is not: it is text.
+    }
+  }
+  return { text: v, type: 'text' };
+}
+
+/**
+ * success unless the span status is ERROR or error.type is set. The kind comes from error.type
+ * (else the exception event's exception.type): tool-smith's categories exactly, then by words —
+ * timeout/deadline → timeout; rate limit/429/too many requests/throttled → rate_limited;
+ * validation/invalid argument or input/400/422 → invalid_input; anything else → error.
+ */
+export function statusOf(span: OtlpSpan): { status: ToolStatus; error: string | null; errorType: string | undefined } {
+  const exception = span.events.find((e) => e.name === 'exception')?.attributes ?? {};
+  const errorType = stringAttr(span.attributes['error.type']);
+  if (span.status.code !== 2 && !errorType) return { status: 'success', error: null, errorType: undefined };
+  const kind = errorType ?? stringAttr(exception['exception.type']) ?? '';
+  const message = span.status.message || stringAttr(exception['exception.message']) || kind || 'error';
+  return { status: classify(kind, span.status.message), error: message.slice(0, 65_536), errorType: kind || undefined };
+}
+
+function classify(kind: string, message: string): ToolStatus {
+  const exact = statusOfCategory(kind);
+  if (exact !== 'error') return exact;
+  const text = `${kind} ${message}`;
+  if (/time[d_ -]?out|deadline/i.test(text)) return 'timeout';
+  if (/rate[_ -]?limit|too[_ -]?many[_ -]?requests|\b429\b|resource[_ ]?exhausted|throttl/i.test(text)) return 'rate_limited';
+  if (/validation|invalid[_ -]?(input|argument|param)|\b(400|422)\b|bad[_ -]?request/i.test(text)) return 'invalid_input';
+  return 'error';
+}
+
+function orchestratorOf(resource: Record<string, AttrValue>, fallback: Orchestrator): Orchestrator {
+  for (const v of [resource[ORCHESTRATOR_ATTRIBUTE], resource['service.name']]) {
+    const s = typeof v === 'string' ? v.toLowerCase() : undefined;
+    if ((ORCHESTRATORS as readonly unknown[]).includes(s)) return s as Orchestrator;
+  }
+  return fallback;
+}
+
+function costOf(v: AttrValue | undefined): number | null {
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null;
+}
+
+/** Every integer gen_ai.usage.* attribute (input_tokens, output_tokens, …) under its name without the prefix. */
+function tokensOf(a: Record<string, AttrValue>): Record<string, number> | null {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(a)) {
+    if (k.startsWith('gen_ai.usage.') && Number.isSafeInteger(v) && (v as number) >= 0) out[k.slice('gen_ai.usage.'.length)] = v as number;
+  }
+  return Object.keys(out).length ? out : null;
+}
+
+function stringAttr(v: AttrValue | undefined): string | undefined {
+  if (typeof v === 'string' && v !== '') return v;
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  return undefined;
+}
+
+function isName(v: unknown): v is string {
+  return typeof v === 'string' && v.length >= 1 && v.length <= MAX_NAME_LENGTH;
+}
+
+function firstName(...values: Array<AttrValue | undefined>): string | undefined {
+  return values.find(isName) as string | undefined;
+}
