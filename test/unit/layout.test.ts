@@ -95,4 +95,9 @@ describe('layout', () => {
     }
     expect(offences).toEqual([]);
   });
+
+  it('ships every stage and the foundation in the image', () => {
+    const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+    for (const d of [...STAGES, FOUNDATION]) expect(dockerfile, d).toMatch(new RegExp(`^COPY ${d} \\./${d}$`, 'm'));
+  });
 });
