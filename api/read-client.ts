@@ -15,8 +15,10 @@ import {
   invocationListSchema,
   sequencesSchema,
   slowSchema,
+  taskListSchema,
   taskViewSchema,
   toolOutputsSchema,
+  toolSeriesSchema,
   toolStatsSchema,
   toolsSummarySchema,
   violationsSchema,
@@ -67,6 +69,8 @@ export function createHttpReadQueries(opts: ReadClientOptions): ReadQueries {
   }
   return {
     tools: (p) => get('/v1/tools', { ...windowQuery(p.window), limit: p.limit }, toolsSummarySchema),
+    toolSeries: (p) => get('/v1/tools/series', { ...windowQuery(p.window), bucket_s: p.bucketS }, toolSeriesSchema),
+    tasks: (p) => get('/v1/tasks', { ...windowQuery(p.window), limit: p.limit }, taskListSchema),
     toolStats: (p) => get(`/v1/tools/${seg(p.toolId)}/stats`, { ...windowQuery(p.window), limit: p.limit }, toolStatsSchema),
     toolInvocations: (p) => get(`/v1/tools/${seg(p.toolId)}/invocations`, pageQuery(p), invocationListSchema),
     toolOutputs: (p) => get(`/v1/tools/${seg(p.toolId)}/outputs`, pageQuery(p), toolOutputsSchema),

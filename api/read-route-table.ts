@@ -15,8 +15,10 @@ import {
   invocationListSchema,
   sequencesSchema,
   slowSchema,
+  taskListSchema,
   taskViewSchema,
   toolOutputsSchema,
+  toolSeriesSchema,
   toolStatsSchema,
   toolsSummarySchema,
   violationsSchema,
@@ -24,6 +26,7 @@ import {
 import {
   DEFAULT_LIMIT,
   listQuery,
+  bucketSecondsParam,
   minCountParam,
   pathId,
   plainListQuery,
@@ -61,6 +64,28 @@ export const READ_ROUTES: ReadRoute[] = [
     run: (qs, { query }, d) => {
       const q = query as Q;
       return qs.tools({ window: windowOf(q, d), limit: q.limit ?? DEFAULT_LIMIT });
+    },
+  },
+  {
+    url: '/v1/tools/series',
+    operationId: 'toolSeries',
+    summary: 'Calls and cost per tool and time bucket of bucket_s seconds (buckets with calls only), for sparklines.',
+    query: z.strictObject({ from: listQuery.from, to: listQuery.to, bucket_s: bucketSecondsParam }),
+    response: toolSeriesSchema,
+    run: (qs, { query }, d) => {
+      const q = query as Q & { bucket_s?: number };
+      return qs.toolSeries({ window: windowOf(q, d), bucketS: q.bucket_s ?? 3600 });
+    },
+  },
+  {
+    url: '/v1/tasks',
+    operationId: 'tasks',
+    summary: 'Tasks with calls in the window with their calls, failed calls, total cost, agents and first/last call, most recently active first.',
+    query: z.strictObject({ from: listQuery.from, to: listQuery.to, limit: listQuery.limit.describe('tasks to return at most (default 100)') }),
+    response: taskListSchema,
+    run: (qs, { query }, d) => {
+      const q = query as Q;
+      return qs.tasks({ window: windowOf(q, d), limit: q.limit ?? DEFAULT_LIMIT });
     },
   },
   {
