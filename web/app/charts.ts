@@ -21,7 +21,7 @@ import {
 } from 'chart.js';
 import annotationPlugin, { type AnnotationOptions } from 'chartjs-plugin-annotation';
 import { formatMs, formatUsd } from './format.ts';
-import { STATUS_COLOURS, type TaskModel } from './task-model.ts';
+import { drawnArrows, STATUS_COLOURS, type TaskModel } from './task-model.ts';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, LineController, LineElement, PointElement, Filler, Legend, Tooltip, annotationPlugin);
 Chart.defaults.animation = false;
@@ -34,7 +34,7 @@ export const ROW_PX = 22;
 export function waterfallChart(canvas: HTMLCanvasElement, model: TaskModel, selected: number | null): Chart<'bar', [number, number][], string> {
   const bars = model.bars;
   const arrows: Record<string, AnnotationOptions> = {};
-  model.arrows.forEach((a, i) => {
+  drawnArrows(model.arrows).forEach((a, i) => {
     const from = bars[a.from];
     const to = bars[a.to];
     if (!from || !to) return;

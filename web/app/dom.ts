@@ -58,7 +58,13 @@ export function table<T>(caption: string, columns: Column<T>[], rows: T[], opts:
     const col = columns[sortIndex];
     const sorted = col?.sort ? [...rows].sort((a, b) => compare(col.sort!(a), col.sort!(b)) * (descending ? -1 : 1)) : rows;
     tbody.replaceChildren(...sorted.map((r) => el('tr', {}, ...columns.map((c) => el('td', { class: c.numeric ? 'num' : null }, c.cell(r))))));
-    headers.forEach((h, i) => (i === sortIndex ? h.setAttribute('aria-sort', descending ? 'descending' : 'ascending') : h.removeAttribute('aria-sort')));
+    headers.forEach((h, i) => {
+      if (i === sortIndex) h.setAttribute('aria-sort', descending ? 'descending' : 'ascending');
+      else h.removeAttribute('aria-sort');
+      // The arrow is for the eye; aria-sort tells assistive technology (and keeps the name "cost").
+      const mark = h.querySelector('.sort-mark');
+      if (mark) mark.textContent = i === sortIndex ? (descending ? ' ▼' : ' ▲') : '';
+    });
   };
   columns.forEach((c, i) => {
     const th = el('th', { scope: 'col', class: c.numeric ? 'num' : null });
@@ -68,7 +74,7 @@ export function table<T>(caption: string, columns: Column<T>[], rows: T[], opts:
         sortIndex = i;
         render();
       };
-      th.append(el('button', { type: 'button', class: 'sort', onclick }, c.title));
+      th.append(el('button', { type: 'button', class: 'sort', onclick }, c.title, el('span', { class: 'sort-mark', 'aria-hidden': 'true' })));
     } else th.append(c.title);
     headers.push(th);
   });

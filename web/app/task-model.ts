@@ -98,6 +98,21 @@ export function taskModel(view: TaskView, allViolations: Violation[]): TaskModel
   };
 }
 
+/**
+ * The arrows worth drawing: the analyzer links every pair of a task's calls less than 60 s
+ * apart, which would bury the chart in lines. Drawn are the pairs where data flowed, the pairs
+ * the orchestrator emitted, and each call's nearest predecessor (as `tool-audit task` hangs a
+ * call under it); the call detail still lists every dependency.
+ */
+export function drawnArrows(arrows: Arrow[]): Arrow[] {
+  const nearest = new Map<number, Arrow>();
+  for (const a of arrows) {
+    const n = nearest.get(a.to);
+    if (!n || a.dependency.time_delta_ms < n.dependency.time_delta_ms) nearest.set(a.to, a);
+  }
+  return arrows.filter((a) => a.dataFlow || a.dependency.origin === 'emitted' || nearest.get(a.to) === a);
+}
+
 /** Colour of a status, shared by the bars, the legend and the tables. */
 export const STATUS_COLOURS: Record<Invocation['status'], string> = {
   success: '#2e7d32',

@@ -7,29 +7,10 @@ import { getJson } from '../api.ts';
 import { sparkline } from '../charts.ts';
 import { el, link, table, toolHref } from '../dom.ts';
 import { formatCount, formatMs, formatPct, formatUsd } from '../format.ts';
+import { bucketSeconds, densify } from '../series.ts';
 import { lastHours, windowPicker } from '../window.ts';
 
 type Tool = ToolsSummary['tools'][number];
-
-/** Buckets of a sparkline. */
-export const SPARK_BUCKETS = 48;
-
-/** Bucket width for a window: SPARK_BUCKETS over it, at least a minute (the API's minimum). */
-export function bucketSeconds(hours: number): number {
-  return Math.max(60, Math.ceil((hours * 3600) / SPARK_BUCKETS / 60) * 60);
-}
-
-/** Dense per-bucket values of one tool's series (buckets without calls are 0). */
-export function densify(points: ToolSeries['series'][number]['points'], fromMs: number, bucketS: number, buckets: number): { calls: number[]; cost: number[] } {
-  const calls = new Array<number>(buckets).fill(0);
-  const cost = new Array<number>(buckets).fill(0);
-  for (const p of points) {
-    const i = Math.min(buckets - 1, Math.max(0, Math.floor((Date.parse(p.time) - fromMs) / (bucketS * 1000))));
-    calls[i]! += p.calls;
-    cost[i]! += p.cost_usd;
-  }
-  return { calls, cost };
-}
 
 /** Renders the tools table for the last `hours`. */
 export async function toolsPage(root: HTMLElement, hours: number, go: (href: string) => void): Promise<void> {

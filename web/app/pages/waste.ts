@@ -89,7 +89,7 @@ function exampleTasks(window: { from: string; to: string }, tools: string[]) {
 }
 
 function optionalSection(s: OptionalSection, window: { from: string; to: string }): HTMLElement {
-  const section = el('section', { 'data-section': s.id, 'aria-label': s.title }, el('h2', {}, s.title), el('p', { class: 'hint' }, 'Loading…'));
+  const section = el('section', { 'data-optional-section': s.id, 'aria-label': s.title }, el('h2', {}, s.title), el('p', { class: 'hint' }, 'Loading…'));
   void getJson<unknown>(s.path, window).then(
     (answer) => {
       const rows = rowsOf(answer);
