@@ -2,6 +2,7 @@
  * A few DOM helpers instead of a framework: the pages are rendered once per navigation from
  * API answers, so a function that builds elements is all they need (no state to diff).
  */
+import { HOUR_CHOICES } from './window.ts';
 
 type Child = Node | string | number | null | undefined | false;
 type Attrs = Record<string, string | number | boolean | null | undefined | ((e: Event) => void)>;
@@ -97,4 +98,11 @@ export function facts(label: string, pairs: Array<[string, Child]>): HTMLElement
 /** Pretty JSON in a <pre>. */
 export function json(value: unknown): HTMLElement {
   return el('pre', { class: 'json' }, JSON.stringify(value, null, 2));
+}
+
+/** A labelled select that reloads the page with another window. */
+export function windowPicker(hours: number, go: (hours: number) => void): HTMLElement {
+  const select = el('select', { id: 'window', onchange: (e: Event) => go(Number((e.target as HTMLSelectElement).value)) });
+  for (const h of HOUR_CHOICES) select.append(el('option', { value: h, selected: h === hours }, h < 48 ? `last ${h} h` : `last ${h / 24} days`));
+  return el('div', { class: 'window' }, el('label', { for: 'window' }, 'Window '), select);
 }

@@ -1,8 +1,7 @@
 /**
  * The time window of a list page: the last `hours` (from the page's ?hours=, default 24),
- * offered as a small choice that keeps the page URL shareable.
+ * offered as a small choice (dom.ts windowPicker) that keeps the page URL shareable. Pure.
  */
-import { el } from './dom.ts';
 
 /** Hours a page can look back. */
 export const HOUR_CHOICES = [1, 6, 24, 168, 720] as const;
@@ -18,11 +17,4 @@ export function hoursOf(search: URLSearchParams): number {
 /** from/to of the last `hours`, as the read API takes them. */
 export function lastHours(hours: number, now = Date.now()): { from: string; to: string } {
   return { from: new Date(now - hours * 3_600_000).toISOString(), to: new Date(now).toISOString() };
-}
-
-/** A labelled select that reloads the page with another window. */
-export function windowPicker(hours: number, go: (hours: number) => void): HTMLElement {
-  const select = el('select', { id: 'window', onchange: (e: Event) => go(Number((e.target as HTMLSelectElement).value)) });
-  for (const h of HOUR_CHOICES) select.append(el('option', { value: h, selected: h === hours }, h < 48 ? `last ${h} h` : `last ${h / 24} days`));
-  return el('div', { class: 'window' }, el('label', { for: 'window' }, 'Window '), select);
 }

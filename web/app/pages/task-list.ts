@@ -4,9 +4,9 @@
  */
 import type { TaskList } from '../../../queries/schemas.ts';
 import { getJson } from '../api.ts';
-import { el, link, table, taskHref } from '../dom.ts';
+import { el, link, table, taskHref, windowPicker } from '../dom.ts';
 import { formatCount, formatTime, formatUsd } from '../format.ts';
-import { lastHours, windowPicker } from '../window.ts';
+import { lastHours } from '../window.ts';
 
 type Task = TaskList['tasks'][number];
 

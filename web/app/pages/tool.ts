@@ -7,9 +7,9 @@
 import type { Invocation, InvocationList, ToolStats } from '../../../queries/schemas.ts';
 import { getJson } from '../api.ts';
 import { barChart } from '../charts.ts';
-import { el, facts, link, table, taskHref } from '../dom.ts';
+import { el, facts, link, table, taskHref, windowPicker } from '../dom.ts';
 import { formatCount, formatMs, formatPct, formatTime, formatUsd } from '../format.ts';
-import { lastHours, windowPicker } from '../window.ts';
+import { lastHours } from '../window.ts';
 
 const SAMPLE = 1000;
 

@@ -5,10 +5,10 @@
 import type { ToolSeries, ToolsSummary } from '../../../queries/schemas.ts';
 import { getJson } from '../api.ts';
 import { sparkline } from '../charts.ts';
-import { el, link, table, toolHref } from '../dom.ts';
+import { el, link, table, toolHref, windowPicker } from '../dom.ts';
 import { formatCount, formatMs, formatPct, formatUsd } from '../format.ts';
 import { bucketSeconds, densify } from '../series.ts';
-import { lastHours, windowPicker } from '../window.ts';
+import { lastHours } from '../window.ts';
 
 type Tool = ToolsSummary['tools'][number];
 

@@ -6,11 +6,11 @@
  */
 import type { Dedup, IdenticalOutputs, InvocationList } from '../../../queries/schemas.ts';
 import { getJson, publishedPaths } from '../api.ts';
-import { el, facts, link, table, taskHref, toolHref } from '../dom.ts';
+import { el, facts, link, table, taskHref, toolHref, windowPicker } from '../dom.ts';
 import { formatCount, formatMs, formatTime, formatUsd, short } from '../format.ts';
 import { curveOf, offeredSections, rowsOf, type OptionalSection } from '../optional-sections.ts';
 import { lineChart } from '../charts.ts';
-import { lastHours, windowPicker } from '../window.ts';
+import { lastHours } from '../window.ts';
 
 type Group = Dedup['groups'][number];
 type Identical = IdenticalOutputs['groups'][number];
