@@ -1,6 +1,6 @@
 /**
  * The charts, all Chart.js (canvas): the task waterfall (floating horizontal bars, dependency
- * arrows from chartjs-plugin-annotation), sparklines and a bar chart. Only the pieces used are
+ * arrows drawn by a small Chart.js plugin on the chart's own scales), sparklines and a bar chart. Only the pieces used are
  * registered, so the bundle keeps what it draws. Every chart's content is also in the DOM as
  * text (the callers build lists and tables beside it); canvases are marked decorative or
  * labelled as images.
@@ -18,12 +18,12 @@ import {
   PointElement,
   Tooltip,
   type ChartConfiguration,
+  type Plugin,
 } from 'chart.js';
-import annotationPlugin, { type AnnotationOptions } from 'chartjs-plugin-annotation';
 import { formatMs, formatUsd } from './format.ts';
-import { drawnArrows, STATUS_COLOURS, type TaskModel } from './task-model.ts';
+import { drawnArrows, STATUS_COLOURS, type Arrow, type TaskModel } from './task-model.ts';
 
-Chart.register(BarController, BarElement, CategoryScale, LinearScale, LineController, LineElement, PointElement, Filler, Legend, Tooltip, annotationPlugin);
+Chart.register(BarController, BarElement, CategoryScale, LinearScale, LineController, LineElement, PointElement, Filler, Legend, Tooltip);
 Chart.defaults.animation = false;
 Chart.defaults.font.family = 'system-ui, sans-serif';
 
@@ -33,23 +33,6 @@ export const ROW_PX = 22;
 /** Draws the waterfall of a task into `canvas` (sized by the caller to rows × ROW_PX). */
 export function waterfallChart(canvas: HTMLCanvasElement, model: TaskModel, selected: number | null): Chart<'bar', [number, number][], string> {
   const bars = model.bars;
-  const arrows: Record<string, AnnotationOptions> = {};
-  drawnArrows(model.arrows).forEach((a, i) => {
-    const from = bars[a.from];
-    const to = bars[a.to];
-    if (!from || !to) return;
-    arrows[`dep${i}`] = {
-      type: 'line',
-      xMin: Math.min(from.end, to.start),
-      xMax: to.start,
-      yMin: a.from,
-      yMax: a.to,
-      borderColor: a.dataFlow ? '#1565c0' : '#9e9e9e',
-      borderWidth: a.dataFlow ? 1.6 : 1,
-      borderDash: a.dataFlow ? [] : [4, 3],
-      arrowHeads: { end: { display: true, length: 6, width: 4, fill: true } },
-    };
-  });
   const config: ChartConfiguration<'bar', [number, number][], string> = {
     type: 'bar',
     data: {
@@ -69,8 +52,8 @@ export function waterfallChart(canvas: HTMLCanvasElement, model: TaskModel, sele
     },
     options: {
       indexAxis: 'y',
-      responsive: true,
-      maintainAspectRatio: false,
+      // A fixed size (set by the caller from its box) spares a ResizeObserver round and a second layout.
+      responsive: false,
       events: [],
       scales: {
         x: { type: 'linear', position: 'top', min: 0, max: Math.max(1, model.totals.spanMs), ticks: { callback: (v) => formatMs(Number(v)) } },
@@ -78,7 +61,6 @@ export function waterfallChart(canvas: HTMLCanvasElement, model: TaskModel, sele
       },
       plugins: {
         legend: { display: false },
-        annotation: { annotations: arrows },
         tooltip: {
           callbacks: {
             title: (items) => bars[items[0]?.dataIndex ?? 0]?.call.tool_id ?? '',
@@ -91,8 +73,62 @@ export function waterfallChart(canvas: HTMLCanvasElement, model: TaskModel, sele
         },
       },
     },
+    plugins: [arrowPlugin(drawnArrows(model.arrows))],
   };
   return new Chart(canvas, config);
+}
+
+/**
+ * Dependency arrows from the end of the preceding bar (or the successor's start, when they
+ * overlap) to the start of the succeeding bar: solid blue where data flowed, dashed grey for
+ * order only. A plugin that strokes each kind as one path, because chartjs-plugin-annotation
+ * (one element with resolved options per line) cost ~150 ms for the ~270 arrows of a 200-call
+ * task — half the page's budget.
+ */
+function arrowPlugin(arrows: Arrow[]): Plugin<'bar'> {
+  return {
+    id: 'dependencyArrows',
+    afterDatasetsDraw(chart) {
+      const { ctx } = chart;
+      const x = chart.scales.x;
+      const y = chart.scales.y;
+      const data = chart.data.datasets[0]?.data as [number, number][] | undefined;
+      if (!x || !y || !data) return;
+      for (const flow of [false, true]) {
+        const heads: Array<[number, number, number]> = [];
+        ctx.save();
+        ctx.beginPath();
+        for (const a of arrows) {
+          if (a.dataFlow !== flow) continue;
+          const from = data[a.from];
+          const to = data[a.to];
+          if (!from || !to) continue;
+          const x0 = x.getPixelForValue(Math.min(from[1], to[0]));
+          const y0 = y.getPixelForValue(a.from);
+          const x1 = x.getPixelForValue(to[0]);
+          const y1 = y.getPixelForValue(a.to);
+          ctx.moveTo(x0, y0);
+          ctx.lineTo(x1, y1);
+          heads.push([x1, y1, Math.atan2(y1 - y0, x1 - x0)]);
+        }
+        ctx.strokeStyle = flow ? '#1565c0' : '#9e9e9e';
+        ctx.lineWidth = flow ? 1.6 : 1;
+        ctx.setLineDash(flow ? [] : [4, 3]);
+        ctx.stroke();
+        ctx.setLineDash([]);
+        ctx.beginPath();
+        for (const [hx, hy, angle] of heads) {
+          ctx.moveTo(hx, hy);
+          ctx.lineTo(hx - 6 * Math.cos(angle - 0.45), hy - 6 * Math.sin(angle - 0.45));
+          ctx.lineTo(hx - 6 * Math.cos(angle + 0.45), hy - 6 * Math.sin(angle + 0.45));
+          ctx.closePath();
+        }
+        ctx.fillStyle = ctx.strokeStyle;
+        ctx.fill();
+        ctx.restore();
+      }
+    },
+  };
 }
 
 /** A sparkline: one line, no axes. */

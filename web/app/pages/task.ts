@@ -38,7 +38,9 @@ export async function taskPage(root: HTMLElement, taskId: string, selectedCall: 
   const violations = from ? await getJson<Violations>('/v1/violations', { from, limit: 1000 }) : { violations: [] };
   performance.mark('task:data');
   const model = taskModel(view, violations.violations);
+  performance.mark('task:model');
   renderTask(root, model, selectedCall);
+  performance.mark('task:built');
   // Two frames: the first lays out and paints what renderTask built, the second starts after it.
   await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   performance.mark('task:rendered');
@@ -111,7 +113,12 @@ export function renderTask(root: HTMLElement, model: TaskModel, selectedCall: st
     legend(),
     el('div', { class: 'task-grid' }, el('div', { class: 'waterfall-scroll' }, wrap), el('div', { class: 'side' }, violationList(model, (i) => select(i)), detail)),
   );
+  // One layout read for the canvas size; the chart then draws once at that size.
+  canvas.width = wrap.clientWidth;
+  canvas.height = height;
+  performance.mark('task:dom');
   drawn.chart = waterfallChart(canvas, model, selected >= 0 ? selected : null);
+  performance.mark('task:chart');
   placeHits(drawn.chart, hits);
   detail.replaceChildren(callDetail(model, model.bars[selected], select));
 }
