@@ -18,10 +18,13 @@ COPY ingest ./ingest
 COPY analyzers ./analyzers
 COPY queries ./queries
 COPY api ./api
+COPY web ./web
 COPY dashboards ./dashboards
 COPY platform ./platform
 COPY cli ./cli
 COPY tsconfig.json ./
+# The pages at / (web/): bundled here, so `serve` finds web/dist up to date and never writes at start.
+RUN node_modules/.bin/tsx web/build.ts
 USER node
 # 8080: HTTP API of `serve` (and /healthz, /readyz, /metrics of `ingest` and `analyze`), set by PORT.
 EXPOSE 8080

@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   // emit/dist: the emitter package's build output (npm pack builds it; never committed).
-  { ignores: ['node_modules/', 'dist/', 'emit/dist/', 'data/', '.services/', '.bench-data/', 'schemas/json/'] },
+  { ignores: ['node_modules/', 'dist/', 'emit/dist/', 'web/dist/', 'data/', '.services/', '.bench-data/', 'schemas/json/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -14,6 +14,13 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       // Only platform/config.ts may read the environment; everything else takes config as a dependency.
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration through platform/config.ts.' }],
+    },
+  },
+  {
+    // The web app runs in the browser (bundled by web/build.ts): browser globals there only.
+    files: ['web/app/**'],
+    languageOptions: {
+      globals: { window: 'readonly', document: 'readonly', location: 'readonly', history: 'readonly', sessionStorage: 'readonly', fetch: 'readonly', performance: 'readonly', requestAnimationFrame: 'readonly', URLSearchParams: 'readonly', queueMicrotask: 'readonly' },
     },
   },
   {

@@ -48,6 +48,9 @@ export const plainListQuery = z.strictObject(listQuery);
 /** `min_count` of the grouping endpoints. */
 export const minCountParam = intParam(2, 1_000_000_000).optional().describe('smallest group to report (default 2)');
 
+/** `bucket_s` of /v1/tools/series: from a minute to 31 days (a bucket count the client chooses with the window). */
+export const bucketSecondsParam = intParam(60, 31 * 86_400).optional().describe('width of a time bucket in seconds, 60…2678400 (default 3600)');
+
 /** `threshold_usd` of /v1/calls/expensive. */
 export const thresholdUsdParam = z
   .string()

@@ -16,7 +16,9 @@ import type {
   ReadQueries,
   SequencesParams,
   SlowParams,
+  TaskListParams,
   ToolOutputsParams,
+  ToolSeriesParams,
   ToolsSummaryParams,
   ViolationsParams,
 } from '../queries/index.ts';
@@ -31,8 +33,10 @@ import {
   invocationListSchema,
   sequencesSchema,
   slowSchema,
+  taskListSchema,
   taskViewSchema,
   toolOutputsSchema,
+  toolSeriesSchema,
   toolStatsSchema,
   toolsSummarySchema,
   violationsSchema,
@@ -40,6 +44,7 @@ import {
 import {
   DEFAULT_LIMIT,
   listQuery,
+  bucketSecondsParam,
   minCountParam,
   pathId,
   plainListQuery,
@@ -88,6 +93,32 @@ export const READ_ROUTES: ReadRoute[] = [
     run: (qs, { query }, d) => {
       const q = query as Q;
       return qs.tools({ window: windowOf(q, d), limit: q.limit ?? DEFAULT_LIMIT });
+    },
+  },
+  {
+    url: '/v1/tools/series',
+    operationId: 'toolSeries',
+    method: 'toolSeries',
+    request: (p: ToolSeriesParams) => ({ query: { ...windowQuery(p.window), bucket_s: p.bucketS } }),
+    summary: 'Calls and cost per tool and time bucket of bucket_s seconds (buckets with calls only), for sparklines.',
+    query: z.strictObject({ from: listQuery.from, to: listQuery.to, bucket_s: bucketSecondsParam }),
+    response: toolSeriesSchema,
+    run: (qs, { query }, d) => {
+      const q = query as Q & { bucket_s?: number };
+      return qs.toolSeries({ window: windowOf(q, d), bucketS: q.bucket_s ?? 3600 });
+    },
+  },
+  {
+    url: '/v1/tasks',
+    operationId: 'tasks',
+    method: 'tasks',
+    request: (p: TaskListParams) => ({ query: { ...windowQuery(p.window), limit: p.limit } }),
+    summary: 'Tasks with calls in the window with their calls, failed calls, total cost, agents and first/last call, most recently active first.',
+    query: z.strictObject({ from: listQuery.from, to: listQuery.to, limit: listQuery.limit.describe('tasks to return at most (default 100)') }),
+    response: taskListSchema,
+    run: (qs, { query }, d) => {
+      const q = query as Q;
+      return qs.tasks({ window: windowOf(q, d), limit: q.limit ?? DEFAULT_LIMIT });
     },
   },
   {

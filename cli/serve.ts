@@ -14,6 +14,8 @@ import { MetricsRegistry } from '../platform/metrics.ts';
 import { createKafka, ensureTopics } from '../platform/kafka/client.ts';
 import { createWriter, kafkaTopics, pingKafka, startKafkaWorker } from './ingest-wiring.ts';
 import { onShutdown, startRuntime } from './runtime.ts';
+import { ensureWebBundle } from '../web/build.ts';
+import { registerWebApp } from '../web/register.ts';
 
 /** Starts the server; resolves once it listens. */
 export async function serve(): Promise<void> {
@@ -58,6 +60,9 @@ export async function serve(): Promise<void> {
     logger,
     otlp: config.otlp,
   });
+  // The pages at / read the same API; a clean clone's first start builds their bundle (~1 s).
+  if (await ensureWebBundle()) logger.info('web app bundle built (web/dist)');
+  registerWebApp(app);
   await app.listen({ port: config.port, host: config.host });
   logger.info(
     { port: config.port, host: config.host, clickhouse: config.clickhouse.url ?? `embedded:${config.clickhouse.dataDir}`, kafka: config.kafka.brokers ?? null },

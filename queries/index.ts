@@ -15,11 +15,13 @@ import { DEDUP_CANDIDATES, DEDUP_CANDIDATES_EXACT, DEDUP_CANDIDATES_INDEXED, DED
 import { EXPENSIVE_CALLS, EXPENSIVE_TOTALS, expensiveCalls, type ExpensiveParams } from './expensive.ts';
 import { FAILED_BY_STATUS, FAILED_CALLS, failedCalls, FREQUENT_ERRORS, type FailedParams } from './failed.ts';
 import { IDENTICAL_OUTPUT_CALLS, IDENTICAL_OUTPUT_GROUPS, identicalOutputs, type IdenticalOutputsParams } from './identical-outputs.ts';
-import type { AgentTools, Dedup, Expensive, Failed, IdenticalOutputs, InvocationList, Sequences, Slow, TaskView, ToolOutputs, ToolStats, ToolsSummary, Violations } from './schemas.ts';
+import type { AgentTools, Dedup, Expensive, Failed, IdenticalOutputs, InvocationList, Sequences, Slow, TaskList, TaskView, ToolOutputs, ToolSeries, ToolStats, ToolsSummary, Violations } from './schemas.ts';
 import { SLOW_CALLS, SLOW_COUNT, slowCalls, type SlowParams } from './slow.ts';
 import type { QueryContext, QuerySpec } from './sql.ts';
 import { TOOL_OUTPUT_SAMPLES, TOOL_OUTPUTS, toolOutputs, type ToolOutputsParams } from './tool-outputs.ts';
 import { TOOLS_SUMMARY, toolsSummary, type ToolsSummaryParams } from './tools-summary.ts';
+import { TASK_LIST, taskList, type TaskListParams } from './task-list.ts';
+import { TOOL_SERIES, toolSeries, type ToolSeriesParams } from './tool-series.ts';
 import { VIOLATION_COUNTS, VIOLATIONS, violations, type ViolationsParams } from './violations.ts';
 
 export type {
@@ -33,7 +35,9 @@ export type {
   IdenticalOutputsParams,
   SequencesParams,
   SlowParams,
+  TaskListParams,
   ToolOutputsParams,
+  ToolSeriesParams,
   ToolsSummaryParams,
   ViolationsParams,
 };
@@ -41,6 +45,10 @@ export type {
 /** Every read pattern, ready to call (HTTP routes, CLI, tests). */
 export interface ReadQueries {
   tools(p: ToolsSummaryParams): Promise<ToolsSummary>;
+  /** Calls and cost per tool and time bucket (the web app's sparklines). */
+  toolSeries(p: ToolSeriesParams): Promise<ToolSeries>;
+  /** Tasks with calls in the window, newest activity first (the web app's task list). */
+  tasks(p: TaskListParams): Promise<TaskList>;
   toolStats(p: ByToolStatsParams): Promise<ToolStats>;
   toolInvocations(p: ByToolInvocationsParams): Promise<InvocationList>;
   toolOutputs(p: ToolOutputsParams): Promise<ToolOutputs>;
@@ -60,6 +68,8 @@ export function createReadQueries(ch: StatementRunner, db: string, ctx: QueryCon
   const orphans = new OrphanCallIds(orphanLoader(ch, db, ctx));
   return {
     tools: (p) => toolsSummary(ch, db, p, ctx),
+    toolSeries: (p) => toolSeries(ch, db, p, ctx),
+    tasks: (p) => taskList(ch, db, p, ctx),
     toolStats: (p) => byToolStats(ch, db, p, ctx),
     toolInvocations: (p) => byToolInvocations(ch, db, p, ctx),
     toolOutputs: (p) => toolOutputs(ch, db, p, ctx),
@@ -78,6 +88,8 @@ export function createReadQueries(ch: StatementRunner, db: string, ctx: QueryCon
 /** Every statement the read API runs, for Grafana panels and documentation. */
 export const QUERY_CATALOG: readonly QuerySpec[] = [
   TOOLS_SUMMARY,
+  TOOL_SERIES,
+  TASK_LIST,
   TOOL_STATS,
   TOOL_INVOCATIONS,
   TOOL_OUTPUTS,

@@ -213,3 +213,33 @@ export const violationsSchema = z.strictObject({
   next_cursor: nextCursor,
 });
 export type Violations = z.infer<typeof violationsSchema>;
+
+export const taskListSchema = z.strictObject({
+  tasks: z
+    .array(
+      z.strictObject({
+        task_id: z.string(),
+        calls: z.number().int(),
+        failures: z.number().int().describe("calls with status != 'success'"),
+        total_cost_usd: z.number(),
+        agents: z.array(z.string()),
+        first_call: iso,
+        last_call: iso,
+      }),
+    )
+    .describe('last call descending, then task_id'),
+});
+export type TaskList = z.infer<typeof taskListSchema>;
+
+export const toolSeriesSchema = z.strictObject({
+  bucket_s: z.number().int(),
+  series: z
+    .array(
+      z.strictObject({
+        tool_id: z.string(),
+        points: z.array(z.strictObject({ time: iso.describe('start of the bucket'), calls: z.number().int(), cost_usd: z.number() })).describe('buckets with calls, oldest first'),
+      }),
+    )
+    .describe('one per tool with calls in the window, by tool_id'),
+});
+export type ToolSeries = z.infer<typeof toolSeriesSchema>;

@@ -12,10 +12,22 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   npm install --no-audit --no-fund --no-save
 fi
 
+# The browser tests drive the machine's Chromium (Debian package); nothing downloads a browser.
+if ! command -v chromium >/dev/null 2>&1 && [ -z "${CHROMIUM_PATH:-}" ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "== installing chromium (apt-get)" >&2
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >&2 || echo "!! apt-get could not install chromium: the browser tests will be skipped" >&2
+  else
+    echo "!! no chromium and no root apt-get: the browser tests (test/integration/web) will be skipped; install the Debian package chromium or set CHROMIUM_PATH" >&2
+  fi
+fi
+
+echo "== web bundle" >&2
+npx tsx web/build.ts >&2
 echo "== lint" >&2
 npx eslint .
 echo "== typecheck" >&2
-npx tsc -p tsconfig.json --noEmit
+npm run --silent typecheck
 
 started_kafka=""
 if [ -z "${KAFKA_BROKERS:-}" ]; then

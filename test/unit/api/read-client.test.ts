@@ -13,6 +13,8 @@ const window = { fromMs: Date.UTC(2026, 10, 1), toMs: Date.UTC(2026, 10, 2, 3, 4
 const page = { window, limit: 7, cursor: 'abc_-' };
 const SAMPLES: Record<keyof ReadQueries, object> = {
   tools: { window, limit: 5 },
+  toolSeries: { window, bucketS: 900 },
+  tasks: { window, limit: 4 },
   toolStats: { toolId: 'search/web é', window, limit: 3 },
   toolInvocations: { toolId: 'search_web', ...page },
   toolOutputs: { toolId: 'a b', ...page },

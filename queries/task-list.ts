@@ -1,0 +1,56 @@
+/**
+ * Recent tasks (GET /v1/tasks): one row per task with calls in the window — its calls, failed
+ * calls, total cost, agents and first/last call — most recently active first. The web app's task
+ * list; the Cost dashboard's "cost per task" panel is the same aggregation ordered by cost.
+ */
+import type { TaskList } from './schemas.ts';
+import { isoTime, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type StatementRunner, type TimeWindow } from './sql.ts';
+
+/** Tasks of the window, newest activity first. */
+export const TASK_LIST: QuerySpec = {
+  name: 'task_list',
+  description: 'Per task with calls in the window: calls, failed calls, total cost (null cost as 0), agents, first and last call; last call descending, then task_id.',
+  sql: `SELECT task_id, count() AS calls, countIf(status != 'success') AS failures,
+  sum(ifNull(cost_usd, 0)) AS total_cost_usd,
+  arraySort(groupUniqArray(toString(agent_id))) AS agents,
+  toUnixTimestamp64Milli(min(created_at)) AS first_ms, toUnixTimestamp64Milli(max(created_at)) AS last_ms
+FROM {db:Identifier}.tool_invocations
+WHERE created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
+  AND task_id != ''
+GROUP BY task_id
+ORDER BY last_ms DESC, task_id
+LIMIT {limit:UInt32}`,
+  params: { ...WINDOW_PARAM_DOCS, limit: 'tasks to return at most' },
+};
+
+/** Parameters of {@link taskList}. */
+export interface TaskListParams {
+  window: TimeWindow;
+  limit: number;
+}
+
+interface Row {
+  task_id: string;
+  calls: number;
+  failures: number;
+  total_cost_usd: number;
+  agents: string[];
+  first_ms: number;
+  last_ms: number;
+}
+
+/** Runs the task list. */
+export async function taskList(ch: StatementRunner, db: string, p: TaskListParams, ctx: QueryContext): Promise<TaskList> {
+  const rows = await runQuery<Row>(ch, TASK_LIST, { db, ...windowParams(p.window), limit: p.limit }, ctx);
+  return {
+    tasks: rows.map((r) => ({
+      task_id: r.task_id,
+      calls: Number(r.calls),
+      failures: Number(r.failures),
+      total_cost_usd: Number(r.total_cost_usd),
+      agents: r.agents,
+      first_call: isoTime(r.first_ms),
+      last_call: isoTime(r.last_ms),
+    })),
+  };
+}

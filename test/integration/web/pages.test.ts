@@ -1,0 +1,178 @@
+/**
+ * The web app in a real browser (the machine's Chromium through playwright-core) against a real
+ * `tool-audit serve` over embedded ClickHouse, with API keys configured and the demo workload
+ * posted by `tool-audit demo`: the key prompt and no data without a valid key; every page opened
+ * by its own URL at 1280×800; the waterfall's list items equal the task's calls of GET
+ * /v1/tasks/{id}; the tool table equals GET /v1/tools; a click-through from a tool to a task.
+ * Screenshots go to test-results/web/ (WEB_SCREENSHOT_DIR).
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TaskList, TaskView, ToolsSummary, ToolStats, Violations } from '../../../queries/schemas.ts';
+import { formatCount, formatMs, formatPct, formatUsd } from '../../../web/app/format.ts';
+import { taskModel } from '../../../web/app/task-model.ts';
+import { chromiumPath, launchChromium, loadDemo, startServe, type ServeProcess } from '../../helpers/web.ts';
+
+const KEY = 'web-test-key-0123456789abcdef';
+const SHOTS = process.env.WEB_SCREENSHOT_DIR ?? join(new URL('../../../', import.meta.url).pathname, 'test-results/web');
+const hasChromium = chromiumPath() !== undefined;
+if (!hasChromium) console.warn('web tests skipped: no Chromium (apt-get install chromium, or set CHROMIUM_PATH)');
+
+let server: ServeProcess;
+let browser: Browser;
+let authed: BrowserContext;
+
+async function api<T>(path: string): Promise<T> {
+  const res = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${KEY}` } });
+  expect(res.status, path).toBe(200);
+  return (await res.json()) as T;
+}
+
+async function open(page: Page, path: string): Promise<void> {
+  await page.goto(`${server.url}${path}`);
+  await page.waitForSelector('main[aria-busy="false"]');
+}
+
+const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`) });
+
+describe.skipIf(!hasChromium)('web app in Chromium', () => {
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    [server, browser] = await Promise.all([startServe({ apiKeys: `${KEY}:ingest,read` }), launchChromium()]);
+    await loadDemo(server.url, { tasks: 25, seed: 17, hours: 6, apiKey: KEY });
+    authed = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    await authed.addInitScript({ content: `sessionStorage.setItem('tool-audit.api-key', ${JSON.stringify(KEY)})` });
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('asks for an API key, refuses a wrong one, and shows data only after a valid one', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/tools`);
+    const dialog = page.getByRole('dialog', { name: 'API key required' });
+    await dialog.waitFor();
+    expect(await page.locator('[data-testid="tool-table"]').count()).toBe(0);
+    await shot(page, 'api-key-prompt');
+    await dialog.getByLabel('API key').fill('not-a-valid-key-000000');
+    await dialog.getByRole('button', { name: 'Use key' }).click();
+    await expect.poll(() => dialog.getByRole('alert').textContent()).toContain('unknown API key');
+    expect(await page.locator('[data-testid="tool-table"]').count()).toBe(0);
+    await dialog.getByLabel('API key').fill(KEY);
+    await dialog.getByRole('button', { name: 'Use key' }).click();
+    await page.locator('[data-testid="tool-table"]').waitFor();
+    expect(await page.getByRole('dialog').count()).toBe(0);
+    await context.close();
+  });
+
+  it('lists recent tasks and opens one by the search box: the waterfall has one bar per call, with its text', async () => {
+    const page = await authed.newPage();
+    await open(page, '/tasks');
+    const tasks = (await api<TaskList>('/v1/tasks?limit=500')).tasks;
+    const rows = page.locator('[data-testid="task-table"] tbody tr');
+    expect(await rows.count()).toBe(tasks.length);
+    expect(await rows.locator('td:first-child').allTextContents()).toEqual(tasks.map((t) => t.task_id));
+    await shot(page, 'tasks');
+
+    const id = tasks.reduce((a, b) => (b.calls > a.calls ? b : a)).task_id;
+    await page.getByRole('search', { name: 'Find a task' }).first().getByRole('searchbox').fill(id);
+    await page.getByRole('search', { name: 'Find a task' }).first().getByRole('button', { name: 'Open task' }).click();
+    await page.waitForURL(`**/tasks/${id}`);
+    await page.waitForSelector('main[aria-busy="false"]');
+
+    const view = await api<TaskView>(`/v1/tasks/${id}?limit=1000`);
+    const violations = await api<Violations>(`/v1/violations?limit=1000&from=${view.invocations[0]?.created_at}`);
+    const model = taskModel(view, violations.violations);
+    const bars = page.getByRole('list', { name: `Calls of task ${id}, in call order` }).getByRole('listitem');
+    expect(await bars.count()).toBe(view.invocations.length);
+    expect(await bars.allTextContents()).toEqual(model.bars.map((b) => b.label));
+    expect(await bars.evaluateAll((els) => els.map((e) => e.getAttribute('data-call-id')))).toEqual(view.invocations.map((c) => c.call_id));
+    const totals = page.getByLabel('Task totals');
+    expect(await totals.textContent()).toContain(`calls${formatCount(view.invocations.length)}`);
+    expect(await totals.textContent()).toContain(`failed calls${view.invocations.filter((c) => c.status !== 'success').length}`);
+    expect(await totals.textContent()).toContain(`cost${formatUsd(model.totals.costUsd)}`);
+
+    const second = view.invocations[1];
+    if (!second) throw new Error('task with one call');
+    await bars.nth(1).getByRole('button').click();
+    const detail = page.getByTestId('call-detail');
+    expect(await detail.textContent()).toContain(second.call_id);
+    expect(await detail.locator('pre.json').first().textContent()).toBe(JSON.stringify(second.args, null, 2));
+    const output = view.outputs.find((o) => o.call_id === second.call_id);
+    if (output?.sample) expect(await detail.locator('pre.sample').first().textContent()).toBe(output.sample);
+    expect(page.url()).toContain(`?call=${second.call_id}`);
+    await shot(page, 'task');
+    await page.close();
+  });
+
+  it('shows the tool table of GET /v1/tools, sortable, with sparklines, and clicks through from a tool to a task', async () => {
+    const page = await authed.newPage();
+    await open(page, '/tools');
+    const { tools } = await api<ToolsSummary>('/v1/tools?limit=1000');
+    const table = page.getByTestId('tool-table');
+    const rows = table.locator('tbody tr');
+    const text = async () => (await rows.evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 6).map((td) => td.textContent))));
+    expect(await text()).toEqual(tools.map((t) => [t.tool_id, formatCount(t.invocations), formatPct(t.success_rate), formatMs(t.avg_duration_ms), formatMs(t.p95_duration_ms), formatUsd(t.total_cost_usd)]));
+    for (const t of tools) {
+      const label = await table.getByRole('row', { name: new RegExp(`^${t.tool_id} `) }).getByRole('img').first().getAttribute('aria-label');
+      expect(label).toMatch(new RegExp(`^calls per \\d+ min: peak \\d+, total ${t.invocations}$`));
+    }
+    await shot(page, 'tools');
+    await table.getByRole('button', { name: 'cost', exact: true }).click();
+    expect(await table.getByRole('columnheader', { name: 'cost', exact: true }).getAttribute('aria-sort')).toBe('descending');
+    expect(await rows.locator('td:first-child').allTextContents()).toEqual([...tools].sort((a, b) => b.total_cost_usd - a.total_cost_usd).map((t) => t.tool_id));
+
+    await table.getByRole('link', { name: 'fetch_url' }).click();
+    await page.waitForURL('**/tools/fetch_url');
+    await page.waitForSelector('main[aria-busy="false"]');
+    const stats = await api<ToolStats>('/v1/tools/fetch_url/stats?limit=20');
+    const errors = page.getByTestId('error-table').locator('tbody tr');
+    expect(await errors.evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)))).toEqual(
+      Object.entries(stats.error_distribution).map(([m, n]) => [m, formatCount(n)]),
+    );
+    await shot(page, 'tool');
+    const slowest = page.getByTestId('slow-table').locator('tbody tr').first().getByRole('link');
+    const href = (await slowest.getAttribute('href')) as string;
+    const callId = new URL(href, server.url).searchParams.get('call');
+    await slowest.click();
+    await page.waitForURL(`**${href}`);
+    await page.waitForSelector('main[aria-busy="false"]');
+    const pressed = page.locator('.bar-hits li').filter({ has: page.locator('button[aria-pressed="true"]') });
+    expect(await pressed.getAttribute('data-call-id')).toBe(callId);
+    expect(await pressed.textContent()).toMatch(/fetch_url · timeout · 30\.0 s/);
+    await page.close();
+  });
+
+  it('shows dedup candidates and identical outputs with example tasks, and no cache section without its route', async () => {
+    const page = await authed.newPage();
+    await open(page, '/waste');
+    const dedup = await api<{ groups: unknown[]; totals: { duplicate_calls: number } }>('/v1/dedup/candidates?limit=100');
+    const identical = await api<{ groups: unknown[] }>('/v1/outputs/identical?limit=100');
+    expect(await page.getByTestId('dedup-table').locator('tbody tr').count()).toBe(dedup.groups.length);
+    expect(await page.getByTestId('identical-table').locator('tbody tr').count()).toBe(identical.groups.length);
+    expect(await page.getByLabel('Dedup totals').textContent()).toContain(`repeated calls${formatCount(dedup.totals.duplicate_calls)}`);
+    await expect.poll(() => page.locator('[data-testid="dedup-table"] .examples a').count()).toBeGreaterThan(0);
+    expect(await page.locator('[data-optional-section]').count()).toBe(0);
+    await shot(page, 'waste');
+    await page.locator('[data-testid="dedup-table"] .examples a').first().click();
+    await page.waitForURL('**/tasks/demo-17-*');
+    await page.waitForSelector('.bar-hits li');
+    await page.close();
+  });
+
+  it('answers every page URL with the app (deep links), and an unknown one inside the app with "Not found"', async () => {
+    for (const path of ['/', '/tasks', '/tools', '/waste', '/tools/search_web', '/tasks/no-such-task']) {
+      const res = await fetch(`${server.url}${path}`);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+    }
+    const page = await authed.newPage();
+    await open(page, '/tasks/no-such-task');
+    expect(await page.getByRole('status').textContent()).toBe('No calls recorded for this task.');
+    await page.close();
+  });
+});

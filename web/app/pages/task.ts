@@ -1,0 +1,160 @@
+/**
+ * /tasks/{task_id}: one task as a waterfall — a bar per call from created_at over duration_ms,
+ * coloured by status, dependency arrows (solid blue where data flowed), the task's violations
+ * beside the calls they concern, totals, and the clicked call's detail (also in the URL as
+ * ?call=, so a call can be shared). The canvas is decorative for assistive technology: every
+ * bar is also a list item whose button carries its text, laid over the bar's row.
+ */
+import type { Chart } from 'chart.js';
+import type { TaskView, Violations } from '../../../queries/schemas.ts';
+import { getJson } from '../api.ts';
+import { ROW_PX, waterfallChart } from '../charts.ts';
+import { el, facts } from '../dom.ts';
+import { formatCount, formatMs, formatUsd } from '../format.ts';
+import { STATUS_COLOURS, taskModel, type TaskModel } from '../task-model.ts';
+import { callDetail } from './call-detail.ts';
+
+/** Fetches every page of a task (limit 1000 per page). */
+export async function fetchTask(taskId: string): Promise<TaskView> {
+  const path = `/v1/tasks/${encodeURIComponent(taskId)}`;
+  let view = await getJson<TaskView>(path, { limit: 1000 });
+  for (let pages = 1; view.next_cursor && pages < 20; pages++) {
+    const next = await getJson<TaskView>(path, { limit: 1000, cursor: view.next_cursor });
+    const seen = new Set(view.dependencies.map((d) => `${d.preceding_call_id}>${d.succeeding_call_id}`));
+    view = {
+      ...next,
+      invocations: [...view.invocations, ...next.invocations],
+      outputs: [...view.outputs, ...next.outputs],
+      dependencies: [...view.dependencies, ...next.dependencies.filter((d) => !seen.has(`${d.preceding_call_id}>${d.succeeding_call_id}`))],
+    };
+  }
+  return view;
+}
+
+/** Renders the task page into `root`. */
+export async function taskPage(root: HTMLElement, taskId: string, selectedCall: string | null): Promise<void> {
+  const view = await fetchTask(taskId);
+  const from = view.invocations[0]?.created_at;
+  const violations = from ? await getJson<Violations>('/v1/violations', { from, limit: 1000 }) : { violations: [] };
+  performance.mark('task:data');
+  const model = taskModel(view, violations.violations);
+  performance.mark('task:model');
+  renderTask(root, model, selectedCall);
+  performance.mark('task:built');
+  // Two frames: the first lays out and paints what renderTask built, the second starts after it.
+  await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  performance.mark('task:rendered');
+  performance.measure('task:render', 'task:data', 'task:rendered');
+}
+
+/** Builds the page from the model (synchronous: what the benchmark times). */
+export function renderTask(root: HTMLElement, model: TaskModel, selectedCall: string | null): void {
+  const t = model.totals;
+  if (t.calls === 0) {
+    root.replaceChildren(el('h1', {}, 'Task ', el('code', {}, model.taskId)), el('p', { role: 'status' }, 'No calls recorded for this task.'));
+    return;
+  }
+  let selected = model.bars.findIndex((b) => b.call.call_id === selectedCall);
+  const detail = el('aside', { class: 'call-detail', 'aria-label': 'Selected call', 'aria-live': 'polite' });
+  const canvas = el('canvas', { 'aria-hidden': 'true' });
+  const hits = el('ol', { class: 'bar-hits', 'aria-label': `Calls of task ${model.taskId}, in call order` });
+  const height = model.bars.length * ROW_PX + 34;
+  const wrap = el('div', { class: 'waterfall', style: `height:${height}px` }, canvas, hits);
+  // Set once the chart is drawn (after the DOM it measures exists); the handlers read it then.
+  const drawn: { chart?: Chart<'bar', [number, number][], string> } = {};
+
+  const select = (i: number) => {
+    selected = i;
+    const bar = model.bars[i];
+    detail.replaceChildren(callDetail(model, bar, select));
+    hits.querySelectorAll('button').forEach((b, j) => b.setAttribute('aria-pressed', String(j === i)));
+    const chart = drawn.chart;
+    if (chart) {
+      chart.data.datasets[0]!.borderColor = model.bars.map((b) => (b.index === i ? '#000' : 'transparent'));
+      chart.update('none');
+    }
+    if (bar) history.replaceState(null, '', `${location.pathname}?call=${encodeURIComponent(bar.call.call_id)}`);
+  };
+  const showTip = (i: number | null) => {
+    const chart = drawn.chart;
+    if (!chart) return;
+    const meta = chart.getDatasetMeta(0).data[i ?? 0];
+    chart.tooltip?.setActiveElements(i === null || !meta ? [] : [{ datasetIndex: 0, index: i }], { x: meta?.x ?? 0, y: meta?.y ?? 0 });
+    chart.update('none');
+  };
+  for (const b of model.bars) {
+    const button = el(
+      'button',
+      {
+        type: 'button',
+        class: 'bar-hit',
+        'aria-pressed': String(b.index === selected),
+        onclick: () => select(b.index),
+        onmouseenter: () => showTip(b.index),
+        onmouseleave: () => showTip(null),
+        onfocus: () => showTip(b.index),
+        onblur: () => showTip(null),
+      },
+      el('span', { class: 'sr-only' }, b.label),
+    );
+    hits.append(el('li', { 'data-call-id': b.call.call_id, 'data-status': b.call.status }, button));
+  }
+
+  root.replaceChildren(
+    el('h1', {}, 'Task ', el('code', {}, model.taskId)),
+    facts('Task totals', [
+      ['calls', formatCount(t.calls)],
+      ['elapsed', formatMs(t.spanMs)],
+      ['time in calls', formatMs(t.busyMs)],
+      ['cost', formatUsd(t.costUsd)],
+      ['failed calls', formatCount(t.failed)],
+      ['violations', formatCount(t.violations)],
+    ]),
+    legend(),
+    el('div', { class: 'task-grid' }, el('div', { class: 'waterfall-scroll' }, wrap), el('div', { class: 'side' }, violationList(model, (i) => select(i)), detail)),
+  );
+  // One layout read for the canvas size; the chart then draws once at that size.
+  canvas.width = wrap.clientWidth;
+  canvas.height = height;
+  performance.mark('task:dom');
+  drawn.chart = waterfallChart(canvas, model, selected >= 0 ? selected : null);
+  performance.mark('task:chart');
+  placeHits(drawn.chart, hits);
+  detail.replaceChildren(callDetail(model, model.bars[selected], select));
+}
+
+/** Lays each list item over its bar's row, from the chart's own geometry. */
+function placeHits(chart: Chart<'bar', [number, number][], string>, hits: HTMLOListElement): void {
+  const area = chart.chartArea;
+  chart.getDatasetMeta(0).data.forEach((bar, i) => {
+    const item = hits.children[i] as HTMLElement | undefined;
+    if (!item) return;
+    const { y } = bar.getProps(['y'], true) as { y: number };
+    item.style.top = `${y - ROW_PX / 2}px`;
+    item.style.height = `${ROW_PX}px`;
+    item.style.left = '0';
+    item.style.width = `${area.right}px`;
+  });
+}
+
+function legend(): HTMLElement {
+  return el(
+    'ul',
+    { class: 'legend', 'aria-label': 'Legend' },
+    ...Object.entries(STATUS_COLOURS).map(([s, c]) => el('li', {}, el('span', { class: 'swatch', style: `background:${c}` }), s)),
+    el('li', {}, el('span', { class: 'arrow flow' }), 'dependency with data flow'),
+    el('li', {}, el('span', { class: 'arrow order' }), 'dependency (order only)'),
+  );
+}
+
+function violationList(model: TaskModel, select: (i: number) => void): HTMLElement {
+  const items = model.bars.flatMap((b) => b.violations.map((v) => ({ b, v })));
+  return el(
+    'section',
+    { class: 'task-violations', 'aria-label': 'Violations of this task' },
+    el('h2', {}, `Violations (${model.violations.length})`),
+    items.length
+      ? el('ul', {}, ...items.map(({ b, v }) => el('li', {}, el('button', { type: 'button', class: 'linkish', onclick: () => select(b.index) }, `#${b.index + 1} ${b.call.tool_id}`), ' ', el('strong', {}, v.invariant), ` ${v.detail}`)))
+      : el('p', { class: 'hint' }, 'None found by the auditor.'),
+  );
+}

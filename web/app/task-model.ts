@@ -1,0 +1,123 @@
+/**
+ * The task page's data, computed from the read API's answers before anything is drawn (pure:
+ * unit-tested, and the browser test checks the DOM against the same API answer): one bar per
+ * call from created_at over duration_ms, dependency arrows, outputs and violations per call,
+ * and the task's totals.
+ */
+import type { Dependency, Invocation, Output, TaskView, Violations } from '../../queries/schemas.ts';
+import { formatMs, formatUsd } from './format.ts';
+
+/** A violation as GET /v1/violations returns it. */
+export type Violation = Violations['violations'][number];
+
+/** One bar of the waterfall. */
+export interface Bar {
+  index: number;
+  call: Invocation;
+  /** ms from the task's first call to this call's start / end. */
+  start: number;
+  end: number;
+  outputs: Output[];
+  violations: Violation[];
+  /** What a screen reader and the tests read for the bar. */
+  label: string;
+}
+
+/** A dependency between two bars (indexes into the bars). */
+export interface Arrow {
+  from: number;
+  to: number;
+  dependency: Dependency;
+  dataFlow: boolean;
+}
+
+/** Totals of the task. */
+export interface TaskTotals {
+  calls: number;
+  spanMs: number;
+  busyMs: number;
+  costUsd: number;
+  failed: number;
+  violations: number;
+}
+
+/** Everything the task page draws. */
+export interface TaskModel {
+  taskId: string;
+  t0: number;
+  bars: Bar[];
+  arrows: Arrow[];
+  totals: TaskTotals;
+  /** Violations of the task (touching any of its calls), newest first. */
+  violations: Violation[];
+}
+
+/** The bar's text: tool, status, duration, cost, agent (and violations when any). */
+export function barLabel(call: Invocation, index: number, violations: number): string {
+  const parts = [`#${index + 1} ${call.tool_id}`, call.status, formatMs(call.duration_ms), formatUsd(call.cost_usd), `agent ${call.agent_id}`];
+  if (violations > 0) parts.push(violations === 1 ? '1 violation' : `${violations} violations`);
+  return parts.join(' · ');
+}
+
+/** Builds the model of a task from its view and the violations found around it. */
+export function taskModel(view: TaskView, allViolations: Violation[]): TaskModel {
+  const calls = view.invocations;
+  const t0 = calls.length ? Math.min(...calls.map((c) => Date.parse(c.created_at))) : 0;
+  const indexOf = new Map(calls.map((c, i) => [c.call_id, i]));
+  const outputsOf = new Map<string, Output[]>();
+  for (const o of view.outputs) outputsOf.set(o.call_id, [...(outputsOf.get(o.call_id) ?? []), o]);
+  const violations = allViolations.filter((v) => v.ids.some((id) => indexOf.has(id)));
+  const violationsOf = new Map<string, Violation[]>();
+  for (const v of violations) for (const id of v.ids) if (indexOf.has(id)) violationsOf.set(id, [...(violationsOf.get(id) ?? []), v]);
+
+  const bars: Bar[] = calls.map((call, index) => {
+    const start = Date.parse(call.created_at) - t0;
+    const vs = violationsOf.get(call.call_id) ?? [];
+    return { index, call, start, end: start + call.duration_ms, outputs: outputsOf.get(call.call_id) ?? [], violations: vs, label: barLabel(call, index, vs.length) };
+  });
+  const arrows: Arrow[] = [];
+  for (const d of view.dependencies) {
+    const from = indexOf.get(d.preceding_call_id);
+    const to = indexOf.get(d.succeeding_call_id);
+    if (from !== undefined && to !== undefined) arrows.push({ from, to, dependency: d, dataFlow: d.data_flow !== null && d.data_flow !== '' });
+  }
+  return {
+    taskId: view.task_id,
+    t0,
+    bars,
+    arrows,
+    violations,
+    totals: {
+      calls: calls.length,
+      spanMs: bars.length ? Math.max(...bars.map((b) => b.end)) : 0,
+      busyMs: calls.reduce((s, c) => s + c.duration_ms, 0),
+      costUsd: calls.reduce((s, c) => s + (c.cost_usd ?? 0), 0),
+      failed: calls.filter((c) => c.status !== 'success').length,
+      violations: violations.length,
+    },
+  };
+}
+
+/**
+ * The arrows worth drawing: the analyzer links every pair of a task's calls less than 60 s
+ * apart, which would bury the chart in lines. Drawn are the pairs where data flowed, the pairs
+ * the orchestrator emitted, and each call's nearest predecessor (as `tool-audit task` hangs a
+ * call under it); the call detail still lists every dependency.
+ */
+export function drawnArrows(arrows: Arrow[]): Arrow[] {
+  const nearest = new Map<number, Arrow>();
+  for (const a of arrows) {
+    const n = nearest.get(a.to);
+    if (!n || a.dependency.time_delta_ms < n.dependency.time_delta_ms) nearest.set(a.to, a);
+  }
+  return arrows.filter((a) => a.dataFlow || a.dependency.origin === 'emitted' || nearest.get(a.to) === a);
+}
+
+/** Colour of a status, shared by the bars, the legend and the tables. */
+export const STATUS_COLOURS: Record<Invocation['status'], string> = {
+  success: '#2e7d32',
+  error: '#c62828',
+  timeout: '#ef6c00',
+  rate_limited: '#8e24aa',
+  invalid_input: '#6d4c41',
+};
