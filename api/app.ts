@@ -11,6 +11,7 @@ import { registerHealthRoutes, type ReadinessCheck } from './routes/health.ts';
 import type { PacketIngest } from '../ingest/ports.ts';
 import { registerPacketRoutes } from './routes/packets.ts';
 import { registerReadRoutes, type ReadApiDeps } from './routes/read.ts';
+import { registerQuarantineReplayRoute, type ReplayApiDeps } from './routes/quarantine-replay.ts';
 
 /** Dependencies of {@link buildApp}. */
 export interface AppDeps {
@@ -18,6 +19,8 @@ export interface AppDeps {
   ingest?: PacketIngest;
   /** The read API of SPEC §5 (and /openapi.json); absent in processes that do not serve it. */
   read?: ReadApiDeps;
+  /** POST /v1/quarantine/replay (with `ingest`); absent in processes that do not offer it. */
+  replay?: ReplayApiDeps;
   readiness: ReadinessCheck;
   metrics: MetricsRegistry;
   apiKeys: ApiKey[];
@@ -59,5 +62,6 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   registerHealthRoutes(app, deps);
   if (deps.ingest) registerPacketRoutes(app, { ingest: deps.ingest, apiKeys: deps.apiKeys });
   if (deps.read) registerReadRoutes(app, { ...deps.read, apiKeys: deps.apiKeys });
+  if (deps.ingest && deps.replay) registerQuarantineReplayRoute(app, { ...deps.replay, ingest: deps.ingest, apiKeys: deps.apiKeys });
   return app;
 }
