@@ -15,6 +15,7 @@ import { DEFAULT_QUERY_CONTEXT } from '../../queries/sql.ts';
 
 export const INGEST_KEY = 'ingest-key-0123456789';
 export const READ_KEY = 'read-key-0123456789ab';
+export const BOTH_KEY = 'both-key-0123456789ab';
 
 /** The app; `mode` as the replay answer states it. */
 export function quarantineApp(door: ClickHouseDoor, ingest: PacketIngest, mode: ReplayApiDeps['mode'] = 'direct'): FastifyInstance {
@@ -34,6 +35,7 @@ export function quarantineApp(door: ClickHouseDoor, ingest: PacketIngest, mode: 
     apiKeys: [
       { key: INGEST_KEY, scopes: ['ingest'] },
       { key: READ_KEY, scopes: ['read'] },
+      { key: BOTH_KEY, scopes: ['ingest', 'read'] },
     ],
     maxBodyBytes: 4 * 1024 * 1024,
     logger: silentLogger(),

@@ -4,7 +4,12 @@
  * still fails, the same replay twice — through the real segment writer on embedded ClickHouse.
  * Oracles: the packet texts this test built, and rows counted straight in ClickHouse.
  */
+import { execFile } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
@@ -15,7 +20,7 @@ import { MetricsRegistry } from '../../../platform/metrics.ts';
 import type { QuarantineList, QuarantineRecord, ReplayAnswer } from '../../../queries/quarantine-schemas.ts';
 import { count, freshDatabase, rows } from '../../helpers/clickhouse.ts';
 import { outputArtifact, toolCall } from '../../helpers/packets.ts';
-import { client, INGEST_KEY, quarantineApp, READ_KEY } from '../../helpers/quarantine-app.ts';
+import { BOTH_KEY, client, INGEST_KEY, quarantineApp, READ_KEY } from '../../helpers/quarantine-app.ts';
 
 let ch: ClickHouseClient;
 let db: string;
@@ -199,4 +204,30 @@ describe('POST /v1/packets with invalid UTF-8', () => {
     const ok = await api.postPackets(Buffer.from(text.replace('cafe', 'café')));
     expect(ok.statusCode).toBe(200);
   });
+});
+
+describe('tool-audit quarantine (CLI against a running server)', () => {
+  it('lists, shows the exact bytes and replays a corrected packet', async () => {
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    const dir = mkdtempSync(join(tmpdir(), 'ta-quarantine-cli-'));
+    try {
+      const broken = badHash();
+      const [id] = await quarantine([JSON.stringify(broken)]);
+      const cli = (...args: string[]) =>
+        promisify(execFile)(process.execPath, ['bin/tool-audit.mjs', 'quarantine', ...args, '--url', address], {
+          env: { ...process.env, TOOL_AUDIT_API_KEY: BOTH_KEY, LOG_LEVEL: 'silent' },
+        });
+      const listed = await cli('list', '--reason', 'I5_args_hash');
+      expect(listed.stdout).toContain(id);
+      expect((await cli('show', id as string, '--raw')).stdout).toBe(JSON.stringify(broken));
+      const fixedFile = join(dir, 'fixed.json');
+      writeFileSync(fixedFile, JSON.stringify(toolCall({ call_id: broken.call_id })));
+      const replayed = await cli('replay', id as string, '--packet', fixedFile);
+      expect(replayed.stdout).toContain(`${id}: accepted (corrected)`);
+      expect(await count(ch, db, 'tool_invocations', `call_id = '${broken.call_id}'`)).toBe(1);
+      expect((await cli('show', id as string)).stdout).toMatch(/replay .* by key:[0-9a-f]{12} \(corrected\): accepted/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
