@@ -18,6 +18,7 @@ const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 /** The `error` of an answer, by status: one shape, `{error, message, request_id}`, everywhere. */
 const ERROR_NAMES: Record<number, string> = { 400: 'bad_request', 404: 'not_found', 413: 'payload_too_large', 415: 'unsupported_media_type' };
 const UNSUPPORTED_MEDIA = 'send the packets as application/json (an array or one packet) or application/x-ndjson';
+import { registerQuarantineReplayRoute, type ReplayApiDeps } from './routes/quarantine-replay.ts';
 
 /** Dependencies of {@link buildApp}. */
 export interface AppDeps {
@@ -25,6 +26,8 @@ export interface AppDeps {
   ingest?: PacketIngest;
   /** The read API of SPEC §5 (and /openapi.json); absent in processes that do not serve it. */
   read?: ReadApiDeps;
+  /** POST /v1/quarantine/replay (with `ingest`); absent in processes that do not offer it. */
+  replay?: ReplayApiDeps;
   readiness: ReadinessCheck;
   metrics: MetricsRegistry;
   apiKeys: ApiKey[];
@@ -80,5 +83,6 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     registerTraceRoutes(app, { ingest: deps.ingest, apiKeys: deps.apiKeys, metrics: deps.metrics, otlp, maxBodyBytes: deps.maxBodyBytes });
   }
   if (deps.read) registerReadRoutes(app, { ...deps.read, apiKeys: deps.apiKeys });
+  if (deps.ingest && deps.replay) registerQuarantineReplayRoute(app, { ...deps.replay, ingest: deps.ingest, apiKeys: deps.apiKeys });
   return app;
 }

@@ -3,7 +3,7 @@
  * or `X-API-Key: <key>`; unknown or missing keys get 401, a key without the scope 403.
  * With no keys configured the API is open — allowed only on loopback (see {@link assertSafeExposure}).
  */
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isLoopback, type ApiKey, type ApiScope } from '../platform/config.ts';
 import { AppError } from '../platform/errors.ts';
@@ -39,6 +39,16 @@ export function requireScope(keys: ApiKey[], scope: ApiScope) {
       await reply.code(403).send({ error: 'forbidden', message: `this key lacks the '${scope}' scope` });
     }
   };
+}
+
+/**
+ * Which key made a request, for records that outlive it (quarantine replays): `key:` and the
+ * first 12 hex digits of the key's SHA-256 — never the key itself — or `open` without keys.
+ */
+export function keyIdOf(req: FastifyRequest, keys: ApiKey[]): string {
+  const presented = presentedKey(req);
+  if (keys.length === 0 || !presented) return 'open';
+  return `key:${createHash('sha256').update(presented).digest('hex').slice(0, 12)}`;
 }
 
 /**

@@ -5,6 +5,8 @@
  */
 import { z } from 'zod';
 import type { ReadRoute } from './read-route-table.ts';
+import { replayRequestSchema } from './quarantine-replay.ts';
+import { replayAnswerSchema } from '../queries/quarantine-schemas.ts';
 
 const errorSchema = {
   type: 'object',
@@ -57,7 +59,10 @@ export function openApiDocument(routes: ReadRoute[], version: string): Record<st
         tags: ['read'],
         security: [{ bearer: [] }, { apiKey: [] }],
         parameters: parameters(r),
-        responses: { '200': { description: 'OK', content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } } }, ...errors() },
+        responses: {
+          '200': { description: 'OK', content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } } },
+          ...errors(r.params?.shape && 'quarantine_id' in r.params.shape ? { '404': 'no quarantined packet has this id' } : {}),
+        },
       },
     };
   }
@@ -69,6 +74,21 @@ export function openApiDocument(routes: ReadRoute[], version: string): Record<st
       security: [{ bearer: [] }, { apiKey: [] }],
       requestBody: { required: true, content: { 'application/json': { schema: { type: 'array', items: { type: 'object' } } }, 'application/x-ndjson': { schema: { type: 'string' } } } },
       responses: { '200': { description: 'per-packet verdicts' }, ...errors({ '403': 'the key lacks the ingest scope', '413': 'body too large', '415': 'unsupported media type' }) },
+    },
+  };
+  schemas.QuarantineReplay = jsonSchema(replayAnswerSchema, 'output');
+  paths['/v1/quarantine/replay'] = {
+    post: {
+      operationId: 'replayQuarantine',
+      summary:
+        "Replay quarantined packets through the ingest pipeline: {ids[], packets?[]} (packets[i] = the producer's corrected packet for ids[i]) or {filter}. What passes lands once; what still fails is answered and not quarantined again; each replay is recorded in the packet's replays[].",
+      tags: ['ingest'],
+      security: [{ bearer: [] }, { apiKey: [] }],
+      requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(replayRequestSchema, 'input') } } },
+      responses: {
+        '200': { description: 'a verdict per replayed packet', content: { 'application/json': { schema: { $ref: '#/components/schemas/QuarantineReplay' } } } },
+        ...errors({ '403': 'the key lacks the ingest scope', '404': 'an id names no quarantined packet (nothing replayed)' }),
+      },
     },
   };
   for (const [url, summary] of [

@@ -37,3 +37,31 @@ function isJson(text: string): boolean {
     return false;
   }
 }
+
+/** Offset of the first byte where `bytes` stop being valid UTF-8 (their length when they are valid). */
+export function firstInvalidUtf8(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const n = utf8SequenceLength(bytes, i);
+    if (n === 0) return i;
+    i += n;
+  }
+  return i;
+}
+
+/** Length of the well-formed UTF-8 sequence at i (RFC 3629 table 3-7), 0 when there is none. */
+function utf8SequenceLength(b: Uint8Array, i: number): number {
+  const c = b[i] as number;
+  if (c < 0x80) return 1;
+  const cont = (k: number, lo = 0x80, hi = 0xbf) => i + k < b.length && (b[i + k] as number) >= lo && (b[i + k] as number) <= hi;
+  if (c >= 0xc2 && c <= 0xdf) return cont(1) ? 2 : 0;
+  if (c >= 0xe0 && c <= 0xef) {
+    const [lo, hi] = c === 0xe0 ? [0xa0, 0xbf] : c === 0xed ? [0x80, 0x9f] : [0x80, 0xbf];
+    return cont(1, lo, hi) && cont(2) ? 3 : 0;
+  }
+  if (c >= 0xf0 && c <= 0xf4) {
+    const [lo, hi] = c === 0xf0 ? [0x90, 0xbf] : c === 0xf4 ? [0x80, 0x8f] : [0x80, 0xbf];
+    return cont(1, lo, hi) && cont(2) && cont(3) ? 4 : 0;
+  }
+  return 0;
+}

@@ -88,6 +88,14 @@ export class BadRequest extends Error {
   }
 }
 
+/** What a request names does not exist; answered 404 with its message. */
+export class NotFound extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NotFound';
+  }
+}
+
 /** One line per zod issue, naming the parameter. */
 export function issuesText(error: z.ZodError): string {
   return error.issues

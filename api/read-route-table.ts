@@ -21,7 +21,10 @@ import type {
   ToolSeriesParams,
   ToolsSummaryParams,
   ViolationsParams,
+  QuarantineListParams,
+  QuarantineShowParams,
 } from '../queries/index.ts';
+import { quarantineListSchema, quarantineShowSchema } from '../queries/quarantine-schemas.ts';
 import type { TimeWindow } from '../queries/sql.ts';
 import { MAX_SEQUENCE_LENGTH } from '../queries/common-sequences.ts';
 import {
@@ -50,6 +53,7 @@ import {
   plainListQuery,
   thresholdMsParam,
   thresholdUsdParam,
+  NotFound,
   windowOf,
   type ReadDefaults,
 } from './read-params.ts';
@@ -283,4 +287,43 @@ export const READ_ROUTES: ReadRoute[] = [
       return qs.violations({ window: windowOf(q, d), ...page(q), ...(q.invariant ? { invariant: q.invariant } : {}) });
     },
   },
+  {
+    url: '/v1/quarantine',
+    operationId: 'quarantine',
+    method: 'quarantine',
+    request: (p: QuarantineListParams) => ({ query: { ...pageQuery(p), reason: p.reason, source: p.source, packet_type: p.packetType } }),
+    summary:
+      'Quarantined packets (they broke a MUST rule), newest first, with their exact bytes (raw + raw_encoding), reason, origin and every replay; counts per reason. from/to apply to received_at.',
+    query: z.strictObject({
+      ...listQuery,
+      reason: z.string().min(1).max(64).optional().describe('only this reason code, e.g. I5_args_hash'),
+      source: z.string().min(1).max(512).optional().describe('only packets whose quarantine_id starts with this (kafka, http, kafka:topic/partition) or that came in with this HTTP request id'),
+      packet_type: z.enum(['tool_call', 'output_artifact', 'tool_dependency']).optional().describe('only this packet type'),
+    }),
+    response: quarantineListSchema,
+    run: (qs, { query }, d) => {
+      const q = query as Q & { reason?: string; source?: string; packet_type?: string };
+      return qs.quarantine({ window: windowOf(q, d), ...page(q), ...quarantineFilter(q) });
+    },
+  },
+  {
+    url: '/v1/quarantine/:quarantine_id',
+    operationId: 'quarantineRecord',
+    method: 'quarantineRecord',
+    request: (p: QuarantineShowParams) => ({ params: { quarantine_id: p.quarantineId }, query: {} }),
+    summary: 'One quarantined packet by its quarantine_id (percent-encoded: kafka%3Atopic%2F3%4017, http%3A<request_id>%23<index>), with its exact bytes and replays; 404 when unknown.',
+    params: z.strictObject({ quarantine_id: z.string().min(1).max(512).describe('the quarantine_id (source_key) of the packet') }),
+    query: z.strictObject({}),
+    response: quarantineShowSchema,
+    run: async (qs, { params }) => {
+      const found = await qs.quarantineRecord({ quarantineId: params.quarantine_id ?? '' });
+      if (!found) throw new NotFound(`no quarantined packet ${JSON.stringify(params.quarantine_id)}`);
+      return found;
+    },
+  },
 ];
+
+/** The quarantine filters of a validated query (only those given). */
+export function quarantineFilter(q: { reason?: string; source?: string; packet_type?: string }): { reason?: string; source?: string; packetType?: string } {
+  return { ...(q.reason ? { reason: q.reason } : {}), ...(q.source ? { source: q.source } : {}), ...(q.packet_type ? { packetType: q.packet_type } : {}) };
+}

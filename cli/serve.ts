@@ -6,6 +6,7 @@ import type { Producer } from 'kafkajs';
 import { startJobs } from '../analyzers/jobs.ts';
 import { buildApp } from '../api/app.ts';
 import { readApiOf } from '../api/routes/read.ts';
+import { replayApiOf } from '../api/routes/quarantine-replay.ts';
 import type { PacketIngest } from '../ingest/ports.ts';
 import type { ReadinessReport } from '../api/routes/health.ts';
 import { createKafkaEdge } from '../ingest/kafka-edge.ts';
@@ -55,6 +56,7 @@ export async function serve(): Promise<void> {
     },
     metrics,
     read: readApiOf(config, clickhouse, metrics),
+    replay: replayApiOf(config, clickhouse, metrics),
     apiKeys: config.apiKeys,
     maxBodyBytes: config.ingest.maxBodyBytes,
     logger,

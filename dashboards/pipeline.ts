@@ -14,6 +14,7 @@ import {
   VIOLATIONS_BY_INVARIANT,
   VIOLATIONS_OVER_TIME,
 } from '../queries/dashboard-pipeline.ts';
+import { QUARANTINE_REPLAY_STATE } from '../queries/dashboard-quarantine.ts';
 import { VIOLATIONS } from '../queries/violations.ts';
 import { baseDashboard, finish, type BuiltDashboard, type DashboardOptions } from './base.ts';
 import { seriesPanel, statPanel, tablePanel } from './panels.ts';
@@ -73,6 +74,18 @@ export function buildPipeline(opts: DashboardOptions): BuiltDashboard {
       w: 12,
       h: 9,
       units: { last_received: 'dateTimeAsIso' },
+    }),
+  );
+  builder.withPanel(
+    tablePanel(layout, {
+      title: 'Quarantined packets and their replays',
+      description:
+        "Each quarantined packet, newest first, and where its replays stand: waiting (never replayed), still failing, or landed. To fix a producer: `tool-audit quarantine show ID` (or GET /v1/quarantine/{id}) shows the exact bytes and reason; once the producer is fixed, `tool-audit quarantine replay ID [--packet corrected.json]` (POST /v1/quarantine/replay) re-submits it through the pipeline. README: Fixing a producer.",
+      targets: [{ spec: QUARANTINE_REPLAY_STATE, limit: 200 }],
+      w: 24,
+      h: 9,
+      units: { received_ms: 'dateTimeAsIso' },
+      rename: { received_ms: 'received_at' },
     }),
   );
   builder.withPanel(

@@ -7,6 +7,7 @@
  * of the main thread, and thousands of small objects there cost the garbage collector dearly.
  */
 import { decodeText } from './decode-packet.ts';
+import type { RawEncoding } from './ports.ts';
 import { contentLine, LineBuffer, rowLine, type Accepted, type Rejection } from './rows.ts';
 
 /** A segment (or `content` for output_contents) whose lines a buffer holds. */
@@ -71,10 +72,10 @@ export class ColumnsBuilder {
     this.length += s.length;
   }
 
-  /** Decodes packet i (given as raw text, declared bytes and source key) into the columns and buffers. */
-  decode(i: number, raw: string, bytes: number | undefined, source: string, maxPacketBytes: number, buffers: BatchBuffers): void {
+  /** Decodes packet i (given as raw text, declared bytes, source key and encoding) into the columns and buffers. */
+  decode(i: number, raw: string, bytes: number | undefined, source: string, maxPacketBytes: number, buffers: BatchBuffers, encoding: RawEncoding = 'utf8'): void {
     this.textAt[i] = this.length;
-    const r = decodeText(raw, bytes, source, maxPacketBytes);
+    const r = decodeText(raw, bytes, source, maxPacketBytes, encoding);
     if (!r.ok) {
       this.rejections.push([i, r.error]);
       this.textAt[i + 1] = this.length;

@@ -20,6 +20,7 @@ import {
 } from '../schemas/packets.ts';
 import { isValidPacket } from './packet-check.ts';
 import { chTime } from '../platform/clickhouse/statement.ts';
+import type { RawEncoding } from './ports.ts';
 import { sourceKey, type Accepted, type DecodeResult, type RawPacket, type RejectCode } from './rows.ts';
 
 const reject = (code: RejectCode, message: string, packetType: PacketType | null, ids: string[] = []): DecodeResult => ({
@@ -30,12 +31,12 @@ const reject = (code: RejectCode, message: string, packetType: PacketType | null
 /** Decodes and checks one packet. Never throws for bad input. */
 export function decodePacket(p: RawPacket, maxPacketBytes: number): DecodeResult {
   // Read once: a transport may produce the text on access (the Kafka worker does).
-  return decode(p.raw, p.bytes, sourceKey(p.source), maxPacketBytes, true);
+  return decode(p.raw, p.bytes, sourceKey(p.source), maxPacketBytes, true, p.encoding);
 }
 
-/** decodePacket for a packet given as its text, declared byte size and source key (decode threads). */
-export function decodeText(raw: string, bytes: number | undefined, source: string, maxPacketBytes: number): DecodeResult {
-  return decode(raw, bytes, source, maxPacketBytes, true);
+/** decodePacket for a packet given as its text, declared byte size, source key and encoding (decode threads). */
+export function decodeText(raw: string, bytes: number | undefined, source: string, maxPacketBytes: number, encoding: RawEncoding = 'utf8'): DecodeResult {
+  return decode(raw, bytes, source, maxPacketBytes, true, encoding);
 }
 
 /**
@@ -46,11 +47,15 @@ export function decodePacketWith(p: RawPacket, maxPacketBytes: number, opts: { f
   return decode(p.raw, p.bytes, sourceKey(p.source), maxPacketBytes, opts.fastPath);
 }
 
-function decode(raw: string, declaredBytes: number | undefined, source: string, maxPacketBytes: number, fastPath: boolean): DecodeResult {
+function decode(raw: string, declaredBytes: number | undefined, source: string, maxPacketBytes: number, fastPath: boolean, encoding: RawEncoding = 'utf8'): DecodeResult {
   const bytes = declaredBytes ?? utf8ByteLength(raw);
   if (bytes > maxPacketBytes) {
     return reject('oversized', `packet is ${bytes} bytes, the limit is ${maxPacketBytes}`, null);
   }
+  // JSON exchanged between systems is UTF-8 (RFC 8259 §8.1): bytes that are not are refused as
+  // they are, never read with replacement characters (which could then pass every rule).
+  if (encoding === 'base64') return reject('invalid_utf8', 'the packet bytes are not valid UTF-8', null);
+  if (encoding === 'none') return reject('malformed_json', 'the Kafka record has no value (null)', null);
   let json: unknown;
   try {
     json = JSON.parse(raw);

@@ -10,6 +10,7 @@
 import { Worker } from 'node:worker_threads';
 import { AppError } from '../platform/errors.ts';
 import type { BatchBuffers, Columns, LineKind } from './decode-batch.ts';
+import type { RawEncoding } from './ports.ts';
 import { LineBuffer, sourceKey, type RawPacket } from './rows.ts';
 
 /** Sent to a decode thread. */
@@ -22,7 +23,12 @@ export interface DecodeJob {
   /** Declared size per packet (-1: its byte length). */
   declared: Float64Array;
   sources: string[];
+  /** Encoding per packet, as ENCODING_CODES (0 = utf8). */
+  encodings: Uint8Array;
 }
+
+/** {@link RawEncoding}s as they travel to a decode thread. */
+export const ENCODING_CODES: readonly RawEncoding[] = ['utf8', 'base64', 'none'];
 
 /** Sent back by a decode thread. */
 export interface DecodeResult {
@@ -97,6 +103,7 @@ export function createDecodePool(threads: number): DecodePool {
       const ends = new Int32Array(batch.length);
       const declared = new Float64Array(batch.length);
       const sources: string[] = new Array(batch.length);
+      const encodings = new Uint8Array(batch.length);
       let at = 0;
       for (let i = 0; i < batch.length; i++) {
         const p = batch[i] as RawPacket;
@@ -106,10 +113,11 @@ export function createDecodePool(threads: number): DecodePool {
         ends[i] = at;
         declared[i] = p.bytes ?? -1;
         sources[i] = sourceKey(p.source);
+        encodings[i] = ENCODING_CODES.indexOf(p.encoding ?? 'utf8');
       }
       const id = nextId++;
       const n = turn++ % workers.length;
-      const job: DecodeJob = { id, maxPacketBytes, bytes: bytes.buffer as ArrayBuffer, ends, declared, sources };
+      const job: DecodeJob = { id, maxPacketBytes, bytes: bytes.buffer as ArrayBuffer, ends, declared, sources, encodings };
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject, worker: n });
         (workers[n] as Worker).postMessage(job, [job.bytes]);

@@ -5,7 +5,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { ColumnsBuilder, type BatchBuffers } from './decode-batch.ts';
-import type { DecodeJob, DecodeResult } from './decode-pool.ts';
+import { ENCODING_CODES, type DecodeJob, type DecodeResult } from './decode-pool.ts';
 
 const port = parentPort;
 if (!port) throw new Error('decode-worker.ts runs as a worker thread');
@@ -20,7 +20,8 @@ port.on('message', (job: DecodeJob) => {
     for (let i = 0; i < n; i++) {
       const end = job.ends[i] as number;
       const declared = job.declared[i] as number;
-      cols.decode(i, bytes.toString('utf8', start, end), declared >= 0 ? declared : end - start, job.sources[i] as string, job.maxPacketBytes, buffers);
+      const encoding = ENCODING_CODES[job.encodings[i] as number] ?? 'utf8';
+      cols.decode(i, bytes.toString('utf8', start, end), declared >= 0 ? declared : end - start, job.sources[i] as string, job.maxPacketBytes, buffers, encoding);
       start = end;
     }
     const columns = cols.finish();

@@ -3,12 +3,14 @@
  * packet — valid or not — is produced to the packet topic with acks from all in-sync replicas.
  * The ingest worker then writes the valid ones and quarantines the rest (with the HTTP request
  * id from the headers), so the API process needs no write access to ClickHouse. Resolves only
- * when Kafka acknowledged.
+ * when Kafka acknowledged. A replayed packet (POST /v1/quarantine/replay) is produced like any
+ * other, with its replay tag in headers: the worker records what became of it.
  */
 import type { Producer } from 'kafkajs';
 import { AppError } from '../platform/errors.ts';
 import { utf8ByteLength } from '../schemas/hashing.ts';
 import { decodePacket } from './decode-packet.ts';
+import { replayHeaders } from './kafka-records.ts';
 import { acceptedIds, KIND_PACKET_TYPE, type Accepted, type RawPacket } from './rows.ts';
 import type { PacketIngest, PacketOutcome } from './ports.ts';
 
@@ -28,7 +30,10 @@ export function createKafkaEdge(deps: { producer: Producer; topic: string; maxPa
         const bytes = p.bytes ?? utf8ByteLength(p.raw);
         const d = decodePacket({ ...p, bytes }, deps.maxPacketBytes);
         const headers: Record<string, string> = p.source.kind === 'http' ? { 'x-request-id': p.source.requestId, 'x-packet-index': String(p.source.index) } : {};
-        let value = p.raw;
+        // A replay travels with its tag: the worker records its outcome instead of quarantining it again.
+        if (p.replay) Object.assign(headers, replayHeaders(p.replay));
+        // A replay of bytes that were not UTF-8 (or of a record without a value) goes back as it was.
+        let value: string | Buffer | null = p.encoding === 'base64' ? Buffer.from(p.raw, 'base64') : p.encoding === 'none' ? null : p.raw;
         if (bytes > deps.maxPacketBytes) {
           // Never more than the limit into Kafka; the worker quarantines it as oversized.
           value = Buffer.from(p.raw, 'utf8').subarray(0, deps.maxPacketBytes).toString('utf8');

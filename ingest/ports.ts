@@ -10,9 +10,38 @@ export type PacketSource =
   | { kind: 'kafka'; topic: string; partition: number; offset: string }
   | { kind: 'http'; requestId: string; index: number };
 
-/** A packet as received: its exact bytes (as text) and origin. */
+/**
+ * How a packet's `raw` holds its bytes: `utf8` (the default) = the bytes are valid UTF-8 and
+ * `raw` is their text; `base64` = the bytes are not UTF-8 (only a Kafka record can be) and `raw`
+ * is their base64; `none` = a Kafka record without a value (null), `raw` is ''. Only `utf8`
+ * packets can pass: the others are rejected (`invalid_utf8`, `malformed_json`), never decoded
+ * with replacement characters.
+ */
+export type RawEncoding = 'utf8' | 'base64' | 'none';
+
+/**
+ * Marks a packet as the replay of a quarantined one (POST /v1/quarantine/replay): its outcome is
+ * recorded in `quarantine_replays` by the pipeline that judged it, and a rejection is answered
+ * but never quarantined a second time (the quarantine row stays the record of the packet).
+ */
+export interface ReplayTag {
+  /** The quarantine row replayed (its source_key). */
+  quarantineId: string;
+  /** One replay request. */
+  replayId: string;
+  /** Which API key asked: a hash prefix, never the key. */
+  keyId: string;
+  /** True when the packet is the producer's corrected packet, not the stored bytes. */
+  corrected: boolean;
+}
+
+/** A packet as received: its exact bytes (as text, see {@link RawEncoding}) and origin. */
 export interface RawPacket {
   raw: string;
+  /** How `raw` holds the bytes; absent = utf8. */
+  encoding?: RawEncoding;
+  /** Present when the packet replays a quarantined one. */
+  replay?: ReplayTag;
   /** Byte length of the packet as sent (UTF-8); larger than raw when the edge truncated it. */
   bytes?: number;
   source: PacketSource;

@@ -4,14 +4,14 @@
  * round resolves only when all of it is durable; on a fault it throws a retryable AppError and
  * the same round may be written again, safely (key look-ups and insert tokens).
  */
-import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
+import type { ClickHouseDoor, KeyedRow } from '../platform/clickhouse/door.ts';
 import type { MetricsRegistry } from '../platform/metrics.ts';
 import type { ColumnsReader, BatchBuffers } from './decode-batch.ts';
 import { ContentSeen, DedupCache } from './dedup-cache.ts';
 import { FifoMap } from './fifo-map.ts';
 import { joinParts, joinWithField, type BodyPart } from './line-join.ts';
 import type { PacketOutcome, RawPacket } from './ports.ts';
-import { CONTENT_COLUMNS, KIND_PACKET_TYPE, quarantineRow, SEGMENT_COLUMNS, sourceKey, STAMPED_OUTPUT_COLUMNS, type LineBuffer, type Rejection } from './rows.ts';
+import { CONTENT_COLUMNS, KIND_PACKET_TYPE, quarantineRow, replayRow, SEGMENT_COLUMNS, sourceKey, STAMPED_OUTPUT_COLUMNS, type LineBuffer, type Rejection } from './rows.ts';
 import { storedDependencies, storedInvocations, storedOutputs, storedQuarantine } from './segment-lookups.ts';
 import { conflictReason, judgeRound, judgeStored, KINDS, type Kind, type RoundPackets, type RoundVerdict } from './verdict.ts';
 
@@ -161,9 +161,11 @@ class RoundCommitter {
     return tasks;
   }
 
-  private async insertAll(r: RoundIndex, v: RoundVerdict, quarantined: Set<string>, tasks: Map<string, string>): Promise<Map<string, { ms: number }>> {
+  private async insertAll(r: RoundIndex, v: RoundVerdict, quarantined: Set<string>, tasks: Map<string, string>, replays: KeyedRow[]): Promise<Map<string, { ms: number }>> {
     const quarantine = new Map<string, ReturnType<typeof quarantineRow>>();
     for (const x of v.rejected) {
+      // A replay that still fails is answered and recorded with the replay, not quarantined again.
+      if (r.packet(x.i).replay) continue;
       const q = quarantineRow(r.packet(x.i), rejection(r, x.i, x.conflict));
       if (!quarantined.has(q.source_key)) quarantine.set(q.source_key, q);
     }
@@ -186,35 +188,27 @@ class RoundCommitter {
       lines('output_contents', CONTENT_COLUMNS, [...contents.values()]).then(() => lines('tool_outputs', STAMPED_OUTPUT_COLUMNS, keyed('output'), outputTask)),
       lines('tool_workflows', SEGMENT_COLUMNS.tool_workflows, keyed('dependency')),
       this.deps.clickhouse.insertRows('quarantine', [...quarantine.values()].map((q) => ({ key: q.source_key, row: q }))),
+      this.deps.clickhouse.insertRows('quarantine_replays', replays),
     ]);
     this.stageSeconds('insert', started);
     return contents;
   }
 
-  /** Outcomes per packet, counted in the metrics; the writer's memory learns what was written. */
-  private settle(r: RoundIndex, v: RoundVerdict): PacketOutcome[] {
-    const outcomes: PacketOutcome[] = new Array(r.size);
-    const counts = { invocation: 0, output: 0, dependency: 0 };
+  /** Counts the outcomes in the metrics; the writer's memory learns what was written. */
+  private settle(r: RoundIndex, v: RoundVerdict, outcomes: readonly PacketOutcome[]): void {
     for (const kind of KINDS) {
-      for (const [key, i] of v.fresh[kind]) {
-        this.cache.add(kind, key, r.fp(i));
-        outcomes[i] = { status: 'accepted', packetType: KIND_PACKET_TYPE[kind], ids: r.ids(i) };
-        counts[kind]++;
-      }
-      if (counts[kind]) this.deps.metrics.inc('tool_audit_ingest_rows_total', 'Rows written to segments', { segment: KIND_PACKET_TYPE[kind] }, counts[kind]);
+      for (const [key, i] of v.fresh[kind]) this.cache.add(kind, key, r.fp(i));
+      const n = v.fresh[kind].size;
+      if (n) this.deps.metrics.inc('tool_audit_ingest_rows_total', 'Rows written to segments', { segment: KIND_PACKET_TYPE[kind] }, n);
     }
-    for (const i of v.duplicates) outcomes[i] = { status: 'duplicate', packetType: KIND_PACKET_TYPE[r.kindOf(i) as Kind], ids: r.ids(i) };
     for (const x of v.rejected) {
-      const j = rejection(r, x.i, x.conflict);
-      outcomes[x.i] = { status: 'rejected', packetType: j.packetType, ids: j.ids, reason: { code: j.code, message: j.message } };
-      this.deps.metrics.inc('tool_audit_quarantined_total', 'Packets quarantined, by reason', { reason: j.code });
+      if (r.packet(x.i).replay) continue;
+      this.deps.metrics.inc('tool_audit_quarantined_total', 'Packets quarantined, by reason', { reason: (outcomes[x.i] as PacketOutcome).reason?.code ?? '' });
     }
-    for (const { i, first } of v.followers) outcomes[i] = { ...(outcomes[first] as PacketOutcome), status: 'duplicate' };
     const duplicates = v.duplicates.size + v.followers.length;
     if (duplicates) this.deps.metrics.inc('tool_audit_ingest_duplicates_total', 'Redelivered identical packets skipped (I1)', {}, duplicates);
     this.deps.metrics.inc('tool_audit_ingest_packets_total', 'Packets processed by the ingest pipeline', {}, r.size);
     this.deps.metrics.inc('tool_audit_ingest_commit_rounds_total', 'Commit rounds (look-ups + inserts) against ClickHouse');
-    return outcomes;
   }
 
   /** Judges and writes one round; the outcomes per batch. */
@@ -223,10 +217,11 @@ class RoundCommitter {
     const v = judgeRound(r, (kind, key, fp) => this.cache.get(kind, key, fp));
     const quarantined = await this.lookUp(r, v);
     const tasks = this.roundTasks(r, v);
-    const contents = await this.insertAll(r, v, quarantined, tasks);
+    const outcomes = outcomesOf(r, v);
+    const contents = await this.insertAll(r, v, quarantined, tasks, replayRows(r, outcomes));
     for (const [hash, c] of contents) this.contentSeen.set(hash, c.ms);
     for (const [call, task] of tasks) this.callTasks.set(call, task);
-    const outcomes = this.settle(r, v);
+    this.settle(r, v, outcomes);
     const out: PacketOutcome[][] = [];
     let from = 0;
     for (const d of round) {
@@ -235,6 +230,29 @@ class RoundCommitter {
     }
     return out;
   }
+}
+
+/** What happened to each packet of a round (pure: nothing counted, nothing remembered). */
+function outcomesOf(r: RoundIndex, v: RoundVerdict): PacketOutcome[] {
+  const outcomes: PacketOutcome[] = new Array(r.size);
+  for (const kind of KINDS) for (const [, i] of v.fresh[kind]) outcomes[i] = { status: 'accepted', packetType: KIND_PACKET_TYPE[kind], ids: r.ids(i) };
+  for (const i of v.duplicates) outcomes[i] = { status: 'duplicate', packetType: KIND_PACKET_TYPE[r.kindOf(i) as Kind], ids: r.ids(i) };
+  for (const x of v.rejected) {
+    const j = rejection(r, x.i, x.conflict);
+    outcomes[x.i] = { status: 'rejected', packetType: j.packetType, ids: j.ids, reason: { code: j.code, message: j.message } };
+  }
+  for (const { i, first } of v.followers) outcomes[i] = { ...(outcomes[first] as PacketOutcome), status: 'duplicate' };
+  return outcomes;
+}
+
+/** The `quarantine_replays` rows of the round's replayed packets (written in the same round as their rows). */
+function replayRows(r: RoundIndex, outcomes: readonly PacketOutcome[]): KeyedRow[] {
+  const rows: KeyedRow[] = [];
+  for (let i = 0; i < r.size; i++) {
+    const row = replayRow(r.packet(i), outcomes[i] as PacketOutcome);
+    if (row) rows.push({ key: `${row.replay_id}/${row.quarantine_id}`, row });
+  }
+  return rows;
 }
 
 /** Why a packet was rejected: the decoder's reason, or the I1 conflict. */

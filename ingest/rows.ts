@@ -5,7 +5,7 @@
 import type { ContentType } from '../schemas/tool-output.ts';
 import type { Orchestrator, ToolStatus } from '../schemas/tool-invocation.ts';
 import type { PacketType } from '../schemas/packets.ts';
-import type { PacketSource, RawPacket } from './ports.ts';
+import type { PacketOutcome, PacketSource, RawEncoding, RawPacket } from './ports.ts';
 
 export type { PacketSource, RawPacket } from './ports.ts';
 
@@ -80,11 +80,27 @@ export interface QuarantineRow {
   reason: string;
   ids: string[];
   raw: string;
+  raw_encoding: RawEncoding;
+}
+
+/** Row of `quarantine_replays` (migration 008): one replayed packet and what the pipeline did with it. */
+export interface ReplayRow {
+  quarantine_id: string;
+  replay_id: string;
+  key_id: string;
+  corrected: boolean;
+  outcome: PacketOutcome['status'];
+  packet_type: string;
+  ids: string[];
+  reason_code: string;
+  reason: string;
+  source: string;
 }
 
 /** Why a packet was rejected; stable codes for dashboards and replay tooling. */
 export type RejectCode =
   | 'oversized'
+  | 'invalid_utf8'
   | 'malformed_json'
   | 'schema'
   | 'envelope_mismatch'
@@ -134,6 +150,25 @@ export function quarantineRow(p: RawPacket, r: Rejection): QuarantineRow {
     reason: r.message,
     ids: r.ids,
     raw: p.raw,
+    raw_encoding: p.encoding ?? 'utf8',
+  };
+}
+
+/** The `quarantine_replays` row of a replayed packet's outcome (undefined for a packet that is no replay). */
+export function replayRow(p: RawPacket, o: PacketOutcome): ReplayRow | undefined {
+  const t = p.replay;
+  if (!t) return undefined;
+  return {
+    quarantine_id: t.quarantineId,
+    replay_id: t.replayId,
+    key_id: t.keyId,
+    corrected: t.corrected,
+    outcome: o.status,
+    packet_type: o.packetType ?? '',
+    ids: o.ids,
+    reason_code: o.reason?.code ?? '',
+    reason: o.reason?.message ?? '',
+    source: sourceKey(p.source),
   };
 }
 

@@ -177,7 +177,7 @@ class BatchWriter implements SegmentWriter {
     job.builder ??= new ColumnsBuilder(b.length);
     for (let i = job.at; i < to; i++) {
       const p = b[i] as RawPacket;
-      job.builder.decode(i, p.raw, p.bytes, sourceKey(p.source), this.deps.maxPacketBytes, job.d.buffers);
+      job.builder.decode(i, p.raw, p.bytes, sourceKey(p.source), this.deps.maxPacketBytes, job.d.buffers, p.encoding);
     }
     job.at = to;
   }

@@ -17,7 +17,7 @@ export const AUDITED_INVARIANTS = ['I4', 'I8', 'I9', 'I10', 'I11'] as const sati
 
 /** Quarantine reason codes grouped for the over-time panel. */
 export const QUARANTINE_GROUPS = {
-  transport: ['oversized', 'malformed_json', 'schema'],
+  transport: ['oversized', 'invalid_utf8', 'malformed_json', 'schema'],
   key_reuse: ['I1_call_id_reused', 'I1_output_id_reused', 'I1_dependency_reused'],
   rule: ['envelope_mismatch', 'I3_error_on_success', 'I5_args_hash', 'I6_dependency', 'I7_output_content'],
 } as const;

@@ -23,6 +23,8 @@ import { TOOLS_SUMMARY, toolsSummary, type ToolsSummaryParams } from './tools-su
 import { TASK_LIST, taskList, type TaskListParams } from './task-list.ts';
 import { TOOL_SERIES, toolSeries, type ToolSeriesParams } from './tool-series.ts';
 import { VIOLATION_COUNTS, VIOLATIONS, violations, type ViolationsParams } from './violations.ts';
+import { QUARANTINE_BY_ID, QUARANTINE_COUNTS, QUARANTINE_LIST, QUARANTINE_REPLAYS, quarantineList, quarantineShow, type QuarantineListParams, type QuarantineShowParams } from './quarantine.ts';
+import type { QuarantineList, QuarantineShow } from './quarantine-schemas.ts';
 
 export type {
   ByAgentParams,
@@ -40,6 +42,8 @@ export type {
   ToolSeriesParams,
   ToolsSummaryParams,
   ViolationsParams,
+  QuarantineListParams,
+  QuarantineShowParams,
 };
 
 /** Every read pattern, ready to call (HTTP routes, CLI, tests). */
@@ -61,6 +65,10 @@ export interface ReadQueries {
   identicalOutputs(p: IdenticalOutputsParams): Promise<IdenticalOutputs>;
   sequences(p: SequencesParams): Promise<Sequences>;
   violations(p: ViolationsParams): Promise<Violations>;
+  /** Quarantined packets, newest first, with their replays. */
+  quarantine(p: QuarantineListParams): Promise<QuarantineList>;
+  /** One quarantined packet; null when there is none with this id. */
+  quarantineRecord(p: QuarantineShowParams): Promise<QuarantineShow | null>;
 }
 
 /** Binds every read pattern to a client, a database and a query context. */
@@ -82,6 +90,8 @@ export function createReadQueries(ch: StatementRunner, db: string, ctx: QueryCon
     identicalOutputs: (p) => identicalOutputs(ch, db, p, ctx),
     sequences: (p) => commonSequences(ch, db, p, ctx),
     violations: (p) => violations(ch, db, p, ctx),
+    quarantine: (p) => quarantineList(ch, db, p, ctx),
+    quarantineRecord: (p) => quarantineShow(ch, db, p, ctx),
   };
 }
 
@@ -119,4 +129,8 @@ export const QUERY_CATALOG: readonly QuerySpec[] = [
   COMMON_SEQUENCES,
   VIOLATIONS,
   VIOLATION_COUNTS,
+  QUARANTINE_LIST,
+  QUARANTINE_COUNTS,
+  QUARANTINE_BY_ID,
+  QUARANTINE_REPLAYS,
 ];

@@ -12,7 +12,7 @@ import { AppError } from '../../platform/errors.ts';
 import { requireScope } from '../auth.ts';
 import { openApiDocument } from '../openapi.ts';
 import { createRateLimiter, type RateLimitOptions } from '../rate-limit.ts';
-import { BadRequest, issuesText, type ReadDefaults } from '../read-params.ts';
+import { BadRequest, issuesText, NotFound, type ReadDefaults } from '../read-params.ts';
 import { READ_ROUTES } from '../read-route-table.ts';
 
 /** Dependencies of {@link registerReadRoutes}. */
@@ -53,6 +53,7 @@ export function registerReadRoutes(app: FastifyInstance, deps: ReadApiDeps & { a
         return reply.code(200).send(body);
       } catch (err) {
         if (err instanceof BadRequest || err instanceof InvalidParamError) return bad(reply, req.id, err.message);
+        if (err instanceof NotFound) return reply.code(404).send({ error: 'not_found', message: err.message, request_id: req.id });
         if (err instanceof AppError && err.code === 'CLICKHOUSE_LIMIT_EXCEEDED') {
           return reply.code(422).send({ error: 'query_limit_exceeded', message: err.message, request_id: req.id });
         }

@@ -63,6 +63,7 @@ const RETENTION: Array<[table: string, column: string, param: string]> = [
   ['output_contents', 'last_seen', 'outputs_days'],
   ['tool_workflows', 'ingested_at', 'workflows_days'],
   ['quarantine', 'received_at', 'quarantine_days'],
+  ['quarantine_replays', 'replayed_at', 'quarantine_days'],
   ['violations', 'detected_at', 'quarantine_days'],
 ];
 

@@ -1,5 +1,7 @@
+import { isUtf8 } from 'node:buffer';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { splitPacketBody } from '../../../api/packet-body.ts';
+import { firstInvalidUtf8, splitPacketBody } from '../../../api/packet-body.ts';
 
 describe('POST body splitting keeps each packet exact', () => {
   it('splits a JSON array into the raw text of its elements', () => {
@@ -20,5 +22,23 @@ describe('POST body splitting keeps each packet exact', () => {
     // One compact object is also one packet, and NDJSON stays lines.
     expect(splitPacketBody('{"a":1}')).toEqual({ ok: true, packets: ['{"a":1}'] });
     expect(splitPacketBody('{"a":1}\n{"b":2}')).toEqual({ ok: true, packets: ['{"a":1}', '{"b":2}'] });
+  });
+});
+
+describe('firstInvalidUtf8', () => {
+  it('finds where bytes stop being UTF-8, as Node judges UTF-8 (isUtf8)', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 24 }), fc.string({ unit: 'binary', maxLength: 8 }), (junk, text) => {
+        const bytes = Buffer.concat([Buffer.from(text, 'utf8'), junk]);
+        const at = firstInvalidUtf8(bytes);
+        expect(at === bytes.length).toBe(isUtf8(bytes));
+        // Everything before it is UTF-8; a lone invalid byte at `at` would still be invalid.
+        expect(isUtf8(bytes.subarray(0, at))).toBe(true);
+        if (at < bytes.length) expect(isUtf8(bytes.subarray(0, at + 4))).toBe(false);
+      }),
+      { numRuns: 500 },
+    );
+    expect(firstInvalidUtf8(Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x22]))).toBe(3);
+    expect(firstInvalidUtf8(Buffer.from('é€𝄞'))).toBe(9);
   });
 });

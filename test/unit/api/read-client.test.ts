@@ -27,6 +27,8 @@ const SAMPLES: Record<keyof ReadQueries, object> = {
   identicalOutputs: { minCount: 2, toolId: 'fetch_url', ...page },
   sequences: { length: 4, minCount: 2, ...page },
   violations: { invariant: 'I8', ...page },
+  quarantine: { reason: 'I5_args_hash', source: 'kafka:tool_audit.packets/3', packetType: 'tool_call', ...page },
+  quarantineRecord: { quarantineId: 'http:req-1/x#3' },
 };
 const DEFAULTS: ReadDefaults = { windowDays: 7, expensiveThresholdUsd: 1, slowThresholdMs: 30_000 };
 

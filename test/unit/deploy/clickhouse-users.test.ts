@@ -38,7 +38,7 @@ describe('deploy/clickhouse/initdb/01-users.sh', () => {
 
   it('lets ingest insert segments and quarantine and read their keys; the analyzer insert pairs, violations and progress', () => {
     const of = (user: string, priv: string) => grants(run.sql).filter((g) => g.to === user && g.privileges.includes(priv)).map((g) => g.on.replace('tool_audit.', '')).sort();
-    const segments = ['output_contents', 'quarantine', 'tool_invocations', 'tool_outputs', 'tool_workflows'];
+    const segments = ['output_contents', 'quarantine', 'quarantine_replays', 'tool_invocations', 'tool_outputs', 'tool_workflows'];
     expect(of('tool_audit_ingest', 'INSERT')).toEqual(segments);
     expect(of('tool_audit_ingest', 'SELECT')).toEqual(segments);
     expect(grants(run.sql).filter((g) => g.to === 'tool_audit_ingest' && !g.privileges.every((p) => p === 'SELECT' || p === 'INSERT')).map((g) => g.statement)).toEqual([TABLE_FUNCTIONS]);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { chCreatedAt, decodePacket } from '../../../ingest/decode-packet.ts';
+import { chCreatedAt, decodePacket, decodeText } from '../../../ingest/decode-packet.ts';
 import { chTime } from '../../../platform/clickhouse/statement.ts';
 import type { RawPacket } from '../../../ingest/rows.ts';
 import { dependency, outputArtifact, sha, toolCall } from '../../helpers/packets.ts';
@@ -137,5 +137,16 @@ describe('created_at to ClickHouse text', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('packets that are not UTF-8 text', () => {
+  it('are rejected as they are, whatever the text of their base64 would say', () => {
+    const valid = JSON.stringify(toolCall());
+    const asBase64 = Buffer.from(valid).toString('base64');
+    expect(decodeText(valid, undefined, 's', 1 << 20, 'utf8').ok).toBe(true);
+    expect(decodeText(asBase64, undefined, 's', 1 << 20, 'base64')).toMatchObject({ ok: false, error: { code: 'invalid_utf8' } });
+    expect(decodeText('', 0, 's', 1 << 20, 'none')).toMatchObject({ ok: false, error: { code: 'malformed_json', message: expect.stringContaining('no value') } });
+    expect(decodePacket({ raw: valid, encoding: 'base64', source: { kind: 'http', requestId: 'r', index: 0 } }, 1 << 20)).toMatchObject({ ok: false, error: { code: 'invalid_utf8' } });
   });
 });
