@@ -91,7 +91,10 @@ class Parser {
       this.ws();
       if (this.s[this.pos++] !== ':') throw new SyntaxError('expected :');
       this.ws();
-      out[key] = this.rawKeys?.has(key) ? this.raw() : this.value();
+      const v = this.rawKeys?.has(key) ? this.raw() : this.value();
+      // As JSON.parse: "__proto__" is an own member, not the object's prototype.
+      if (key === '__proto__') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+      else out[key] = v;
       this.ws();
       const c = this.s[this.pos++];
       if (c === '}') return out;

@@ -82,10 +82,7 @@ export function stringifyLossless(value: JsonValue): string {
 function withRawNumbers(v: JsonValue): unknown {
   if (v instanceof RawNumber) return new RawJson(v.literal);
   if (Array.isArray(v)) return v.map(withRawNumbers);
-  if (v !== null && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = withRawNumbers(x);
-    return out;
-  }
+  // fromEntries defines own members: a "__proto__" key stays a member, as JSON.parse keeps it.
+  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, withRawNumbers(x)]));
   return v;
 }

@@ -29,6 +29,9 @@ describe('RawJson', () => {
   });
 
   it('parses like JSON.parse apart from the kept keys', () => {
+    const proto = '{"__proto__": {"x": 1.0}, "a": [1]}';
+    expect(parseKeepingRaw(proto, new Set())).toStrictEqual(JSON.parse(proto));
+    expect(stringifyLossless(parseLossless(proto) as JsonValue)).toBe('{"__proto__":{"x":1.0},"a":[1]}');
     fc.assert(
       fc.property(fc.jsonValue(), (v) => {
         const text = JSON.stringify(v);
