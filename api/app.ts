@@ -7,6 +7,7 @@ import type { ApiKey } from '../platform/config.ts';
 import { AppError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { MetricsRegistry } from '../platform/metrics.ts';
+import { answerOtherMethods, collectRouteMethods } from './method-not-allowed.ts';
 import { registerHealthRoutes, type ReadinessCheck } from './routes/health.ts';
 import type { PacketIngest } from '../ingest/ports.ts';
 import { registerPacketRoutes } from './routes/packets.ts';
@@ -76,6 +77,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     const message = status >= 500 ? 'internal error; see server logs' : status === 415 ? UNSUPPORTED_MEDIA : err.message;
     await reply.code(status).send({ error, message, request_id: req.id });
   });
+  const routeMethods = collectRouteMethods(app);
   registerHealthRoutes(app, deps);
   if (deps.ingest) registerPacketRoutes(app, { ingest: deps.ingest, apiKeys: deps.apiKeys });
   if (deps.ingest) {
@@ -84,5 +86,6 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   }
   if (deps.read) registerReadRoutes(app, { ...deps.read, apiKeys: deps.apiKeys });
   if (deps.ingest && deps.replay) registerQuarantineReplayRoute(app, { ...deps.replay, ingest: deps.ingest, apiKeys: deps.apiKeys });
+  answerOtherMethods(app, routeMethods); // after the last route: 405 with Allow for the other methods
   return app;
 }

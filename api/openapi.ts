@@ -4,6 +4,9 @@
  * zod emits), plus the ingest route.
  */
 import { z } from 'zod';
+import { packetComponentSchemas } from '../schemas/json-schema.ts';
+import { packetAnswerSchema } from './packet-answer-schema.ts';
+import { wireSchemas } from './read-params.ts';
 import type { ReadRoute } from './read-route-table.ts';
 import { replayRequestSchema } from './quarantine-replay.ts';
 import { replayAnswerSchema } from '../queries/quarantine-schemas.ts';
@@ -14,22 +17,42 @@ const errorSchema = {
   required: ['error', 'message'],
 };
 
+/**
+ * A zod schema as JSON Schema. A parameter that is a string on the wire but a number to the
+ * server (a string-to-number pipe) is published as what read-params.ts declares for it
+ * (`wireSchemas`: integer or number with its bounds, or a pattern), not as zod's `{type: string}`.
+ */
 const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  const doc = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    override: (ctx) => {
+      const wire = wireSchemas.get(ctx.zodSchema);
+      if (!wire) return;
+      for (const k of Object.keys(ctx.jsonSchema)) if (k !== 'description') delete (ctx.jsonSchema as Record<string, unknown>)[k];
+      Object.assign(ctx.jsonSchema, wire);
+    },
+  }) as Record<string, unknown>;
+  const { $schema: _drop, ...rest } = doc;
   return rest;
 };
 
-const errors = (extra: Record<string, string> = {}) =>
+const READ_ERRORS: Record<string, string> = {
+  '400': 'invalid parameter (the message names it)',
+  '401': 'missing or unknown API key',
+  '403': 'the key lacks the read scope',
+  '422': 'the query hit a server-side limit (execution time, result rows): narrow from/to',
+  '429': 'rate limit exceeded (see Retry-After)',
+  '503': 'ClickHouse unavailable (see Retry-After)',
+};
+// Node's limit of the request line and headers together (16 KiB). The longest parameters the
+// spec allows stay far below it (cursors are base64url: nothing to percent-encode); only
+// oversized headers of the client's own reach it. Answered without a body.
+const HEADERS_TOO_LARGE = { '431': { description: 'request line and headers over 16 KiB in all' } };
+
+const errors = (codes: Record<string, string>) =>
   Object.fromEntries(
-    Object.entries({
-      '400': 'invalid parameter (the message names it)',
-      '401': 'missing or unknown API key',
-      '403': 'the key lacks the read scope',
-      '422': 'the query hit a server-side limit (execution time, result rows): narrow from/to',
-      '429': 'rate limit exceeded (see Retry-After)',
-      '503': 'ClickHouse unavailable (see Retry-After)',
-      ...extra,
-    }).map(([code, description]) => [code, { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }]),
+    Object.entries(codes).map(([code, description]) => [code, { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }]),
   );
 
 function parameters(route: ReadRoute): unknown[] {
@@ -48,7 +71,7 @@ function parameters(route: ReadRoute): unknown[] {
 /** The OpenAPI document of the API. */
 export function openApiDocument(routes: ReadRoute[], version: string): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
-  const schemas: Record<string, unknown> = { Error: errorSchema };
+  const schemas: Record<string, unknown> = { Error: errorSchema, ...packetComponentSchemas(), PacketsAnswer: jsonSchema(packetAnswerSchema, 'output') };
   for (const r of routes) {
     const name = r.operationId[0]?.toUpperCase() + r.operationId.slice(1);
     schemas[name] = jsonSchema(r.response, 'output');
@@ -61,7 +84,11 @@ export function openApiDocument(routes: ReadRoute[], version: string): Record<st
         parameters: parameters(r),
         responses: {
           '200': { description: 'OK', content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } } },
-          ...errors(r.params?.shape && 'quarantine_id' in r.params.shape ? { '404': 'no quarantined packet has this id' } : {}),
+          ...errors({
+            ...(r.params ? { ...READ_ERRORS, '414': 'a path id longer than the router takes (4096 bytes, percent-encoded)' } : READ_ERRORS),
+            ...(r.params?.shape && 'quarantine_id' in r.params.shape ? { '404': 'no quarantined packet has this id' } : {}),
+          }),
+          ...HEADERS_TOO_LARGE,
         },
       },
     };
@@ -72,8 +99,28 @@ export function openApiDocument(routes: ReadRoute[], version: string): Record<st
       summary: 'Ingest packets (SPEC §6): a JSON array or NDJSON; a verdict per packet.',
       tags: ['ingest'],
       security: [{ bearer: [] }, { apiKey: [] }],
-      requestBody: { required: true, content: { 'application/json': { schema: { type: 'array', items: { type: 'object' } } }, 'application/x-ndjson': { schema: { type: 'string' } } } },
-      responses: { '200': { description: 'per-packet verdicts' }, ...errors({ '403': 'the key lacks the ingest scope', '413': 'body too large', '415': 'unsupported media type' }) },
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Packet' } } },
+          'application/x-ndjson': { schema: { type: 'string', description: 'one Packet object per line' } },
+        },
+      },
+      responses: {
+        '200': {
+          description: 'a verdict per packet: valid ones are durable, invalid ones quarantined',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/PacketsAnswer' } } },
+        },
+        ...errors({
+          '400': 'the body is neither a JSON array of packets nor NDJSON',
+          '401': 'missing or unknown API key',
+          '403': 'the key lacks the ingest scope',
+          '413': 'body too large (MAX_BODY_BYTES)',
+          '415': 'unsupported media type',
+          '503': 'Kafka or ClickHouse unavailable (see Retry-After); nothing of the body is acknowledged',
+        }),
+        ...HEADERS_TOO_LARGE,
+      },
     },
   };
   schemas.QuarantineReplay = jsonSchema(replayAnswerSchema, 'output');

@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import { AppError } from '../platform/errors.ts';
+import { parseKeepingRaw } from '../schemas/lossless-json.ts';
 import type { ReadQueries } from '../queries/index.ts';
 import { READ_ROUTES, type ReadRoute, type RequestQuery } from './read-route-table.ts';
 
@@ -15,6 +16,10 @@ export interface ReadClientOptions {
   fetch?: typeof fetch;
   timeoutMs?: number;
 }
+
+// What the server serves as stored text: kept as text here too (RawJson), so an answer printed
+// again (the CLI's --json) still hashes to args_hash.
+const RAW_KEYS: ReadonlySet<string> = new Set(['args', 'result_summary', 'tokens_used']);
 
 /** A route's URL with its `:name` segments filled in (percent-encoded). */
 function pathOf(route: ReadRoute, params: Record<string, string> = {}): string {
@@ -50,7 +55,9 @@ export function createHttpReadQueries(opts: ReadClientOptions): ReadQueries {
         retryable: res.status === 429 || res.status >= 500,
       });
     }
-    return schema.parse(JSON.parse(text));
+    const body = parseKeepingRaw(text, RAW_KEYS);
+    if (body === undefined) throw new AppError('SERVER_REFUSED', `GET ${path} answered ${res.status} with malformed JSON`, { retryable: false });
+    return schema.parse(body);
   }
   const queries: Partial<Record<keyof ReadQueries, (p: never) => Promise<unknown>>> = {};
   for (const route of READ_ROUTES) {

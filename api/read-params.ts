@@ -13,33 +13,79 @@ export const MAX_LIMIT = 1000;
 /** Rows per page by default (SPEC §5). */
 export const DEFAULT_LIMIT = 100;
 
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-const timestamp = z
-  .string()
-  .max(40)
-  .refine((s) => DATE_ONLY.test(s) || z.iso.datetime({ offset: true, local: true }).safeParse(s).success, {
-    message: 'must be an ISO-8601 timestamp such as 2026-11-22T10:00:00Z (UTC when no offset is given) or a date 2026-11-22',
-  })
-  .transform((s) => Date.parse(DATE_ONLY.test(s) || /[zZ]|[+-]\d{2}:?\d{2}$/.test(s) ? s : `${s}Z`))
-  .refine((ms) => Number.isFinite(ms) && ms >= 0 && ms <= MAX_TIME_MS, 'must be between 1970-01-01 and 2200-01-01');
+/**
+ * What each parameter is on the wire, as OpenAPI publishes it (openapi.ts reads this registry in
+ * place of what zod would derive from a string-to-number pipe: `{type: string, pattern}` with the
+ * bounds lost). Each entry is built from the same numbers and pattern the zod schema enforces,
+ * and the conformance test feeds every declared bound back to the server.
+ */
+export const wireSchemas = z.registry<Record<string, unknown>>();
+const declare = <T extends z.ZodType>(schema: T, wire: Record<string, unknown>): T => {
+  wireSchemas.add(schema, wire);
+  return schema;
+};
+
+// Every component is range-checked by the pattern, days per month and leap years included (the
+// date part is zod's own), so the pattern says exactly what is accepted.
+const TIMESTAMP_PATTERN =
+  '^(?=19[7-9]\\d|2[01]\\d\\d|2200-01-01)(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|' +
+  '\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8])))' +
+  '(T([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d{1,9})?)?([zZ]|[+-]([01]\\d|2[0-3]):?[0-5]\\d)?)?$';
+const TIMESTAMP = new RegExp(TIMESTAMP_PATTERN);
+
+/** Epoch ms of a timestamp matching TIMESTAMP (no offset = UTC). */
+function timestampMsOf(s: string): number {
+  const [date = '', rest = ''] = s.split('T');
+  const [y, mo, d] = date.split('-').map(Number) as [number, number, number];
+  const m = /^(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(.*)$/.exec(rest);
+  const [h, mi, sec, frac] = m ? [Number(m[1]), Number(m[2]), Number(m[3] ?? 0), Number(((m[4] ?? '') + '000').slice(0, 3))] : [0, 0, 0, 0];
+  const off = /^([+-])(\d{2}):?(\d{2})$/.exec(m?.[5] ?? '');
+  const offsetMs = off ? (off[1] === '-' ? -1 : 1) * (Number(off[2]) * 60 + Number(off[3])) * 60_000 : 0;
+  return Date.UTC(y, mo - 1, d, h, mi, sec, frac) - offsetMs;
+}
+
+const timestamp = declare(
+  z
+    .string()
+    .regex(TIMESTAMP, 'must be an ISO-8601 timestamp from 1970-01-01 to 2200-01-01 such as 2026-11-22T10:00:00Z (UTC when no offset is given) or a date 2026-11-22')
+    .transform(timestampMsOf)
+    // An offset may move the first or last instants of the range past it: clamped, not refused.
+    .transform((ms) => Math.min(Math.max(ms, 0), MAX_TIME_MS)),
+  { type: 'string', pattern: TIMESTAMP_PATTERN },
+);
 
 /** An identifier in a path (tool_id, agent_id, task_id): what a packet may carry. */
 export const pathId = z.string().min(1).max(256);
 
-const intParam = (min: number, max: number) =>
-  z
-    .string()
-    .max(20)
-    .regex(/^\d+$/, 'must be a non-negative integer')
-    .transform(Number)
-    .refine((n) => Number.isSafeInteger(n) && n >= min && n <= max, `must be an integer from ${min} to ${max}`);
+/** A decimal integer from min to max, declared as an integer with those bounds. */
+export const intParam = (min: number, max: number) =>
+  declare(
+    z
+      .string()
+      .max(20)
+      .regex(/^\d+$/, 'must be a non-negative integer')
+      .transform(Number)
+      .refine((n) => Number.isSafeInteger(n) && n >= min && n <= max, `must be an integer from ${min} to ${max}`),
+    { type: 'integer', minimum: min, maximum: max },
+  );
+
+// base64url of the last row's sort key: nothing to percent-encode, so a cursor of the longest
+// accepted length fits in any request line the server takes (no 431).
+const CURSOR_PATTERN = '^[A-Za-z0-9_-]+$';
+const MAX_CURSOR_LENGTH = 2048;
 
 /** Parameters every list takes. */
 export const listQuery = {
-  from: timestamp.optional().describe('inclusive lower bound (ISO-8601); default: now minus the default window (90 days)'),
-  to: timestamp.optional().describe('exclusive upper bound (ISO-8601); default: no upper bound'),
+  from: timestamp.optional().describe('inclusive lower bound (ISO-8601; a date is midnight UTC, no offset is UTC); default: now minus the default window (90 days)'),
+  to: timestamp.optional().describe('exclusive upper bound (ISO-8601, as from); default: no upper bound'),
   limit: intParam(1, MAX_LIMIT).optional().describe(`rows per page, 1…${MAX_LIMIT} (default ${DEFAULT_LIMIT})`),
-  cursor: z.string().min(1).max(2048).optional().describe('next_cursor of the previous page; repeat the other parameters unchanged'),
+  cursor: z
+    .string()
+    .min(1)
+    .max(MAX_CURSOR_LENGTH)
+    .regex(new RegExp(CURSOR_PATTERN), 'must be the next_cursor of a previous page')
+    .optional()
+    .describe('next_cursor of the previous page; repeat the other parameters unchanged'),
 };
 
 /** Query string of the plain lists. */
@@ -52,12 +98,15 @@ export const minCountParam = intParam(2, 1_000_000_000).optional().describe('sma
 export const bucketSecondsParam = intParam(60, 31 * 86_400).optional().describe('width of a time bucket in seconds, 60…2678400 (default 3600)');
 
 /** `threshold_usd` of /v1/calls/expensive. */
-export const thresholdUsdParam = z
-  .string()
-  .max(32)
-  .regex(/^\d+(\.\d+)?([eE][+-]?\d+)?$/, 'must be a non-negative number')
-  .transform(Number)
-  .refine((n) => Number.isFinite(n) && n <= 1e12, 'must be a number from 0 to 1e12')
+export const thresholdUsdParam = declare(
+  z
+    .string()
+    .max(32)
+    .regex(/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/, 'must be a number')
+    .transform(Number)
+    .refine((n) => Number.isFinite(n) && n >= 0 && n <= 1e12, 'must be a number from 0 to 1e12'),
+  { type: 'number', minimum: 0, maximum: 1e12 },
+)
   .optional()
   .describe('calls costing more than this many USD (default: the configured expensive threshold, 1.0)');
 

@@ -46,6 +46,7 @@ import {
 } from '../queries/schemas.ts';
 import {
   DEFAULT_LIMIT,
+  intParam,
   listQuery,
   bucketSecondsParam,
   minCountParam,
@@ -253,20 +254,8 @@ export const READ_ROUTES: ReadRoute[] = [
     summary: "Runs of `length` consecutive tools in tasks' calls that occur at least min_count times (CommonSequences).",
     query: z.strictObject({
       ...listQuery,
-      length: z
-        .string()
-        .regex(/^\d{1,2}$/, 'must be an integer')
-        .transform(Number)
-        .refine((n) => n >= 2 && n <= MAX_SEQUENCE_LENGTH, `must be from 2 to ${MAX_SEQUENCE_LENGTH}`)
-        .optional()
-        .describe('tools per sequence (default 3)'),
-      min_count: z
-        .string()
-        .regex(/^\d{1,10}$/, 'must be an integer')
-        .transform(Number)
-        .refine((n) => n >= 1 && n <= 1_000_000_000, 'must be an integer from 1 to 1000000000')
-        .optional()
-        .describe('fewest occurrences to report (default 2)'),
+      length: intParam(2, MAX_SEQUENCE_LENGTH).optional().describe('tools per sequence (default 3)'),
+      min_count: intParam(1, 1_000_000_000).optional().describe('fewest occurrences to report (default 2)'),
     }),
     response: sequencesSchema,
     run: (qs, { query }, d) => {

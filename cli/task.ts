@@ -10,6 +10,7 @@ import { AppError } from '../platform/errors.ts';
 import { createReadQueries, type ReadQueries } from '../queries/index.ts';
 import type { TaskView } from '../queries/schemas.ts';
 import { configOrExit, startRuntime } from './runtime.ts';
+import { stringifyWithRaw } from '../schemas/raw-json.ts';
 
 /** Flags shared by the read commands: `--name value` pairs and positional arguments. */
 export function parseArgs(argv: string[]): { flags: Record<string, string>; positional: string[] } {
@@ -112,6 +113,11 @@ export function renderTaskTree(view: Pick<TaskView, 'task_id' | 'invocations' | 
   return [head, ...lines.map(([l, r]) => `${l.padEnd(width)}  ${r}`.trimEnd())].join('\n');
 }
 
+/** What `task --json` prints: the view with args, result_summary and tokens_used as stored. */
+export function taskJson(view: TaskView): string {
+  return stringifyWithRaw(view, 2);
+}
+
 /** `tool-audit task <task_id> [--url URL] [--json]`. */
 export async function task(argv: string[]): Promise<void> {
   const { flags, positional } = parseArgs(argv);
@@ -138,7 +144,7 @@ export async function task(argv: string[]): Promise<void> {
       process.exitCode = 1;
       return;
     }
-    process.stdout.write(`${flags.json ? JSON.stringify(view, null, 2) : renderTaskTree(view)}\n`);
+    process.stdout.write(`${flags.json ? taskJson(view) : renderTaskTree(view)}\n`);
   } finally {
     await close();
   }

@@ -9,6 +9,7 @@ import { timestampMs } from '../schemas/common.ts';
 import { contentTypeMismatch } from '../schemas/content-type.ts';
 import { contentSample, sha256Hex, utf8ByteLength } from '../schemas/hashing.ts';
 import { parseLossless } from '../schemas/lossless-json.ts';
+import { hasLossyNumber, stringifyLossless } from '../schemas/raw-json.ts';
 import {
   packetSchema,
   PACKET_TYPES,
@@ -141,6 +142,13 @@ function decodeToolCall(packet: ToolCallPacket, raw: string, source: string): De
     source,
   };
   row.fingerprint = fingerprint('invocation', row);
+  // Stored as sent (the read API serves this text as is): a summary with `1.0`, `-0.0` or a big
+  // integer is re-read keeping the literals. The fingerprint stays that of the parsed values, so
+  // packets stored before this keep their identity (a redelivery is still a duplicate).
+  if (hasLossyNumber(raw)) {
+    const exact = (parseLossless(raw) as { invocation?: { result_summary?: JsonValue } } | undefined)?.invocation?.result_summary;
+    if (exact !== undefined) row.result_summary = stringifyLossless(exact);
+  }
   return { ok: true, value: { kind: 'invocation', key: callId, row } };
 }
 

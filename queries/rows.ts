@@ -1,7 +1,8 @@
 /**
  * Column lists and row mappers shared by the queries: how a stored row becomes what the API
- * returns (task_id '' → null, JSON text → JSON, DateTime64 → ISO with Z, derived flags).
+ * returns (task_id '' → null, JSON text served as stored, DateTime64 → ISO with Z, derived flags).
  */
+import { RawJson } from '../schemas/raw-json.ts';
 import type { Dependency, Invocation, Output } from './schemas.ts';
 import { isoTime } from './sql.ts';
 
@@ -29,8 +30,12 @@ export interface InvocationReadRow {
   created_ms: number;
 }
 
-function jsonObject(text: string): Record<string, unknown> {
-  // Stored text is canonical JSON of an object (checked at ingest); anything else is kept visible.
+function jsonObject(text: string): RawJson | Record<string, unknown> {
+  // Stored text is JSON of an object written by ingest: served as is, never parsed (a parse
+  // would round big integers, -0.0, 1.0 and exponents, and args would no longer hash to
+  // args_hash). Only what is not an object's text (never written by ingest) is parsed, and kept
+  // visible rather than spliced into the answer.
+  if (text.startsWith('{') && text.endsWith('}')) return new RawJson(text);
   try {
     const v: unknown = JSON.parse(text);
     return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : { value: v };
@@ -58,7 +63,7 @@ export function toInvocation(r: InvocationReadRow, expensiveThresholdUsd: number
     error: r.error,
     cost_usd: cost,
     expensive: cost !== null && cost > expensiveThresholdUsd,
-    tokens_used: r.tokens_used === null ? null : (jsonObject(r.tokens_used) as Record<string, number>),
+    tokens_used: r.tokens_used === null ? null : jsonObject(r.tokens_used),
     created_at: isoTime(r.created_ms),
   };
 }

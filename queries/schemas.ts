@@ -3,11 +3,21 @@
  * the OpenAPI document is generated from them, and the tests check every answer against them.
  */
 import { z } from 'zod';
+import { isJsonObjectLike, type RawJson } from '../schemas/raw-json.ts';
 import { contentTypeSchema } from '../schemas/tool-output.ts';
 import { orchestratorSchema, statusSchema } from '../schemas/tool-invocation.ts';
 
 const iso = z.string().describe('ISO-8601 UTC timestamp with millisecond precision and Z');
 const counts = z.record(z.string(), z.number().int());
+/**
+ * A JSON object the API serves exactly as stored ({@link RawJson} on the server, spliced verbatim
+ * into the answer; a plain object once a JSON client parsed it), so numbers keep the literal the
+ * producer wrote.
+ */
+const storedObject = (what: string, values: Record<string, unknown> = {}) =>
+  z
+    .custom<RawJson | Record<string, unknown>>(isJsonObjectLike, { message: 'expected a JSON object' })
+    .meta({ type: 'object', additionalProperties: values, description: `${what}, exactly as stored (numbers as the producer wrote them)` });
 const nextCursor = z.string().nullable().describe('pass as ?cursor= for the next page; null on the last page');
 
 /** One tool call as the API returns it, with the derived `success` and `expensive`. */
@@ -18,16 +28,16 @@ export const invocationSchema = z.strictObject({
   agent_id: z.string(),
   orchestrator: orchestratorSchema,
   instance_id: z.string(),
-  args: z.record(z.string(), z.unknown()),
+  args: storedObject('the canonical args of SPEC §2: sha256(json.dumps(args, sort_keys=True)) == args_hash'),
   args_hash: z.string(),
   status: statusSchema,
   success: z.boolean().describe("status == 'success'"),
   duration_ms: z.number().int(),
-  result_summary: z.record(z.string(), z.unknown()),
+  result_summary: storedObject('the result summary'),
   error: z.string().nullable(),
   cost_usd: z.number().nullable(),
   expensive: z.boolean().describe('cost_usd > the configured threshold (default 1.0)'),
-  tokens_used: z.record(z.string(), z.number()).nullable(),
+  tokens_used: storedObject('token counts', { type: 'integer', minimum: 0 }).nullable(),
   created_at: iso,
 });
 export type Invocation = z.infer<typeof invocationSchema>;

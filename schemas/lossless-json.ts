@@ -5,6 +5,7 @@
  * cannot reproduce a packet's args_hash, so clarity wins over speed here.
  */
 import { RawNumber, type JsonValue } from './canonical-json.ts';
+import { RawJson } from './raw-json.ts';
 
 /** Parses JSON text, keeping number literals; returns undefined on malformed input. */
 export function parseLossless(text: string): JsonValue | undefined {
@@ -19,11 +20,33 @@ export function parseLossless(text: string): JsonValue | undefined {
   }
 }
 
+/**
+ * Parses JSON text as JSON.parse does (numbers as JavaScript numbers), except the values of
+ * object members named in `rawKeys`, at any depth, which are kept as their exact text
+ * ({@link RawJson}; a `null` stays null). What a client of the read API uses so that `args`
+ * come back as the server sent them. Returns undefined on malformed input.
+ */
+export function parseKeepingRaw(text: string, rawKeys: ReadonlySet<string>): unknown {
+  const p = new Parser(text, rawKeys);
+  try {
+    p.ws();
+    const v = p.value();
+    p.ws();
+    return p.pos === text.length ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 
 class Parser {
   pos = 0;
-  constructor(private readonly s: string) {}
+  /** rawKeys given: numbers are JavaScript numbers and the values of those keys RawJson. */
+  constructor(
+    private readonly s: string,
+    private readonly rawKeys?: ReadonlySet<string>,
+  ) {}
 
   ws(): void {
     while (this.pos < this.s.length) {
@@ -45,7 +68,7 @@ class Parser {
     const m = NUMBER.exec(this.s);
     if (!m) throw new SyntaxError(`unexpected character at ${this.pos}`);
     this.pos += m[0].length;
-    return new RawNumber(m[0]);
+    return this.rawKeys ? Number(m[0]) : new RawNumber(m[0]);
   }
 
   private literal(len: number, v: boolean | null): JsonValue {
@@ -68,12 +91,21 @@ class Parser {
       this.ws();
       if (this.s[this.pos++] !== ':') throw new SyntaxError('expected :');
       this.ws();
-      out[key] = this.value();
+      const v = this.rawKeys?.has(key) ? this.raw() : this.value();
+      // As JSON.parse: "__proto__" is an own member, not the object's prototype.
+      if (key === '__proto__') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+      else out[key] = v;
       this.ws();
       const c = this.s[this.pos++];
       if (c === '}') return out;
       if (c !== ',') throw new SyntaxError('expected , or }');
     }
+  }
+
+  private raw(): JsonValue {
+    const start = this.pos;
+    const v = this.value();
+    return v === null ? null : (new RawJson(this.s.slice(start, this.pos)) as unknown as JsonValue);
   }
 
   private array(): JsonValue {

@@ -9,6 +9,7 @@ import type { MetricsRegistry } from '../../platform/metrics.ts';
 import { createReadQueries, type ReadQueries } from '../../queries/index.ts';
 import { InvalidParamError, type StatementRunner } from '../../queries/sql.ts';
 import { AppError } from '../../platform/errors.ts';
+import { stringifyWithRaw } from '../../schemas/raw-json.ts';
 import { requireScope } from '../auth.ts';
 import { openApiDocument } from '../openapi.ts';
 import { createRateLimiter, type RateLimitOptions } from '../rate-limit.ts';
@@ -50,7 +51,8 @@ export function registerReadRoutes(app: FastifyInstance, deps: ReadApiDeps & { a
       if (!query.success) return bad(reply, req.id, issuesText(query.error));
       try {
         const body = await route.run(deps.queries, { params: params.data as Record<string, string>, query: query.data }, deps.defaults);
-        return reply.code(200).send(body);
+        // args, result_summary and tokens_used are spliced in as stored (schemas/raw-json.ts).
+        return reply.code(200).header('content-type', 'application/json; charset=utf-8').send(stringifyWithRaw(body));
       } catch (err) {
         if (err instanceof BadRequest || err instanceof InvalidParamError) return bad(reply, req.id, err.message);
         if (err instanceof NotFound) return reply.code(404).send({ error: 'not_found', message: err.message, request_id: req.id });
