@@ -12,11 +12,12 @@ describe('FifoMap (the writer\'s call → task memory)', () => {
     expect(m.size).toBeLessThanOrEqual(4);
   });
 
-  it('stays linear when it evicts: 2 million calls through a 200 000-call memory in under 5 s (evicting through Map.keys() took 80 s for 1 million)', () => {
+  it('stays linear when it evicts: 2 million calls through a 200 000-call memory in seconds, not minutes (evicting through Map.keys() took 80 s for 1 million)', () => {
     const m = new FifoMap<string>(200_000);
     const start = performance.now();
     for (let i = 0; i < 2_000_000; i++) m.set(`call-${i}`, 'task');
-    expect(performance.now() - start).toBeLessThan(5_000);
+    // Linear: ~1.5 s on a quiet machine, ~7 s on a loaded one; the quadratic eviction took minutes.
+    expect(performance.now() - start).toBeLessThan(20_000);
     expect(m.get('call-1999999')).toBe('task');
     expect(m.get('call-0')).toBeUndefined();
   });
