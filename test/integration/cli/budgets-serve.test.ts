@@ -66,7 +66,7 @@ describe('budgets on a served process', () => {
       expect(await server.stop()).toBe(0);
       server = await start(env, port);
       expect(await figures()).toMatchObject({ spent_usd: 0.08, reserved_usd: 0 });
-      const denied = await (await fetch(`${url}/v1/budget/decisions?decision=deny`, { headers: auth })).json();
+      const denied = (await (await fetch(`${url}/v1/budget/decisions?decision=deny`, { headers: auth })).json()) as { decisions: unknown[] };
       expect(denied.decisions).toHaveLength(2); // recorded before the first process stopped
     } finally {
       await server.stop();
