@@ -42,6 +42,9 @@ export interface BudgetService {
   close(): Promise<void>;
 }
 
+/** Decisions held while ClickHouse refuses them; beyond this the oldest are dropped (and logged). */
+const MAX_PENDING_DECISIONS = 100_000;
+
 /** A budget service over a database (nothing loaded until start()). */
 export function createBudgetService(o: BudgetServiceOptions): BudgetService {
   const now = o.now ?? Date.now;
@@ -63,6 +66,12 @@ export function createBudgetService(o: BudgetServiceOptions): BudgetService {
       } catch (err) {
         o.logger.warn({ err: (err as Error).message, rows: rows.length }, 'budget decisions not written yet; retrying with the next batch');
         pending = rows.concat(pending);
+        // Checks go on being answered while ClickHouse is away; their records wait, bounded.
+        const over = pending.length - MAX_PENDING_DECISIONS;
+        if (over > 0) {
+          pending.splice(0, over);
+          o.logger.error({ dropped: over }, 'budget decisions dropped: ClickHouse refused them for too long');
+        }
         timer ??= setTimeout(() => void flush(), o.decisionsFlushMs);
       }
     });
