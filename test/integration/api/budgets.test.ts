@@ -98,6 +98,8 @@ describe('budgets', () => {
       toolCall({ cost_usd: 0.01, agent_id: 'M', tool_id: 'fetch', created_at: iso(NOW) }, 'task-2'),
     ];
     expect((await send(s.app, 'POST', '/v1/packets', INGEST, calls)).statusCode).toBe(200);
+    // A redelivery stores nothing, so it adds no spend.
+    expect((await send(s.app, 'POST', '/v1/packets', INGEST, calls)).json()).toMatchObject({ accepted: 0, duplicates: 5 });
     const list = (await send(s.app, 'GET', '/v1/budgets', READ)).json();
     const sum = async (where: string) =>
       Number((await rows<{ s: number }>(ch, `SELECT sum(ifNull(cost_usd, 0)) AS s FROM {db:Identifier}.tool_invocations WHERE ${where}`, { db }))[0]?.s);
