@@ -20,6 +20,8 @@ const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 const ERROR_NAMES: Record<number, string> = { 400: 'bad_request', 404: 'not_found', 413: 'payload_too_large', 415: 'unsupported_media_type' };
 const UNSUPPORTED_MEDIA = 'send the packets as application/json (an array or one packet) or application/x-ndjson';
 import { registerQuarantineReplayRoute, type ReplayApiDeps } from './routes/quarantine-replay.ts';
+import { registerBudgetRoutes } from './routes/budgets.ts';
+import type { BudgetService } from './budget-service.ts';
 
 /** Dependencies of {@link buildApp}. */
 export interface AppDeps {
@@ -29,6 +31,8 @@ export interface AppDeps {
   read?: ReadApiDeps;
   /** POST /v1/quarantine/replay (with `ingest`); absent in processes that do not offer it. */
   replay?: ReplayApiDeps;
+  /** PUT /v1/budgets and POST /v1/budget/check; absent in processes that do not own budgets. */
+  budgets?: BudgetService;
   readiness: ReadinessCheck;
   metrics: MetricsRegistry;
   apiKeys: ApiKey[];
@@ -86,6 +90,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   }
   if (deps.read) registerReadRoutes(app, { ...deps.read, apiKeys: deps.apiKeys });
   if (deps.ingest && deps.replay) registerQuarantineReplayRoute(app, { ...deps.replay, ingest: deps.ingest, apiKeys: deps.apiKeys });
+  if (deps.budgets) registerBudgetRoutes(app, { budgets: deps.budgets, apiKeys: deps.apiKeys });
   answerOtherMethods(app, routeMethods); // after the last route: 405 with Allow for the other methods
   return app;
 }

@@ -25,6 +25,8 @@ import type {
   QuarantineShowParams,
 } from '../queries/index.ts';
 import { quarantineListSchema, quarantineShowSchema } from '../queries/quarantine-schemas.ts';
+import { budgetDecisionsSchema, budgetListSchema } from '../queries/budget-schemas.ts';
+import type { BudgetDecisionsParams } from '../queries/budgets.ts';
 import type { TimeWindow } from '../queries/sql.ts';
 import { MAX_SEQUENCE_LENGTH } from '../queries/common-sequences.ts';
 import {
@@ -308,6 +310,30 @@ export const READ_ROUTES: ReadRoute[] = [
       const found = await qs.quarantineRecord({ quarantineId: params.quarantine_id ?? '' });
       if (!found) throw new NotFound(`no quarantined packet ${JSON.stringify(params.quarantine_id)}`);
       return found;
+    },
+  },
+  {
+    url: '/v1/budgets',
+    operationId: 'budgets',
+    method: 'budgets',
+    request: () => ({ query: {} }),
+    summary:
+      'Every budget in force with its figures for the current UTC period: spent (SUM(cost_usd) of stored calls in scope), reserved (allowed checks whose calls are not stored yet), remaining. Set with PUT /v1/budgets (admin scope).',
+    query: z.strictObject({}),
+    response: budgetListSchema,
+    run: (qs) => qs.budgets({}),
+  },
+  {
+    url: '/v1/budget/decisions',
+    operationId: 'budgetDecisions',
+    method: 'budgetDecisions',
+    request: (p: BudgetDecisionsParams) => ({ query: { ...pageQuery(p), decision: p.decision } }),
+    summary: 'Recorded budget check decisions, newest first: the request, the figures of every matching budget as the check saw them, and the answer. from/to apply to decided_at.',
+    query: z.strictObject({ ...listQuery, decision: z.enum(['allow', 'warn', 'deny']).optional().describe('only this decision') }),
+    response: budgetDecisionsSchema,
+    run: (qs, { query }, d) => {
+      const q = query as Q & { decision?: 'allow' | 'warn' | 'deny' };
+      return qs.budgetDecisions({ window: windowOf(q, d), ...page(q), ...(q.decision ? { decision: q.decision } : {}) });
     },
   },
 ];

@@ -6,12 +6,14 @@ import type { Kafka } from 'kafkajs';
 import { createIngestWorker, type IngestWorker } from '../ingest/kafka-worker.ts';
 import { createSegmentWriter, type SegmentWriter } from '../ingest/segment-writer.ts';
 import type { Config } from '../platform/config.ts';
+import type { CallsStoredListener } from '../ingest/ports.ts';
 import type { MetricsRegistry } from '../platform/metrics.ts';
 import type { Runtime } from './runtime.ts';
 
 /** The segment writer of a runtime. */
-export function createWriter(rt: Runtime, metrics: MetricsRegistry): SegmentWriter {
+export function createWriter(rt: Runtime, metrics: MetricsRegistry, onCallsStored?: CallsStoredListener): SegmentWriter {
   return createSegmentWriter({
+    ...(onCallsStored ? { onCallsStored } : {}),
     clickhouse: rt.clickhouse,
     maxPacketBytes: rt.config.ingest.maxPacketBytes,
     dedupCacheEntries: rt.config.ingest.dedupCacheEntries,

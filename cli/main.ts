@@ -14,6 +14,7 @@ const USAGE = `usage: tool-audit <command>
   task ID     a task's calls as an ordered tree with durations, costs and statuses
   top         per-tool table: calls, success rate, avg and p95 duration, cost (--from, --to)
   quarantine  list|show|replay quarantined packets (see \`tool-audit quarantine\`; replay asks the server)
+  budgets     apply FILE | list: budgets checked before tools run (apply asks the server; admin key)
   demo        POST a realistic synthetic workload to a running server (--tasks N, --seed S)
               (task/top read ClickHouse directly, or a running server with --url / TOOL_AUDIT_URL)
   dashboards  write the Grafana dashboards as JSON (--out DIR, default deploy/grafana/dashboards)
@@ -38,6 +39,8 @@ async function main(argv: string[]): Promise<void> {
       return (await import('./top.ts')).top(argv.slice(1));
     case 'quarantine':
       return (await import('./quarantine.ts')).quarantine(argv.slice(1));
+    case 'budgets':
+      return (await import('./budgets.ts')).budgets(argv.slice(1));
     case 'demo':
       return (await import('./demo.ts')).demo(argv.slice(1));
     case 'migrate': {

@@ -6,6 +6,7 @@ import type { Producer } from 'kafkajs';
 import { startJobs } from '../analyzers/jobs.ts';
 import { buildApp } from '../api/app.ts';
 import { readApiOf } from '../api/routes/read.ts';
+import { createBudgetService } from '../api/budget-service.ts';
 import { replayApiOf } from '../api/routes/quarantine-replay.ts';
 import type { PacketIngest } from '../ingest/ports.ts';
 import type { ReadinessReport } from '../api/routes/health.ts';
@@ -23,7 +24,15 @@ export async function serve(): Promise<void> {
   const rt = await startRuntime('tool-audit-serve', { serving: true });
   const { config, logger, clickhouse } = rt;
   const metrics = new MetricsRegistry();
-  const writer = createWriter(rt, metrics);
+  // Budgets are owned by the process whose writer stores the calls (see README "Budgets").
+  const budgets = createBudgetService({
+    clickhouse,
+    logger,
+    ctx: { limits: { maxExecutionSeconds: config.queries.maxExecutionSeconds, maxResultRows: Number.MAX_SAFE_INTEGER }, expensiveThresholdUsd: config.queries.expensiveThresholdUsd, metrics },
+    ...config.budgets,
+  });
+  await budgets.start();
+  const writer = createWriter(rt, metrics, budgets.onCallsStored);
 
   let ingest: PacketIngest = { submit: (packets) => writer.write(packets) };
   let worker: IngestWorker | undefined;
@@ -55,7 +64,8 @@ export async function serve(): Promise<void> {
       return { ready: Object.values(checks).every((c) => c.ok), checks };
     },
     metrics,
-    read: readApiOf(config, clickhouse, metrics),
+    read: readApiOf(config, clickhouse, metrics, budgets),
+    budgets,
     replay: replayApiOf(config, clickhouse, metrics),
     apiKeys: config.apiKeys,
     maxBodyBytes: config.ingest.maxBodyBytes,
@@ -73,6 +83,7 @@ export async function serve(): Promise<void> {
   onShutdown(logger, async () => {
     // close() stops accepting and waits for in-flight requests, whose packets are then durable.
     await app.close();
+    await budgets.close();
     await producer?.disconnect();
     await worker?.stop();
     await jobs.stop();

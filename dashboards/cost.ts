@@ -4,6 +4,7 @@
  */
 import { COST_BY_AGENT, COST_BY_AGENT_OVER_TIME, COST_BY_TOOL, COST_PER_TASK, COST_TOTALS } from '../queries/dashboard-cost.ts';
 import { EXPENSIVE_CALLS } from '../queries/expensive.ts';
+import { BUDGET_DECISIONS_OVER_TIME, BUDGET_RECENT_DENIALS, BUDGET_SPEND_VS_LIMIT } from '../queries/dashboard-budgets.ts';
 import { baseDashboard, finish, type BuiltDashboard, type DashboardOptions } from './base.ts';
 import { INVOCATION_HIDDEN, INVOCATION_UNITS, seriesPanel, statPanel, tablePanel } from './panels.ts';
 import { agentVariable, numberVariable, toolVariable } from './variables.ts';
@@ -80,5 +81,46 @@ export function buildCost(opts: DashboardOptions): BuiltDashboard {
       links: ['task_id'],
     }),
   );
+  addBudgetPanels(builder, layout);
   return finish(builder, layout);
+}
+
+/** Budgets (issue 14): spend vs limit in the current period beside the warn and deny decisions. */
+function addBudgetPanels(builder: ReturnType<typeof baseDashboard>['builder'], layout: ReturnType<typeof baseDashboard>['layout']): void {
+  builder.withPanel(
+    tablePanel(layout, {
+      title: 'Budgets: spend vs limit (current UTC period)',
+      description:
+        'Each budget in force with SUM(cost_usd) of the stored calls in its scope this UTC day or month, its limit and the share used (GET /v1/budgets also shows what allowed checks reserve). Not filtered by the time range or the variables.',
+      targets: [{ spec: BUDGET_SPEND_VS_LIMIT }],
+      w: 12,
+      h: 9,
+      units: { limit_usd: 'currencyUSD', spent_usd: 'currencyUSD', used: 'percentunit' },
+    }),
+  );
+  builder.withPanel(
+    seriesPanel(layout, {
+      title: 'Budget warnings and denials',
+      description: 'Budget checks answered warn or deny, per interval (POST /v1/budget/check; every decision is in budget_decisions).',
+      targets: [{ spec: BUDGET_DECISIONS_OVER_TIME }],
+      w: 12,
+      h: 9,
+      unit: 'short',
+      label: 'decision',
+      stacked: true,
+      bars: true,
+    }),
+  );
+  builder.withPanel(
+    tablePanel(layout, {
+      title: 'Latest budget warnings and denials',
+      description: 'The newest warn and deny decisions: who asked for which tool, the projected cost and the budgets it would have taken over (GET /v1/budget/decisions).',
+      targets: [{ spec: BUDGET_RECENT_DENIALS, limit: 100 }],
+      w: 24,
+      h: 8,
+      units: { decided_ms: 'dateTimeAsIso', projected_cost_usd: 'currencyUSD' },
+      rename: { decided_ms: 'decided_at' },
+      links: ['task_id'],
+    }),
+  );
 }

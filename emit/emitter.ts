@@ -13,6 +13,7 @@ import { createKafkaTransport, type KafkaTransportOptions } from './kafka-transp
 import { encodeOutputArtifact, encodeToolCall, objectJson, packetKey, safeJson, type InvocationRecord, type Outcome } from './packets.ts';
 import { callerValue, failureOutcome, readResult, type AuditedResult } from './result.ts';
 import type { PacketTransport } from './transport.ts';
+import { BudgetChecker, BudgetDeniedError, type BudgetCheckOptions, type BudgetStats } from './budget.ts';
 
 /** How to build an emitter. Exactly one of kafka, http and transport. */
 export interface AuditEmitterOptions {
@@ -30,6 +31,11 @@ export interface AuditEmitterOptions {
   transport?: PacketTransport;
   /** Batching, bounds and retries. */
   buffer?: BufferOptions;
+  /**
+   * Check budgets before each call (POST /v1/budget/check of the http transport's server, or
+   * budget.url): a deny rejects invoke with {@link BudgetDeniedError} and the tool does not run.
+   */
+  budget?: BudgetCheckOptions;
   /**
    * Where delivery trouble is reported: pino, console or any {error, warn, info, debug} taking
    * (fields, message); default nowhere (stats() always counts it).
@@ -61,8 +67,8 @@ export interface ToolContext {
 /** A tool run: returns the tool's value, optionally wrapped by auditResult(), sync or async. */
 export type ToolRun<T> = (ctx: ToolContext) => T | AuditedResult<T> | PromiseLike<T | AuditedResult<T>>;
 
-/** Counters of an emitter (see {@link BufferStats}). */
-export type EmitterStats = BufferStats;
+/** Counters of an emitter (see {@link BufferStats}); `budget` with the budget option. */
+export type EmitterStats = BufferStats & { budget?: BudgetStats };
 
 /** An audit emitter. */
 export interface AuditEmitter {
@@ -115,7 +121,7 @@ export function createAuditEmitter(options: AuditEmitterOptions): AuditEmitter {
     invoke: (toolId, args, run, opts) => e.invoke(toolId, args, run, opts),
     flush: (timeoutMs) => e.buffer.flush(timeoutMs),
     close: (timeoutMs) => e.buffer.close(timeoutMs),
-    stats: () => e.buffer.stats(),
+    stats: () => (e.budget ? { ...e.buffer.stats(), budget: e.budget.stats() } : e.buffer.stats()),
   };
 }
 
@@ -125,6 +131,7 @@ class Emitter {
   private readonly instanceId: string;
   private readonly logger: AuditEmitterOptions['logger'];
   readonly buffer: PacketBuffer<Queued>;
+  readonly budget: BudgetChecker | undefined;
   private lastCreatedMs = 0;
 
   constructor(options: AuditEmitterOptions) {
@@ -133,6 +140,7 @@ class Emitter {
     this.instanceId = parseName(options.instanceId ?? this.orchestrator, 'instanceId');
     this.logger = options.logger;
     this.buffer = new PacketBuffer<Queued>(transportOf(options), encode, options.buffer, options.logger);
+    this.budget = options.budget ? new BudgetChecker(options.budget, options.http) : undefined;
   }
 
   private record(call: Call, outcome: Outcome, durationMs: number): void {
@@ -176,7 +184,18 @@ class Emitter {
   }
 
   invoke<T>(toolId: string, args: ToolArgs, run: ToolRun<T>, opts?: InvokeOptions): Promise<T> {
-    const call: Call = {
+    const call = this.callOf(toolId, args, opts);
+    if (!this.budget) return this.start(call, run, opts);
+    // The call_id goes with the check: the server reserves the projected cost until this call is stored.
+    return this.budget.check({ agentId: call.agentId, toolId, taskId: call.taskId, callId: call.callId, args }).then((d) => {
+      if (d.decision === 'deny') throw new BudgetDeniedError(toolId, call.callId, d);
+      if (d.decision === 'warn') this.logger?.warn({ toolId, callId: call.callId, budgets: d.budgets.map((b) => b.budget_id), fallback: d.fallback }, 'budget warning');
+      return this.start(call, run, opts);
+    });
+  }
+
+  private callOf(toolId: string, args: ToolArgs, opts: InvokeOptions | undefined): Call {
+    return {
       callId: randomUUID(),
       toolId,
       // '' is no task: the schema needs a non-empty task_id or null.
@@ -186,6 +205,10 @@ class Emitter {
       argsJson: objectJson(args),
       start: 0,
     };
+  }
+
+  /** Runs the tool of a call and records it. */
+  private start<T>(call: Call, run: ToolRun<T>, opts: InvokeOptions | undefined): Promise<T> {
     const ctx = new Context(call.callId);
     call.start = performance.now();
     let pending: ReturnType<ToolRun<T>>;

@@ -66,3 +66,21 @@ export interface PacketIngest {
 
 /** Fingerprint of tool_workflows rows written by the dependency analyzer (not from a packet). */
 export const ANALYZER_FINGERPRINT = 'analyzer'.padEnd(32, '0');
+
+/** A tool_call the writer has just made durable in `tool_invocations` (what budgets count). */
+export interface StoredCall {
+  call_id: string;
+  agent_id: string;
+  tool_id: string;
+  /** '' = no task. */
+  task_id: string;
+  cost_usd: number | null;
+  created_at_ms: number;
+}
+
+/**
+ * Told, after each commit round, of the tool_invocations rows it wrote (not redeliveries). Called
+ * synchronously on the writer's path: it must be cheap and must not throw (budgets add to
+ * in-memory totals). The process that owns the writer wires it (cli/serve.ts).
+ */
+export type CallsStoredListener = (calls: StoredCall[]) => void;

@@ -10,7 +10,7 @@ import type { ColumnsReader, BatchBuffers } from './decode-batch.ts';
 import { ContentSeen, DedupCache } from './dedup-cache.ts';
 import { FifoMap } from './fifo-map.ts';
 import { joinParts, joinWithField, type BodyPart } from './line-join.ts';
-import type { PacketOutcome, RawPacket } from './ports.ts';
+import type { CallsStoredListener, PacketOutcome, RawPacket, StoredCall } from './ports.ts';
 import { CONTENT_COLUMNS, KIND_PACKET_TYPE, quarantineRow, replayRow, SEGMENT_COLUMNS, sourceKey, STAMPED_OUTPUT_COLUMNS, type LineBuffer, type Rejection } from './rows.ts';
 import { storedDependencies, storedInvocations, storedOutputs, storedQuarantine } from './segment-lookups.ts';
 import { conflictReason, judgeRound, judgeStored, KINDS, type Kind, type RoundPackets, type RoundVerdict } from './verdict.ts';
@@ -29,6 +29,8 @@ export interface RoundCommitterDeps {
   dedupCacheEntries: number;
   /** Calls whose task is remembered to stamp their outputs. */
   callTaskEntries: number;
+  /** Told of the calls each round wrote (budgets); absent = nothing is parsed back. */
+  onCallsStored?: CallsStoredListener;
 }
 
 const CONTENT_REFRESH_MS = 24 * 3600 * 1000;
@@ -222,6 +224,7 @@ class RoundCommitter {
     for (const [hash, c] of contents) this.contentSeen.set(hash, c.ms);
     for (const [call, task] of tasks) this.callTasks.set(call, task);
     this.settle(r, v, outcomes);
+    if (this.deps.onCallsStored && v.fresh.invocation.size) this.deps.onCallsStored(storedCalls(r, v));
     const out: PacketOutcome[][] = [];
     let from = 0;
     for (const d of round) {
@@ -259,4 +262,33 @@ function replayRows(r: RoundIndex, outcomes: readonly PacketOutcome[]): KeyedRow
 function rejection(r: RoundIndex, i: number, conflict: { kind: Kind; key: string } | undefined): Rejection {
   if (!conflict) return r.col(i).rejection(r.at(i)) as Rejection;
   return { ...conflictReason(conflict.kind, conflict.key), packetType: KIND_PACKET_TYPE[conflict.kind], ids: r.ids(i) };
+}
+
+/**
+ * The facts budgets need of the round's written calls, read back from their TabSeparated lines
+ * (columns as SEGMENT_COLUMNS.tool_invocations): only when a listener is wired, so ingest without
+ * budgets pays nothing; with one, a split of a line per call.
+ */
+function storedCalls(r: RoundIndex, v: RoundVerdict): StoredCall[] {
+  const calls: StoredCall[] = [];
+  for (const i of v.fresh.invocation.values()) {
+    const part = r.part(i, 'invocation');
+    const f = part.lines.buf.toString('utf8', part.start, part.end - 1).split('\t');
+    const cost = f[12] === '\\N' || f[12] === undefined ? null : Number(f[12]);
+    calls.push({
+      call_id: f[0] as string,
+      task_id: tsvText(f[1] as string),
+      tool_id: tsvText(f[2] as string),
+      agent_id: tsvText(f[3] as string),
+      cost_usd: cost,
+      created_at_ms: Date.parse(`${(f[14] as string).replace(' ', 'T')}Z`),
+    });
+  }
+  return calls;
+}
+
+const TSV_UNESCAPES: Record<string, string> = { t: '\t', n: '\n', r: '\r', '0': '\0', '\\': '\\' };
+/** The text of a TabSeparated field (undoes rows.ts tsvField; ids rarely hold a backslash). */
+function tsvText(field: string): string {
+  return field.includes('\\') ? field.replace(/\\(.)/g, (_m, c: string) => TSV_UNESCAPES[c] ?? c) : field;
 }

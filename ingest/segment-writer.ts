@@ -18,7 +18,7 @@ import type { Logger } from '../platform/logger.ts';
 import type { MetricsRegistry } from '../platform/metrics.ts';
 import { ColumnsBuilder, ColumnsReader, type BatchBuffers, type Columns } from './decode-batch.ts';
 import { createDecodePool, type DecodePool } from './decode-pool.ts';
-import type { PacketOutcome, RawPacket } from './ports.ts';
+import type { CallsStoredListener, PacketOutcome, RawPacket } from './ports.ts';
 import { createRoundCommitter } from './round-commit.ts';
 import { sourceKey } from './rows.ts';
 
@@ -45,6 +45,8 @@ export interface SegmentWriterDeps {
   decodeThreads?: number;
   /** Calls whose task is remembered to stamp their outputs; default 200,000 (~30 MB). */
   callTaskEntries?: number;
+  /** Told of the calls each commit round wrote (budget spend); see ports.ts. */
+  onCallsStored?: CallsStoredListener;
 }
 
 /** A batch after the decode stage. */
@@ -95,6 +97,7 @@ class BatchWriter implements SegmentWriter {
       metrics: deps.metrics,
       dedupCacheEntries: deps.dedupCacheEntries,
       callTaskEntries: deps.callTaskEntries ?? 200_000,
+      ...(deps.onCallsStored ? { onCallsStored: deps.onCallsStored } : {}),
     });
     this.pool = deps.decodeThreads ? createDecodePool(deps.decodeThreads) : undefined;
   }

@@ -23,10 +23,10 @@ const apiKeysSchema = z
     for (const entry of raw.split(/[;\n]/).map((s) => s.trim()).filter(Boolean)) {
       const [key, scopeList] = entry.split(':');
       const scopes = (scopeList ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-      if (!key || key.length < 16 || scopes.length === 0 || scopes.some((s) => s !== 'ingest' && s !== 'read')) {
+      if (!key || key.length < 16 || scopes.length === 0 || scopes.some((s) => s !== 'ingest' && s !== 'read' && s !== 'admin')) {
         ctx.addIssue({
           code: 'custom',
-          message: `TOOL_AUDIT_API_KEYS entry "${entry.slice(0, 8)}…" must be "<key of ≥16 chars>:<ingest|read>[,…]"`,
+          message: `TOOL_AUDIT_API_KEYS entry "${entry.slice(0, 8)}…" must be "<key of ≥16 chars>:<ingest|read|admin>[,…]"`,
         });
         return z.NEVER;
       }
@@ -35,8 +35,8 @@ const apiKeysSchema = z
     return keys;
   });
 
-/** Scopes an API key may carry (SPEC §7). */
-export type ApiScope = 'ingest' | 'read';
+/** Scopes an API key may carry (SPEC §7); `admin` changes configuration (PUT /v1/budgets). */
+export type ApiScope = 'ingest' | 'read' | 'admin';
 /** One configured API key. */
 export interface ApiKey {
   key: string;
@@ -98,6 +98,9 @@ const envSchema = z.object({
   RATE_LIMIT_BURST: intFromEnv(60, 1),
   TOOL_AUDIT_URL: optionalString.pipe(z.url().optional()),
   TOOL_AUDIT_API_KEY: optionalString,
+
+  BUDGET_RESERVATION_TIMEOUT_MS: z.coerce.number().int().min(1).max(86_400_000).default(300_000),
+  BUDGET_DECISIONS_FLUSH_MS: z.coerce.number().int().min(1).max(60_000).default(200),
 
   OTLP_TASK_ID_ATTRIBUTE: z.string().trim().min(1).default('tool_audit.task_id'),
   OTLP_DEFAULT_ORCHESTRATOR: z.enum(['websocket', 'kernel', 'gateway', 'scheduler']).default('gateway'),
@@ -172,6 +175,13 @@ export interface Config {
   rateLimit: { perMinute: number; burst: number };
   /** Where the CLI finds a running server (`task`, `top`, `demo`), and the key it sends. */
   client: { url: string | undefined; apiKey: string | undefined };
+  /** Budgets checked before a tool runs (issue 14). */
+  budgets: {
+    /** How long an allowed check's projected cost stays reserved when its call is never stored. */
+    reservationTimeoutMs: number;
+    /** How often recorded decisions are written to budget_decisions (batched off the check's path). */
+    decisionsFlushMs: number;
+  };
   /** POST /v1/traces: how tool spans fill what the contract needs and a span lacks. */
   otlp: {
     /** Span (then resource) attribute holding task_id; absent → the trace id. */
@@ -274,6 +284,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       },
       rateLimit: { perMinute: e.RATE_LIMIT_PER_MINUTE, burst: e.RATE_LIMIT_BURST },
       client: { url: e.TOOL_AUDIT_URL, apiKey: e.TOOL_AUDIT_API_KEY },
+      budgets: { reservationTimeoutMs: e.BUDGET_RESERVATION_TIMEOUT_MS, decisionsFlushMs: e.BUDGET_DECISIONS_FLUSH_MS },
       otlp: { taskIdAttribute: e.OTLP_TASK_ID_ATTRIBUTE, defaultOrchestrator: e.OTLP_DEFAULT_ORCHESTRATOR },
     },
   };

@@ -25,6 +25,8 @@ import { TOOL_SERIES, toolSeries, type ToolSeriesParams } from './tool-series.ts
 import { VIOLATION_COUNTS, VIOLATIONS, violations, type ViolationsParams } from './violations.ts';
 import { QUARANTINE_BY_ID, QUARANTINE_COUNTS, QUARANTINE_LIST, QUARANTINE_REPLAYS, quarantineList, quarantineShow, type QuarantineListParams, type QuarantineShowParams } from './quarantine.ts';
 import type { QuarantineList, QuarantineShow } from './quarantine-schemas.ts';
+import { BUDGET_DECISIONS, BUDGET_SET_LATEST, BUDGET_SPEND_CELLS, budgetDecisions, budgetListFromStore, type BudgetDecisionsParams } from './budgets.ts';
+import type { BudgetDecisions, BudgetList } from './budget-schemas.ts';
 
 export type {
   ByAgentParams,
@@ -44,6 +46,7 @@ export type {
   ViolationsParams,
   QuarantineListParams,
   QuarantineShowParams,
+  BudgetDecisionsParams,
 };
 
 /** Every read pattern, ready to call (HTTP routes, CLI, tests). */
@@ -69,7 +72,14 @@ export interface ReadQueries {
   quarantine(p: QuarantineListParams): Promise<QuarantineList>;
   /** One quarantined packet; null when there is none with this id. */
   quarantineRecord(p: QuarantineShowParams): Promise<QuarantineShow | null>;
+  /** Budgets in force with their current-period figures (the serving process's budget service answers with reservations). */
+  budgets(p: BudgetListParams): Promise<BudgetList>;
+  /** Recorded budget decisions, newest first. */
+  budgetDecisions(p: BudgetDecisionsParams): Promise<BudgetDecisions>;
 }
+
+/** Parameters of {@link ReadQueries.budgets}: none. */
+export type BudgetListParams = Record<string, never>;
 
 /** Binds every read pattern to a client, a database and a query context. */
 export function createReadQueries(ch: StatementRunner, db: string, ctx: QueryContext): ReadQueries {
@@ -92,6 +102,8 @@ export function createReadQueries(ch: StatementRunner, db: string, ctx: QueryCon
     violations: (p) => violations(ch, db, p, ctx),
     quarantine: (p) => quarantineList(ch, db, p, ctx),
     quarantineRecord: (p) => quarantineShow(ch, db, p, ctx),
+    budgets: () => budgetListFromStore(ch, db, Date.now(), ctx),
+    budgetDecisions: (p) => budgetDecisions(ch, db, p, ctx),
   };
 }
 
@@ -133,4 +145,7 @@ export const QUERY_CATALOG: readonly QuerySpec[] = [
   QUARANTINE_COUNTS,
   QUARANTINE_BY_ID,
   QUARANTINE_REPLAYS,
+  BUDGET_SET_LATEST,
+  BUDGET_SPEND_CELLS,
+  BUDGET_DECISIONS,
 ];

@@ -15,6 +15,7 @@ import { openApiDocument } from '../openapi.ts';
 import { createRateLimiter, type RateLimitOptions } from '../rate-limit.ts';
 import { BadRequest, issuesText, NotFound, type ReadDefaults } from '../read-params.ts';
 import { READ_ROUTES } from '../read-route-table.ts';
+import type { BudgetService } from '../budget-service.ts';
 
 /** Dependencies of {@link registerReadRoutes}. */
 export interface ReadApiDeps {
@@ -24,14 +25,16 @@ export interface ReadApiDeps {
 }
 
 /** The read API of a process, from its configuration and the ClickHouse door of its database. */
-export function readApiOf(config: Config, ch: StatementRunner, metrics: MetricsRegistry): ReadApiDeps {
+export function readApiOf(config: Config, ch: StatementRunner, metrics: MetricsRegistry, budgets?: BudgetService): ReadApiDeps {
   const q = config.queries;
+  const queries = createReadQueries(ch, config.clickhouse.database, {
+    limits: { maxExecutionSeconds: q.maxExecutionSeconds, maxResultRows: q.maxResultRows },
+    expensiveThresholdUsd: q.expensiveThresholdUsd,
+    metrics,
+  });
   return {
-    queries: createReadQueries(ch, config.clickhouse.database, {
-      limits: { maxExecutionSeconds: q.maxExecutionSeconds, maxResultRows: q.maxResultRows },
-      expensiveThresholdUsd: q.expensiveThresholdUsd,
-      metrics,
-    }),
+    // The process that owns budgets answers from memory, with its reservations.
+    queries: budgets ? { ...queries, budgets: async () => budgets.list() } : queries,
     defaults: { windowDays: q.defaultWindowDays, expensiveThresholdUsd: q.expensiveThresholdUsd, slowThresholdMs: q.slowThresholdMs },
     rateLimit: config.rateLimit,
   };

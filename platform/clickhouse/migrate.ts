@@ -65,6 +65,7 @@ const RETENTION: Array<[table: string, column: string, param: string]> = [
   ['quarantine', 'received_at', 'quarantine_days'],
   ['quarantine_replays', 'replayed_at', 'quarantine_days'],
   ['violations', 'detected_at', 'quarantine_days'],
+  ['budget_decisions', 'decided_at', 'invocations_days'],
 ];
 
 // Metadata only: existing parts are not rewritten.

@@ -15,6 +15,8 @@ import { silentLogger } from '../../../platform/logger.ts';
 import { MetricsRegistry } from '../../../platform/metrics.ts';
 import { dependency, outputArtifact, toolCall } from '../../helpers/packets.ts';
 import { createClickHouseDoor } from '../../../platform/clickhouse/door.ts';
+import { createBudgetService } from '../../../api/budget-service.ts';
+import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
 
 /** A small deterministic PRNG (mulberry32). */
 function rng(seed: number): () => number {
@@ -142,4 +144,19 @@ export async function loadWorkload(ch: ClickHouseClient, db: string, w: Workload
   const common = { clickhouse: createClickHouseDoor(ch, db), windowMs: 60_000, metrics, logger };
   await createDependencyAnalyzer({ ...common, overlapMs: 60_000 }).runOnce();
   await createAuditor({ ...common, graceMs: 0, now: () => Date.now() + 1000 }).runOnce();
+  // Budgets (issue 14): a set in force and checks that allow, warn and deny, recorded by the service.
+  const budgets = createBudgetService({ clickhouse: createClickHouseDoor(ch, db), logger, ctx: DEFAULT_QUERY_CONTEXT, reservationTimeoutMs: 60_000, decisionsFlushMs: 10 });
+  await budgets.start();
+  await budgets.apply(
+    [
+      { budget_id: 'researcher-day', scope: { agent_id: 'Researcher' }, period: 'day', limit_usd: 0.05, mode: 'deny' },
+      { budget_id: 'fetch-month', scope: { tool_id: 'fetch_url' }, period: 'month', limit_usd: 0.02, mode: 'warn' },
+      { budget_id: 'all-month', scope: {}, period: 'month', limit_usd: 1000, mode: 'deny' },
+    ],
+    'open',
+  );
+  for (const [agent_id, tool_id, projected_cost_usd] of [['Researcher', 'search_web', 0.01], ['Researcher', 'search_web', 10], ['Writer', 'fetch_url', 1], ['Writer', 'summarize', 0.001]] as const) {
+    budgets.check({ agent_id, tool_id, projected_cost_usd }, 'open');
+  }
+  await budgets.close();
 }

@@ -147,7 +147,7 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     await page.close();
   });
 
-  it('shows dedup candidates and identical outputs with example tasks, and no cache section without its route', async () => {
+  it('shows dedup candidates and identical outputs with example tasks, the budgets section (its route is served) and no cache section without its route', async () => {
     const page = await authed.newPage();
     await open(page, '/waste');
     const dedup = await api<{ groups: unknown[]; totals: { duplicate_calls: number } }>('/v1/dedup/candidates?limit=100');
@@ -156,7 +156,8 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     expect(await page.getByTestId('identical-table').locator('tbody tr').count()).toBe(identical.groups.length);
     expect(await page.getByLabel('Dedup totals').textContent()).toContain(`repeated calls${formatCount(dedup.totals.duplicate_calls)}`);
     await expect.poll(() => page.locator('[data-testid="dedup-table"] .examples a').count()).toBeGreaterThan(0);
-    expect(await page.locator('[data-optional-section]').count()).toBe(0);
+    // GET /v1/budgets is published (issue 14); the cache simulation's routes are not (yet).
+    await expect.poll(() => page.locator('[data-optional-section]').evaluateAll((els) => els.map((e) => e.getAttribute('data-optional-section')))).toEqual(['budgets']);
     await shot(page, 'waste');
     await page.locator('[data-testid="dedup-table"] .examples a').first().click();
     await page.waitForURL('**/tasks/demo-17-*');

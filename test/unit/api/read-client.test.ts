@@ -29,6 +29,8 @@ const SAMPLES: Record<keyof ReadQueries, object> = {
   violations: { invariant: 'I8', ...page },
   quarantine: { reason: 'I5_args_hash', source: 'kafka:tool_audit.packets/3', packetType: 'tool_call', ...page },
   quarantineRecord: { quarantineId: 'http:req-1/x#3' },
+  budgets: {},
+  budgetDecisions: { decision: 'deny', ...page },
 };
 const DEFAULTS: ReadDefaults = { windowDays: 7, expensiveThresholdUsd: 1, slowThresholdMs: 30_000 };
 

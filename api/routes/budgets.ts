@@ -1,0 +1,47 @@
+/**
+ * Budget write routes (issue 14; reads are in read-route-table.ts):
+ *  - PUT /v1/budgets (`admin` scope): the whole set as a JSON array, stored as a new version and
+ *    put in force; a bad set is refused whole (400) with every offence named.
+ *  - POST /v1/budget/check (`ingest` scope: the emitters that ask hold ingest keys, and a check
+ *    reserves spend the way a packet records it; a read key only looks): allow, warn or deny
+ *    over every budget whose scope matches, answered from memory; the decision is recorded.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiKey } from '../../platform/config.ts';
+import type { Budget } from '../../queries/budget-math.ts';
+import { budgetCheckRequestSchema, parseBudgetSet } from '../../queries/budget-schemas.ts';
+import { keyIdOf, requireScope } from '../auth.ts';
+import type { BudgetService } from '../budget-service.ts';
+import { issuesText } from '../read-params.ts';
+
+/** The JSON body of a request (a string when the packet routes' parser is registered, else parsed). */
+function jsonBody(req: FastifyRequest): { ok: true; value: unknown } | { ok: false; message: string } {
+  if (typeof req.body !== 'string') return req.body === undefined ? { ok: false, message: 'send a JSON body (application/json)' } : { ok: true, value: req.body };
+  try {
+    return { ok: true, value: JSON.parse(req.body) };
+  } catch (err) {
+    return { ok: false, message: `malformed JSON: ${(err as Error).message}` };
+  }
+}
+
+const bad = (reply: FastifyReply, req: FastifyRequest, message: string) => reply.code(400).send({ error: 'bad_request', message, request_id: req.id });
+
+/** Registers PUT /v1/budgets and POST /v1/budget/check. */
+export function registerBudgetRoutes(app: FastifyInstance, deps: { budgets: BudgetService; apiKeys: ApiKey[] }): void {
+  app.put('/v1/budgets', { preHandler: requireScope(deps.apiKeys, 'admin') }, async (req, reply) => {
+    const body = jsonBody(req);
+    if (!body.ok) return bad(reply, req, body.message);
+    const set = parseBudgetSet(body.value);
+    if (!set.ok) return bad(reply, req, `the budget set was refused whole: ${set.errors.join('; ')}`);
+    const version = await deps.budgets.apply(set.budgets as Budget[], keyIdOf(req, deps.apiKeys));
+    return reply.code(200).send({ version, budgets: set.budgets.length });
+  });
+
+  app.post('/v1/budget/check', { preHandler: requireScope(deps.apiKeys, 'ingest') }, async (req, reply) => {
+    const body = jsonBody(req);
+    if (!body.ok) return bad(reply, req, body.message);
+    const check = budgetCheckRequestSchema.safeParse(body.value);
+    if (!check.success) return bad(reply, req, issuesText(check.error));
+    return reply.code(200).send(deps.budgets.check(check.data, keyIdOf(req, deps.apiKeys)));
+  });
+}

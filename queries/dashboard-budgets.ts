@@ -1,0 +1,65 @@
+/**
+ * Budget panels (issue 14): each budget of the set in force with its spend against its limit in
+ * the current UTC period (computed from the stored calls as the API's spent_usd, without the
+ * reservations only the serving process knows), and the warn and deny decisions of budget checks.
+ */
+import { bucketOf, inWindow, PARAM_DOCS } from './dashboard-common.ts';
+import type { QuerySpec } from './sql.ts';
+
+/** Spend vs limit per budget, current UTC period. */
+export const BUDGET_SPEND_VS_LIMIT: QuerySpec = {
+  name: 'budget_spend_vs_limit',
+  description:
+    "Each budget in force (newest budget_versions row) with SUM(cost_usd) of the stored calls in its scope and current UTC day or month, its limit and the share used. A scope field '' matches any value.",
+  sql: `WITH
+  set AS (
+    SELECT JSONExtractString(b, 'budget_id') AS budget_id, JSONExtractString(b, 'mode') AS mode, JSONExtractString(b, 'period') AS period,
+      JSONExtractFloat(b, 'limit_usd') AS limit_usd, JSONExtractString(b, 'scope', 'agent_id') AS s_agent,
+      JSONExtractString(b, 'scope', 'tool_id') AS s_tool, JSONExtractString(b, 'scope', 'task_id') AS s_task
+    FROM (SELECT budgets FROM {db:Identifier}.budget_versions ORDER BY version DESC LIMIT 1)
+    ARRAY JOIN JSONExtractArrayRaw(budgets) AS b
+  ),
+  cells AS (
+    SELECT toString(agent_id) AS agent_id, toString(tool_id) AS tool_id, task_id, toDate(created_at, 'UTC') AS day, sum(ifNull(cost_usd, 0)) AS cost
+    FROM {db:Identifier}.tool_invocations
+    WHERE created_at >= toStartOfMonth(now64(3, 'UTC'))
+    GROUP BY agent_id, tool_id, task_id, day
+    -- a row matching nothing, so that every budget has a row when no call is stored yet
+    UNION ALL SELECT '', '', '', toDate('1970-01-01'), 0
+  )
+SELECT budget_id, mode, period, limit_usd,
+  sumIf(cost, (s_agent = '' OR s_agent = agent_id) AND (s_tool = '' OR s_tool = tool_id) AND (s_task = '' OR s_task = task_id)
+    AND day >= if(period = 'day', toDate(now('UTC'), 'UTC'), toStartOfMonth(toDate(now('UTC'), 'UTC')))) AS spent_usd,
+  if(limit_usd = 0, NULL, spent_usd / limit_usd) AS used
+FROM set CROSS JOIN cells
+GROUP BY budget_id, mode, period, limit_usd
+ORDER BY used DESC, budget_id`,
+  params: { db: PARAM_DOCS.db },
+};
+
+/** Warn and deny decisions per time bucket. */
+export const BUDGET_DECISIONS_OVER_TIME: QuerySpec = {
+  name: 'budget_decisions_over_time',
+  description: 'Budget check decisions that were warn or deny, per time bucket and decision (long format: time, decision, value).',
+  sql: `SELECT ${bucketOf('decided_at')} AS time, toString(decision) AS decision, count() AS decisions
+FROM {db:Identifier}.budget_decisions
+WHERE ${inWindow('decided_at')} AND decision IN ('warn', 'deny')
+GROUP BY time, decision
+ORDER BY time, decision`,
+  params: { db: PARAM_DOCS.db, from: PARAM_DOCS.from, to: PARAM_DOCS.to, bucket_s: PARAM_DOCS.bucket_s },
+};
+
+/** The latest warn and deny decisions. */
+export const BUDGET_RECENT_DENIALS: QuerySpec = {
+  name: 'budget_recent_denials',
+  description: 'The latest warn and deny decisions in the window, newest first: who asked for which tool, the projected cost and the budgets that were over.',
+  sql: `SELECT toUnixTimestamp64Milli(decided_at) AS decided_ms, toString(decision) AS decision, toString(agent_id) AS agent_id, toString(tool_id) AS tool_id,
+  task_id, projected_cost_usd,
+  arrayStringConcat(arrayMap(x -> JSONExtractString(x, 'budget_id'),
+    arrayFilter(x -> JSONExtractFloat(x, 'spent_usd') + JSONExtractFloat(x, 'reserved_usd') + projected_cost_usd > JSONExtractFloat(x, 'limit_usd'), JSONExtractArrayRaw(budgets))), ', ') AS over_budgets
+FROM {db:Identifier}.budget_decisions
+WHERE ${inWindow('decided_at')} AND decision IN ('warn', 'deny')
+ORDER BY decided_at DESC, decision_id DESC
+LIMIT {limit:UInt32}`,
+  params: { db: PARAM_DOCS.db, from: PARAM_DOCS.from, to: PARAM_DOCS.to, limit: PARAM_DOCS.limit },
+};

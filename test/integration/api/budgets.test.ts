@@ -1,0 +1,157 @@
+/**
+ * Budgets over HTTP on a real ClickHouse: a set refused whole, spend equal to SUM(cost_usd) of the
+ * stored calls (kept current by the writer, rebuilt at restart), reservations released by ingest,
+ * parallel checks that never overshoot a deny budget, and every decision recorded.
+ */
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../../api/app.ts';
+import { createBudgetService, type BudgetService } from '../../../api/budget-service.ts';
+import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
+import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
+import type { ClickHouseDoor } from '../../../platform/clickhouse/door.ts';
+import { createLogger, silentLogger } from '../../../platform/logger.ts';
+import { MetricsRegistry } from '../../../platform/metrics.ts';
+import { createReadQueries } from '../../../queries/index.ts';
+import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
+import { freshDatabase, rows } from '../../helpers/clickhouse.ts';
+import { toolCall } from '../../helpers/packets.ts';
+
+const INGEST = 'ingest-key-0123456789';
+const READ = 'read-key-0123456789ab';
+const ADMIN = 'admin-key-0123456789a';
+const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
+const iso = (ms: number) => new Date(ms).toISOString();
+
+let ch: ClickHouseClient;
+let door: ClickHouseDoor;
+let db: string;
+
+function serve(clock: { now: number }): { app: FastifyInstance; budgets: BudgetService } {
+  const budgets = createBudgetService({ clickhouse: door, logger: silentLogger(), ctx: DEFAULT_QUERY_CONTEXT, reservationTimeoutMs: 60_000, decisionsFlushMs: 20, now: () => clock.now });
+  const writer = createSegmentWriter({ clickhouse: door, maxPacketBytes: 64 * 1024, dedupCacheEntries: 100, metrics: new MetricsRegistry(), logger: silentLogger(), onCallsStored: budgets.onCallsStored });
+  const queries = createReadQueries(door, db, DEFAULT_QUERY_CONTEXT);
+  const app = buildApp({
+    ingest: { submit: (p) => writer.write(p) },
+    budgets,
+    read: { queries: { ...queries, budgets: async () => budgets.list() }, defaults: { windowDays: 3650, expensiveThresholdUsd: 1, slowThresholdMs: 30_000 }, rateLimit: { perMinute: 0, burst: 0 } },
+    readiness: async () => ({ ready: true, checks: {} }),
+    metrics: new MetricsRegistry(),
+    apiKeys: [
+      { key: INGEST, scopes: ['ingest'] },
+      { key: READ, scopes: ['read'] },
+      { key: ADMIN, scopes: ['admin'] },
+    ],
+    maxBodyBytes: 1024 * 1024,
+    logger: process.env.DBG ? createLogger('debug') : silentLogger(),
+  });
+  return { app, budgets };
+}
+
+const send = (app: FastifyInstance, method: 'PUT' | 'POST' | 'GET', url: string, key: string, body?: unknown) =>
+  app.inject({ method, url, headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { payload: JSON.stringify(body) }) });
+const check = (app: FastifyInstance, body: object) => send(app, 'POST', '/v1/budget/check', INGEST, body);
+
+const BUDGETS = [
+  { budget_id: 'agent-L-day', scope: { agent_id: 'L' }, period: 'day', limit_usd: 1, mode: 'deny' },
+  { budget_id: 'search-month', scope: { tool_id: 'search_web' }, period: 'month', limit_usd: 0.5, mode: 'warn' },
+  { budget_id: 'task-1', scope: { task_id: 'task-1' }, period: 'month', limit_usd: 100, mode: 'deny' },
+];
+
+beforeAll(async () => {
+  ({ ch, door, db } = await freshDatabase('budgets'));
+});
+afterAll(async () => undefined);
+
+describe('budgets', () => {
+  const clock = { now: NOW };
+  let s: ReturnType<typeof serve>;
+  beforeAll(async () => {
+    s = serve(clock);
+    await s.budgets.start();
+  });
+
+  it('PUT /v1/budgets needs the admin scope and refuses a bad set whole, naming every offence', async () => {
+    expect((await send(s.app, 'PUT', '/v1/budgets', INGEST, BUDGETS)).statusCode).toBe(403);
+    const badSet = [{ ...BUDGETS[0], limit_usd: -1 }, { ...BUDGETS[1], period: 'week' }, BUDGETS[2], { ...BUDGETS[2] }];
+    const refused = await send(s.app, 'PUT', '/v1/budgets', ADMIN, badSet);
+    expect(refused.statusCode).toBe(400);
+    const message = refused.json().message as string;
+    for (const where of ['0.limit_usd', '1.period', '3.budget_id']) expect(message).toContain(where);
+    expect((await send(s.app, 'GET', '/v1/budgets', READ)).json().budgets).toEqual([]);
+    const ok = await send(s.app, 'PUT', '/v1/budgets', ADMIN, BUDGETS);
+    expect(ok.statusCode, ok.body).toBe(200);
+  });
+
+  it('spent is SUM(cost_usd) of the stored calls in scope and period; a reservation is released when its call is stored', async () => {
+    const reserved = await check(s.app, { agent_id: 'L', tool_id: 'search_web', task_id: 'task-1', projected_cost_usd: 0.3, call_id: 'c-reserve' });
+    expect(reserved.json().decision).toBe('allow');
+    const callId = randomUUID();
+    const again = await check(s.app, { agent_id: 'L', tool_id: 'search_web', task_id: 'task-1', projected_cost_usd: 0.25, call_id: callId });
+    expect(again.json().decision).toBe('warn'); // search-month: 0.3 + 0.25 > 0.5
+    const calls = [
+      toolCall({ call_id: callId, cost_usd: 0.125, created_at: iso(NOW - 1000) }),
+      toolCall({ cost_usd: 0.0625, created_at: iso(NOW - 13 * 3600_000) }), // yesterday: month budgets only
+      toolCall({ cost_usd: 7, created_at: iso(Date.UTC(2026, 9, 31, 23, 59)) }), // last month: no current period
+      toolCall({ cost_usd: null, agent_id: 'M', created_at: iso(NOW) }, null),
+      toolCall({ cost_usd: 0.01, agent_id: 'M', tool_id: 'fetch', created_at: iso(NOW) }, 'task-2'),
+    ];
+    expect((await send(s.app, 'POST', '/v1/packets', INGEST, calls)).statusCode).toBe(200);
+    // A redelivery stores nothing, so it adds no spend.
+    expect((await send(s.app, 'POST', '/v1/packets', INGEST, calls)).json()).toMatchObject({ accepted: 0, duplicates: 5 });
+    const list = (await send(s.app, 'GET', '/v1/budgets', READ)).json();
+    const sum = async (where: string) =>
+      Number((await rows<{ s: number }>(ch, `SELECT sum(ifNull(cost_usd, 0)) AS s FROM {db:Identifier}.tool_invocations WHERE ${where}`, { db }))[0]?.s);
+    const want = {
+      'agent-L-day': await sum(`agent_id = 'L' AND toDate(created_at) = '2026-11-22'`),
+      'search-month': await sum(`tool_id = 'search_web' AND toStartOfMonth(created_at) = '2026-11-01'`),
+      'task-1': await sum(`task_id = 'task-1' AND toStartOfMonth(created_at) = '2026-11-01'`),
+    };
+    expect(want['agent-L-day']).toBeCloseTo(0.125, 9);
+    for (const b of list.budgets) expect(b.spent_usd, b.budget_id).toBeCloseTo(want[b.budget_id as keyof typeof want], 9);
+    // c-reserve's 0.3 is still held; callId's 0.25 was released when its call (0.125) was stored.
+    expect(list.budgets.map((b: { reserved_usd: number }) => b.reserved_usd)).toEqual([0.3, 0.3, 0.3]);
+  });
+
+  it('rebuilds the same spend from ClickHouse after a restart', async () => {
+    const before = (await send(s.app, 'GET', '/v1/budgets', READ)).json();
+    const restarted = serve(clock);
+    await restarted.budgets.start();
+    const after = (await send(restarted.app, 'GET', '/v1/budgets', READ)).json();
+    expect(after.version).toBe(before.version);
+    expect(after.budgets.map((b: { spent_usd: number }) => b.spent_usd)).toEqual(before.budgets.map((b: { spent_usd: number }) => b.spent_usd));
+    expect(after.budgets.every((b: { reserved_usd: number }) => b.reserved_usd === 0)).toBe(true); // reservations live in the owner only
+  });
+
+  it('parallel checks with call_ids never overshoot a deny budget', async () => {
+    await send(s.app, 'PUT', '/v1/budgets', ADMIN, [{ budget_id: 'tight', scope: { agent_id: 'P' }, period: 'day', limit_usd: 1, mode: 'deny' }]);
+    const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => check(s.app, { agent_id: 'P', tool_id: 't', projected_cost_usd: 0.07, call_id: `p-${i}` })));
+    const decisions = answers.map((a) => a.json().decision);
+    expect(decisions.filter((d) => d === 'allow')).toHaveLength(14); // 14 × 0.07 = 0.98; a 15th would make 1.05
+    expect(decisions.filter((d) => d === 'deny')).toHaveLength(46);
+    const [tight] = (await send(s.app, 'GET', '/v1/budgets', READ)).json().budgets;
+    expect(tight.reserved_usd).toBeCloseTo(0.98, 9);
+    clock.now += 60_001; // the reservations time out
+    expect((await check(s.app, { agent_id: 'P', tool_id: 't', projected_cost_usd: 1 })).json().decision).toBe('allow');
+  });
+
+  it('records every decision, readable newest first and paged', async () => {
+    await s.budgets.flush();
+    const all = [];
+    let cursor: string | null = null;
+    do {
+      const page = await send(s.app, 'GET', `/v1/budget/decisions?limit=25${cursor ? `&cursor=${cursor}` : ''}`, READ);
+      expect(page.statusCode, page.body).toBe(200);
+      all.push(...page.json().decisions);
+      cursor = page.json().next_cursor;
+    } while (cursor);
+    expect(all).toHaveLength(63);
+    const times = all.map((d) => d.decided_at);
+    expect([...times].sort().reverse()).toEqual(times);
+    expect(all[0]).toMatchObject({ decision: 'allow', request: { agent_id: 'P', call_id: null, projected_cost_usd: 1 }, budgets: [{ budget_id: 'tight', reserved_usd: 0 }] });
+    const denies = (await send(s.app, 'GET', '/v1/budget/decisions?decision=deny&limit=100', READ)).json().decisions;
+    expect(denies).toHaveLength(46);
+    expect(denies[0].budgets[0]).toMatchObject({ budget_id: 'tight', mode: 'deny', limit_usd: 1 });
+  });
+});

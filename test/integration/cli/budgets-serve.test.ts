@@ -1,0 +1,75 @@
+/**
+ * Budgets end to end on `tool-audit serve` as a process: `tool-audit budgets apply FILE` (admin
+ * key), the emitter checking before each call over HTTP, a denied tool that never runs, spend
+ * counted from the stored calls, and the same spend after a restart.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { auditResult, BudgetDeniedError, createAuditEmitter } from '../../../emit/index.ts';
+
+const root = new URL('../../../', import.meta.url).pathname;
+const KEYS = 'admin-key-0123456789a:admin;ingest-key-0123456789:ingest,read';
+
+async function waitFor(url: string, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  for (;;) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > end) throw new Error(`${url} did not come up`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function start(env: Record<string, string | undefined>, port: number): Promise<{ child: ChildProcess; stop: () => Promise<number | null> }> {
+  const child = spawn(process.execPath, [join(root, 'bin/tool-audit.mjs'), 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  await waitFor(`http://127.0.0.1:${port}/readyz`, 60_000);
+  return { child, stop: () => (child.kill('SIGTERM'), exited) };
+}
+
+describe('budgets on a served process', () => {
+  it('apply FILE, check before each call, deny does not run the tool, spend survives a restart', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tool-audit-budgets-'));
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    const url = `http://127.0.0.1:${port}`;
+    const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), TOOL_AUDIT_DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'warn', TOOL_AUDIT_API_KEYS: KEYS, ANALYZER_ENABLED: 'false', DEDUP_INDEX_INTERVAL_MS: '0' };
+    delete env.KAFKA_BROKERS;
+    delete env.CLICKHOUSE_URL;
+    let server = await start(env, port);
+    try {
+      const file = join(dir, 'budgets.json');
+      writeFileSync(file, JSON.stringify([{ budget_id: 'qa-day', scope: { agent_id: 'QA' }, period: 'day', limit_usd: 0.1, mode: 'deny' }]));
+      const cli = (key: string) => promisify(execFile)(process.execPath, [join(root, 'bin/tool-audit.mjs'), 'budgets', 'apply', file], { env: { ...env, TOOL_AUDIT_URL: url, TOOL_AUDIT_API_KEY: key } });
+      await expect(cli('ingest-key-0123456789')).rejects.toThrow(/403/);
+      expect((await cli('admin-key-0123456789a')).stdout).toMatch(/applied 1 budget\(s\).*version \d+/);
+
+      const audit = createAuditEmitter({ orchestrator: 'kernel', agentId: 'QA', http: { url, apiKey: 'ingest-key-0123456789' }, budget: { projectedCostUsd: 0.04, onUnavailable: 'deny', timeoutMs: 2000 } });
+      let runs = 0;
+      const tool = async () => (runs++, auditResult('ok', { costUsd: 0.04 }));
+      const outcomes = [];
+      for (let i = 0; i < 4; i++) outcomes.push(await audit.invoke('search', {}, tool).then(() => 'ran', (e: unknown) => (e instanceof BudgetDeniedError ? e.decision.decision : 'error')));
+      expect(outcomes).toEqual(['ran', 'ran', 'deny', 'deny']);
+      expect(runs).toBe(2);
+      expect(audit.stats().budget).toEqual({ checks: 4, allowed: 2, warned: 0, denied: 2, fallbacks: 0 });
+      await audit.close();
+      const auth = { authorization: 'Bearer ingest-key-0123456789' };
+      const figures = async () => ((await (await fetch(`${url}/v1/budgets`, { headers: auth })).json()) as { budgets: Array<{ spent_usd: number; reserved_usd: number }> }).budgets[0];
+      await expect.poll(figures, { timeout: 10_000 }).toMatchObject({ spent_usd: 0.08, reserved_usd: 0 });
+
+      expect(await server.stop()).toBe(0);
+      server = await start(env, port);
+      expect(await figures()).toMatchObject({ spent_usd: 0.08, reserved_usd: 0 });
+      const denied = (await (await fetch(`${url}/v1/budget/decisions?decision=deny`, { headers: auth })).json()) as { decisions: unknown[] };
+      expect(denied.decisions).toHaveLength(2); // recorded before the first process stopped
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
+});
