@@ -11,6 +11,8 @@ import { registerHealthRoutes, type ReadinessCheck } from './routes/health.ts';
 import type { PacketIngest } from '../ingest/ports.ts';
 import { registerPacketRoutes } from './routes/packets.ts';
 import { registerReadRoutes, type ReadApiDeps } from './routes/read.ts';
+import { registerManifestRoutes } from './routes/manifests.ts';
+import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 
 const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 /** The `error` of an answer, by status: one shape, `{error, message, request_id}`, everywhere. */
@@ -23,6 +25,8 @@ export interface AppDeps {
   ingest?: PacketIngest;
   /** The read API of SPEC §5 (and /openapi.json); absent in processes that do not serve it. */
   read?: ReadApiDeps;
+  /** Where PUT /v1/manifests stores versions; absent in processes that do not take manifests. */
+  manifests?: { clickhouse: ClickHouseDoor; now?: () => number };
   readiness: ReadinessCheck;
   metrics: MetricsRegistry;
   apiKeys: ApiKey[];
@@ -72,5 +76,6 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   registerHealthRoutes(app, deps);
   if (deps.ingest) registerPacketRoutes(app, { ingest: deps.ingest, apiKeys: deps.apiKeys });
   if (deps.read) registerReadRoutes(app, { ...deps.read, apiKeys: deps.apiKeys });
+  if (deps.manifests) registerManifestRoutes(app, { ...deps.manifests, apiKeys: deps.apiKeys });
   return app;
 }

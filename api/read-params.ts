@@ -26,7 +26,8 @@ const timestamp = z
 /** An identifier in a path (tool_id, agent_id, task_id): what a packet may carry. */
 export const pathId = z.string().min(1).max(256);
 
-const intParam = (min: number, max: number) =>
+/** A non-negative integer query parameter in [min, max]. */
+export const intParam = (min: number, max: number) =>
   z
     .string()
     .max(20)

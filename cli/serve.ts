@@ -53,6 +53,7 @@ export async function serve(): Promise<void> {
     },
     metrics,
     read: readApiOf(config, clickhouse, metrics),
+    manifests: { clickhouse },
     apiKeys: config.apiKeys,
     maxBodyBytes: config.ingest.maxBodyBytes,
     logger,

@@ -21,6 +21,8 @@ import type { QueryContext, QuerySpec } from './sql.ts';
 import { TOOL_OUTPUT_SAMPLES, TOOL_OUTPUTS, toolOutputs, type ToolOutputsParams } from './tool-outputs.ts';
 import { TOOLS_SUMMARY, toolsSummary, type ToolsSummaryParams } from './tools-summary.ts';
 import { VIOLATION_COUNTS, VIOLATIONS, violations, type ViolationsParams } from './violations.ts';
+import { CACHE_SIMULATION, CACHE_TTL_CURVE, cacheSimulation, TOOL_IDEMPOTENT, ttlCurve, type CacheSimulation, type CacheSimulationParams, type TtlCurve, type TtlCurveParams } from './cache-simulation.ts';
+import { currentManifest, MANIFEST_VERSIONS, manifestHistory, type ManifestAnswer, type ManifestHistoryAnswer } from './manifests.ts';
 
 export type {
   ByAgentParams,
@@ -36,6 +38,8 @@ export type {
   ToolOutputsParams,
   ToolsSummaryParams,
   ViolationsParams,
+  CacheSimulationParams,
+  TtlCurveParams,
 };
 
 /** Every read pattern, ready to call (HTTP routes, CLI, tests). */
@@ -53,6 +57,10 @@ export interface ReadQueries {
   identicalOutputs(p: IdenticalOutputsParams): Promise<IdenticalOutputs>;
   sequences(p: SequencesParams): Promise<Sequences>;
   violations(p: ViolationsParams): Promise<Violations>;
+  manifest(p: Record<string, never>): Promise<ManifestAnswer>;
+  manifestHistory(p: { toolId: string }): Promise<ManifestHistoryAnswer>;
+  cacheSimulation(p: CacheSimulationParams): Promise<CacheSimulation>;
+  ttlCurve(p: TtlCurveParams): Promise<TtlCurve>;
 }
 
 /** Binds every read pattern to a client, a database and a query context. */
@@ -72,6 +80,10 @@ export function createReadQueries(ch: StatementRunner, db: string, ctx: QueryCon
     identicalOutputs: (p) => identicalOutputs(ch, db, p, ctx),
     sequences: (p) => commonSequences(ch, db, p, ctx),
     violations: (p) => violations(ch, db, p, ctx),
+    manifest: () => currentManifest(ch, db, ctx),
+    manifestHistory: (p) => manifestHistory(ch, db, p, ctx),
+    cacheSimulation: (p) => cacheSimulation(ch, db, p, ctx),
+    ttlCurve: (p) => ttlCurve(ch, db, p, ctx),
   };
 }
 
@@ -107,4 +119,8 @@ export const QUERY_CATALOG: readonly QuerySpec[] = [
   COMMON_SEQUENCES,
   VIOLATIONS,
   VIOLATION_COUNTS,
+  MANIFEST_VERSIONS,
+  CACHE_SIMULATION,
+  CACHE_TTL_CURVE,
+  TOOL_IDEMPOTENT,
 ];

@@ -25,6 +25,10 @@ const SAMPLES: Record<keyof ReadQueries, object> = {
   identicalOutputs: { minCount: 2, toolId: 'fetch_url', ...page },
   sequences: { length: 4, minCount: 2, ...page },
   violations: { invariant: 'I8', ...page },
+  manifest: {},
+  manifestHistory: { toolId: 'recipe search/é' },
+  cacheSimulation: { window, toolId: 'search_web', ttlMs: 300_000 },
+  ttlCurve: { toolId: 'fetch_url', window },
 };
 const DEFAULTS: ReadDefaults = { windowDays: 7, expensiveThresholdUsd: 1, slowThresholdMs: 30_000 };
 
