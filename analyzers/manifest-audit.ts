@@ -115,8 +115,8 @@ export class ManifestAuditor {
     const context = (
       await this.ch.select<Row>(
         `SELECT ${COLUMNS} FROM {db:Identifier}.tool_invocations
-         WHERE tool_id IN {tools:Array(String)} AND (tool_id, intDiv(toUnixTimestamp64Milli(created_at), 60000)) IN {minutes:Array(Tuple(String, Int64))}`,
-        { tools, minutes: load, schema_tools: [] },
+         WHERE tool_id IN {tools:Array(String)} AND has(arrayZip({mt:Array(String)}, {mm:Array(Int64)}), (toString(tool_id), intDiv(toUnixTimestamp64Milli(created_at), 60000)))`,
+        { tools, mt: load.map((x) => x[0]), mm: load.map((x) => x[1]), schema_tools: [] },
       )
     ).map(toCall);
     const judged = context.filter((c) => judge.has(`${c.tool_id}\u0000${Math.floor(c.t / 60_000)}`));
