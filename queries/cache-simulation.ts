@@ -13,6 +13,7 @@ import { runQuery, windowParams, type QueryContext, type QuerySpec, type Stateme
 
 /** The TTLs of the curve: 1 min, 5 min, 15 min, 1 h, 6 h, 24 h, 7 d. */
 export const CURVE_TTLS_MS = [60_000, 300_000, 900_000, 3_600_000, 21_600_000, 86_400_000, 604_800_000] as const;
+const CURVE_LABELS = "'1m', '5m', '15m', '1h', '6h', '24h', '7d'";
 /** The suggested TTL reaches this share of the 7-day TTL's savings. */
 export const SUGGESTED_SHARE = 0.9;
 
@@ -56,7 +57,7 @@ SETTINGS join_use_nulls = 0`,
 export const CACHE_TTL_CURVE: QuerySpec = {
   name: 'cache_ttl_curve',
   description: "Calls, hits and savings of the idempotent tools (one, or every one when tool_id is '') at the TTLs 1 min, 5 min, 15 min, 1 h, 6 h, 24 h and 7 d.",
-  sql: `SELECT ttls[i] AS ttl_ms, sum(n) AS calls, sum(res[i].2) AS hits, sum(res[i].3) AS saved_ms, sum(res[i].4) AS saved_usd
+  sql: `SELECT ttls[i] AS ttl_ms, [${CURVE_LABELS}][i] AS ttl, sum(n) AS calls, sum(res[i].2) AS hits, sum(res[i].3) AS saved_ms, sum(res[i].4) AS saved_usd
 FROM (
   SELECT k.n AS n, [${CURVE_TTLS_MS.join(', ')}] AS ttls,
     if(m.idempotent = 1 AND n > 1, arrayMap(L -> ${fold('L')}, ttls), arrayMap(L -> (toInt64(0), toUInt64(0), toUInt64(0), toFloat64(0)), ttls)) AS res
@@ -65,7 +66,7 @@ FROM (
   WHERE m.idempotent = 1 OR {tool_id:String} != ''
 )
 ARRAY JOIN arrayEnumerate(ttls) AS i
-GROUP BY i, ttl_ms
+GROUP BY i, ttl_ms, ttl
 ORDER BY ttl_ms
 SETTINGS join_use_nulls = 0`,
   params: { db: PARAM_DOCS.db, from: PARAM_DOCS.from, to: PARAM_DOCS.to, tool_id: "a tool, or '' for every idempotent tool" },
