@@ -132,6 +132,11 @@ describe('loadManifestFiles', () => {
     expect(Object.keys(r.manifest).sort()).toEqual(['fetch', 'search']);
   });
 
+  it('loads examples/manifest.yaml, the README example', () => {
+    const r = loadManifestFiles(new URL('../../../examples/manifest.yaml', import.meta.url).pathname);
+    expect(r.ok && r.manifest.search_web?.input_schema).toMatchObject({ required: ['query'] });
+  });
+
   it('names a missing schema file and a tool declared in two files, applying nothing', () => {
     const dir = mkdtempSync(join(tmpdir(), 'manifests-'));
     writeFileSync(join(dir, 'a.yaml'), 'search:\n  tool_id: search\n  input_schema: schemas/missing.json\n');
