@@ -301,12 +301,12 @@ export const READ_ROUTES: ReadRoute[] = [
     operationId: 'cacheTtlCurve',
     method: 'ttlCurve',
     request: (p: TtlCurveParams) => ({ query: { ...windowQuery(p.window), tool_id: p.toolId } }),
-    summary: "One tool's cache savings at TTLs of 1 min, 5 min, 15 min, 1 h, 6 h, 24 h and 7 d, and the shortest TTL reaching 90 % of the 7-day savings.",
-    query: z.strictObject({ from: listQuery.from, to: listQuery.to, tool_id: pathId.describe('the tool') }),
+    summary: "A tool's cache savings (without tool_id: every idempotent tool's, together) at TTLs of 1 min, 5 min, 15 min, 1 h, 6 h, 24 h and 7 d, and the shortest TTL reaching 90 % of the 7-day savings.",
+    query: z.strictObject({ from: listQuery.from, to: listQuery.to, tool_id: pathId.optional().describe('the tool (default: every idempotent tool, together)') }),
     response: ttlCurveSchema,
     run: (qs, { query }, d) => {
-      const q = query as Q & { tool_id: string };
-      return qs.ttlCurve({ toolId: q.tool_id, window: windowOf(q, d) });
+      const q = query as Q & { tool_id?: string };
+      return qs.ttlCurve({ window: windowOf(q, d), ...(q.tool_id ? { toolId: q.tool_id } : {}) });
     },
   },
 ];

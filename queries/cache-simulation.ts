@@ -93,10 +93,12 @@ export type CacheSimulation = z.infer<typeof cacheSimulationSchema>;
 
 /** GET /v1/cache/ttl-curve. */
 export const ttlCurveSchema = z.strictObject({
-  tool_id: z.string(),
-  cacheable: z.boolean().describe('idempotent in the current manifest'),
+  tool_id: z.string().nullable().describe('null: every tool the current manifest declares idempotent, together'),
+  cacheable: z.boolean().describe('idempotent in the current manifest (without tool_id: some tool is)'),
   calls: z.number().int(),
-  points: z.array(z.strictObject({ ttl_ms: z.number().int(), hits: z.number().int(), hit_rate: z.number(), saved_ms: z.number().int(), saved_usd: usd })),
+  points: z
+    .array(z.strictObject({ ttl_ms: z.number().int(), hits: z.number().int(), hit_rate: z.number(), saved_ms: z.number().int(), saved_usd: usd }))
+    .describe('one per TTL, shortest first; empty when the window has no call to replay'),
   suggested_ttl_ms: z.number().int().nullable().describe('the shortest TTL reaching 90 % of the 7-day TTL’s saved_ms and saved_usd; null when the 7-day TTL saves nothing'),
 });
 export type TtlCurve = z.infer<typeof ttlCurveSchema>;
@@ -111,7 +113,8 @@ export interface CacheSimulationParams {
 
 /** Parameters of {@link ttlCurve}. */
 export interface TtlCurveParams {
-  toolId: string;
+  /** Absent: every tool the current manifest declares idempotent, together. */
+  toolId?: string;
   window: TimeWindow;
 }
 
@@ -132,9 +135,6 @@ export async function cacheSimulation(ch: StatementRunner, db: string, p: CacheS
     const ttl = Number(r.ttl_ms);
     return { tool_id: r.tool_id, ttl_ms: ttl > 0 || p.ttlMs !== undefined ? ttl : null, cacheable: Number(r.cacheable) === 1, calls, hits, hit_rate: rate(hits, calls), saved_ms: Number(r.saved_ms), saved_usd: Number(r.saved_usd) };
   });
-  if (p.toolId !== undefined && tools.length === 0) {
-    tools.push({ tool_id: p.toolId, ttl_ms: p.ttlMs ?? null, cacheable: false, calls: 0, hits: 0, hit_rate: 0, saved_ms: 0, saved_usd: 0 });
-  }
   const sum = (f: (t: (typeof tools)[number]) => number) => tools.reduce((s, t) => s + f(t), 0);
   const calls = sum((t) => t.calls);
   const hits = sum((t) => t.hits);
@@ -152,24 +152,24 @@ export function suggestedTtl(points: ReadonlyArray<{ ttl_ms: number; saved_ms: n
 /** Runs the TTL curve of one tool. */
 export async function ttlCurve(ch: StatementRunner, db: string, p: TtlCurveParams, ctx: QueryContext): Promise<TtlCurve> {
   const [rows, idempotent] = await Promise.all([
-    runQuery<{ ttl_ms: Num; calls: Num; hits: Num; saved_ms: Num; saved_usd: Num }>(ch, CACHE_TTL_CURVE, { db, tool_id: p.toolId, ...windowParams(p.window) }, ctx),
-    runQuery<{ i: Num }>(ch, TOOL_IDEMPOTENT, { db, tool_id: p.toolId }, ctx),
+    runQuery<{ ttl_ms: Num; calls: Num; hits: Num; saved_ms: Num; saved_usd: Num }>(ch, CACHE_TTL_CURVE, { db, tool_id: p.toolId ?? '', ...windowParams(p.window) }, ctx),
+    runQuery<{ i: Num }>(ch, TOOL_IDEMPOTENT, { db, tool_id: p.toolId ?? '' }, ctx),
   ]);
-  const cacheable = Number(idempotent[0]?.i ?? 0) === 1;
+  const cacheable = idempotent.some((r) => Number(r.i) === 1);
   const byTtl = new Map(rows.map((r) => [Number(r.ttl_ms), r]));
   const calls = Number(rows[0]?.calls ?? 0);
-  const points = CURVE_TTLS_MS.map((ttl) => {
+  const points = (calls > 0 ? CURVE_TTLS_MS : []).map((ttl) => {
     const r = byTtl.get(ttl);
     const hits = Number(r?.hits ?? 0);
     return { ttl_ms: ttl, hits, hit_rate: rate(hits, calls), saved_ms: Number(r?.saved_ms ?? 0), saved_usd: Number(r?.saved_usd ?? 0) };
   });
-  return { tool_id: p.toolId, cacheable, calls, points, suggested_ttl_ms: cacheable ? suggestedTtl(points) : null };
+  return { tool_id: p.toolId ?? null, cacheable, calls, points, suggested_ttl_ms: cacheable ? suggestedTtl(points) : null };
 }
 
 /** Whether the current manifest declares a tool idempotent. */
 export const TOOL_IDEMPOTENT: QuerySpec = {
   name: 'tool_idempotent',
-  description: 'Whether the current manifest declares the tool idempotent (1) or not / not at all (no row or 0).',
-  sql: `SELECT idempotent AS i FROM (${CURRENT}) WHERE tool_id = {tool_id:String}`,
-  params: { db: PARAM_DOCS.db, tool_id: 'the tool' },
+  description: "Whether the current manifest declares the tool idempotent (1) or not / not at all (no row or 0); with tool_id '', every tool's flag.",
+  sql: `SELECT idempotent AS i FROM (${CURRENT}) WHERE {tool_id:String} = '' OR tool_id = {tool_id:String}`,
+  params: { db: PARAM_DOCS.db, tool_id: "the tool, or '' for every tool" },
 };

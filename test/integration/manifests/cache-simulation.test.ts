@@ -117,18 +117,25 @@ describe('cache simulation', () => {
     expect(curve.cacheable).toBe(true);
     expect(curve.calls).toBe(of('search').length);
 
+    // Without a tool: the idempotent tools together (search, fetch, lookup; not email_send).
+    const together = await ttlCurve(door, db, { window }, DEFAULT_QUERY_CONTEXT);
+    const idem = [...of('search'), ...of('fetch'), ...of('lookup')];
+    expect(together.calls).toBe(idem.length);
+    expect(together.points.map((p) => p.hits)).toEqual(CURVE_TTLS_MS.map((ttl) => bruteForce(idem, ttl).hits));
+
     const notCacheable = await ttlCurve(door, db, { toolId: 'email_send', window }, DEFAULT_QUERY_CONTEXT);
     expect(notCacheable).toMatchObject({ cacheable: false, calls: of('email_send').length, suggested_ttl_ms: null });
     expect(notCacheable.points.every((p) => p.hits === 0)).toBe(true);
   });
 
-  it('caches nothing without a manifest, and lists an asked-for tool without calls', async () => {
+  it('caches nothing without a manifest, and answers an empty list and curve for a tool without calls', async () => {
     const { ch, db, door } = await freshDatabase('cs');
     await insertCalls(ch, db, [rawCall({ tool_id: 'search', t: T0 }), rawCall({ tool_id: 'search', t: T0 + 1 })], T0);
     const window = { fromMs: T0, toMs: T0 + 86_400_000 };
     const sim = await cacheSimulation(door, db, { window, ttlMs: 60_000 }, DEFAULT_QUERY_CONTEXT);
     expect(sim.tools).toEqual([{ tool_id: 'search', ttl_ms: 60_000, cacheable: false, calls: 2, hits: 0, hit_rate: 0, saved_ms: 0, saved_usd: 0 }]);
     const none = await cacheSimulation(door, db, { window, toolId: 'nothing' }, DEFAULT_QUERY_CONTEXT);
-    expect(none.tools).toEqual([{ tool_id: 'nothing', ttl_ms: null, cacheable: false, calls: 0, hits: 0, hit_rate: 0, saved_ms: 0, saved_usd: 0 }]);
+    expect(none).toEqual({ tools: [], totals: { calls: 0, hits: 0, hit_rate: 0, saved_ms: 0, saved_usd: 0 } });
+    expect(await ttlCurve(door, db, { toolId: 'nothing', window }, DEFAULT_QUERY_CONTEXT)).toEqual({ tool_id: 'nothing', cacheable: false, calls: 0, points: [], suggested_ttl_ms: null });
   });
 });

@@ -117,7 +117,8 @@ describe('PUT /v1/manifests', () => {
     expect(sim.tools).toEqual([{ tool_id: 'search', ttl_ms: 60000, cacheable: true, calls: 2, hits: 1, hit_rate: 0.5, saved_ms: 700, saved_usd: 0 }]);
     const curve = (await get('/v1/cache/ttl-curve?tool_id=search', null)).json();
     expect(curve).toMatchObject({ tool_id: 'search', cacheable: true, calls: 2, suggested_ttl_ms: 60000 });
-    expect((await get('/v1/cache/ttl-curve', null)).statusCode).toBe(400);
+    expect((await get('/v1/cache/ttl-curve', null)).json()).toMatchObject({ tool_id: null, cacheable: true, calls: 2 });
+    expect((await get('/v1/cache/ttl-curve?tool_id=', null)).statusCode).toBe(400);
     expect((await get('/v1/cache/simulation?ttl_ms=-5', null)).statusCode).toBe(400);
   });
 });
