@@ -112,11 +112,14 @@ export class ManifestAuditor {
       judge.add(`${tool}\u0000${minute}`).add(`${tool}\u0000${minute + 1}`);
     }
     const tools = [...limited];
+    const mm = load.map((x) => x[1]);
     const context = (
       await this.ch.select<Row>(
         `SELECT ${COLUMNS} FROM {db:Identifier}.tool_invocations
-         WHERE tool_id IN {tools:Array(String)} AND has(arrayZip({mt:Array(String)}, {mm:Array(Int64)}), (toString(tool_id), intDiv(toUnixTimestamp64Milli(created_at), 60000)))`,
-        { tools, mt: load.map((x) => x[0]), mm: load.map((x) => x[1]), schema_tools: [] },
+         WHERE tool_id IN {tools:Array(String)}
+           AND created_at >= fromUnixTimestamp64Milli({lo:Int64}, 'UTC') AND created_at < fromUnixTimestamp64Milli({hi:Int64}, 'UTC')
+           AND has(arrayZip({mt:Array(String)}, {mm:Array(Int64)}), (toString(tool_id), intDiv(toUnixTimestamp64Milli(created_at), 60000)))`,
+        { tools, lo: mm.reduce((a, b) => Math.min(a, b)) * 60_000, hi: (mm.reduce((a, b) => Math.max(a, b)) + 1) * 60_000, mt: load.map((x) => x[0]), mm, schema_tools: [] },
       )
     ).map(toCall);
     const judged = context.filter((c) => judge.has(`${c.tool_id}\u0000${Math.floor(c.t / 60_000)}`));
