@@ -4,10 +4,13 @@
  */
 import { linkCalls, pairKey, type CallPoint } from './pairs.ts';
 
+/** The manifest rules (manifest-rules.ts). */
+export type ManifestInvariant = 'M1' | 'M2' | 'M3' | 'M4' | 'M5' | 'M6' | 'M7';
+
 /** A broken SHOULD or cross-segment rule, recorded once in `violations`. */
 export interface Violation {
   violation_key: string;
-  invariant: 'I4' | 'I8' | 'I9' | 'I10' | 'I11';
+  invariant: 'I4' | 'I8' | 'I9' | 'I10' | 'I11' | ManifestInvariant;
   packet_type: 'tool_call' | 'output_artifact' | 'tool_dependency';
   ids: string[];
   detail: string;

@@ -1,5 +1,6 @@
 /**
- * The auditor: checks the SHOULD and cross-segment rules (I4, I8, I9, I10, I11) on rows
+ * The auditor: checks the SHOULD and cross-segment rules (I4, I8, I9, I10, I11), and the tool
+ * manifest rules (M1–M7, manifest-audit.ts), on rows
  * ingested before now − grace (late packets get that long to arrive) and no later than the
  * dependency analyzer's watermark, and records each violation once in `violations`.
  */
@@ -8,6 +9,7 @@ import type { Logger } from '../platform/logger.ts';
 import type { MetricsRegistry } from '../platform/metrics.ts';
 import { checkTaskPairs, violation, type Violation } from './audit-rules.ts';
 import { DEPENDENCY_JOB } from './dependency-runner.ts';
+import { ManifestAuditor } from './manifest-audit.ts';
 import { periodic, type PeriodicJob } from './scheduler.ts';
 import { callsOfTasks, pairsOfTasks, readWatermark, touchedTasks, writeWatermark } from './store.ts';
 
@@ -89,6 +91,7 @@ const CHECKS: Array<{ sql: string; toViolation: (r: Record<string, string>) => V
 export function createAuditor(deps: AuditorDeps): PeriodicJob<AuditResult> {
   const { clickhouse: ch, metrics } = deps;
   const now = deps.now ?? Date.now;
+  const manifestAuditor = new ManifestAuditor(ch, deps.windowMs);
 
   async function record(found: Violation[]): Promise<number> {
     const unique = new Map(found.map((v) => [v.violation_key, v]));
@@ -112,7 +115,9 @@ export function createAuditor(deps: AuditorDeps): PeriodicJob<AuditResult> {
     const analyzed = await readWatermark(ch, DEPENDENCY_JOB);
     // I10 needs the analyzer to have seen the slice; everything needs the grace period to pass.
     const to = Math.min(now() - deps.graceMs, analyzed);
-    if (to <= from) return { from, to: from, found: 0, recorded: 0 };
+    // The manifest rules keep a watermark of their own (a first manifest audits back to the start).
+    const m = await manifestAuditor.run(to, record);
+    if (to <= from) return { from, to: from, found: m.found, recorded: m.recorded };
     const params = { from, to, lookback: Math.max(0, from - I11_LOOKBACK_MS) };
     const found: Violation[] = [];
     for (const check of CHECKS) {
@@ -127,7 +132,7 @@ export function createAuditor(deps: AuditorDeps): PeriodicJob<AuditResult> {
     }
     const recorded = await record(found);
     await writeWatermark(ch, AUDITOR_JOB, to);
-    return { from, to, found: found.length, recorded };
+    return { from, to, found: found.length + m.found, recorded: recorded + m.recorded };
   }
 
   return periodic('auditor', runOnce, deps.logger);

@@ -14,6 +14,8 @@ import { registerPacketRoutes } from './routes/packets.ts';
 import { registerReadRoutes, type ReadApiDeps } from './routes/read.ts';
 import { registerTraceRoutes } from './routes/traces.ts';
 import type { SpanMapOptions } from '../ingest/otlp/span-map.ts';
+import { registerManifestRoutes } from './routes/manifests.ts';
+import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 
 const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 /** The `error` of an answer, by status: one shape, `{error, message, request_id}`, everywhere. */
@@ -33,6 +35,8 @@ export interface AppDeps {
   replay?: ReplayApiDeps;
   /** PUT /v1/budgets and POST /v1/budget/check; absent in processes that do not own budgets. */
   budgets?: BudgetService;
+  /** Where PUT /v1/manifests stores versions; absent in processes that do not take manifests. */
+  manifests?: { clickhouse: ClickHouseDoor; now?: () => number };
   readiness: ReadinessCheck;
   metrics: MetricsRegistry;
   apiKeys: ApiKey[];
@@ -91,6 +95,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   if (deps.read) registerReadRoutes(app, { ...deps.read, apiKeys: deps.apiKeys });
   if (deps.ingest && deps.replay) registerQuarantineReplayRoute(app, { ...deps.replay, ingest: deps.ingest, apiKeys: deps.apiKeys });
   if (deps.budgets) registerBudgetRoutes(app, { budgets: deps.budgets, apiKeys: deps.apiKeys });
+  if (deps.manifests) registerManifestRoutes(app, { ...deps.manifests, apiKeys: deps.apiKeys });
   answerOtherMethods(app, routeMethods); // after the last route: 405 with Allow for the other methods
   return app;
 }

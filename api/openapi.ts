@@ -138,6 +138,20 @@ export function openApiDocument(routes: ReadRoute[], version: string): Record<st
       },
     },
   };
+  paths['/v1/manifests'] = {
+    ...(paths['/v1/manifests'] as object),
+    put: {
+      operationId: 'putManifest',
+      summary: 'Apply a tool manifest (tool-smith format, JSON or YAML) as the next version, whole, or refuse it with every error named (README: Tool manifests).',
+      tags: ['admin'],
+      security: [{ bearer: [] }, { apiKey: [] }],
+      requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', additionalProperties: { type: 'object' } } }, 'application/yaml': { schema: { type: 'string' } } } },
+      responses: {
+        '200': { description: 'applied: {version, effective_at, tools, warnings}' },
+        ...errors({ '400': 'invalid manifest: {error, message, errors[]} naming every error; nothing applied', '403': 'the key lacks the admin scope', '415': 'unsupported media type' }),
+      },
+    },
+  };
   for (const [url, summary] of [
     ['/healthz', 'liveness'],
     ['/readyz', 'readiness: ClickHouse (and Kafka when used) reachable'],

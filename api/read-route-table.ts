@@ -23,10 +23,14 @@ import type {
   ViolationsParams,
   QuarantineListParams,
   QuarantineShowParams,
+  CacheSimulationParams,
+  TtlCurveParams,
 } from '../queries/index.ts';
 import { quarantineListSchema, quarantineShowSchema } from '../queries/quarantine-schemas.ts';
 import { budgetDecisionsSchema, budgetListSchema } from '../queries/budget-schemas.ts';
 import type { BudgetDecisionsParams } from '../queries/budgets.ts';
+import { cacheSimulationSchema, ttlCurveSchema } from '../queries/cache-simulation.ts';
+import { manifestHistorySchema, manifestSchema } from '../queries/manifests.ts';
 import type { TimeWindow } from '../queries/sql.ts';
 import { MAX_SEQUENCE_LENGTH } from '../queries/common-sequences.ts';
 import {
@@ -334,6 +338,58 @@ export const READ_ROUTES: ReadRoute[] = [
     run: (qs, { query }, d) => {
       const q = query as Q & { decision?: 'allow' | 'warn' | 'deny' };
       return qs.budgetDecisions({ window: windowOf(q, d), ...page(q), ...(q.decision ? { decision: q.decision } : {}) });
+    },
+  },
+  {
+    url: '/v1/manifests',
+    operationId: 'manifest',
+    method: 'manifest',
+    request: () => ({ query: {} }),
+    summary: 'The current tool manifest (tool-smith format, every default applied), its version and when it took effect.',
+    query: z.strictObject({}),
+    response: manifestSchema,
+    run: (qs) => qs.manifest({}),
+  },
+  {
+    url: '/v1/manifests/:tool_id/history',
+    operationId: 'manifestHistory',
+    method: 'manifestHistory',
+    request: (p: { toolId: string }) => ({ params: { tool_id: p.toolId }, query: {} }),
+    summary: "One tool's entry in every manifest version since it was first declared, newest first (null where a version does not declare it).",
+    params: toolParams,
+    query: z.strictObject({}),
+    response: manifestHistorySchema,
+    run: (qs, { params }) => qs.manifestHistory({ toolId: params.tool_id ?? '' }),
+  },
+  {
+    url: '/v1/cache/simulation',
+    operationId: 'cacheSimulation',
+    method: 'cacheSimulation',
+    request: (p: CacheSimulationParams) => ({ query: { ...windowQuery(p.window), tool_id: p.toolId, ttl_ms: p.ttlMs } }),
+    summary: 'What a TTL cache keyed by (tool_id, args_hash) would have served and saved, per tool, replayed over the window (README: Cache simulation).',
+    query: z.strictObject({
+      from: listQuery.from,
+      to: listQuery.to,
+      tool_id: pathId.optional().describe('only this tool'),
+      ttl_ms: intParam(0, 365 * 86_400_000).optional().describe("TTL to simulate, ms (default: each tool's manifest cache_ttl_ms)"),
+    }),
+    response: cacheSimulationSchema,
+    run: (qs, { query }, d) => {
+      const q = query as Q & { tool_id?: string; ttl_ms?: number };
+      return qs.cacheSimulation({ window: windowOf(q, d), ...(q.tool_id ? { toolId: q.tool_id } : {}), ...(q.ttl_ms === undefined ? {} : { ttlMs: q.ttl_ms }) });
+    },
+  },
+  {
+    url: '/v1/cache/ttl-curve',
+    operationId: 'cacheTtlCurve',
+    method: 'ttlCurve',
+    request: (p: TtlCurveParams) => ({ query: { ...windowQuery(p.window), tool_id: p.toolId } }),
+    summary: "A tool's cache savings (without tool_id: every idempotent tool's, together) at TTLs of 1 min, 5 min, 15 min, 1 h, 6 h, 24 h and 7 d, and the shortest TTL reaching 90 % of the 7-day savings.",
+    query: z.strictObject({ from: listQuery.from, to: listQuery.to, tool_id: pathId.optional().describe('the tool (default: every idempotent tool, together)') }),
+    response: ttlCurveSchema,
+    run: (qs, { query }, d) => {
+      const q = query as Q & { tool_id?: string };
+      return qs.ttlCurve({ window: windowOf(q, d), ...(q.tool_id ? { toolId: q.tool_id } : {}) });
     },
   },
 ];

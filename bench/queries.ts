@@ -1,5 +1,6 @@
 /**
- * `npm run bench:queries`: the read API at 10 million invocations (issue 5).
+ * `npm run bench:queries`: the read API at 10 million invocations (issue 5), and the cache
+ * simulation and TTL curve over it under the bench manifest (issue 13, bench-manifest.ts).
  *
  * Builds (or reuses) 10 M invocations over 100 000 tasks and 30 days in embedded ClickHouse under
  * ./.bench-data (bench/queries-data.ts), starts the API in-process on a random loopback port, and
@@ -23,6 +24,8 @@ import { createReadQueries, type ReadQueries } from '../queries/index.ts';
 import type { TimeWindow } from '../queries/sql.ts';
 import { ensureBenchData } from './queries-data.ts';
 import { createClickHouseDoor } from '../platform/clickhouse/door.ts';
+import { applyManifest, loadManifestHistory } from '../analyzers/manifest-store.ts';
+import { benchManifest } from './bench-manifest.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -51,6 +54,9 @@ function cases(w: TimeWindow, tools: string[], agents: string[], taskIds: string
   const all = { fromMs: 0, toMs: Date.UTC(2200, 0, 1) };
   const tool = (i: number) => tools[i % tools.length] as string;
   const task = (i: number) => taskIds[i % taskIds.length] as string;
+  // The cacheable tools of the bench manifest, the busiest (search_web, fetch_url) among them.
+  const cacheTools = ['search_web', 'fetch_url', 'sql_query', 'vector_search'];
+  const cacheTool = (i: number) => cacheTools[i % cacheTools.length] as string;
   return [
     { name: 'task view  /v1/tasks/{id}', n: 200, url: (i) => `/v1/tasks/${task(i)}`, raw: (q, i) => q.task({ taskId: task(i), window: all, limit: 100 }), target: { p95ms: 50, label: 'p95 ≤ 50 ms' } },
     { name: 'tool stats 30 d  /v1/tools/{id}/stats', n: 36, url: (i) => `/v1/tools/${tool(i)}/stats?${win}`, raw: (q, i) => q.toolStats({ toolId: tool(i), window: w, limit: 100 }), target: { p95ms: 300, label: 'p95 ≤ 300 ms' } },
@@ -65,6 +71,10 @@ function cases(w: TimeWindow, tools: string[], agents: string[], taskIds: string
     { name: 'identical outputs  /v1/outputs/identical', n: 6, url: () => `/v1/outputs/identical?${win}`, raw: (q) => q.identicalOutputs({ minCount: 2, window: w, limit: 100 }) },
     { name: 'sequences  /v1/workflows/sequences', n: 4, url: () => `/v1/workflows/sequences?${win}`, raw: (q) => q.sequences({ length: 3, minCount: 2, window: w, limit: 100 }) },
     { name: 'violations  /v1/violations', n: 24, url: () => `/v1/violations?${win}`, raw: (q) => q.violations({ window: w, limit: 100 }) },
+    // Cache simulation (issue 13) over the whole 30 days, at the manifest's TTLs.
+    { name: 'cache sim one tool  /v1/cache/simulation?tool_id=', n: 12, url: (i) => `/v1/cache/simulation?${win}&tool_id=${cacheTool(i)}`, raw: (q, i) => q.cacheSimulation({ window: w, toolId: cacheTool(i) }), target: { p95ms: 1000, label: 'p95 ≤ 1 s' } },
+    { name: 'cache sim all tools  /v1/cache/simulation', n: 4, url: () => `/v1/cache/simulation?${win}`, raw: (q) => q.cacheSimulation({ window: w }), target: { p95ms: 5000, label: '≤ 5 s' } },
+    { name: 'cache TTL curve one tool  /v1/cache/ttl-curve', n: 8, url: (i) => `/v1/cache/ttl-curve?${win}&tool_id=${cacheTool(i)}`, raw: (q, i) => q.ttlCurve({ window: w, toolId: cacheTool(i) }), target: { p95ms: 2000, label: 'p95 ≤ 2 s' } },
   ];
 }
 
@@ -82,6 +92,8 @@ async function main(): Promise<void> {
   const data = await ensureBenchData(ch, DB, shape, log);
   log(`data ready in ${Math.round((Date.now() - t0) / 1000)} s: ${shape.invocations} invocations, ${shape.tasks} tasks, ${data.from} … ${data.to}`);
   const window = { fromMs: Date.parse(data.from), toMs: Date.parse(data.to) + 1 };
+  const door = createClickHouseDoor(ch, DB);
+  if (!(await loadManifestHistory(door, DB)).loaded) await applyManifest(door, benchManifest(), Date.parse(data.from));
   const queries = createReadQueries(createClickHouseDoor(ch, DB), DB, { limits: { maxExecutionSeconds: 120, maxResultRows: 100_000 }, expensiveThresholdUsd: 1 });
   const app = buildApp({
     readiness: async () => ({ ready: true, checks: {} }),

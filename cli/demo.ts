@@ -5,12 +5,17 @@
  * has something to show: tasks chaining search → fetch → python → chart, failures of every
  * kind, retries, duplicate calls with identical args, expensive calls, identical outputs,
  * parallel calls, calls without a task, the dependencies between consecutive calls, and one
- * deliberate violation (I4: a timeout without an error message) for the violations view.
+ * deliberate violation (I4: a timeout without an error message) for the violations view. It
+ * first applies a tool manifest (PUT /v1/manifests, demo-manifest.ts; needs the `admin` scope
+ * when keys are configured) and adds the three calls that manifest is meant to catch (M1, M3, M6).
  */
 import { randomUUID } from 'node:crypto';
 import { errorMessage } from '../platform/errors.ts';
 import { argsHash, describeContent } from '../schemas/hashing.ts';
 import type { JsonValue } from '../schemas/canonical-json.ts';
+import { parseManifest } from '../schemas/tool-manifest.ts';
+import { DEMO_MANIFEST } from './demo-manifest.ts';
+import { putManifest } from './manifests.ts';
 import { configOrExit } from './runtime.ts';
 import { parseArgs } from './task.ts';
 
@@ -174,6 +179,22 @@ function demoTask(b: DemoBuilder, task: string, t: number, start: number): void 
   b.chain(task, steps);
 }
 
+/**
+ * What the demo manifest (demo-manifest.ts) is meant to catch, once each: a tool it does not
+ * declare (M1), a run past its timeout reported as a success (M3), and a task reading the
+ * untrusted, private inbox and then posting to a webhook (M6, the lethal trifecta).
+ */
+function manifestOffences(b: DemoBuilder, task: string, at: number): void {
+  b.call(null, 'Ops', 'legacy_export', { format: 'csv' }, at, { duration_ms: 900 });
+  b.call(null, 'Ops', 'python_execute', { code: 'backfill(days=30)' }, at + 10_000, { duration_ms: 75_000, result_summary: { exit_code: 0 } });
+  const read = b.call(task, 'Ops', 'mail_read', { folder: 'support', unread: true }, at + 20_000, { duration_ms: 400 });
+  const post = b.call(task, 'Ops', 'webhook_post', { url: 'https://partner.example.com/hook' }, at + 21_000, { duration_ms: 300 });
+  b.chain(task, [
+    [read, null],
+    [post, 'inbox messages posted to the webhook'],
+  ]);
+}
+
 /** Builds the packets of the demo workload (pure, deterministic for a seed). */
 export function demoPackets(opts: { tasks: number; seed: number; endMs: number; hours: number }): { packets: Packet[]; calls: number; tasks: string[] } {
   const b = new DemoBuilder(opts.seed);
@@ -188,9 +209,22 @@ export function demoPackets(opts: { tasks: number; seed: number; endMs: number; 
   const probes = Math.max(3, Math.floor(opts.tasks / 5));
   for (let i = 0; i < probes; i++) b.call(null, 'Ops', 'fetch_url', { url: 'https://status.example.com/health' }, opts.endMs - (probes - i) * 600_000 - 1000, { duration_ms: 90 });
   b.call(null, 'Ops', 'create_chart', { chart_type: 'pie' }, opts.endMs - 5000, { status: 'invalid_input', error: "missing field 'data'", duration_ms: 3 });
-  // The one violation the demo means to show: a tool that timed out without saying why (I4).
+  // The one packet violation the demo means to show: a tool that timed out without saying why (I4).
   b.call(null, 'Ops', 'python_execute', { code: 'train(model, epochs=500)' }, opts.endMs - 3000, { status: 'timeout', error: null, duration_ms: 30_150 });
+  manifestOffences(b, `demo-${opts.seed}-ops`, opts.endMs - 240_000);
   return { packets: b.sorted(), calls: b.calls, tasks: taskIds };
+}
+
+/** PUTs the demo manifest; a server refusing it (a key without `admin`) leaves the manifest views empty, not the demo. */
+async function applyDemoManifest(url: string, apiKey: string | undefined): Promise<void> {
+  const parsed = parseManifest(DEMO_MANIFEST);
+  if (!parsed.ok) throw new Error(`demo manifest: ${parsed.errors.join('; ')}`);
+  try {
+    const v = await putManifest(url, apiKey, parsed.manifest);
+    process.stdout.write(`demo: manifest version ${v.version} applied (${v.tools} tools)\n`);
+  } catch (err) {
+    process.stderr.write(`demo: manifest not applied (${errorMessage(err)}); the manifest and cache views stay empty\n`);
+  }
 }
 
 /** `tool-audit demo [--tasks N] [--seed S] [--hours H] [--url URL]`. */
@@ -205,6 +239,7 @@ export async function demo(argv: string[]): Promise<void> {
     process.stderr.write('usage: tool-audit demo [--tasks N (1…100000)] [--seed S] [--hours H] [--url URL]\n');
     process.exit(2);
   }
+  await applyDemoManifest(url, config.client.apiKey);
   const { packets, calls, tasks: ids } = demoPackets({ tasks, seed, endMs: Date.now() - 60_000, hours });
   const totals = { accepted: 0, rejected: 0, duplicates: 0 };
   const reasons = new Map<string, number>();

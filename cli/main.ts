@@ -15,6 +15,9 @@ const USAGE = `usage: tool-audit <command>
   top         per-tool table: calls, success rate, avg and p95 duration, cost (--from, --to)
   quarantine  list|show|replay quarantined packets (see \`tool-audit quarantine\`; replay asks the server)
   budgets     apply FILE | list: budgets checked before tools run (apply asks the server; admin key)
+  manifests apply FILE|DIR
+              apply a tool manifest (YAML/JSON, tool-smith format) as its next version
+  cache       what a TTL cache would have saved per tool (--tool T for its TTL curve, --ttl 5m)
   demo        POST a realistic synthetic workload to a running server (--tasks N, --seed S)
               (task/top read ClickHouse directly, or a running server with --url / TOOL_AUDIT_URL)
   dashboards  write the Grafana dashboards as JSON (--out DIR, default deploy/grafana/dashboards)
@@ -41,6 +44,10 @@ async function main(argv: string[]): Promise<void> {
       return (await import('./quarantine.ts')).quarantine(argv.slice(1));
     case 'budgets':
       return (await import('./budgets.ts')).budgets(argv.slice(1));
+    case 'manifests':
+      return (await import('./manifests.ts')).manifests(argv.slice(1));
+    case 'cache':
+      return (await import('./cache.ts')).cache(argv.slice(1));
     case 'demo':
       return (await import('./demo.ts')).demo(argv.slice(1));
     case 'migrate': {

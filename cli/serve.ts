@@ -67,6 +67,7 @@ export async function serve(): Promise<void> {
     read: readApiOf(config, clickhouse, metrics, budgets),
     budgets,
     replay: replayApiOf(config, clickhouse, metrics),
+    manifests: { clickhouse },
     apiKeys: config.apiKeys,
     maxBodyBytes: config.ingest.maxBodyBytes,
     logger,

@@ -5,8 +5,9 @@
 import { IDENTICAL_OUTPUT_CONTENTS, REPEATS_OVER_TIME } from '../queries/dashboard-dedup.ts';
 import { DEDUP_CANDIDATES } from '../queries/dedup-candidates.ts';
 import { IDENTICAL_OUTPUT_GROUPS } from '../queries/identical-outputs.ts';
+import { CACHE_SIMULATION, CACHE_TTL_CURVE } from '../queries/cache-simulation.ts';
 import { baseDashboard, finish, type BuiltDashboard, type DashboardOptions } from './base.ts';
-import { seriesPanel, statPanel, tablePanel } from './panels.ts';
+import { barPanel, seriesPanel, statPanel, tablePanel } from './panels.ts';
 import { numberVariable } from './variables.ts';
 
 export const DEDUP_UID = 'tool-audit-dedup';
@@ -64,6 +65,28 @@ export function buildDedup(opts: DashboardOptions): BuiltDashboard {
       h: 10,
       units: { bytes: 'bytes', repeated_bytes: 'bytes' },
       rename: { n: 'outputs' },
+    }),
+  );
+  builder.withPanel(
+    tablePanel(layout, {
+      title: 'Cache simulation per tool',
+      description:
+        "A TTL cache keyed by (tool_id, args_hash) replayed over the range at each tool's manifest cache_ttl_ms: calls, hits and the time and money the hits would have saved; only tools the current manifest declares idempotent are cacheable (the API's GET /v1/cache/simulation).",
+      targets: [{ spec: CACHE_SIMULATION, overrides: { tool_id: "''", ttl_ms: '-1' } }],
+      w: 14,
+      h: 9,
+      units: { ttl_ms: 'ms', saved_ms: 'ms', saved_usd: 'currencyUSD' },
+    }),
+  );
+  builder.withPanel(
+    barPanel(layout, {
+      title: 'Cache TTL curve (idempotent tools)',
+      description: 'Time the hits would have saved at TTLs of 1 min, 5 min, 15 min, 1 h, 6 h, 24 h and 7 d, over every tool the current manifest declares idempotent (the API gives it per tool: GET /v1/cache/ttl-curve, with the suggested TTL).',
+      targets: [{ spec: CACHE_TTL_CURVE, overrides: { tool_id: "''" } }],
+      w: 10,
+      h: 9,
+      xField: 'ttl',
+      unit: 'ms',
     }),
   );
   return finish(builder, layout);

@@ -23,7 +23,7 @@ const apiKeysSchema = z
     for (const entry of raw.split(/[;\n]/).map((s) => s.trim()).filter(Boolean)) {
       const [key, scopeList] = entry.split(':');
       const scopes = (scopeList ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-      if (!key || key.length < 16 || scopes.length === 0 || scopes.some((s) => s !== 'ingest' && s !== 'read' && s !== 'admin')) {
+      if (!key || key.length < 16 || scopes.length === 0 || scopes.some((s) => !(API_SCOPES as readonly string[]).includes(s))) {
         ctx.addIssue({
           code: 'custom',
           message: `TOOL_AUDIT_API_KEYS entry "${entry.slice(0, 8)}…" must be "<key of ≥16 chars>:<ingest|read|admin>[,…]"`,
@@ -35,8 +35,9 @@ const apiKeysSchema = z
     return keys;
   });
 
-/** Scopes an API key may carry (SPEC §7); `admin` changes configuration (PUT /v1/budgets). */
-export type ApiScope = 'ingest' | 'read' | 'admin';
+/** Scopes an API key may carry (SPEC §7): `admin` changes configuration: tool manifests (PUT /v1/manifests) and budgets (PUT /v1/budgets). */
+export const API_SCOPES = ['ingest', 'read', 'admin'] as const;
+export type ApiScope = (typeof API_SCOPES)[number];
 /** One configured API key. */
 export interface ApiKey {
   key: string;

@@ -27,6 +27,8 @@ import { QUARANTINE_BY_ID, QUARANTINE_COUNTS, QUARANTINE_LIST, QUARANTINE_REPLAY
 import type { QuarantineList, QuarantineShow } from './quarantine-schemas.ts';
 import { BUDGET_DECISIONS, BUDGET_SET_LATEST, BUDGET_SPEND_CELLS, budgetDecisions, budgetListFromStore, type BudgetDecisionsParams } from './budgets.ts';
 import type { BudgetDecisions, BudgetList } from './budget-schemas.ts';
+import { CACHE_SIMULATION, CACHE_TTL_CURVE, cacheSimulation, TOOL_IDEMPOTENT, ttlCurve, type CacheSimulation, type CacheSimulationParams, type TtlCurve, type TtlCurveParams } from './cache-simulation.ts';
+import { currentManifest, MANIFEST_VERSIONS, manifestHistory, type ManifestAnswer, type ManifestHistoryAnswer } from './manifests.ts';
 
 export type {
   ByAgentParams,
@@ -47,6 +49,8 @@ export type {
   QuarantineListParams,
   QuarantineShowParams,
   BudgetDecisionsParams,
+  CacheSimulationParams,
+  TtlCurveParams,
 };
 
 /** Every read pattern, ready to call (HTTP routes, CLI, tests). */
@@ -76,6 +80,10 @@ export interface ReadQueries {
   budgets(p: BudgetListParams): Promise<BudgetList>;
   /** Recorded budget decisions, newest first. */
   budgetDecisions(p: BudgetDecisionsParams): Promise<BudgetDecisions>;
+  manifest(p: Record<string, never>): Promise<ManifestAnswer>;
+  manifestHistory(p: { toolId: string }): Promise<ManifestHistoryAnswer>;
+  cacheSimulation(p: CacheSimulationParams): Promise<CacheSimulation>;
+  ttlCurve(p: TtlCurveParams): Promise<TtlCurve>;
 }
 
 /** Parameters of {@link ReadQueries.budgets}: none. */
@@ -104,6 +112,10 @@ export function createReadQueries(ch: StatementRunner, db: string, ctx: QueryCon
     quarantineRecord: (p) => quarantineShow(ch, db, p, ctx),
     budgets: () => budgetListFromStore(ch, db, Date.now(), ctx),
     budgetDecisions: (p) => budgetDecisions(ch, db, p, ctx),
+    manifest: () => currentManifest(ch, db, ctx),
+    manifestHistory: (p) => manifestHistory(ch, db, p, ctx),
+    cacheSimulation: (p) => cacheSimulation(ch, db, p, ctx),
+    ttlCurve: (p) => ttlCurve(ch, db, p, ctx),
   };
 }
 
@@ -148,4 +160,8 @@ export const QUERY_CATALOG: readonly QuerySpec[] = [
   BUDGET_SET_LATEST,
   BUDGET_SPEND_CELLS,
   BUDGET_DECISIONS,
+  MANIFEST_VERSIONS,
+  CACHE_SIMULATION,
+  CACHE_TTL_CURVE,
+  TOOL_IDEMPOTENT,
 ];

@@ -12,6 +12,8 @@ import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
 import type { RawPacket } from '../../../ingest/rows.ts';
 import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
 import { silentLogger } from '../../../platform/logger.ts';
+import { applyManifest } from '../../../analyzers/manifest-store.ts';
+import { parseManifest } from '../../../schemas/tool-manifest.ts';
 import { MetricsRegistry } from '../../../platform/metrics.ts';
 import { dependency, outputArtifact, toolCall } from '../../helpers/packets.ts';
 import { createClickHouseDoor } from '../../../platform/clickhouse/door.ts';
@@ -141,6 +143,14 @@ export async function loadWorkload(ch: ClickHouseClient, db: string, w: Workload
   const logger = silentLogger();
   const writer = createSegmentWriter({ clickhouse: createClickHouseDoor(ch, db), maxPacketBytes: 1 << 20, dedupCacheEntries: 0, metrics, logger });
   for (let i = 0; i < w.packets.length; i += 200) await writer.write(w.packets.slice(i, i + 200));
+  // A manifest, so the cache panels have cacheable tools and the violations panels M rules.
+  const manifest = parseManifest({
+    search_web: { tool_id: 'search_web', idempotent: true, cache_ttl_ms: 300_000, rate_limit_rpm: 30 },
+    fetch_url: { tool_id: 'fetch_url', idempotent: true, cache_ttl_ms: 60_000 },
+    python_execute: { tool_id: 'python_execute', timeout_ms: 20_000 },
+  });
+  if (!manifest.ok) throw new Error(manifest.errors.join('; '));
+  await applyManifest(createClickHouseDoor(ch, db), manifest.manifest, w.fromMs);
   const common = { clickhouse: createClickHouseDoor(ch, db), windowMs: 60_000, metrics, logger };
   await createDependencyAnalyzer({ ...common, overlapMs: 60_000 }).runOnce();
   await createAuditor({ ...common, graceMs: 0, now: () => Date.now() + 1000 }).runOnce();

@@ -40,7 +40,7 @@ const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `
 describe.skipIf(!hasChromium)('web app in Chromium', () => {
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    [server, browser] = await Promise.all([startServe({ apiKeys: `${KEY}:ingest,read` }), launchChromium()]);
+    [server, browser] = await Promise.all([startServe({ apiKeys: `${KEY}:ingest,read,admin` }), launchChromium()]);
     await loadDemo(server.url, { tasks: 25, seed: 17, hours: 6, apiKey: KEY });
     authed = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     await authed.addInitScript({ content: `sessionStorage.setItem('tool-audit.api-key', ${JSON.stringify(KEY)})` });
@@ -147,7 +147,7 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     await page.close();
   });
 
-  it('shows dedup candidates and identical outputs with example tasks, the budgets section (its route is served) and no cache section without its route', async () => {
+  it('shows dedup candidates and identical outputs with example tasks, the cache simulation (TTL curve and per tool) and spend against budgets', async () => {
     const page = await authed.newPage();
     await open(page, '/waste');
     const dedup = await api<{ groups: unknown[]; totals: { duplicate_calls: number } }>('/v1/dedup/candidates?limit=100');
@@ -156,8 +156,12 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     expect(await page.getByTestId('identical-table').locator('tbody tr').count()).toBe(identical.groups.length);
     expect(await page.getByLabel('Dedup totals').textContent()).toContain(`repeated calls${formatCount(dedup.totals.duplicate_calls)}`);
     await expect.poll(() => page.locator('[data-testid="dedup-table"] .examples a').count()).toBeGreaterThan(0);
-    // GET /v1/budgets is published (issue 14); the cache simulation's routes are not (yet).
-    await expect.poll(() => page.locator('[data-optional-section]').evaluateAll((els) => els.map((e) => e.getAttribute('data-optional-section')))).toEqual(['budgets']);
+    // The cache simulation (issue 13) and budgets (issue 14) are served: their sections show, in order.
+    await expect.poll(() => page.locator('[data-optional-section]').evaluateAll((els) => els.map((e) => e.getAttribute('data-optional-section')))).toEqual(['cache-ttl', 'cache-simulation', 'budgets']);
+    // The demo applied its manifest (admin key): the simulation lists every tool the API lists.
+    const sim = await api<{ tools: unknown[] }>('/v1/cache/simulation');
+    expect(sim.tools.length).toBeGreaterThan(0);
+    await expect.poll(() => page.locator('[data-optional-section="cache-simulation"] tbody tr').count()).toBe(sim.tools.length);
     await shot(page, 'waste');
     await page.locator('[data-testid="dedup-table"] .examples a').first().click();
     await page.waitForURL('**/tasks/demo-17-*');

@@ -31,6 +31,10 @@ const SAMPLES: Record<keyof ReadQueries, object> = {
   quarantineRecord: { quarantineId: 'http:req-1/x#3' },
   budgets: {},
   budgetDecisions: { decision: 'deny', ...page },
+  manifest: {},
+  manifestHistory: { toolId: 'recipe search/é' },
+  cacheSimulation: { window, toolId: 'search_web', ttlMs: 300_000 },
+  ttlCurve: { toolId: 'fetch_url', window },
 };
 const DEFAULTS: ReadDefaults = { windowDays: 7, expensiveThresholdUsd: 1, slowThresholdMs: 30_000 };
 

@@ -43,7 +43,7 @@ describe('deploy/clickhouse/initdb/01-users.sh', () => {
     expect(of('tool_audit_ingest', 'SELECT')).toEqual(segments);
     expect(grants(run.sql).filter((g) => g.to === 'tool_audit_ingest' && !g.privileges.every((p) => p === 'SELECT' || p === 'INSERT')).map((g) => g.statement)).toEqual([TABLE_FUNCTIONS]);
     expect(of('tool_audit_analyzer', 'INSERT')).toEqual(['analyzer_progress', 'tool_workflows', 'violations']);
-    expect(of('tool_audit_analyzer', 'SELECT')).toEqual(['analyzer_progress', 'tool_invocations', 'tool_outputs', 'tool_workflows', 'violations']);
+    expect(of('tool_audit_analyzer', 'SELECT')).toEqual(['analyzer_progress', 'tool_invocations', 'tool_manifests', 'tool_outputs', 'tool_workflows', 'violations']);
   });
 
   it('refuses missing passwords and ones that would break out of the SQL string', () => {

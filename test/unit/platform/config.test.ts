@@ -30,6 +30,13 @@ describe('config', () => {
     ]);
     expect(r.config.kafka.brokers).toEqual(['h1:9092', 'h2:9092']);
   });
+  it('knows the admin scope (manifests) and no other', () => {
+    const r = loadConfig({ TOOL_AUDIT_API_KEYS: 'cccccccccccccccc:admin,read' });
+    expect(r.ok && r.config.apiKeys).toEqual([{ key: 'cccccccccccccccc', scopes: ['admin', 'read'] }]);
+    const bad = loadConfig({ TOOL_AUDIT_API_KEYS: 'cccccccccccccccc:root' });
+    expect(bad.ok).toBe(false);
+    expect(!bad.ok && bad.error).toContain('<ingest|read|admin>');
+  });
   it('names a public HOST without keys beside every other offence when serving, before anything is opened', () => {
     const r = loadConfig({ PORT: 'abc', HOST: '0.0.0.0' }, { serving: true });
     expect(r.ok).toBe(false);

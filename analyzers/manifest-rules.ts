@@ -1,0 +1,200 @@
+/**
+ * The manifest rules M1–M7 as pure functions over calls and the manifest's versions (each call
+ * judged by the version in force at its created_at). The runner (manifest-audit.ts) loads the
+ * calls each rule needs and records what these return, once, in `violations`.
+ */
+import { compileValidator, type ArgsValidator } from '../schemas/json-schema-check.ts';
+import { isTrifecta, type ManifestEntry } from '../schemas/tool-manifest.ts';
+import type { Violation } from './audit-rules.ts';
+import type { ManifestHistory } from './manifest-versions.ts';
+
+/** A call as the manifest rules see it. */
+export interface AuditCall {
+  call_id: string;
+  /** '' when the call has no task. */
+  task_id: string;
+  tool_id: string;
+  /** created_at, epoch ms. */
+  t: number;
+  status: string;
+  duration_ms: number;
+  cost_usd: number | null;
+  args_hash: string;
+  /** Canonical args JSON; '' when not loaded (the tool has no input schema in any version). */
+  args: string;
+}
+
+/** M4's window: calls in (t − 60 s, t]. */
+export const RATE_WINDOW_MS = 60_000;
+
+const mv = (invariant: Violation['invariant'], kind: string, ids: string[], detail: string, key?: string): Violation => ({
+  violation_key: key ?? `${invariant}/${kind}/${ids.join(',')}`,
+  invariant,
+  packet_type: 'tool_call',
+  ids,
+  detail,
+});
+
+/** Call order: created_at, then call_id (as text). */
+export function callOrder(a: AuditCall, b: AuditCall): number {
+  return a.t - b.t || (a.call_id < b.call_id ? -1 : a.call_id > b.call_id ? 1 : 0);
+}
+
+/** Input-schema validators, compiled once per (manifest version, tool). */
+export class ValidatorCache {
+  private readonly compiled = new Map<string, ArgsValidator | null>();
+
+  /** The validator of `entry` in `version`, or null when the tool has no input schema. */
+  of(version: number, entry: ManifestEntry): ArgsValidator | null {
+    const key = `${version}/${entry.tool_id}`;
+    let v = this.compiled.get(key);
+    if (v === undefined) {
+      // Schemas were compiled when the manifest was applied; one that fails now judges nothing.
+      v = entry.input_schema === null ? null : safeCompile(entry.input_schema);
+      this.compiled.set(key, v);
+    }
+    return v;
+  }
+}
+
+function safeCompile(schema: object | boolean): ArgsValidator | null {
+  try {
+    return compileValidator(schema);
+  } catch {
+    return null;
+  }
+}
+
+/** M1, M2, M3 and M7: the rules judged on one call alone. */
+export function callRules(calls: readonly AuditCall[], history: ManifestHistory, validators: ValidatorCache): Violation[] {
+  const out: Violation[] = [];
+  if (!history.loaded) return out;
+  for (const c of calls) {
+    const version = history.at(c.t);
+    if (!version) continue;
+    const e = version.manifest[c.tool_id];
+    const ids = [c.call_id];
+    if (!e) {
+      out.push(mv('M1', 'unknown_tool', ids, `tool ${c.tool_id} is declared by no manifest in force at the call (version ${version.version})`));
+      continue;
+    }
+    const validate = validators.of(version.version, e);
+    if (validate && c.args !== '') {
+      const errors = validate(parseArgs(c.args));
+      if (errors) out.push(mv('M2', 'args_schema', ids, `args of ${c.tool_id} fail its input schema (version ${version.version}): ${errors.join('; ')}`));
+    }
+    if (e.timeout_ms !== null && c.duration_ms > e.timeout_ms && c.status !== 'timeout') {
+      out.push(mv('M3', 'timeout_exceeded', ids, `${c.tool_id} ran ${c.duration_ms} ms, over its timeout_ms ${e.timeout_ms}, with status ${c.status}`));
+    }
+    if (e.billable && c.cost_usd === null) out.push(mv('M7', 'cost_missing', ids, `${c.tool_id} is billable but the call has no cost_usd`));
+  }
+  return out;
+}
+
+function parseArgs(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * M4: each judged call c whose tool's calls with created_at in (c − 60 s, c] (c and its own
+ * millisecond included) number more than the rate_limit_rpm in force at c. `context` must hold
+ * every call of the tool in that window of each judged call.
+ */
+export function rateLimitRule(judged: readonly AuditCall[], context: readonly AuditCall[], history: ManifestHistory): Violation[] {
+  const times = new Map<string, number[]>();
+  for (const c of context) {
+    const list = times.get(c.tool_id);
+    if (list) list.push(c.t);
+    else times.set(c.tool_id, [c.t]);
+  }
+  for (const list of times.values()) list.sort((a, b) => a - b);
+  const out: Violation[] = [];
+  for (const c of judged) {
+    const limit = history.entryAt(c.tool_id, c.t)?.rate_limit_rpm;
+    if (limit === null || limit === undefined) continue;
+    const list = times.get(c.tool_id) ?? [];
+    const n = upperBound(list, c.t) - upperBound(list, c.t - RATE_WINDOW_MS);
+    if (n > limit) out.push(mv('M4', 'rate_limit', [c.call_id], `${c.tool_id}: ${n} calls in the minute up to this one, over its rate_limit_rpm ${limit}`));
+  }
+  return out;
+}
+
+/** Index of the first element > x in an ascending list. */
+function upperBound(list: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((list[mid] as number) <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * M5 for one task's calls: retry runs of one (tool_id, args_hash) in call order, a call extending
+ * the run when the run's previous call failed (status ≠ success) 0 < Δ < window earlier (calls in
+ * the same millisecond are parallel, SPEC §4, not retries). The k-th call of a run is retry k−1:
+ * a violation when the tool is not idempotent, or k−1 > max_retries.
+ */
+export function retryRule(taskCalls: readonly AuditCall[], history: ManifestHistory, windowMs: number): Violation[] {
+  const byKey = new Map<string, AuditCall[]>();
+  for (const c of [...taskCalls].sort(callOrder)) {
+    const k = `${c.tool_id}\u0000${c.args_hash}`;
+    const list = byKey.get(k);
+    if (list) list.push(c);
+    else byKey.set(k, [c]);
+  }
+  const out: Violation[] = [];
+  for (const calls of byKey.values()) {
+    let first = calls[0] as AuditCall;
+    let retry = 0;
+    for (let i = 1; i < calls.length; i++) {
+      const prev = calls[i - 1] as AuditCall;
+      const c = calls[i] as AuditCall;
+      const dt = c.t - prev.t;
+      if (prev.status !== 'success' && dt > 0 && dt < windowMs) retry++;
+      else {
+        first = c;
+        retry = 0;
+        continue;
+      }
+      const e = history.entryAt(c.tool_id, c.t);
+      if (!e) continue;
+      const why = !e.idempotent ? `${c.tool_id} is not idempotent` : e.max_retries !== null && retry > e.max_retries ? `over max_retries ${e.max_retries}` : null;
+      if (why) out.push(mv('M5', 'retry_policy', [c.call_id], `retry ${retry} of call ${first.call_id} (same args, ${dt} ms after a failed call): ${why}`));
+    }
+  }
+  return out;
+}
+
+/**
+ * M6 for one task: calls a, b, c with a ≤ b ≤ c in created_at, a's tool receiving untrusted
+ * input, b's accessing private data, c's communicating externally (tags of the version in force
+ * at each call; one call may fill several roles). The earliest such a, then b, then c; one
+ * violation per task, keyed by the task so a later triple never records it twice.
+ */
+export function trifectaRule(taskId: string, taskCalls: readonly AuditCall[], history: ManifestHistory): Violation[] {
+  if (taskId === '') return [];
+  const ordered = [...taskCalls].sort(callOrder);
+  const tagged = (c: AuditCall, tag: 'receives_untrusted_input' | 'accesses_private_data' | 'communicates_externally') => history.entryAt(c.tool_id, c.t)?.[tag] === true;
+  const a = ordered.find((c) => tagged(c, 'receives_untrusted_input'));
+  const b = a && ordered.find((c) => c.t >= a.t && tagged(c, 'accesses_private_data'));
+  const c = b && ordered.find((x) => x.t >= b.t && tagged(x, 'communicates_externally'));
+  if (!a || !b || !c) return [];
+  const oneTool = history.entryAt(a.tool_id, a.t);
+  const note = a === b && b === c && oneTool && isTrifecta(oneTool) ? ' (one tool carries all three tags)' : '';
+  return [
+    mv(
+      'M6',
+      'lethal_trifecta',
+      [a.call_id, b.call_id, c.call_id],
+      `task ${taskId}: untrusted input (${a.tool_id} ${a.call_id}) → private data (${b.tool_id} ${b.call_id}) → external communication (${c.tool_id} ${c.call_id})${note}`,
+      `M6/lethal_trifecta/task:${taskId}`,
+    ),
+  ];
+}

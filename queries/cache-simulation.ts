@@ -1,0 +1,192 @@
+/**
+ * Cache simulation (GET /v1/cache/simulation, /v1/cache/ttl-curve): a TTL cache keyed by
+ * (tool_id, args_hash) replayed over the calls of the window in created_at order (ties by
+ * call_id as text). A call is a hit when an entry of its key is live at its created_at
+ * (entry created at s is live on [s, s + ttl)); a call that is not a hit and succeeded creates
+ * the entry; hits do not extend it. saved_ms / saved_usd sum the hits' duration_ms / cost_usd
+ * (null = 0). Only tools the current manifest declares idempotent are cacheable.
+ * The replay is one arrayFold per key, inside ClickHouse; Grafana panels run the same SQL.
+ */
+import { z } from 'zod';
+import { CREATED_IN_WINDOW, PARAM_DOCS, TOOL_FILTER } from './dashboard-common.ts';
+import { runQuery, windowParams, type QueryContext, type QuerySpec, type StatementRunner, type TimeWindow } from './sql.ts';
+
+/** The TTLs of the curve: 1 min, 5 min, 15 min, 1 h, 6 h, 24 h, 7 d. */
+export const CURVE_TTLS_MS = [60_000, 300_000, 900_000, 3_600_000, 21_600_000, 86_400_000, 604_800_000] as const;
+const CURVE_LABELS = "'1m', '5m', '15m', '1h', '6h', '24h', '7d'";
+/** The suggested TTL reaches this share of the 7-day TTL's savings. */
+export const SUGGESTED_SHARE = 0.9;
+
+/** The current manifest's idempotent flag and TTL per tool (no manifest: nothing is cacheable). */
+const CURRENT = `SELECT tool_id, idempotent, cache_ttl_ms FROM {db:Identifier}.tool_manifests
+  WHERE version = (SELECT max(version) FROM {db:Identifier}.tool_manifests)`;
+
+const IN_SCOPE = `${CREATED_IN_WINDOW} AND ${TOOL_FILTER}`;
+
+/**
+ * The keys that can hit, each with its calls in call order: the keys of `tools` seen more than
+ * once in the window. Almost every key is unique, so the keys that repeat are found first on an
+ * 8-byte hash of (tool_id, args_hash) (a collision only adds a key, which is then grouped by its
+ * real (tool_id, args_hash) and dropped if single), and only their calls are gathered. The hash is
+ * computed, not read from args_key: args_key (migration 002) is not in the by_tool projection,
+ * which a one-tool simulation reads (10 M calls: ~0.6 s against ~1.2 s).
+ */
+const REPEATED_KEYS = (tools: string) => `SELECT tool_id, arraySort(groupArray((toUnixTimestamp64Milli(created_at), toString(call_id), status = 'success', duration_ms, ifNull(cost_usd, 0)))) AS calls
+  FROM {db:Identifier}.tool_invocations
+  WHERE ${IN_SCOPE} AND tool_id IN ${tools}
+    AND cityHash64(tool_id, args_hash) IN (SELECT cityHash64(tool_id, args_hash) AS h FROM {db:Identifier}.tool_invocations WHERE ${IN_SCOPE} AND tool_id IN ${tools} GROUP BY h HAVING count() > 1)
+  GROUP BY tool_id, args_hash
+  HAVING count() > 1`;
+
+/** The TTL a tool is simulated at: `ttl_ms` when ≥ 0, else its manifest's cache_ttl_ms (null = 0). */
+const TTL_OF = (m: string) => `if({ttl_ms:Int64} >= 0, {ttl_ms:Int64}, toInt64(ifNull(${m}.cache_ttl_ms, 0)))`;
+const CACHEABLE_TOOLS = `(SELECT tool_id FROM (${CURRENT}) AS cm WHERE cm.idempotent = 1 AND ${TTL_OF('cm')} > 0)`;
+const IDEMPOTENT_TOOLS = `(SELECT tool_id FROM (${CURRENT}) WHERE idempotent = 1)`;
+
+/** The replay of one key's calls at TTL `ttl`: (expiry, hits, saved_ms, saved_usd). */
+const fold = (ttl: string) =>
+  `arrayFold((acc, x) -> if(x.1 < acc.1, (acc.1, acc.2 + 1, acc.3 + x.4, acc.4 + x.5), if(x.3, (x.1 + ${ttl}, acc.2, acc.3, acc.4), acc)),
+      calls, (toInt64(-1), toUInt64(0), toUInt64(0), toFloat64(0)))`;
+
+/** Simulation per tool at the manifest's TTL, or `ttl_ms` when it is ≥ 0. */
+export const CACHE_SIMULATION: QuerySpec = {
+  name: 'cache_simulation',
+  description: "Per tool: calls, cache hits and what they saved under a TTL cache keyed by (tool_id, args_hash) at the current manifest's cache_ttl_ms (or ttl_ms when ≥ 0); only idempotent tools are cacheable.",
+  sql: `SELECT c.tool_id AS tool_id, m.idempotent = 1 AND ${TTL_OF('m')} > 0 AS cacheable, ${TTL_OF('m')} AS ttl_ms, c.calls AS calls,
+  h.hits AS hits, h.saved_ms AS saved_ms, h.saved_usd AS saved_usd
+FROM (SELECT tool_id, count() AS calls FROM {db:Identifier}.tool_invocations WHERE ${IN_SCOPE} GROUP BY tool_id) AS c
+LEFT JOIN (${CURRENT}) AS m ON m.tool_id = c.tool_id
+LEFT JOIN (
+  SELECT tool_id, sum(r.2) AS hits, sum(r.3) AS saved_ms, sum(r.4) AS saved_usd
+  FROM (
+    SELECT k.tool_id AS tool_id, ${fold(TTL_OF('km'))} AS r
+    FROM (${REPEATED_KEYS(CACHEABLE_TOOLS)}) AS k
+    LEFT JOIN (${CURRENT}) AS km ON km.tool_id = k.tool_id
+  )
+  GROUP BY tool_id
+) AS h ON h.tool_id = c.tool_id
+ORDER BY saved_ms DESC, tool_id
+SETTINGS join_use_nulls = 0`,
+  params: { ...PARAM_DOCS, ttl_ms: "the TTL to simulate, ms; -1 for each tool's manifest cache_ttl_ms" },
+};
+
+/** Savings at each TTL of the curve for one tool, or every idempotent tool when tool_id is ''. */
+export const CACHE_TTL_CURVE: QuerySpec = {
+  name: 'cache_ttl_curve',
+  description: "Calls, hits and savings of the idempotent tools (one, or every one when tool_id is '') at the TTLs 1 min, 5 min, 15 min, 1 h, 6 h, 24 h and 7 d.",
+  sql: `SELECT t.i AS i, [${CURVE_TTLS_MS.join(', ')}][t.i] AS ttl_ms, [${CURVE_LABELS}][t.i] AS ttl,
+  (SELECT count() FROM {db:Identifier}.tool_invocations WHERE ${IN_SCOPE} AND ({tool_id:String} != '' OR tool_id IN ${IDEMPOTENT_TOOLS})) AS calls,
+  h.hits AS hits, h.saved_ms AS saved_ms, h.saved_usd AS saved_usd
+FROM (SELECT arrayJoin(range(1, ${CURVE_TTLS_MS.length + 1})) AS i) AS t
+LEFT JOIN (
+  SELECT i, sum(res[i].2) AS hits, sum(res[i].3) AS saved_ms, sum(res[i].4) AS saved_usd
+  FROM (SELECT arrayMap(L -> ${fold('L')}, [${CURVE_TTLS_MS.join(', ')}]) AS res FROM (${REPEATED_KEYS(IDEMPOTENT_TOOLS)}))
+  ARRAY JOIN arrayEnumerate(res) AS i
+  GROUP BY i
+) AS h ON h.i = t.i
+ORDER BY ttl_ms
+SETTINGS join_use_nulls = 0`,
+  params: { db: PARAM_DOCS.db, from: PARAM_DOCS.from, to: PARAM_DOCS.to, tool_id: "a tool, or '' for every idempotent tool" },
+};
+
+const usd = z.number().describe('sum of the hits’ cost_usd (null = 0)');
+const toolSimSchema = z.strictObject({
+  tool_id: z.string(),
+  ttl_ms: z.number().int().nullable().describe('the TTL simulated; null when the tool has none'),
+  cacheable: z.boolean().describe('idempotent in the current manifest and a TTL > 0'),
+  calls: z.number().int(),
+  hits: z.number().int(),
+  hit_rate: z.number(),
+  saved_ms: z.number().int(),
+  saved_usd: usd,
+});
+
+/** GET /v1/cache/simulation. */
+export const cacheSimulationSchema = z.strictObject({
+  tools: z.array(toolSimSchema),
+  totals: z.strictObject({ calls: z.number().int(), hits: z.number().int(), hit_rate: z.number(), saved_ms: z.number().int(), saved_usd: usd }),
+});
+export type CacheSimulation = z.infer<typeof cacheSimulationSchema>;
+
+/** GET /v1/cache/ttl-curve. */
+export const ttlCurveSchema = z.strictObject({
+  tool_id: z.string().nullable().describe('null: every tool the current manifest declares idempotent, together'),
+  cacheable: z.boolean().describe('idempotent in the current manifest (without tool_id: some tool is)'),
+  calls: z.number().int(),
+  points: z
+    .array(z.strictObject({ ttl_ms: z.number().int(), hits: z.number().int(), hit_rate: z.number(), saved_ms: z.number().int(), saved_usd: usd }))
+    .describe('one per TTL, shortest first; empty when the window has no call to replay'),
+  suggested_ttl_ms: z.number().int().nullable().describe('the shortest TTL reaching 90 % of the 7-day TTL’s saved_ms and saved_usd; null when the 7-day TTL saves nothing'),
+});
+export type TtlCurve = z.infer<typeof ttlCurveSchema>;
+
+/** Parameters of {@link cacheSimulation}. */
+export interface CacheSimulationParams {
+  toolId?: string;
+  /** The TTL to simulate for every tool; absent: each tool's manifest cache_ttl_ms. */
+  ttlMs?: number;
+  window: TimeWindow;
+}
+
+/** Parameters of {@link ttlCurve}. */
+export interface TtlCurveParams {
+  /** Absent: every tool the current manifest declares idempotent, together. */
+  toolId?: string;
+  window: TimeWindow;
+}
+
+type Num = number | string;
+const rate = (hits: number, calls: number) => (calls > 0 ? hits / calls : 0);
+
+/** Runs the simulation. */
+export async function cacheSimulation(ch: StatementRunner, db: string, p: CacheSimulationParams, ctx: QueryContext): Promise<CacheSimulation> {
+  const rows = await runQuery<{ tool_id: string; cacheable: Num; ttl_ms: Num; calls: Num; hits: Num; saved_ms: Num; saved_usd: Num }>(
+    ch,
+    CACHE_SIMULATION,
+    { db, tool_id: p.toolId ?? '', ttl_ms: p.ttlMs ?? -1, ...windowParams(p.window) },
+    ctx,
+  );
+  const tools = rows.map((r) => {
+    const calls = Number(r.calls);
+    const hits = Number(r.hits);
+    const ttl = Number(r.ttl_ms);
+    return { tool_id: r.tool_id, ttl_ms: ttl > 0 || p.ttlMs !== undefined ? ttl : null, cacheable: Number(r.cacheable) === 1, calls, hits, hit_rate: rate(hits, calls), saved_ms: Number(r.saved_ms), saved_usd: Number(r.saved_usd) };
+  });
+  const sum = (f: (t: (typeof tools)[number]) => number) => tools.reduce((s, t) => s + f(t), 0);
+  const calls = sum((t) => t.calls);
+  const hits = sum((t) => t.hits);
+  return { tools, totals: { calls, hits, hit_rate: rate(hits, calls), saved_ms: sum((t) => t.saved_ms), saved_usd: sum((t) => t.saved_usd) } };
+}
+
+/** The shortest TTL whose savings reach {@link SUGGESTED_SHARE} of the longest TTL's (ms, and usd when it saves any). */
+export function suggestedTtl(points: ReadonlyArray<{ ttl_ms: number; saved_ms: number; saved_usd: number }>): number | null {
+  const longest = points[points.length - 1];
+  if (!longest || (longest.saved_ms <= 0 && longest.saved_usd <= 0)) return null;
+  const reaches = (v: number, of: number) => of <= 0 || v >= SUGGESTED_SHARE * of - 1e-9;
+  return points.find((p) => reaches(p.saved_ms, longest.saved_ms) && reaches(p.saved_usd, longest.saved_usd))?.ttl_ms ?? null;
+}
+
+/** Runs the TTL curve of one tool. */
+export async function ttlCurve(ch: StatementRunner, db: string, p: TtlCurveParams, ctx: QueryContext): Promise<TtlCurve> {
+  const [rows, idempotent] = await Promise.all([
+    runQuery<{ ttl_ms: Num; calls: Num; hits: Num; saved_ms: Num; saved_usd: Num }>(ch, CACHE_TTL_CURVE, { db, tool_id: p.toolId ?? '', ...windowParams(p.window) }, ctx),
+    runQuery<{ i: Num }>(ch, TOOL_IDEMPOTENT, { db, tool_id: p.toolId ?? '' }, ctx),
+  ]);
+  const cacheable = idempotent.some((r) => Number(r.i) === 1);
+  const byTtl = new Map(rows.map((r) => [Number(r.ttl_ms), r]));
+  const calls = Number(rows[0]?.calls ?? 0);
+  const points = (calls > 0 ? CURVE_TTLS_MS : []).map((ttl) => {
+    const r = byTtl.get(ttl);
+    const hits = Number(r?.hits ?? 0);
+    return { ttl_ms: ttl, hits, hit_rate: rate(hits, calls), saved_ms: Number(r?.saved_ms ?? 0), saved_usd: Number(r?.saved_usd ?? 0) };
+  });
+  return { tool_id: p.toolId ?? null, cacheable, calls, points, suggested_ttl_ms: cacheable ? suggestedTtl(points) : null };
+}
+
+/** Whether the current manifest declares a tool idempotent. */
+export const TOOL_IDEMPOTENT: QuerySpec = {
+  name: 'tool_idempotent',
+  description: "Whether the current manifest declares the tool idempotent (1) or not / not at all (no row or 0); with tool_id '', every tool's flag.",
+  sql: `SELECT idempotent AS i FROM (${CURRENT}) WHERE {tool_id:String} = '' OR tool_id = {tool_id:String}`,
+  params: { db: PARAM_DOCS.db, tool_id: "the tool, or '' for every tool" },
+};

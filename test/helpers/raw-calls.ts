@@ -1,0 +1,69 @@
+/**
+ * Calls written straight into tool_invocations (bypassing ingest), with the ingested_at a test
+ * chooses: the manifest and cache tests need exact created_at ties, late arrivals and slices.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
+
+/** A call as the manifest and cache tests generate it. */
+export interface RawCall {
+  call_id: string;
+  task_id: string;
+  tool_id: string;
+  t: number;
+  status: 'success' | 'timeout' | 'error' | 'rate_limited' | 'invalid_input';
+  duration_ms: number;
+  cost_usd: number | null;
+  args: Record<string, unknown>;
+  args_hash: string;
+}
+
+/** A deterministic PRNG (mulberry32). */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A call with defaults; args_hash is a hash of the args' sorted JSON (ingest is bypassed). */
+export function rawCall(p: Partial<RawCall> & Pick<RawCall, 'tool_id' | 't'>): RawCall {
+  const args = p.args ?? {};
+  const sorted = JSON.stringify(Object.fromEntries(Object.entries(args).sort(([a], [b]) => (a < b ? -1 : 1))));
+  return { call_id: randomUUID(), task_id: '', status: 'success', duration_ms: 100, cost_usd: null, args_hash: createHash('sha256').update(sorted).digest('hex'), ...p, args };
+}
+
+const chTime = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
+
+/** Inserts calls with the given ingested_at. */
+export async function insertCalls(ch: ClickHouseClient, db: string, calls: readonly RawCall[], ingestedMs: number): Promise<void> {
+  if (calls.length === 0) return;
+  await ch.insert({
+    table: `${db}.tool_invocations`,
+    format: 'JSONEachRow',
+    values: calls.map((c) => ({
+      call_id: c.call_id,
+      task_id: c.task_id,
+      tool_id: c.tool_id,
+      agent_id: 'A',
+      orchestrator: 'kernel',
+      instance_id: 'kernel',
+      args: JSON.stringify(c.args),
+      args_hash: c.args_hash,
+      status: c.status,
+      duration_ms: c.duration_ms,
+      result_summary: '{}',
+      error: c.status === 'success' ? null : 'failed',
+      cost_usd: c.cost_usd,
+      tokens_used: null,
+      created_at: chTime(c.t),
+      fingerprint: 'f'.repeat(32),
+      source: 'test',
+      ingested_at: chTime(ingestedMs),
+    })),
+  });
+}
