@@ -96,6 +96,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   if (deps.ingest && deps.replay) registerQuarantineReplayRoute(app, { ...deps.replay, ingest: deps.ingest, apiKeys: deps.apiKeys });
   if (deps.budgets) registerBudgetRoutes(app, { budgets: deps.budgets, apiKeys: deps.apiKeys });
   if (deps.manifests) registerManifestRoutes(app, { ...deps.manifests, apiKeys: deps.apiKeys });
-  answerOtherMethods(app, routeMethods); // after the last route: 405 with Allow for the other methods
+  // 405 with Allow for the other methods of every path: as the last plugin, so that it runs after
+  // the routes of earlier plugins (PUT /v1/manifests lives in a scope of its own) are declared.
+  void app.register(async (last) => answerOtherMethods(last, routeMethods));
   return app;
 }

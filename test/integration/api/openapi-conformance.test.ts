@@ -45,6 +45,7 @@ beforeAll(async () => {
     apiKeys: KEYS,
     maxBodyBytes: 1 << 20,
     logger: silentLogger(),
+    manifests: { clickhouse: doorOf(ch, db) },
     // Every route the document lists is served: POST /v1/quarantine/replay too.
     replay: {
       byIds: (ids) => quarantineByIds(doorOf(ch, db), db, ids, DEFAULT_QUERY_CONTEXT),
