@@ -274,18 +274,27 @@ function storedCalls(r: RoundIndex, v: RoundVerdict): StoredCall[] {
   for (const i of v.fresh.invocation.values()) {
     const part = r.part(i, 'invocation');
     const f = part.lines.buf.toString('utf8', part.start, part.end - 1).split('\t');
-    const cost = f[12] === '\\N' || f[12] === undefined ? null : Number(f[12]);
+    const cost = f[COL.cost_usd] === '\\N' || f[COL.cost_usd] === undefined ? null : Number(f[COL.cost_usd]);
     calls.push({
-      call_id: f[0] as string,
-      task_id: tsvText(f[1] as string),
-      tool_id: tsvText(f[2] as string),
-      agent_id: tsvText(f[3] as string),
+      call_id: f[COL.call_id] as string,
+      task_id: tsvText(f[COL.task_id] as string),
+      tool_id: tsvText(f[COL.tool_id] as string),
+      agent_id: tsvText(f[COL.agent_id] as string),
       cost_usd: cost,
-      created_at_ms: Date.parse(`${(f[14] as string).replace(' ', 'T')}Z`),
+      created_at_ms: Date.parse(`${(f[COL.created_at] as string).replace(' ', 'T')}Z`),
     });
   }
   return calls;
 }
+
+/** Field positions of the columns budgets read, from the insert's own column list. */
+const COL = Object.fromEntries(
+  (['call_id', 'task_id', 'tool_id', 'agent_id', 'cost_usd', 'created_at'] as const).map((c) => {
+    const at = SEGMENT_COLUMNS.tool_invocations.indexOf(c);
+    if (at < 0) throw new Error(`tool_invocations has no column ${c}`);
+    return [c, at];
+  }),
+) as Record<'call_id' | 'task_id' | 'tool_id' | 'agent_id' | 'cost_usd' | 'created_at', number>;
 
 const TSV_UNESCAPES: Record<string, string> = { t: '\t', n: '\n', r: '\r', '0': '\0', '\\': '\\' };
 /** The text of a TabSeparated field (undoes rows.ts tsvField; ids rarely hold a backslash). */
