@@ -21,6 +21,7 @@ import { MetricsRegistry } from '../platform/metrics.ts';
 import { canonicalArgs } from '../schemas/canonical-json.ts';
 import { sha256Hex } from '../schemas/hashing.ts';
 import { createClickHouseDoor } from '../platform/clickhouse/door.ts';
+import { lagText, lagUnderLoad } from './lag-under-load.ts';
 
 const N = Number(process.argv[2] ?? 200_000);
 const CALLS_PER_TASK = 20;
@@ -68,26 +69,13 @@ async function main(): Promise<void> {
   const analyzeS = (performance.now() - t1) / 1000;
 
   // 2. Lag while ingest runs at full speed.
-  const lags: number[] = [];
-  let writing = true;
-  const load = (async () => {
-    const t = performance.now();
-    await write(packets(N, Date.UTC(2026, 10, 2)));
-    writing = false;
-    return (performance.now() - t) / 1000;
-  })();
-  let cycles = 0;
-  while (writing) {
-    await analyzer.runOnce();
-    lags.push(metrics.value('tool_audit_analyzer_lag_seconds'));
-    cycles++;
-    await new Promise((res) => setTimeout(res, 200));
-  }
-  const loadS = await load;
-  const tail = performance.now();
-  await analyzer.runOnce();
-  const drainS = (performance.now() - tail) / 1000;
-  lags.sort((a, b) => a - b);
+  const { loadS, cycles, lags, drainS } = await lagUnderLoad(
+    () => write(packets(N, Date.UTC(2026, 10, 2))),
+    async () => {
+      await analyzer.runOnce();
+      return metrics.value('tool_audit_analyzer_lag_seconds');
+    },
+  );
 
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
   console.log(`bench:analyzer — ${fmt(N)} packets, ${CALLS_PER_TASK} calls/task, embedded ClickHouse, 2 cores`);
@@ -95,7 +83,7 @@ async function main(): Promise<void> {
   console.log('|---|---|');
   console.log(`| ingest pipeline (writer only) | ${fmt(N / ingestS)} packets/s |`);
   console.log(`| analyzer on the backlog | ${fmt(r.pairsInserted)} pairs in ${analyzeS.toFixed(2)} s = ${fmt(r.pairsInserted / analyzeS)} pairs/s, ${fmt(N / analyzeS)} packets/s |`);
-  console.log(`| under load (ingest ${fmt(N / loadS)} packets/s, ${cycles} cycles) | lag p50 ${lags[Math.floor(lags.length / 2)]?.toFixed(2) ?? '-'} s, max ${lags[lags.length - 1]?.toFixed(2) ?? '-'} s; drain after load ${drainS.toFixed(2)} s |`);
+  console.log(`| under load (ingest ${fmt(N / loadS)} packets/s, ${cycles} cycles) | lag ${lagText(lags)}; drain after load ${drainS.toFixed(2)} s |`);
   await ch.close();
   rmSync(dir, { recursive: true, force: true });
 }

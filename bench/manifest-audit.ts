@@ -29,6 +29,7 @@ import { MetricsRegistry } from '../platform/metrics.ts';
 import { canonicalArgs } from '../schemas/canonical-json.ts';
 import { sha256Hex } from '../schemas/hashing.ts';
 import { benchManifest } from './bench-manifest.ts';
+import { lagText, lagUnderLoad } from './lag-under-load.ts';
 
 const N = Number(process.argv[2] ?? 200_000);
 const CALLS_PER_TASK = 20;
@@ -84,29 +85,15 @@ async function main(): Promise<void> {
   const backlogViolations = await violations();
 
   // 2. Lag while ingest runs at full speed.
-  const lags: number[] = [];
-  let writing = true;
-  const load = (async () => {
-    const t = performance.now();
-    await write(packets(N, Date.UTC(2026, 10, 2)));
-    writing = false;
-    return (performance.now() - t) / 1000;
-  })();
-  let cycles = 0;
-  while (writing) {
-    await analyzer.runOnce();
-    await auditor.runOnce();
-    const newest = await newestIngested(door, 0);
-    lags.push(Math.max(0, newest - (await readWatermark(door, MANIFEST_AUDIT_JOB))) / 1000);
-    cycles++;
-    await new Promise((res) => setTimeout(res, 200));
-  }
-  const loadS = await load;
-  const tail = performance.now();
-  await analyzer.runOnce();
-  await auditor.runOnce();
-  const drainS = (performance.now() - tail) / 1000;
-  lags.sort((a, b) => a - b);
+  const { loadS, cycles, lags, drainS } = await lagUnderLoad(
+    () => write(packets(N, Date.UTC(2026, 10, 2))),
+    async () => {
+      await analyzer.runOnce();
+      await auditor.runOnce();
+      const newest = await newestIngested(door, 0);
+      return Math.max(0, newest - (await readWatermark(door, MANIFEST_AUDIT_JOB))) / 1000;
+    },
+  );
 
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
   console.log(`bench:manifest-audit — ${fmt(N)} calls per phase, ${CALLS_PER_TASK} calls/task, ${TOOLS.length} tools, embedded ClickHouse`);
@@ -114,7 +101,7 @@ async function main(): Promise<void> {
   console.log('|---|---|');
   console.log(`| ingest pipeline (writer only) | ${fmt(N / ingestS)} calls/s |`);
   console.log(`| auditor with M1–M7 on the backlog (first manifest reaching back) | ${fmt(N)} calls in ${auditS.toFixed(2)} s = ${fmt(N / auditS)} calls/s; ${fmt(backlogViolations)} M violations |`);
-  console.log(`| under load (ingest ${fmt(N / loadS)} calls/s, ${cycles} analyzer + auditor cycles) | M-rules lag p50 ${lags[Math.floor(lags.length / 2)]?.toFixed(2) ?? '-'} s, max ${lags[lags.length - 1]?.toFixed(2) ?? '-'} s; drain after load ${drainS.toFixed(2)} s; ${fmt(await violations())} M violations in all |`);
+  console.log(`| under load (ingest ${fmt(N / loadS)} calls/s, ${cycles} analyzer + auditor cycles) | M-rules lag ${lagText(lags)}; drain after load ${drainS.toFixed(2)} s; ${fmt(await violations())} M violations in all |`);
   await ch.close();
   rmSync(dir, { recursive: true, force: true });
 }

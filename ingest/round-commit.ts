@@ -175,7 +175,8 @@ class RoundCommitter {
     // The task of each output's call: a call of this round, else one this writer saw recently
     // ('' = the call has no task), else null (unknown: the output becomes an orphan, migration 007).
     const outputTask = (key: string): string | null => {
-      const call = r.col(v.fresh.output.get(key) as number).callId(r.at(v.fresh.output.get(key) as number));
+      const i = v.fresh.output.get(key) as number;
+      const call = r.col(i).callId(r.at(i));
       return tasks.get(call) ?? this.callTasks.get(call) ?? null;
     };
     const keyed = (kind: Kind) => [...v.fresh[kind]].map(([key, i]) => ({ key, part: r.part(i, kind) }));
