@@ -18,6 +18,7 @@ export function createWriter(rt: Runtime, metrics: MetricsRegistry, onCallsStore
     maxPacketBytes: rt.config.ingest.maxPacketBytes,
     dedupCacheEntries: rt.config.ingest.dedupCacheEntries,
     decodeThreads: rt.config.ingest.decodeThreads,
+    keyFilterMaxBytes: rt.config.ingest.keyFilterMb * 1024 * 1024,
     metrics,
     logger: rt.logger,
   });

@@ -19,6 +19,8 @@ export async function ingest(): Promise<void> {
   }
   const metrics = new MetricsRegistry();
   const writer = createWriter(rt, metrics);
+  // The key filter loads before consuming starts (it reads every stored key once).
+  await writer.ready?.();
   const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, logger });
   await ensureTopics(kafka, kafkaTopics(config));
   const worker = await startKafkaWorker(rt, kafka, writer, metrics);

@@ -33,6 +33,7 @@ export async function serve(): Promise<void> {
   });
   await budgets.start();
   const writer = createWriter(rt, metrics, budgets.onCallsStored);
+  await writer.ready?.();
 
   let ingest: PacketIngest = { submit: (packets) => writer.write(packets) };
   let worker: IngestWorker | undefined;

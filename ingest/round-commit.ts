@@ -6,21 +6,18 @@
  */
 import type { ClickHouseDoor, KeyedRow } from '../platform/clickhouse/door.ts';
 import type { MetricsRegistry } from '../platform/metrics.ts';
-import type { ColumnsReader, BatchBuffers } from './decode-batch.ts';
 import { ContentSeen, DedupCache } from './dedup-cache.ts';
 import { FifoMap } from './fifo-map.ts';
+import type { KeyKind } from './key-filter.ts';
+import type { KeyIndex } from './key-index.ts';
 import { joinParts, joinWithField, type BodyPart } from './line-join.ts';
-import type { CallsStoredListener, PacketOutcome, RawPacket, StoredCall } from './ports.ts';
-import { CONTENT_COLUMNS, KIND_PACKET_TYPE, quarantineRow, replayRow, SEGMENT_COLUMNS, sourceKey, STAMPED_OUTPUT_COLUMNS, type LineBuffer, type Rejection } from './rows.ts';
+import type { CallsStoredListener, PacketOutcome, StoredCall } from './ports.ts';
+import { CONTENT_COLUMNS, KIND_PACKET_TYPE, quarantineRow, replayRow, SEGMENT_COLUMNS, STAMPED_OUTPUT_COLUMNS, type Rejection } from './rows.ts';
 import { storedDependencies, storedInvocations, storedOutputs, storedQuarantine } from './segment-lookups.ts';
-import { conflictReason, judgeRound, judgeStored, KINDS, type Kind, type RoundPackets, type RoundVerdict } from './verdict.ts';
+import { kafkaKeys, RoundIndex, type RoundBatch } from './round-index.ts';
+import { conflictReason, judgeRound, judgeStored, KINDS, type Kind, type RoundVerdict } from './verdict.ts';
 
-/** A decoded batch as a round sees it. */
-export interface RoundBatch {
-  batch: RawPacket[];
-  reader: ColumnsReader;
-  buffers: BatchBuffers;
-}
+export type { RoundBatch } from './round-index.ts';
 
 /** What a committer needs. */
 export interface RoundCommitterDeps {
@@ -31,70 +28,17 @@ export interface RoundCommitterDeps {
   callTaskEntries: number;
   /** Told of the calls each round wrote (budgets); absent = nothing is parsed back. */
   onCallsStored?: CallsStoredListener;
+  /** What is stored, as far as a filter can tell: only keys it cannot rule out are looked up. */
+  keyIndex: KeyIndex;
 }
 
 const CONTENT_REFRESH_MS = 24 * 3600 * 1000;
-
-/** The round's packets under one index space, in arrival order: packet i is packet local[i] of batch owner[i]. */
-class RoundIndex implements RoundPackets {
-  readonly size: number;
-  private readonly owner: Int32Array;
-  private readonly local: Int32Array;
-
-  constructor(readonly round: readonly RoundBatch[]) {
-    this.size = round.reduce((n, d) => n + d.batch.length, 0);
-    this.owner = new Int32Array(this.size);
-    this.local = new Int32Array(this.size);
-    let i = 0;
-    round.forEach((d, b) => {
-      for (let k = 0; k < d.batch.length; k++, i++) {
-        this.owner[i] = b;
-        this.local[i] = k;
-      }
-    });
-  }
-
-  private d(i: number): RoundBatch {
-    return this.round[this.owner[i] as number] as RoundBatch;
-  }
-  col(i: number): ColumnsReader {
-    return this.d(i).reader;
-  }
-  at(i: number): number {
-    return this.local[i] as number;
-  }
-  packet(i: number): RawPacket {
-    return this.d(i).batch[this.at(i)] as RawPacket;
-  }
-  kindOf(i: number): Kind | undefined {
-    return this.col(i).kindOf(this.at(i));
-  }
-  key(i: number): string {
-    return this.col(i).key(this.at(i));
-  }
-  fp(i: number): string {
-    return this.col(i).fp(this.at(i));
-  }
-  ids(i: number): string[] {
-    return this.col(i).ids(this.at(i));
-  }
-  /** The packet's TabSeparated line in its batch's buffer (its content line for 'content'). */
-  part(i: number, kind: Kind | 'content'): BodyPart {
-    const c = this.col(i).c;
-    const k = this.at(i);
-    const lines = this.d(i).buffers[kind] as LineBuffer;
-    return kind === 'content' ? { lines, start: c.cStart[k] as number, end: c.cEnd[k] as number } : { lines, start: c.start[k] as number, end: c.end[k] as number };
-  }
-}
 
 /** Creates the commit step of a segment writer; its memory (dedup cache, contents, call tasks) lives as long as it does. */
 export function createRoundCommitter(deps: RoundCommitterDeps): (round: readonly RoundBatch[]) => Promise<PacketOutcome[][]> {
   const committer = new RoundCommitter(deps);
   return (round) => committer.commit(round);
 }
-
-const kafkaKeys = (r: RoundIndex, list: ReadonlyArray<{ i: number }>) =>
-  list.filter(({ i }) => r.packet(i).source.kind === 'kafka').map(({ i }) => sourceKey(r.packet(i).source));
 
 class RoundCommitter {
   private readonly cache: DedupCache;
@@ -118,19 +62,29 @@ class RoundCommitter {
   /** What the segments already hold decides between a redelivery and a conflicting reuse. */
   private async lookUp(r: RoundIndex, v: RoundVerdict): Promise<Set<string>> {
     const started = performance.now();
-    const decodeRejected = kafkaKeys(r, v.rejected);
+    const index = this.deps.keyIndex;
+    await index.refresh();
+    // Keys the filter rules out are new; only the others are asked of ClickHouse.
+    const maybe = (kind: KeyKind, keys: Iterable<string>) => [...keys].filter((k) => index.mayHave(kind, k));
+    const depKeys = maybe('dependency', v.fresh.dependency.keys());
+    const invKeys = maybe('invocation', v.fresh.invocation.keys());
+    const outKeys = maybe('output', v.fresh.output.keys());
+    const decodeRejected = maybe('quarantine', kafkaKeys(r, v.rejected));
+    this.deps.metrics.inc('tool_audit_ingest_key_lookups_total', 'Keys judged by ingest, by whether ClickHouse was asked', { asked: 'no' },
+      v.fresh.invocation.size + v.fresh.output.size + v.fresh.dependency.size - invKeys.length - outKeys.length - depKeys.length);
+    this.deps.metrics.inc('tool_audit_ingest_key_lookups_total', 'Keys judged by ingest, by whether ClickHouse was asked', { asked: 'yes' }, invKeys.length + outKeys.length + depKeys.length);
     const [invocation, output, dependency, quarantined] = await Promise.all([
-      v.fresh.invocation.size ? storedInvocations(this.deps.clickhouse, [...v.fresh.invocation.keys()]) : new Map<string, string>(),
-      v.fresh.output.size ? storedOutputs(this.deps.clickhouse, [...v.fresh.output.keys()]) : new Map<string, string>(),
-      v.fresh.dependency.size
-        ? storedDependencies(this.deps.clickhouse, [...v.fresh.dependency.values()].map((i) => ({ task_id: r.col(i).taskId(r.at(i)), preceding_call_id: r.key(i).slice(0, 36) })))
+      invKeys.length ? storedInvocations(this.deps.clickhouse, invKeys) : new Map<string, string>(),
+      outKeys.length ? storedOutputs(this.deps.clickhouse, outKeys) : new Map<string, string>(),
+      depKeys.length
+        ? storedDependencies(this.deps.clickhouse, depKeys.map((k) => { const i = v.fresh.dependency.get(k) as number; return { task_id: r.col(i).taskId(r.at(i)), preceding_call_id: k.slice(0, 36) }; }))
         : new Map<string, string>(),
       decodeRejected.length ? storedQuarantine(this.deps.clickhouse, decodeRejected) : new Set<string>(),
     ]);
     judgeStored(v, r, { invocation, output, dependency });
     // A poison record redelivered from the same Kafka offset is already quarantined. Keys of
-    // packets rejected only now (I1 and their copies) are looked up here; that is rare.
-    const late = kafkaKeys(r, v.rejected.slice(v.judgedFirst));
+    // packets rejected only now (I1 and their copies) are looked up here.
+    const late = maybe('quarantine', kafkaKeys(r, v.rejected.slice(v.judgedFirst)));
     if (late.length) for (const k of await storedQuarantine(this.deps.clickhouse, late)) quarantined.add(k);
     this.stageSeconds('lookup', started);
     return quarantined;
@@ -163,14 +117,7 @@ class RoundCommitter {
     return tasks;
   }
 
-  private async insertAll(r: RoundIndex, v: RoundVerdict, quarantined: Set<string>, tasks: Map<string, string>, replays: KeyedRow[]): Promise<Map<string, { ms: number }>> {
-    const quarantine = new Map<string, ReturnType<typeof quarantineRow>>();
-    for (const x of v.rejected) {
-      // A replay that still fails is answered and recorded with the replay, not quarantined again.
-      if (r.packet(x.i).replay) continue;
-      const q = quarantineRow(r.packet(x.i), rejection(r, x.i, x.conflict));
-      if (!quarantined.has(q.source_key)) quarantine.set(q.source_key, q);
-    }
+  private async insertAll(r: RoundIndex, v: RoundVerdict, quarantine: Map<string, QuarantineRow>, tasks: Map<string, string>, replays: KeyedRow[]): Promise<Map<string, { ms: number }>> {
     const contents = this.contentsToWrite(r, v);
     // The task of each output's call: a call of this round, else one this writer saw recently
     // ('' = the call has no task), else null (unknown: the output becomes an orphan, migration 007).
@@ -216,12 +163,18 @@ class RoundCommitter {
 
   /** Judges and writes one round; the outcomes per batch. */
   async commit(round: readonly RoundBatch[]): Promise<PacketOutcome[][]> {
+    await this.deps.keyIndex.ready();
     const r = new RoundIndex(round);
     const v = judgeRound(r, (kind, key, fp) => this.cache.get(kind, key, fp));
-    const quarantined = await this.lookUp(r, v);
+    const quarantine = quarantineRows(r, v, await this.lookUp(r, v));
     const tasks = this.roundTasks(r, v);
     const outcomes = outcomesOf(r, v);
-    const contents = await this.insertAll(r, v, quarantined, tasks, replayRows(r, outcomes));
+    // Logged before the inserts: other writers learn the keys even if this process dies midway.
+    const logged: Array<readonly [KeyKind, string]> = [];
+    for (const kind of KINDS) for (const key of v.fresh[kind].keys()) logged.push([kind, key]);
+    for (const q of quarantine.values()) if (q.source_kind === 'kafka') logged.push(['quarantine', q.source_key]);
+    await this.deps.keyIndex.log(logged);
+    const contents = await this.insertAll(r, v, quarantine, tasks, replayRows(r, outcomes));
     for (const [hash, c] of contents) this.contentSeen.set(hash, c.ms);
     for (const [call, task] of tasks) this.callTasks.set(call, task);
     this.settle(r, v, outcomes);
@@ -234,6 +187,20 @@ class RoundCommitter {
     }
     return out;
   }
+}
+
+type QuarantineRow = ReturnType<typeof quarantineRow>;
+
+/** The quarantine records of the round's rejected packets not quarantined before (`quarantined`: source keys already stored). */
+function quarantineRows(r: RoundIndex, v: RoundVerdict, quarantined: Set<string>): Map<string, QuarantineRow> {
+  const quarantine = new Map<string, QuarantineRow>();
+  for (const x of v.rejected) {
+    // A replay that still fails is answered and recorded with the replay, not quarantined again.
+    if (r.packet(x.i).replay) continue;
+    const q = quarantineRow(r.packet(x.i), rejection(r, x.i, x.conflict));
+    if (!quarantined.has(q.source_key)) quarantine.set(q.source_key, q);
+  }
+  return quarantine;
 }
 
 /** What happened to each packet of a round (pure: nothing counted, nothing remembered). */

@@ -1,7 +1,9 @@
 /**
  * Look-ups of what the segments already hold, by the keys of a batch. They make writes
  * idempotent by key rather than by transport position: a packet redelivered after a crash,
- * in whatever batch, finds its own row and is not written again (I1).
+ * in whatever batch, finds its own row and is not written again (I1). They read the key tables
+ * of migration 012 (ordered by key: a key costs about one granule however large the table) and
+ * are asked only about keys the writer's key filter cannot rule out (key-index.ts).
  */
 import type { ClickHouseSettings } from '@clickhouse/client';
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
@@ -32,7 +34,7 @@ export async function storedInvocations(ch: ClickHouseDoor, callIds: string[]): 
   const found = await chunked(callIds, (ids) => {
     const set = keySet(ids, 'UUID');
     return ch.select<{ k: string; fp: string }>(
-      `SELECT toString(call_id) AS k, fingerprint AS fp FROM {db:Identifier}.tool_invocations WHERE call_id IN ${set.sql}`,
+      `SELECT toString(call_id) AS k, fingerprint AS fp FROM {db:Identifier}.call_keys WHERE call_id IN ${set.sql}`,
       set.params,
       set.settings,
     );
@@ -45,7 +47,7 @@ export async function storedOutputs(ch: ClickHouseDoor, outputIds: string[]): Pr
   const found = await chunked(outputIds, (ids) => {
     const set = keySet(ids, 'UUID');
     return ch.select<{ k: string; fp: string }>(
-      `SELECT toString(output_id) AS k, fingerprint AS fp FROM {db:Identifier}.tool_outputs WHERE output_id IN ${set.sql}`,
+      `SELECT toString(output_id) AS k, fingerprint AS fp FROM {db:Identifier}.output_keys WHERE output_id IN ${set.sql}`,
       set.params,
       set.settings,
     );
@@ -78,7 +80,7 @@ export async function storedDependencies(
 /** Quarantine records already written for these transport positions. */
 export async function storedQuarantine(ch: ClickHouseDoor, sourceKeys: string[]): Promise<Set<string>> {
   const found = await chunked(sourceKeys, (k) =>
-    ch.select<{ k: string }>('SELECT source_key AS k FROM {db:Identifier}.quarantine WHERE source_key IN {k:Array(String)}', { k }),
+    ch.select<{ k: string }>('SELECT DISTINCT source_key AS k FROM {db:Identifier}.quarantine_keys WHERE source_key IN {k:Array(String)}', { k }),
   );
   return new Set(found.map((r) => r.k));
 }

@@ -18,6 +18,7 @@ import type { Logger } from '../platform/logger.ts';
 import type { MetricsRegistry } from '../platform/metrics.ts';
 import { ColumnsBuilder, ColumnsReader, type BatchBuffers, type Columns } from './decode-batch.ts';
 import { createDecodePool, type DecodePool } from './decode-pool.ts';
+import { createKeyIndex, type KeyIndex } from './key-index.ts';
 import type { CallsStoredListener, PacketOutcome, RawPacket } from './ports.ts';
 import { createRoundCommitter } from './round-commit.ts';
 import { sourceKey } from './rows.ts';
@@ -28,6 +29,8 @@ export type { PacketOutcome } from './ports.ts';
 export interface SegmentWriter {
   /** Durable when resolved. Batches are committed in call order (several may share a round). */
   write(batch: RawPacket[]): Promise<PacketOutcome[]>;
+  /** Loads what the writer must know before its first round (the key filter); write() waits for it anyway. */
+  ready?(): Promise<void>;
 }
 
 /** Dependencies of {@link createSegmentWriter}. */
@@ -47,6 +50,8 @@ export interface SegmentWriterDeps {
   callTaskEntries?: number;
   /** Told of the calls each commit round wrote (budget spend); see ports.ts. */
   onCallsStored?: CallsStoredListener;
+  /** Memory bound of the key filter (key-index.ts); default 256 MiB. */
+  keyFilterMaxBytes?: number;
 }
 
 /** A batch after the decode stage. */
@@ -88,8 +93,10 @@ class BatchWriter implements SegmentWriter {
   private readonly toDecode: DecodeJob[] = [];
   private decoding = false;
   private readonly decodedWaiters: Array<() => void> = [];
+  private readonly keyIndex: KeyIndex;
 
   constructor(private readonly deps: SegmentWriterDeps) {
+    this.keyIndex = createKeyIndex({ clickhouse: deps.clickhouse, maxBytes: deps.keyFilterMaxBytes ?? 256 * 1024 * 1024, metrics: deps.metrics, logger: deps.logger });
     this.maxRound = deps.maxRoundPackets ?? 100_000;
     this.minRound = Math.min(deps.minRoundPackets ?? 50_000, this.maxRound);
     this.commitRound = createRoundCommitter({
@@ -97,9 +104,14 @@ class BatchWriter implements SegmentWriter {
       metrics: deps.metrics,
       dedupCacheEntries: deps.dedupCacheEntries,
       callTaskEntries: deps.callTaskEntries ?? 200_000,
+      keyIndex: this.keyIndex,
       ...(deps.onCallsStored ? { onCallsStored: deps.onCallsStored } : {}),
     });
     this.pool = deps.decodeThreads ? createDecodePool(deps.decodeThreads) : undefined;
+  }
+
+  ready(): Promise<void> {
+    return this.keyIndex.ready();
   }
 
   write(batch: RawPacket[]): Promise<PacketOutcome[]> {

@@ -79,6 +79,7 @@ const envSchema = z.object({
   INGEST_SINK_RETRY_MAX_MS: intFromEnv(10_000, 10),
   INGEST_SINK_UNHEALTHY_AFTER_MS: intFromEnv(60_000, 100),
   DEDUP_CACHE_ENTRIES: intFromEnv(1_000_000, 0),
+  INGEST_KEY_FILTER_MB: intFromEnv(256, 1),
 
   DEPENDENCY_WINDOW_MS: intFromEnv(60_000, 1),
   AUDIT_GRACE_MS: intFromEnv(300_000, 0),
@@ -138,6 +139,8 @@ export interface Config {
     sinkRetryMaxMs: number;
     sinkUnhealthyAfterMs: number;
     dedupCacheEntries: number;
+    /** Memory bound of each writer's key filter in MiB (INGEST_KEY_FILTER_MB; ingest/key-index.ts). */
+    keyFilterMb: number;
     partitionsConcurrency: number;
     /** kafkajs consumers per ingest process (INGEST_CONSUMERS). */
     consumers: number;
@@ -261,6 +264,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         sinkRetryMaxMs: e.INGEST_SINK_RETRY_MAX_MS,
         sinkUnhealthyAfterMs: e.INGEST_SINK_UNHEALTHY_AFTER_MS,
         dedupCacheEntries: e.DEDUP_CACHE_ENTRIES,
+        keyFilterMb: e.INGEST_KEY_FILTER_MB,
         partitionsConcurrency: e.INGEST_PARTITIONS_CONCURRENCY,
         consumers: e.INGEST_CONSUMERS,
         decodeThreads: e.INGEST_DECODE_THREADS,

@@ -66,6 +66,9 @@ const RETENTION: Array<[table: string, column: string, param: string]> = [
   ['quarantine_replays', 'replayed_at', 'quarantine_days'],
   ['violations', 'detected_at', 'quarantine_days'],
   ['budget_decisions', 'decided_at', 'invocations_days'],
+  ['call_keys', 'created_at', 'invocations_days'],
+  ['output_keys', 'created_at', 'outputs_days'],
+  ['quarantine_keys', 'received_at', 'quarantine_days'],
 ];
 
 // Metadata only: existing parts are not rewritten.

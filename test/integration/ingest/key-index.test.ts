@@ -1,0 +1,94 @@
+/**
+ * The look-up path of issue 16 on real ClickHouse: the key filter's hashes equal ClickHouse's
+ * murmurHash3_32 (so a filter loaded from ClickHouse agrees with keys hashed in JavaScript);
+ * I1 stays exact for rows written long before, after the table grew and merged, by a writer
+ * that never saw them; writers of one database learn each other's keys through the key log;
+ * new keys are proved new without asking ClickHouse.
+ */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { keyHashes, murmur3 } from '../../../ingest/key-filter.ts';
+import type { RawPacket } from '../../../ingest/rows.ts';
+import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
+import { silentLogger } from '../../../platform/logger.ts';
+import { MetricsRegistry } from '../../../platform/metrics.ts';
+import { count, doorOf, freshDatabase, rows } from '../../helpers/clickhouse.ts';
+import { dependency, outputArtifact, toolCall } from '../../helpers/packets.ts';
+
+let offset = 0;
+const kafka = (value: unknown): RawPacket => ({ raw: JSON.stringify(value), source: { kind: 'kafka', topic: 'key-index-test', partition: 0, offset: String(offset++) } });
+const writerOn = (ch: Parameters<typeof doorOf>[0], db: string, metrics = new MetricsRegistry()) =>
+  createSegmentWriter({ clickhouse: doorOf(ch, db), maxPacketBytes: 1 << 20, dedupCacheEntries: 0, metrics, logger: silentLogger() });
+const asked = (m: MetricsRegistry, v: 'yes' | 'no') => m.value('tool_audit_ingest_key_lookups_total', { asked: v });
+
+describe('ingest key index', () => {
+  it('hashes keys exactly as ClickHouse murmurHash3_32 does', async () => {
+    const { ch, db } = await freshDatabase('keyhash');
+    const samples = ['', 'a', 'abcd', 'abcde', randomUUID(), `${randomUUID()}>${randomUUID()}`, 'kafka:topic/3@12345', 'Zürich — 😀', 'x'.repeat(1000)];
+    const got = await rows<{ s: string; h: string; p1: string; p2: string }>(
+      ch,
+      "SELECT s, murmurHash3_32(s) AS h, murmurHash3_32(concat('i', s)) AS p1, murmurHash3_32(concat(s, 'i')) AS p2 FROM (SELECT arrayJoin({s:Array(String)}) AS s)",
+      { s: samples, db },
+    );
+    expect(got.map((r) => [r.s, Number(r.h), Number(r.p1), Number(r.p2)])).toEqual(samples.map((s) => [s, murmur3(s), ...keyHashes('invocation', s)]));
+  });
+
+  it('keeps I1 exact for rows written long before, after the table grew and merged, in a writer that never saw them', async () => {
+    const { ch, db } = await freshDatabase('keyold');
+    const first = writerOn(ch, db);
+    const old = toolCall({ created_at: new Date(Date.now() - 40 * 86_400_000).toISOString() }, 'task-old');
+    const oldOutput = outputArtifact(old.call_id, 'old content');
+    const oldDep = dependency({ task_id: 'task-old', preceding_call_id: old.call_id });
+    expect((await first.write([old, oldOutput, oldDep].map(kafka))).map((o) => o.status)).toEqual(['accepted', 'accepted', 'accepted']);
+    // The table grows past the old rows and is merged into one part.
+    for (let b = 0; b < 4; b++) await first.write(Array.from({ length: 2500 }, (_, i) => kafka(toolCall({ args: { b, i } }, `task-${b}-${i % 50}`))));
+    await ch.command({ query: 'OPTIMIZE TABLE {db:Identifier}.tool_invocations FINAL', query_params: { db } });
+    await ch.command({ query: 'OPTIMIZE TABLE {db:Identifier}.call_keys FINAL', query_params: { db } });
+
+    const metrics = new MetricsRegistry();
+    const later = writerOn(ch, db, metrics);
+    const fresh = Array.from({ length: 500 }, (_, i) => toolCall({ args: { fresh: i } }, 'task-fresh'));
+    const reused = { ...old, invocation: { ...old.invocation, duration_ms: (old.invocation.duration_ms as number) + 1 } };
+    const reusedOutput = { ...oldOutput, output: { ...oldOutput.output, created_at: '2026-11-22T10:00:01.001Z' } };
+    const outcomes = await later.write([old, reused, oldOutput, reusedOutput, oldDep, ...fresh].map(kafka));
+    expect(outcomes.slice(0, 5).map((o) => [o.status, o.reason?.code])).toEqual([
+      ['duplicate', undefined],
+      ['rejected', 'I1_call_id_reused'],
+      ['duplicate', undefined],
+      ['rejected', 'I1_output_id_reused'],
+      ['duplicate', undefined],
+    ]);
+    expect(outcomes.slice(5).every((o) => o.status === 'accepted')).toBe(true);
+    expect(await count(ch, db, 'tool_invocations', `call_id = '${old.call_id}'`)).toBe(1);
+    // The 500 new keys were proved new by the filter: ClickHouse was asked about the 3 stored ones
+    // (a false positive among 500 at ≤ 1e-3 would make it 4; the bound below allows 2).
+    expect(asked(metrics, 'yes')).toBeGreaterThanOrEqual(3);
+    expect(asked(metrics, 'yes')).toBeLessThanOrEqual(5);
+    expect(asked(metrics, 'no')).toBeGreaterThanOrEqual(498);
+  });
+
+  it('learns keys written by another live writer through the key log', async () => {
+    const { ch, db } = await freshDatabase('keylog');
+    const a = writerOn(ch, db);
+    const b = writerOn(ch, db);
+    await a.ready?.();
+    await b.ready?.();
+    // Both loaded an empty database; each then writes keys the other has never seen.
+    const byB = toolCall({}, 'task-b');
+    const byBOut = outputArtifact(byB.call_id, 'b content');
+    expect((await b.write([kafka(byB), kafka(byBOut)])).map((o) => o.status)).toEqual(['accepted', 'accepted']);
+    const changed = { ...byB, invocation: { ...byB.invocation, agent_id: 'someone-else' } };
+    const again = await a.write([kafka(changed), kafka(byB), kafka(byBOut)]);
+    expect(again.map((o) => [o.status, o.reason?.code])).toEqual([
+      ['rejected', 'I1_call_id_reused'],
+      ['duplicate', undefined],
+      ['duplicate', undefined],
+    ]);
+    // And back: b sees what a quarantined from Kafka (a redelivered poison record is not quarantined twice).
+    const poison: RawPacket = { raw: '{not json', source: { kind: 'kafka', topic: 'key-index-test', partition: 9, offset: '1' } };
+    expect((await a.write([poison]))[0]?.status).toBe('rejected');
+    expect((await b.write([poison]))[0]?.status).toBe('rejected');
+    expect(await count(ch, db, 'quarantine', "source_key = 'kafka:key-index-test/9@1'")).toBe(1);
+    expect(await count(ch, db, 'tool_invocations')).toBe(1);
+  });
+});
