@@ -39,8 +39,10 @@ describe('deploy/clickhouse/initdb/01-users.sh', () => {
   it('lets ingest insert segments and quarantine and read their keys; the analyzer insert pairs, violations and progress', () => {
     const of = (user: string, priv: string) => grants(run.sql).filter((g) => g.to === user && g.privileges.includes(priv)).map((g) => g.on.replace('tool_audit.', '')).sort();
     const segments = ['output_contents', 'quarantine', 'quarantine_replays', 'tool_invocations', 'tool_outputs', 'tool_workflows'];
-    expect(of('tool_audit_ingest', 'INSERT')).toEqual(segments);
-    expect(of('tool_audit_ingest', 'SELECT')).toEqual(segments);
+    // The key log and writer registry of migration 012 are written and read; the key tables only read.
+    const keyLog = ['ingest_key_log', 'ingest_writers'];
+    expect(of('tool_audit_ingest', 'INSERT')).toEqual([...keyLog, ...segments].sort());
+    expect(of('tool_audit_ingest', 'SELECT')).toEqual([...keyLog, ...segments, 'call_keys', 'output_keys', 'quarantine_keys'].sort());
     expect(grants(run.sql).filter((g) => g.to === 'tool_audit_ingest' && !g.privileges.every((p) => p === 'SELECT' || p === 'INSERT')).map((g) => g.statement)).toEqual([TABLE_FUNCTIONS]);
     expect(of('tool_audit_analyzer', 'INSERT')).toEqual(['analyzer_progress', 'tool_workflows', 'violations']);
     expect(of('tool_audit_analyzer', 'SELECT')).toEqual(['analyzer_progress', 'tool_invocations', 'tool_manifests', 'tool_outputs', 'tool_workflows', 'violations']);
