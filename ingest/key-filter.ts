@@ -17,23 +17,46 @@ export const BITS_PER_KEY = 16;
 
 /** MurmurHash3_x86_32 with seed 0 of a string's UTF-8 bytes (equals ClickHouse's murmurHash3_32). */
 export function murmur3(s: string): number {
-  // Keys are ASCII nearly always; anything else goes through its UTF-8 bytes.
-  // eslint-disable-next-line no-control-regex
-  const b: { length: number; at(i: number): number } = /^[\x00-\x7f]*$/.test(s) ? { length: s.length, at: (i) => s.charCodeAt(i) } : bytesOf(s);
-  const n = b.length;
+  return murmurWith(-1, s, -1);
+}
+
+/**
+ * MurmurHash3 of the bytes `pre` (a byte, or -1 for none), `s`, `post` (likewise), without
+ * building the string: keys are hashed twice per round, so this runs ~10^5 times a second.
+ */
+function murmurWith(pre: number, s: string, post: number): number {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return murmurBytes(Buffer.from(`${pre < 0 ? '' : String.fromCharCode(pre)}${s}${post < 0 ? '' : String.fromCharCode(post)}`, 'utf8'));
+  const off = pre < 0 ? 0 : 1;
+  const n = s.length + off + (post < 0 ? 0 : 1);
+  const at = (i: number): number => (i < off ? pre : i - off < s.length ? s.charCodeAt(i - off) : post);
   let h = 0;
   let i = 0;
-  for (; i + 4 <= n; i += 4) {
-    h ^= mixK(b.at(i) | (b.at(i + 1) << 8) | (b.at(i + 2) << 16) | (b.at(i + 3) << 24));
-    h = (h << 13) | (h >>> 19);
-    h = (Math.imul(h, 5) + 0xe6546b64) | 0;
-  }
+  for (; i + 4 <= n; i += 4) h = mixH(h, at(i) | (at(i + 1) << 8) | (at(i + 2) << 16) | (at(i + 3) << 24));
+  return tail(h, n, i, at);
+}
+
+function murmurBytes(b: Buffer): number {
+  const n = b.length;
+  const at = (i: number): number => b[i] as number;
+  let h = 0;
+  let i = 0;
+  for (; i + 4 <= n; i += 4) h = mixH(h, b.readInt32LE(i));
+  return tail(h, n, i, at);
+}
+
+function mixH(h: number, k: number): number {
+  h ^= mixK(k);
+  h = (h << 13) | (h >>> 19);
+  return (Math.imul(h, 5) + 0xe6546b64) | 0;
+}
+
+function tail(h: number, n: number, i: number, at: (i: number) => number): number {
   const r = n & 3;
   if (r) {
     let k = 0;
-    if (r === 3) k ^= b.at(i + 2) << 16;
-    if (r >= 2) k ^= b.at(i + 1) << 8;
-    h ^= mixK(k ^ b.at(i));
+    if (r === 3) k ^= at(i + 2) << 16;
+    if (r >= 2) k ^= at(i + 1) << 8;
+    h ^= mixK(k ^ at(i));
   }
   h ^= n;
   h ^= h >>> 16;
@@ -50,15 +73,12 @@ function mixK(k: number): number {
   return Math.imul(k, 0x1b873593);
 }
 
-function bytesOf(s: string): { length: number; at(i: number): number } {
-  const buf = Buffer.from(s, 'utf8');
-  return { length: buf.length, at: (i) => buf[i] as number };
-}
+const LETTER_CODE = Object.fromEntries(Object.entries(KEY_KIND_LETTER).map(([k, l]) => [k, l.charCodeAt(0)])) as Record<KeyKind, number>;
 
 /** The two hashes of a key of a kind: murmur3(letter + key) and murmur3(key + letter). */
 export function keyHashes(kind: KeyKind, key: string): [number, number] {
-  const l = KEY_KIND_LETTER[kind];
-  return [murmur3(l + key), murmur3(key + l)];
+  const l = LETTER_CODE[kind];
+  return [murmurWith(l, key, -1), murmurWith(-1, key, l)];
 }
 
 /** A Bloom filter over 2^n bits, fed with hash pairs. */
