@@ -85,9 +85,8 @@ export function clickhouseError(err: unknown, what: string): AppError {
  * look-ups (ingest) and anti-joins (analyzers) cover what lies beyond it.
  */
 export function dedupToken(table: string, keys: readonly string[]): string {
-  const h = createHash('sha256').update(table);
-  for (const k of [...keys].sort()) h.update('\n').update(k);
-  return h.digest('hex');
+  // One update of the joined text: the same bytes as one update per key, a fraction of the calls.
+  return createHash('sha256').update(`${table}\n${[...keys].sort().join('\n')}`).digest('hex');
 }
 
 // Every insert also reaches the materialized views of its table (task_rows, orphan_outputs): a
