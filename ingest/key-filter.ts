@@ -20,43 +20,40 @@ export function murmur3(s: string): number {
   return murmurWith(-1, s, -1);
 }
 
+/** Bytes of the key being hashed: reused, so hashing allocates nothing for ASCII keys. */
+let scratch = new Uint8Array(256);
+
 /**
- * MurmurHash3 of the bytes `pre` (a byte, or -1 for none), `s`, `post` (likewise), without
- * building the string: keys are hashed twice per round, so this runs ~10^5 times a second.
+ * MurmurHash3 of the bytes `pre` (a byte, or -1 for none), `s`, `post` (likewise). Keys are
+ * hashed twice per round (~10^5 a second): no string is built and no closure created.
  */
 function murmurWith(pre: number, s: string, post: number): number {
-  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return murmurBytes(Buffer.from(`${pre < 0 ? '' : String.fromCharCode(pre)}${s}${post < 0 ? '' : String.fromCharCode(post)}`, 'utf8'));
-  const off = pre < 0 ? 0 : 1;
-  const n = s.length + off + (post < 0 ? 0 : 1);
-  const at = (i: number): number => (i < off ? pre : i - off < s.length ? s.charCodeAt(i - off) : post);
+  let n = 0;
+  if (scratch.length < s.length + 2) scratch = new Uint8Array(2 * s.length + 2);
+  if (pre >= 0) scratch[n++] = pre;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 0x7f) return murmurBytes(Buffer.from(`${pre < 0 ? '' : String.fromCharCode(pre)}${s}${post < 0 ? '' : String.fromCharCode(post)}`, 'utf8'));
+    scratch[n++] = c;
+  }
+  if (post >= 0) scratch[n++] = post;
+  return murmurBytes(scratch, n);
+}
+
+function murmurBytes(b: Uint8Array, n = b.length): number {
   let h = 0;
   let i = 0;
-  for (; i + 4 <= n; i += 4) h = mixH(h, at(i) | (at(i + 1) << 8) | (at(i + 2) << 16) | (at(i + 3) << 24));
-  return tail(h, n, i, at);
-}
-
-function murmurBytes(b: Buffer): number {
-  const n = b.length;
-  const at = (i: number): number => b[i] as number;
-  let h = 0;
-  let i = 0;
-  for (; i + 4 <= n; i += 4) h = mixH(h, b.readInt32LE(i));
-  return tail(h, n, i, at);
-}
-
-function mixH(h: number, k: number): number {
-  h ^= mixK(k);
-  h = (h << 13) | (h >>> 19);
-  return (Math.imul(h, 5) + 0xe6546b64) | 0;
-}
-
-function tail(h: number, n: number, i: number, at: (i: number) => number): number {
+  for (; i + 4 <= n; i += 4) {
+    h ^= mixK((b[i] as number) | ((b[i + 1] as number) << 8) | ((b[i + 2] as number) << 16) | ((b[i + 3] as number) << 24));
+    h = (h << 13) | (h >>> 19);
+    h = (Math.imul(h, 5) + 0xe6546b64) | 0;
+  }
   const r = n & 3;
   if (r) {
     let k = 0;
-    if (r === 3) k ^= at(i + 2) << 16;
-    if (r >= 2) k ^= at(i + 1) << 8;
-    h ^= mixK(k ^ at(i));
+    if (r === 3) k ^= (b[i + 2] as number) << 16;
+    if (r >= 2) k ^= (b[i + 1] as number) << 8;
+    h ^= mixK(k ^ (b[i] as number));
   }
   h ^= n;
   h ^= h >>> 16;

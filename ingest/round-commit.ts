@@ -12,7 +12,7 @@ import type { KeyKind } from './key-filter.ts';
 import type { KeyIndex } from './key-index.ts';
 import { joinParts, joinWithField, type BodyPart } from './line-join.ts';
 import type { CallsStoredListener, PacketOutcome, StoredCall } from './ports.ts';
-import { CONTENT_COLUMNS, KIND_PACKET_TYPE, quarantineRow, replayRow, SEGMENT_COLUMNS, STAMPED_OUTPUT_COLUMNS, type Rejection } from './rows.ts';
+import { CONTENT_COLUMNS, KIND_PACKET_TYPE, quarantineRow, replayRow, SEGMENT_COLUMNS, STAMPED_OUTPUT_COLUMNS, type RejectCode, type Rejection } from './rows.ts';
 import { storedDependencies, storedInvocations, storedOutputs, storedQuarantine } from './segment-lookups.ts';
 import { kafkaKeys, RoundIndex, type RoundBatch } from './round-index.ts';
 import { conflictReason, judgeRound, judgeStored, KINDS, type Kind, type RoundVerdict } from './verdict.ts';
@@ -166,9 +166,10 @@ class RoundCommitter {
     await this.deps.keyIndex.ready();
     const r = new RoundIndex(round);
     const v = judgeRound(r, (kind, key, fp) => this.cache.get(kind, key, fp));
-    const quarantine = quarantineRows(r, v, await this.lookUp(r, v));
+    const quarantined = await this.lookUp(r, v);
     const tasks = this.roundTasks(r, v);
     const outcomes = outcomesOf(r, v);
+    const quarantine = quarantineRows(r, v, quarantined, outcomes);
     // Logged before the inserts: other writers learn the keys even if this process dies midway.
     const logged: Array<readonly [KeyKind, string]> = [];
     for (const kind of KINDS) for (const key of v.fresh[kind].keys()) logged.push([kind, key]);
@@ -192,12 +193,13 @@ class RoundCommitter {
 type QuarantineRow = ReturnType<typeof quarantineRow>;
 
 /** The quarantine records of the round's rejected packets not quarantined before (`quarantined`: source keys already stored). */
-function quarantineRows(r: RoundIndex, v: RoundVerdict, quarantined: Set<string>): Map<string, QuarantineRow> {
+function quarantineRows(r: RoundIndex, v: RoundVerdict, quarantined: Set<string>, outcomes: readonly PacketOutcome[]): Map<string, QuarantineRow> {
   const quarantine = new Map<string, QuarantineRow>();
   for (const x of v.rejected) {
     // A replay that still fails is answered and recorded with the replay, not quarantined again.
     if (r.packet(x.i).replay) continue;
-    const q = quarantineRow(r.packet(x.i), rejection(r, x.i, x.conflict));
+    const o = outcomes[x.i] as PacketOutcome & { reason: { code: RejectCode; message: string } };
+    const q = quarantineRow(r.packet(x.i), { code: o.reason.code, message: o.reason.message, packetType: o.packetType, ids: o.ids });
     if (!quarantined.has(q.source_key)) quarantine.set(q.source_key, q);
   }
   return quarantine;
