@@ -6,9 +6,9 @@
  * tool_outputs + output_contents, and broken messages into quarantine. It validates nothing and
  * de-duplicates nothing: every message becomes one row.
  *
- * Protocol (stdout, one JSON object per line): {"event":"ready"} just before the views are
+ * Protocol (stdout, one JSON object per line): {"event":"ready",migrationsApplied} just before the views are
  * attached (consumption starts with them), {"event":"progress",rows} now and then, and
- * {"event":"done",rows,…} once the tables hold `expect` rows. It then waits for SIGTERM (or
+ * {"event":"done",rows,…} once the tables hold `expect` rows more than `base`. It then waits for SIGTERM (or
  * stdin closing), detaches the Kafka table and exits.
  *
  *   node --import tsx bench/ingest-kafka-engine.ts '<json options>'
@@ -24,6 +24,8 @@ interface Options {
   topic: string;
   group: string;
   expect: number;
+  /** Rows the tables held before (a preloaded database): not counted as consumed. */
+  base?: number;
   timeoutMs: number;
   consumers: number;
   threadPerConsumer: boolean;
@@ -37,7 +39,8 @@ const say = (o: object) => process.stdout.write(`${JSON.stringify(o)}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const ch = await createClickHouse({ url: undefined, user: undefined, password: undefined, database: opts.database, dataDir: opts.dataDir });
-await migrate(createClickHouseDoor(ch, opts.database), { retentionDays: { invocations: 90, outputs: 30, workflows: 30, quarantine: 90 } });
+// On a preloaded copy every migration is applied already; how many were applied is reported.
+const migrated = await migrate(createClickHouseDoor(ch, opts.database), { retentionDays: { invocations: 90, outputs: 30, workflows: 30, quarantine: 90 } });
 const db = opts.database;
 const run = (query: string) => ch.command({ query });
 
@@ -102,7 +105,7 @@ async function rows(): Promise<{ invocations: number; outputs: number; quarantin
   });
   const [r] = await rs.json<{ invocations: string; outputs: string; quarantine: string }>();
   const c = { invocations: Number(r?.invocations), outputs: Number(r?.outputs), quarantine: Number(r?.quarantine) };
-  return { ...c, total: c.invocations + c.outputs + c.quarantine };
+  return { ...c, total: c.invocations + c.outputs + c.quarantine - (opts.base ?? 0) };
 }
 
 let stopping = false;
@@ -117,7 +120,7 @@ process.on('SIGTERM', () => void stop(0));
 process.stdin.on('end', () => void stop(0));
 process.stdin.resume();
 
-say({ event: 'ready' });
+say({ event: 'ready', migrationsApplied: migrated.applied.length });
 for (const v of views) await run(v);
 const deadline = Date.now() + opts.timeoutMs;
 let lastReport = 0;

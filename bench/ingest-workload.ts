@@ -15,6 +15,12 @@ import { contentSample, sha256Hex, utf8ByteLength } from '../schemas/hashing.ts'
 export interface WorkloadMessage {
   key: string;
   value: string;
+  /**
+   * What the packet is to the ingest: `valid` (stored once), a `redelivery` of a valid one, `invalid`
+   * (breaks a MUST rule) or `reused` (another packet's call_id). The reject topic
+   * (bench/ingest-rejects.ts) picks its I1 reuses among the `valid` ones. Not sent to Kafka.
+   */
+  role: 'valid' | 'redelivery' | 'invalid' | 'reused';
 }
 
 /** What the stream holds, counted while generating. */
@@ -49,7 +55,7 @@ export interface WorkloadOptions {
 }
 
 /** Small, fast, seeded PRNG (mulberry32). */
-function rng(seed: number): () => number {
+export function rng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -136,16 +142,16 @@ export function* workload(opts: WorkloadOptions, counts: WorkloadCounts = emptyC
   const reuseRate = opts.reuseRate ?? 0.0002;
 
   const pending: WorkloadMessage[] = [];
-  const send = (key: string, value: string) => {
+  const send = (key: string, value: string, role: WorkloadMessage['role']) => {
     counts.messages++;
     counts.bytes += utf8ByteLength(value);
-    pending.push({ key, value });
+    pending.push({ key, value, role });
   };
   const sendValid = (key: string, value: string) => {
-    send(key, value);
+    send(key, value, 'valid');
     if (r() < redeliveryRate) {
       counts.redeliveries++;
-      send(key, value);
+      send(key, value, 'redelivery');
     }
   };
 
@@ -190,7 +196,7 @@ export function* workload(opts: WorkloadOptions, counts: WorkloadCounts = emptyC
       if (roll < invalidRate) {
         counts.invalid++;
         counts.expect.quarantine++;
-        send(taskId, invalidToolCall(invocation, counts.invalid));
+        send(taskId, invalidToolCall(invocation, counts.invalid), 'invalid');
         continue;
       }
       if (roll < invalidRate + reuseRate && storedCallIds.length > 100) {
@@ -198,7 +204,7 @@ export function* workload(opts: WorkloadOptions, counts: WorkloadCounts = emptyC
         const reused = storedCallIds[int(0, storedCallIds.length - 1)] as string;
         counts.reusedCallIds++;
         counts.expect.quarantine++;
-        send(taskId, JSON.stringify({ type: 'tool_call', call_id: reused, invocation: { ...invocation, call_id: reused } }));
+        send(taskId, JSON.stringify({ type: 'tool_call', call_id: reused, invocation: { ...invocation, call_id: reused } }), 'reused');
         continue;
       }
       counts.expect.invocations++;

@@ -11,22 +11,41 @@
  *      per message;
  *   4. prints packets/s, MB/s, CPU seconds per 100k packets, peak RSS and the ratio (a)/(b).
  *
+ * Issue 16, a database that is not empty and packets that are rejected:
+ *   --preload N              (a) and (b) each run on a copy of a database already holding N calls
+ *                            with their outputs and dependencies (bench:queries' generator, its
+ *                            shape scaled: N/100 tasks, over 21 days to stay within retention), built once and cached under
+ *                            --preload-dir (default <checkout>/../.bench-preload) by shape
+ *                            (bench/ingest-preload.ts); (a) then expects preload + topic rows.
+ *   --preload-quarantine M   …and M quarantined packets (I1 / schema / I5 rows over 30 days).
+ *   --preload-copy full|link how a phase gets its copy: `cp -a` (default), or hard-linked parts.
+ *   --preload-check          checksums the cache before and after the run (it must not change).
+ *   --reject-share S         a second topic of as many packets, a share S of them rejected (80 % I1
+ *                            reuses of the first topic's ids, 10 % schema, 10 % I5) and the rest
+ *                            fresh (bench/ingest-rejects.ts); (a) ingests it into the same data
+ *                            directory after the first, as a phase of its own. (b) runs the first
+ *                            topic only: it validates nothing.
+ *
  * Kafka: KAFKA_BROKERS when set; otherwise a private broker is started with
  * scripts/kafka-services.sh (TOOL_AUDIT_SERVICES_DIR=<tmp>/tool-audit-bench-kafka, port
  * BENCH_KAFKA_PORT or 29092) and stopped at the end.
  *
  *   npm run bench:ingest -- [--tool-calls 1000000] [--partitions 6] [--only a|b] [--reuse-topic T]
  *                           [--ingest-env KEY=VALUE]… [--profile DIR] [--keep] [--engine-consumers 2] …
+ *                           [--preload N] [--preload-quarantine M] [--reject-share S] [--json FILE]
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { groupLag } from '../test/helpers/kafka.ts';
-import { emptyCounts, workload, type WorkloadCounts, type WorkloadMessage } from './ingest-workload.ts';
+import { emptyCounts, workload, type WorkloadCounts, type WorkloadMessage, type WorkloadOptions } from './ingest-workload.ts';
+import { emptyRejectCounts, rejectedTotal, rejectWorkload, type RejectCounts } from './ingest-rejects.ts';
+import { countRows, ensurePreload, freshDataDir, treeChecksum, type CopyMode, type Preload, type RowCounts } from './ingest-preload.ts';
+import { peakRssMiB, phaseResult, rejectOverAccept, sample, table, type Packets, type PhaseResult, type Sample } from './ingest-report.ts';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 const { values: opt } = parseArgs({
@@ -44,132 +63,29 @@ const { values: opt } = parseArgs({
     'engine-max-block': { type: 'string', default: '1048576' },
     'timeout-s': { type: 'string', default: '1800' },
     json: { type: 'string' },
+    preload: { type: 'string', default: '0' },
+    'preload-quarantine': { type: 'string', default: '0' },
+    'preload-dir': { type: 'string' },
+    'preload-copy': { type: 'string', default: 'full' },
+    'preload-check': { type: 'boolean', default: false },
+    'reject-share': { type: 'string' },
   },
 });
 
 const TOOL_CALLS = Number(opt['tool-calls']);
 const PARTITIONS = Number(opt.partitions);
 const TIMEOUT_MS = Number(opt['timeout-s']) * 1000;
-const HZ = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+const PRELOAD = Number(opt.preload);
+const PRELOAD_QUARANTINE = Number(opt['preload-quarantine']);
+const PRELOAD_DIR = resolve(opt['preload-dir'] ?? process.env.BENCH_PRELOAD_DIR ?? join(ROOT, '..', '.bench-preload'));
+const COPY_MODE = opt['preload-copy'] as CopyMode;
+const REJECT_SHARE = opt['reject-share'] === undefined ? undefined : Number(opt['reject-share']);
+if (!(PRELOAD >= 0 && PRELOAD_QUARANTINE >= 0) || !['full', 'link'].includes(COPY_MODE)) throw new Error('--preload, --preload-quarantine must be ≥ 0, --preload-copy full|link');
+if (REJECT_SHARE !== undefined && !(REJECT_SHARE >= 0 && REJECT_SHARE <= 1)) throw new Error('--reject-share must be within 0..1');
 const stateDir = join(tmpdir(), 'tool-audit-bench');
 mkdirSync(stateDir, { recursive: true });
 const log = (msg: string) => process.stderr.write(`[bench:ingest] ${msg}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-// ------------------------------------------------------------------------------------------
-// /proc accounting
-// ------------------------------------------------------------------------------------------
-/** CPU seconds (user + system, all threads) of a process. */
-function cpuSeconds(pid: number | undefined): number {
-  if (!pid) return 0;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / HZ;
-  } catch {
-    return 0;
-  }
-}
-/** Peak resident set (VmHWM) in MiB. */
-function peakRssMiB(pid: number): number {
-  try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : NaN;
-  } catch {
-    return NaN;
-  }
-}
-/** CPU seconds per thread name (comm) of a process, summed over threads of the same name. */
-function threadCpu(pid: number): Map<string, number> {
-  const out = new Map<string, number>();
-  let tids: string[];
-  try {
-    tids = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return out;
-  }
-  for (const tid of tids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/[0-9]+$/, '#');
-      // Unnamed threads (libuv pool running chDB queries, decode worker threads) are listed one by one.
-      const name = tid === String(pid) ? 'main' : comm === 'node' ? `node/${tid}` : comm;
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(name, (out.get(name) ?? 0) + (Number(f[11]) + Number(f[12])) / HZ);
-    } catch {
-      // the thread ended
-    }
-  }
-  return out;
-}
-
-function threadReport(a: Map<string, number>, b: Map<string, number>): string {
-  const delta = [...b].map(([k, v]) => [k, v - (a.get(k) ?? 0)] as const).filter(([, v]) => v >= 0.05);
-  delta.sort((x, y) => y[1] - x[1]);
-  // Unnamed node threads: "node#1" is the busiest (the decode thread when there is one).
-  let n = 0;
-  return delta
-    .slice(0, 10)
-    .map(([k, v]) => `${k.startsWith('node/') ? `node#${++n}` : k} ${v.toFixed(1)}s`)
-    .join(', ');
-}
-
-/** Busy CPU seconds of the whole machine. */
-function machineBusySeconds(): number {
-  const f = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
-  const total = f.slice(0, 8).reduce((a, b) => a + b, 0);
-  return (total - (f[3] ?? 0) - (f[4] ?? 0)) / HZ;
-}
-
-interface Sample {
-  t: number;
-  cpu: number;
-  broker: number;
-  machine: number;
-  threads: Map<string, number>;
-}
-const sample = (pid: number, brokerPid: number | undefined): Sample => ({
-  t: performance.now(),
-  cpu: cpuSeconds(pid),
-  broker: cpuSeconds(brokerPid),
-  machine: machineBusySeconds(),
-  threads: threadCpu(pid),
-});
-
-interface PhaseResult {
-  name: string;
-  packets: number;
-  bytes: number;
-  seconds: number;
-  secondsFromSpawn: number;
-  cpuSeconds: number;
-  peakRssMiB: number;
-  brokerCpuSeconds: number;
-  otherCpuCores: number;
-  load: string;
-  threads: string;
-  verified: string;
-}
-
-function phaseResult(name: string, counts: WorkloadCounts, spawnAt: number, a: Sample, b: Sample, pid: number, verified: string): PhaseResult {
-  const seconds = (b.t - a.t) / 1000;
-  const cpu = b.cpu - a.cpu;
-  const broker = b.broker - a.broker;
-  return {
-    name,
-    packets: counts.messages,
-    bytes: counts.bytes,
-    seconds,
-    secondsFromSpawn: (b.t - spawnAt) / 1000,
-    cpuSeconds: cpu,
-    peakRssMiB: peakRssMiB(pid),
-    brokerCpuSeconds: broker,
-    otherCpuCores: Math.max(0, (b.machine - a.machine - cpu - broker) / seconds),
-    load: loadavg().map((l) => l.toFixed(2)).join(' '),
-    threads: threadReport(a.threads, b.threads),
-    verified,
-  };
-}
 
 // ------------------------------------------------------------------------------------------
 // Kafka broker and topic
@@ -201,7 +117,8 @@ function stopBroker(): void {
   execFileSync('bash', ['scripts/kafka-services.sh', 'stop'], { cwd: ROOT, env: scriptEnv, stdio: ['ignore', 'inherit', 'inherit'] });
 }
 
-async function produce(kafka: Kafka, topic: string): Promise<WorkloadCounts> {
+/** Creates the topic (and its DLQ) and produces `messages` to it; `counts` is what the generator counts. */
+async function produce(kafka: Kafka, topic: string, messages: Iterable<WorkloadMessage>, counts: Packets): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
   await admin.createTopics({
@@ -214,10 +131,9 @@ async function produce(kafka: Kafka, topic: string): Promise<WorkloadCounts> {
   await admin.disconnect();
   const producer = kafka.producer({ idempotent: false, allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
   await producer.connect();
-  const counts = emptyCounts();
   const t0 = performance.now();
   const inflight = new Set<Promise<unknown>>();
-  let batch: WorkloadMessage[] = [];
+  let batch: Array<{ key: string; value: string }> = [];
   let lastLog = t0;
   const flush = async () => {
     const p = producer.send({ topic, acks: -1, messages: batch }).finally(() => inflight.delete(p));
@@ -225,20 +141,19 @@ async function produce(kafka: Kafka, topic: string): Promise<WorkloadCounts> {
     batch = [];
     if (inflight.size >= 8) await Promise.race(inflight);
   };
-  for (const m of workload({ toolCalls: TOOL_CALLS }, counts)) {
-    batch.push(m);
+  for (const m of messages) {
+    batch.push({ key: m.key, value: m.value });
     if (batch.length >= 2000) await flush();
     if (performance.now() - lastLog > 10_000) {
       lastLog = performance.now();
-      log(`produced ${counts.messages.toLocaleString('en')} messages (${counts.toolCalls.toLocaleString('en')} tool_calls)`);
+      log(`produced ${counts.messages.toLocaleString('en')} messages to ${topic}`);
     }
   }
   if (batch.length) await flush();
   await Promise.all(inflight);
   await producer.disconnect();
   const s = (performance.now() - t0) / 1000;
-  log(`produced ${counts.messages.toLocaleString('en')} messages, ${(counts.bytes / 1e6).toFixed(0)} MB in ${s.toFixed(1)} s`);
-  return counts;
+  log(`produced ${counts.messages.toLocaleString('en')} messages, ${(counts.bytes / 1e6).toFixed(0)} MB in ${s.toFixed(1)} s to ${topic}`);
 }
 
 // ------------------------------------------------------------------------------------------
@@ -259,17 +174,29 @@ async function stopChild(c: ChildProcess, what: string): Promise<void> {
   children.delete(c);
 }
 
-async function runOurs(brokers: string, brokerPid: number | undefined, topic: string, counts: WorkloadCounts, kafka: Kafka): Promise<PhaseResult> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'tool-audit-bench-a-'));
+/** One run of `tool-audit ingest` over a topic, into a data directory that may already hold rows. */
+interface OursPhase {
+  name: string;
+  topic: string;
+  dataDir: string;
+  packets: Packets;
+  /** Rows the topic must add. */
+  expect: { invocations: number; outputs: number; quarantine: number };
+  /** Rows the directory held before. */
+  before: RowCounts;
+}
+
+/** Runs (a) on one topic until its group has no lag, then verifies the rows; returns the result and the rows after. */
+async function runOurs(brokers: string, brokerPid: number | undefined, kafka: Kafka, ph: OursPhase): Promise<{ result: PhaseResult; after: RowCounts }> {
   const group = `bench-a-${randomBytes(4).toString('hex')}`;
   const extra = Object.fromEntries((opt['ingest-env'] as string[]).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
   const env: Record<string, string | undefined> = {
     ...process.env,
     KAFKA_BROKERS: brokers,
-    KAFKA_TOPIC: topic,
-    KAFKA_DLQ_TOPIC: `${topic}.dlq`,
+    KAFKA_TOPIC: ph.topic,
+    KAFKA_DLQ_TOPIC: `${ph.topic}.dlq`,
     KAFKA_GROUP_ID: group,
-    TOOL_AUDIT_DATA_DIR: dataDir,
+    TOOL_AUDIT_DATA_DIR: ph.dataDir,
     CLICKHOUSE_DATABASE: 'tool_audit',
     LOG_LEVEL: 'info',
     PORT: String(30000 + Math.floor(Math.random() * 20000)),
@@ -277,16 +204,19 @@ async function runOurs(brokers: string, brokerPid: number | undefined, topic: st
   };
   delete env.CLICKHOUSE_URL;
   const nodeArgs = opt.profile ? ['--cpu-prof', `--cpu-prof-dir=${opt.profile}`] : [];
-  log(`(a) tool-audit ingest: data ${dataDir}, group ${group}${Object.keys(extra).length ? `, ${JSON.stringify(extra)}` : ''}`);
+  log(`${ph.name}: topic ${ph.topic}, data ${ph.dataDir}, group ${group}${Object.keys(extra).length ? `, ${JSON.stringify(extra)}` : ''}`);
   const spawnAt = performance.now();
   const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'bin/tool-audit.mjs'), 'ingest'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   children.add(child);
   const pid = child.pid as number;
   let stderr = '';
+  let migrated = false;
   let ready: () => void = () => undefined;
   const isReady = new Promise<void>((r) => (ready = r));
   child.stderr?.on('data', (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-50_000);
+    // On a preloaded copy every migration is applied already: its migrate() must change nothing.
+    if (stderr.includes('migrations applied')) migrated = true;
     if (stderr.includes('tool-audit ingest consuming')) ready();
   });
   await Promise.race([isReady, exited(child).then((code) => Promise.reject(new Error(`ingest exited (${code}) before consuming:\n${stderr}`)))]);
@@ -295,20 +225,31 @@ async function runOurs(brokers: string, brokerPid: number | undefined, topic: st
   await admin.connect();
   let lastLog = performance.now();
   for (;;) {
-    const lag = await groupLag(admin, group, topic);
+    const lag = await groupLag(admin, group, ph.topic);
     if (lag === 0) break;
     if (child.exitCode !== null) throw new Error(`ingest exited (${child.exitCode}):\n${stderr}`);
-    if (performance.now() - a.t > TIMEOUT_MS) throw new Error(`(a) timed out with lag ${lag}`);
+    if (performance.now() - a.t > TIMEOUT_MS) throw new Error(`${ph.name} timed out with lag ${lag}`);
     if (performance.now() - lastLog > 10_000) {
       lastLog = performance.now();
-      log(`(a) lag ${lag.toLocaleString('en')}, ${((counts.messages - lag) / ((performance.now() - a.t) / 1000)).toFixed(0)} packets/s so far`);
+      log(`${ph.name} lag ${lag.toLocaleString('en')}, ${((ph.packets.messages - lag) / ((performance.now() - a.t) / 1000)).toFixed(0)} packets/s so far`);
     }
     await sleep(200);
   }
   const b = sample(pid, brokerPid);
   await admin.disconnect();
   const hwm = peakRssMiB(pid);
-  const stages = await fetch(`http://127.0.0.1:${env.PORT}/metrics`)
+  const stages = await stageMetrics(env.PORT as string);
+  await stopChild(child, 'ingest');
+  const { verified, after } = await verifyOurs(ph, migrated);
+  const result = phaseResult(ph.name, ph.packets, spawnAt, a, b, pid, verified);
+  result.peakRssMiB = hwm;
+  if (stages) result.threads += `; ${stages}`;
+  return { result, after };
+}
+
+/** Stage timings and commit rounds from the ingest child's /metrics. */
+function stageMetrics(port: string): Promise<string> {
+  return fetch(`http://127.0.0.1:${port}/metrics`)
     .then((r) => r.text())
     .then((t) =>
       t
@@ -318,34 +259,32 @@ async function runOurs(brokers: string, brokerPid: number | undefined, topic: st
         .join(', '),
     )
     .catch(() => '');
-  await stopChild(child, 'ingest');
-
-  // Verification: the data directory is free again; this process opens no other one.
-  const { createClickHouse } = await import('../platform/clickhouse/client.ts');
-  const ch = await createClickHouse({ url: undefined, user: undefined, password: undefined, database: 'tool_audit', dataDir });
-  const rs = await ch.query({
-    query: `SELECT (SELECT count() FROM tool_audit.tool_invocations) AS inv, (SELECT uniqExact(call_id) FROM tool_audit.tool_invocations) AS inv_u,
-                   (SELECT count() FROM tool_audit.tool_outputs) AS out, (SELECT uniqExact(output_id) FROM tool_audit.tool_outputs) AS out_u,
-                   (SELECT count() FROM tool_audit.quarantine) AS q`,
-    format: 'JSONEachRow',
-  });
-  const [got] = await rs.json<Record<string, string>>();
-  await ch.close();
-  const e = counts.expect;
-  const ok =
-    Number(got?.inv) === e.invocations && got?.inv === got?.inv_u && Number(got?.out) === e.outputs && got?.out === got?.out_u && Number(got?.q) === e.quarantine;
-  const verified = `${ok ? 'OK' : 'MISMATCH'}: invocations ${got?.inv}/${e.invocations} (unique ${got?.inv_u}), outputs ${got?.out}/${e.outputs} (unique ${got?.out_u}), quarantine ${got?.q}/${e.quarantine}`;
-  log(`(a) ${verified}`);
-  rmSync(dataDir, { recursive: true, force: true });
-  const r = phaseResult('(a) tool-audit ingest', counts, spawnAt, a, b, pid, verified);
-  r.peakRssMiB = hwm;
-  if (stages) r.threads += `; ${stages}`;
-  if (!ok) process.exitCode = 1;
-  return r;
 }
 
-async function runEngine(brokers: string, brokerPid: number | undefined, topic: string, counts: WorkloadCounts): Promise<PhaseResult> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'tool-audit-bench-b-'));
+/** Rows after = rows before + what the topic adds: each key once, every rejected packet quarantined. */
+async function verifyOurs(ph: OursPhase, migrated: boolean): Promise<{ verified: string; after: RowCounts }> {
+  // Counted in a child: the data directory is free again once the ingest child has exited.
+  const got = await countRows(ph.dataDir, log);
+  const e = { invocations: ph.before.invocations + ph.expect.invocations, outputs: ph.before.outputs + ph.expect.outputs, quarantine: ph.before.quarantine + ph.expect.quarantine };
+  const ok =
+    got.invocations === e.invocations &&
+    got.invocations === got.invocationsUnique &&
+    got.outputs === e.outputs &&
+    got.outputs === got.outputsUnique &&
+    got.quarantine === e.quarantine &&
+    !(migrated && PRELOAD + PRELOAD_QUARANTINE > 0);
+  const grew = (k: 'invocations' | 'outputs' | 'quarantine') => `+${(got[k] - ph.before[k]).toLocaleString('en')}/${ph.expect[k].toLocaleString('en')}`;
+  const verified =
+    `${ok ? 'OK' : 'MISMATCH'}: invocations ${got.invocations}/${e.invocations} (unique ${got.invocationsUnique}, ${grew('invocations')}), ` +
+    `outputs ${got.outputs}/${e.outputs} (unique ${got.outputsUnique}, ${grew('outputs')}), quarantine ${got.quarantine}/${e.quarantine} (${grew('quarantine')})` +
+    (migrated && PRELOAD + PRELOAD_QUARANTINE > 0 ? '; migrations were applied to the preloaded copy' : '');
+  log(`${ph.name} ${verified}`);
+  if (!ok) process.exitCode = 1;
+  return { verified, after: got };
+}
+
+/** Runs (b) on the first topic, in its own data directory (a copy of the preload, or empty), until every message is a row. */
+async function runEngine(brokers: string, brokerPid: number | undefined, topic: string, counts: WorkloadCounts, dataDir: string, before: RowCounts): Promise<PhaseResult> {
   const group = `bench-b-${randomBytes(4).toString('hex')}`;
   const o = {
     dataDir,
@@ -354,6 +293,8 @@ async function runEngine(brokers: string, brokerPid: number | undefined, topic: 
     topic,
     group,
     expect: counts.messages,
+    // Rows already there: the preload's calls, outputs and quarantine.
+    base: before.invocations + before.outputs + before.quarantine,
     timeoutMs: TIMEOUT_MS,
     consumers: Number(opt['engine-consumers']),
     threadPerConsumer: opt['engine-thread-per-consumer'] === '1',
@@ -376,6 +317,7 @@ async function runEngine(brokers: string, brokerPid: number | undefined, topic: 
   let b: Sample | undefined;
   let hwm = NaN;
   let final: Record<string, number> = {};
+  let migrations = 0;
   await new Promise<void>((resolve, reject) => {
     child.stdout?.on('data', (d: Buffer) => {
       buf += d.toString();
@@ -384,8 +326,10 @@ async function runEngine(brokers: string, brokerPid: number | undefined, topic: 
         const line = buf.slice(0, nl);
         buf = buf.slice(nl + 1);
         const ev = JSON.parse(line) as { event: string } & Record<string, number>;
-        if (ev.event === 'ready') a = sample(pid, brokerPid);
-        else if (ev.event === 'progress' && a) {
+        if (ev.event === 'ready') {
+          a = sample(pid, brokerPid);
+          migrations = ev.migrationsApplied ?? 0;
+        } else if (ev.event === 'progress' && a) {
           log(`(b) ${(ev.total ?? 0).toLocaleString('en')} rows, ${((ev.total ?? 0) / ((performance.now() - a.t) / 1000)).toFixed(0)} packets/s so far`);
         } else if (ev.event === 'done' || ev.event === 'timeout') {
           b = sample(pid, brokerPid);
@@ -400,7 +344,9 @@ async function runEngine(brokers: string, brokerPid: number | undefined, topic: 
   });
   await stopChild(child, 'Kafka engine');
   rmSync(dataDir, { recursive: true, force: true });
-  const verified = `rows ${final.total}/${counts.messages} (invocations ${final.invocations}, outputs ${final.outputs}, broken ${final.quarantine})`;
+  const verified =
+    `new rows ${final.total}/${counts.messages} (invocations ${final.invocations}, outputs ${final.outputs}, broken ${final.quarantine}, preloaded rows included)` +
+    (o.base > 0 ? `; migrations applied to the preloaded copy: ${migrations}` : '');
   log(`(b) ${verified}`);
   const r = phaseResult('(b) ClickHouse Kafka engine + MV', counts, spawnAt, a as Sample, b as Sample, pid, verified);
   r.peakRssMiB = hwm;
@@ -408,72 +354,120 @@ async function runEngine(brokers: string, brokerPid: number | undefined, topic: 
 }
 
 // ------------------------------------------------------------------------------------------
-// report
+// topics and phases
 // ------------------------------------------------------------------------------------------
-function table(results: PhaseResult[], counts: WorkloadCounts, topic: string): string {
-  const fmt = (n: number, d = 0) => n.toLocaleString('en', { minimumFractionDigits: d, maximumFractionDigits: d });
-  const head = ['', 'packets', 'seconds', 'packets/s', 'MB/s', 'CPU s/100k', 'peak RSS MiB', 'broker CPU s/100k', 'other load (cores)', 'from spawn s'];
-  const rows = results.map((r) => [
-    r.name,
-    fmt(r.packets),
-    fmt(r.seconds, 1),
-    fmt(r.packets / r.seconds),
-    fmt(r.bytes / 1e6 / r.seconds, 1),
-    fmt((r.cpuSeconds / r.packets) * 100_000, 2),
-    fmt(r.peakRssMiB),
-    fmt((r.brokerCpuSeconds / r.packets) * 100_000, 2),
-    fmt(r.otherCpuCores, 2),
-    fmt(r.secondsFromSpawn, 1),
-  ]);
-  const all = [head, ...rows];
-  const widths = head.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
-  const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ');
-  const out = [
-    `topic ${topic}: ${fmt(counts.messages)} packets (${fmt(counts.toolCalls)} tool_calls, ${fmt(counts.outputs)} outputs, ${fmt(counts.redeliveries)} redeliveries, ${fmt(counts.invalid)} invalid, ${fmt(counts.reusedCallIds)} reused call_ids), ${fmt(counts.bytes / 1e6, 1)} MB`,
-    line(head),
-    ...rows.map(line),
-  ];
-  const [ours, engine] = results;
-  if (ours && engine && ours.name.startsWith('(a)') && engine.name.startsWith('(b)')) {
-    out.push(
-      `ratio (a)/(b): throughput ${(ours.seconds > 0 ? engine.seconds / ours.seconds : NaN).toFixed(2)}, ` +
-        `CPU efficiency ${(engine.cpuSeconds / ours.cpuSeconds).toFixed(2)} (CPU per packet of (b) over (a))`,
-    );
-  }
-  for (const r of results) out.push(`${r.name}: ${r.verified}; load average at end ${r.load}`);
-  for (const r of results) out.push(`${r.name} CPU by thread: ${r.threads}`);
-  return out.join('\n');
+interface Topics {
+  topic: string;
+  counts: WorkloadCounts;
+  rejectTopic?: string;
+  rejectCounts?: RejectCounts;
 }
 
-async function main(): Promise<void> {
-  const { brokers, pid: brokerPid } = startBroker();
-  const kafka = new Kafka({ clientId: 'bench-ingest', brokers: brokers.split(','), logLevel: logLevel.NOTHING, retry: { retries: 10, initialRetryTime: 200 } });
+/** Produces the first topic (or reuses it) and, with --reject-share, the reject topic generated from it. */
+async function topics(kafka: Kafka): Promise<Topics> {
   let topic: string;
   let counts: WorkloadCounts;
+  let first: WorkloadOptions;
   if (opt['reuse-topic']) {
     topic = opt['reuse-topic'];
-    counts = JSON.parse(readFileSync(join(stateDir, `${topic}.json`), 'utf8')) as WorkloadCounts;
+    const state = JSON.parse(readFileSync(join(stateDir, `${topic}.json`), 'utf8')) as WorkloadCounts & { options?: WorkloadOptions };
+    counts = state;
+    first = state.options ?? { toolCalls: counts.toolCalls };
     log(`reusing topic ${topic} (${counts.messages.toLocaleString('en')} messages)`);
   } else {
     topic = `bench.ingest.${Date.now().toString(36)}`;
+    // A fixed start, so the reject topic can regenerate this one exactly (created_at included).
+    first = { toolCalls: TOOL_CALLS, startMs: Date.now() - 26 * 3600_000 };
     log(`producing ${TOOL_CALLS.toLocaleString('en')} tool_calls and their outputs to ${topic} (${PARTITIONS} partitions)`);
-    counts = await produce(kafka, topic);
-    writeFileSync(join(stateDir, `${topic}.json`), JSON.stringify(counts));
+    counts = emptyCounts();
+    await produce(kafka, topic, workload(first, counts), counts);
+    writeFileSync(join(stateDir, `${topic}.json`), JSON.stringify({ ...counts, options: first }));
   }
+  if (REJECT_SHARE === undefined) return { topic, counts };
+  const rejectTopic = `${topic}.rejects.${Date.now().toString(36)}`;
+  const rejectCounts = emptyRejectCounts(REJECT_SHARE);
+  log(`producing the reject topic ${rejectTopic}: ${counts.messages.toLocaleString('en')} packets, share ${REJECT_SHARE} rejected`);
+  await produce(kafka, rejectTopic, rejectWorkload(first, counts, REJECT_SHARE, rejectCounts), rejectCounts);
+  return { topic, counts, rejectTopic, rejectCounts };
+}
+
+const fmt = (n: number) => n.toLocaleString('en');
+
+function topicLines(t: Topics): string[] {
+  const c = t.counts;
+  const out = [
+    `topic ${t.topic}: ${fmt(c.messages)} packets (${fmt(c.toolCalls)} tool_calls, ${fmt(c.outputs)} outputs, ${fmt(c.redeliveries)} redeliveries, ${fmt(c.invalid)} invalid, ${fmt(c.reusedCallIds)} reused call_ids), ${(c.bytes / 1e6).toFixed(1)} MB`,
+  ];
+  const r = t.rejectCounts;
+  if (r) {
+    const x = r.rejected;
+    out.push(
+      `reject topic ${t.rejectTopic}: ${fmt(r.messages)} packets, ${fmt(rejectedTotal(r))} rejected (I1 ${fmt(x.i1Calls)} tool_calls + ${fmt(x.i1Outputs)} outputs, schema ${fmt(x.schema)}, I5 ${fmt(x.i5)}) ` +
+        `+ ${fmt(r.fresh.messages)} fresh (${fmt(r.fresh.invalid + r.fresh.reusedCallIds)} of them rejected by the workload itself), ${(r.bytes / 1e6).toFixed(1)} MB`,
+    );
+  }
+  return out;
+}
+
+/** (a) on the first topic, then (with --reject-share) on the reject topic in the same data directory. */
+async function phasesOurs(brokers: string, brokerPid: number | undefined, kafka: Kafka, t: Topics, preload: Preload): Promise<PhaseResult[]> {
+  const { dataDir, copySeconds } = freshDataDir(preload, 'tool-audit-bench-a-', COPY_MODE);
+  if (preload.dataDir) log(`(a) preload copied (${COPY_MODE}) in ${copySeconds.toFixed(1)} s`);
+  copies.push(copySeconds);
   const results: PhaseResult[] = [];
-  if (opt.only?.includes('a')) results.push(await runOurs(brokers, brokerPid, topic, counts, kafka));
-  if (opt.only?.includes('b')) results.push(await runEngine(brokers, brokerPid, topic, counts));
-  const text = table(results, counts, topic);
+  try {
+    const accept = await runOurs(brokers, brokerPid, kafka, { name: '(a) accept', topic: t.topic, dataDir, packets: t.counts, expect: t.counts.expect, before: preload.counts });
+    results.push(accept.result);
+    if (t.rejectTopic && t.rejectCounts) {
+      const rc = t.rejectCounts;
+      const rejects = await runOurs(brokers, brokerPid, kafka, { name: '(a) reject-mix', topic: t.rejectTopic, dataDir, packets: rc, expect: rc.expect, before: accept.after });
+      results.push(rejects.result);
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  return results;
+}
+
+const copies: number[] = [];
+
+async function main(): Promise<void> {
+  const preload = await ensurePreload(PRELOAD, PRELOAD_QUARANTINE, PRELOAD_DIR, log);
+  const preloadLine =
+    `preload N = ${fmt(PRELOAD)} calls${PRELOAD ? ` (${fmt(preload.shape.tasks)} tasks, ${preload.shape.days} days: ${fmt(preload.counts.invocations)} invocations, ${fmt(preload.counts.outputs)} outputs, ${fmt(preload.counts.workflows)} dependencies)` : ''}, ` +
+    `M = ${fmt(PRELOAD_QUARANTINE)} quarantined, reject share S = ${REJECT_SHARE ?? 'none'}` +
+    (preload.dataDir ? `; cache ${preload.dataDir} (${(preload.sizeBytes / 1e9).toFixed(2)} GB, built in ${preload.buildSeconds.toFixed(0)} s${preload.builtNow ? ' now' : ' earlier'}), copies: ${COPY_MODE}` : '');
+  process.stdout.write(`${preloadLine}\n`);
+  const checkBefore = opt['preload-check'] && preload.dataDir ? treeChecksum(preload.dataDir) : undefined;
+  const { brokers, pid: brokerPid } = startBroker();
+  const kafka = new Kafka({ clientId: 'bench-ingest', brokers: brokers.split(','), logLevel: logLevel.NOTHING, retry: { retries: 10, initialRetryTime: 200 } });
+  const t = await topics(kafka);
+  const results: PhaseResult[] = [];
+  if (opt.only?.includes('a')) results.push(...(await phasesOurs(brokers, brokerPid, kafka, t, preload)));
+  if (opt.only?.includes('b')) {
+    const { dataDir, copySeconds } = freshDataDir(preload, 'tool-audit-bench-b-', COPY_MODE);
+    if (preload.dataDir) log(`(b) preload copied (${COPY_MODE}) in ${copySeconds.toFixed(1)} s`);
+    copies.push(copySeconds);
+    results.push(await runEngine(brokers, brokerPid, t.topic, t.counts, dataDir, preload.counts));
+  }
+  const copyLine = preload.dataDir ? [`preload copies (${COPY_MODE}): ${copies.map((s) => `${s.toFixed(1)} s`).join(', ')}`] : [];
+  const checkLine = checkBefore ? [`preload cache unchanged by the run: ${treeChecksum(preload.dataDir as string) === checkBefore ? 'yes' : 'NO'}`] : [];
+  const text = table(results, { preload: preloadLine, topics: [...copyLine, ...checkLine, ...topicLines(t)] });
   process.stdout.write(`\n${text}\n`);
-  if (opt.json) writeFileSync(opt.json, JSON.stringify({ topic, counts, results }, null, 2));
+  const [accept, rejects] = [results.find((r) => r.name === '(a) accept'), results.find((r) => r.name === '(a) reject-mix')];
+  if (opt.json) {
+    const run = { preload: PRELOAD, preloadQuarantine: PRELOAD_QUARANTINE, rejectShare: REJECT_SHARE ?? null, copyMode: COPY_MODE, copySeconds: copies };
+    const ratio = accept && rejects ? rejectOverAccept(accept, rejects) : null;
+    writeFileSync(opt.json, JSON.stringify({ run, preload: { ...preload, dataDir: preload.dataDir ?? null }, ...t, results, rejectOverAccept: ratio }, null, 2));
+  }
   if (!opt.keep && !opt['reuse-topic']) {
     const admin = kafka.admin();
     await admin.connect();
-    await admin.deleteTopics({ topics: [topic, `${topic}.dlq`] }).catch(() => undefined);
+    const all = [t.topic, `${t.topic}.dlq`, ...(t.rejectTopic ? [t.rejectTopic, `${t.rejectTopic}.dlq`] : [])];
+    await admin.deleteTopics({ topics: all }).catch(() => undefined);
     await admin.disconnect();
   }
 }
-
 const cleanup = () => {
   for (const c of children) c.kill('SIGKILL');
   try {
@@ -482,10 +476,12 @@ const cleanup = () => {
     log(`stopping the broker failed: ${(err as Error).message}`);
   }
 };
-process.on('SIGINT', () => {
-  cleanup();
-  process.exit(130);
-});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    cleanup();
+    process.exit(130);
+  });
+}
 main().then(
   () => {
     cleanup();
