@@ -32,6 +32,7 @@ import type { BudgetDecisionsParams } from '../queries/budgets.ts';
 import { cacheSimulationSchema, ttlCurveSchema } from '../queries/cache-simulation.ts';
 import { manifestHistorySchema, manifestSchema } from '../queries/manifests.ts';
 import type { TimeWindow } from '../queries/sql.ts';
+import { PACKET_TYPES } from '../schemas/packets.ts';
 import { MAX_SEQUENCE_LENGTH } from '../queries/common-sequences.ts';
 import {
   agentToolsSchema,
@@ -293,7 +294,7 @@ export const READ_ROUTES: ReadRoute[] = [
       ...listQuery,
       reason: z.string().min(1).max(64).optional().describe('only this reason code, e.g. I5_args_hash'),
       source: z.string().min(1).max(512).optional().describe('only packets whose quarantine_id starts with this (kafka, http, kafka:topic/partition) or that came in with this HTTP request id'),
-      packet_type: z.enum(['tool_call', 'output_artifact', 'tool_dependency']).optional().describe('only this packet type'),
+      packet_type: z.enum(PACKET_TYPES).optional().describe('only this packet type'),
     }),
     response: quarantineListSchema,
     run: (qs, { query }, d) => {

@@ -12,6 +12,7 @@ import { FifoMap } from './fifo-map.ts';
 import { joinParts, joinWithField, type BodyPart } from './line-join.ts';
 import type { CallsStoredListener, PacketOutcome, RawPacket, StoredCall } from './ports.ts';
 import { CONTENT_COLUMNS, KIND_PACKET_TYPE, quarantineRow, replayRow, SEGMENT_COLUMNS, sourceKey, STAMPED_OUTPUT_COLUMNS, type LineBuffer, type Rejection } from './rows.ts';
+import { storedHints } from './hint-lookups.ts';
 import { storedDependencies, storedInvocations, storedOutputs, storedQuarantine } from './segment-lookups.ts';
 import { conflictReason, judgeRound, judgeStored, KINDS, type Kind, type RoundPackets, type RoundVerdict } from './verdict.ts';
 
@@ -119,15 +120,16 @@ class RoundCommitter {
   private async lookUp(r: RoundIndex, v: RoundVerdict): Promise<Set<string>> {
     const started = performance.now();
     const decodeRejected = kafkaKeys(r, v.rejected);
-    const [invocation, output, dependency, quarantined] = await Promise.all([
+    const [invocation, output, dependency, quarantined, hint] = await Promise.all([
       v.fresh.invocation.size ? storedInvocations(this.deps.clickhouse, [...v.fresh.invocation.keys()]) : new Map<string, string>(),
       v.fresh.output.size ? storedOutputs(this.deps.clickhouse, [...v.fresh.output.keys()]) : new Map<string, string>(),
       v.fresh.dependency.size
         ? storedDependencies(this.deps.clickhouse, [...v.fresh.dependency.values()].map((i) => ({ task_id: r.col(i).taskId(r.at(i)), preceding_call_id: r.key(i).slice(0, 36) })))
         : new Map<string, string>(),
       decodeRejected.length ? storedQuarantine(this.deps.clickhouse, decodeRejected) : new Set<string>(),
+      v.fresh.hint.size ? storedHints(this.deps.clickhouse, [...v.fresh.hint.keys()]) : new Map<string, string>(),
     ]);
-    judgeStored(v, r, { invocation, output, dependency });
+    judgeStored(v, r, { invocation, output, dependency, hint });
     // A poison record redelivered from the same Kafka offset is already quarantined. Keys of
     // packets rejected only now (I1 and their copies) are looked up here; that is rare.
     const late = kafkaKeys(r, v.rejected.slice(v.judgedFirst));
@@ -190,6 +192,7 @@ class RoundCommitter {
       lines('tool_invocations', SEGMENT_COLUMNS.tool_invocations, keyed('invocation')),
       lines('output_contents', CONTENT_COLUMNS, [...contents.values()]).then(() => lines('tool_outputs', STAMPED_OUTPUT_COLUMNS, keyed('output'), outputTask)),
       lines('tool_workflows', SEGMENT_COLUMNS.tool_workflows, keyed('dependency')),
+      lines('workflow_optimizations', SEGMENT_COLUMNS.workflow_optimizations, keyed('hint')),
       this.deps.clickhouse.insertRows('quarantine', [...quarantine.values()].map((q) => ({ key: q.source_key, row: q }))),
       this.deps.clickhouse.insertRows('quarantine_replays', replays),
     ]);

@@ -66,6 +66,7 @@ const RETENTION: Array<[table: string, column: string, param: string]> = [
   ['quarantine_replays', 'replayed_at', 'quarantine_days'],
   ['violations', 'detected_at', 'quarantine_days'],
   ['budget_decisions', 'decided_at', 'invocations_days'],
+  ['workflow_optimizations', 'created_at', 'workflows_days'],
 ];
 
 // Metadata only: existing parts are not rewritten.
