@@ -8,7 +8,7 @@ import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 /** Fingerprints stored per hint_id (lowercase UUIDs, as the decoder wrote them). */
 export async function storedHints(ch: ClickHouseDoor, hintIds: string[]): Promise<Map<string, string>> {
   const found = await ch.select<{ k: string; fp: string }>(
-    'SELECT toString(hint_id) AS k, any(fingerprint) AS fp FROM {db:Identifier}.workflow_optimizations WHERE hint_id IN {ids:Array(UUID)} GROUP BY hint_id',
+    'SELECT toString(hint_id) AS k, fingerprint AS fp FROM {db:Identifier}.workflow_optimizations WHERE hint_id IN {ids:Array(UUID)}',
     { ids: hintIds },
   );
   return new Map(found.map((r) => [r.k, r.fp]));

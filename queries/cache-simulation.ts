@@ -206,8 +206,8 @@ FROM (
 ) AS c
 INNER JOIN (
   SELECT tool_id, sumForEach(arrayMap(r -> r.2, res)) AS hits, sumForEach(arrayMap(r -> r.3, res)) AS saved_ms, sumForEach(arrayMap(r -> r.4, res)) AS saved_usd,
-    arraySlice(arraySort(groupUniqArrayArray(tasks)), 1, {max_tasks:UInt32}) AS tasks
-  FROM (SELECT tool_id, arrayMap(L -> ${fold('L')}, [${CURVE_TTLS_MS.join(', ')}]) AS res, arrayFilter(t -> t != '', arrayMap(x -> x.6, calls)) AS tasks FROM (${REPEATED_KEYS(HINT_TOOLS, true)}))
+    arraySlice(arraySort(groupUniqArrayArray(key_tasks)), 1, {max_tasks:UInt32}) AS tasks
+  FROM (SELECT tool_id, arrayMap(L -> ${fold('L')}, [${CURVE_TTLS_MS.join(', ')}]) AS res, arrayFilter(t -> t != '', arrayMap(x -> x.6, calls)) AS key_tasks FROM (${REPEATED_KEYS(HINT_TOOLS, true)}))
   GROUP BY tool_id
 ) AS h ON h.tool_id = c.tool_id
 ORDER BY tool_id`,

@@ -53,17 +53,17 @@ GROUP BY a.pt, a.st, b.st HAVING runs >= {min_count:UInt32}`,
 export const HINT_RETRIES: QuerySpec = {
   name: 'hint_retries',
   description: 'Tasks where more than threshold failed calls of a tool were followed by another call of that tool: the retried failures, their errors (status when none), duration and cost.',
-  sql: `SELECT task_id, tool_id, length(retried) AS retried, arrayMap(x -> x.4, retried) AS errors,
-  arraySum(arrayMap(x -> x.5, retried)) AS wasted_ms, arraySum(arrayMap(x -> x.6, retried)) AS wasted_usd
+  sql: `SELECT task_id, tool_id, length(failed) AS retried, arrayMap(x -> x.4, failed) AS errors,
+  arraySum(arrayMap(x -> x.5, failed)) AS wasted_ms, arraySum(arrayMap(x -> x.6, failed)) AS wasted_usd
 FROM (
   SELECT task_id, tool_id, arraySort(groupArray((toUnixTimestamp64Milli(created_at), toString(call_id), status != 'success', ifNull(error, toString(status)), duration_ms, ifNull(cost_usd, 0)))) AS calls,
-    arrayFilter((x, i) -> x.3 AND i < length(calls), calls, arrayEnumerate(calls)) AS retried
+    arrayFilter((x, i) -> x.3 AND i < length(calls), calls, arrayEnumerate(calls)) AS failed
   FROM {db:Identifier}.tool_invocations
   WHERE ${CREATED_IN_WINDOW} AND task_id != ''
     AND (task_id, tool_id) IN (SELECT task_id, tool_id FROM {db:Identifier}.tool_invocations WHERE ${CREATED_IN_WINDOW} AND task_id != '' AND status != 'success' GROUP BY task_id, tool_id HAVING count() > {threshold:UInt32})
   GROUP BY task_id, tool_id
 )
-WHERE retried > {threshold:UInt32}
+WHERE length(failed) > {threshold:UInt32}
 ORDER BY tool_id, task_id`,
   params: {
     db: 'database of the segments (Identifier)',
