@@ -26,6 +26,9 @@ export function hintsJobOptions(config: Config, clickhouse: ClickHouseDoor): Job
 /** One line of evidence per kind, the figures a reader looks at first. Pure. */
 function evidenceLine(h: HintsList['hints'][number]): string {
   const e = h.evidence as Record<string, unknown>;
+  // A producer's evidence may have other fields than the analyzer's: shown as it is.
+  const expected = { cache_candidate: ['ttl_ms', 'hits', 'calls'], bundle_candidate: ['count', 'median_gap_ms'], retry_storm: ['tasks', 'retried_failures'] }[h.kind];
+  if (!expected.every((k) => k in e)) return JSON.stringify(e).slice(0, 120);
   if (h.kind === 'cache_candidate') return `ttl ${String(e.ttl_ms)} ms, ${String(e.hits)}/${String(e.calls)} hits`;
   if (h.kind === 'bundle_candidate') return `${String(e.count)} runs, median gap ${String(e.median_gap_ms)} ms`;
   const errors = Object.entries((e.errors ?? {}) as Record<string, number>).map(([k, n]) => `${k}×${n}`);

@@ -13,7 +13,7 @@ import { chTime, isoTime, pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, type 
 export const HINTS_LIST: QuerySpec = {
   name: 'hints',
   description: "Optimization hints, newest first (created_at, then hint_id, descending), one row per hint_id; kind '' for every kind.",
-  sql: `SELECT toString(hint_id) AS hint_id, toString(kind) AS kind, tool_ids, task_ids_sample, evidence, estimated_savings_ms, estimated_savings_usd,
+  sql: `SELECT toString(hint_id) AS id, toString(kind) AS kind, tool_ids, task_ids_sample, evidence, estimated_savings_ms, estimated_savings_usd,
   toUnixTimestamp64Milli(window_from) AS window_from_ms, toUnixTimestamp64Milli(window_to) AS window_to_ms, toUnixTimestamp64Milli(created_at) AS created_ms, toString(origin) AS origin
 FROM {db:Identifier}.workflow_optimizations
 WHERE created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
@@ -65,7 +65,7 @@ const cursor = cursorCodec('hints', z.tuple([msKey, uuidKey]));
 const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
 
 interface HintDbRow {
-  hint_id: string;
+  id: string;
   kind: (typeof HINT_KINDS)[number];
   tool_ids: string[];
   task_ids_sample: string[];
@@ -91,7 +91,7 @@ export async function hintsList(ch: StatementRunner, db: string, p: HintsParams,
   const last = page.rows[page.rows.length - 1];
   return {
     hints: page.rows.map((r) => ({
-      hint_id: r.hint_id,
+      hint_id: r.id,
       kind: r.kind,
       tool_ids: r.tool_ids,
       task_ids_sample: r.task_ids_sample,
@@ -103,6 +103,6 @@ export async function hintsList(ch: StatementRunner, db: string, p: HintsParams,
       created_at: isoTime(r.created_ms),
       origin: r.origin,
     })),
-    next_cursor: page.more && last ? cursor.encode([Number(last.created_ms), last.hint_id]) : null,
+    next_cursor: page.more && last ? cursor.encode([Number(last.created_ms), last.id]) : null,
   };
 }
