@@ -10,6 +10,7 @@ import { wireSchemas } from './read-params.ts';
 import type { ReadRoute } from './read-route-table.ts';
 import { replayRequestSchema } from './quarantine-replay.ts';
 import { replayAnswerSchema } from '../queries/quarantine-schemas.ts';
+import { budgetCheckAnswerSchema, budgetCheckRequestSchema, budgetSetSchema } from '../queries/budget-schemas.ts';
 
 const errorSchema = {
   type: 'object',
@@ -152,6 +153,7 @@ export function openApiDocument(routes: ReadRoute[], version: string): Record<st
       },
     },
   };
+  addBudgetWrites(paths, schemas);
   for (const [url, summary] of [
     ['/healthz', 'liveness'],
     ['/readyz', 'readiness: ClickHouse (and Kafka when used) reachable'],
@@ -171,5 +173,38 @@ export function openApiDocument(routes: ReadRoute[], version: string): Record<st
       schemas,
     },
     paths,
+  };
+}
+
+/** PUT /v1/budgets and POST /v1/budget/check (api/routes/budgets.ts): the budget writes beside the read routes' GETs. */
+function addBudgetWrites(paths: Record<string, unknown>, schemas: Record<string, unknown>): void {
+  const security = [{ bearer: [] }, { apiKey: [] }];
+  schemas.BudgetCheckAnswer = jsonSchema(budgetCheckAnswerSchema, 'output');
+  paths['/v1/budgets'] = {
+    ...(paths['/v1/budgets'] as object),
+    put: {
+      operationId: 'putBudgets',
+      summary: 'Replace the budget set, whole, as a new version (README: Budgets); refused whole with every error named.',
+      tags: ['admin'],
+      security,
+      requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(budgetSetSchema, 'input') } } },
+      responses: {
+        '200': { description: 'applied', content: { 'application/json': { schema: { type: 'object', properties: { version: { type: 'integer' }, budgets: { type: 'integer' } }, required: ['version', 'budgets'] } } } },
+        ...errors({ '400': 'invalid JSON or budget set: nothing applied', '403': 'the key lacks the admin scope', '415': 'unsupported media type' }),
+      },
+    },
+  };
+  paths['/v1/budget/check'] = {
+    post: {
+      operationId: 'checkBudget',
+      summary: 'Before a call: allow, warn or deny against every matching budget; an allowed check with a call_id reserves its projected cost until the call is stored. Each answer is recorded (GET /v1/budget/decisions).',
+      tags: ['ingest'],
+      security,
+      requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(budgetCheckRequestSchema, 'input') } } },
+      responses: {
+        '200': { description: 'the decision', content: { 'application/json': { schema: { $ref: '#/components/schemas/BudgetCheckAnswer' } } } },
+        ...errors({ '400': 'invalid JSON or request', '403': 'the key lacks the ingest scope', '415': 'unsupported media type' }),
+      },
+    },
   };
 }

@@ -11,7 +11,7 @@ export const packetVerdictSchema = z.object({
   index: z.number().int().min(0).describe('position of the packet in the body (array element or NDJSON line)'),
   status: z.enum(['accepted', 'duplicate', 'rejected']).describe('duplicate: identical to a packet already stored (no second row)'),
   packet_type: z.enum(PACKET_TYPES).nullable().describe('null when the packet is not recognisable as one'),
-  ids: z.array(z.string()).describe('the keys of the packet: call_id; output_id and call_id; or the two call_ids of a dependency'),
+  ids: z.array(z.string()).describe('the keys of the packet: call_id; output_id and call_id; the two call_ids of a dependency; or a hint_id'),
   reason: z
     .object({ code: z.string().describe('rejection code (README: Packets and rejection codes)'), message: z.string() })
     .optional()

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { pythonJsonDumps, type JsonValue } from '../schemas/canonical-json.ts';
 import { parseLossless } from '../schemas/lossless-json.ts';
+import { PACKET_TYPES } from '../schemas/packets.ts';
 import type { PacketOutcome, RawPacket } from '../ingest/ports.ts';
 import type { QuarantineRecord, ReplayAnswer } from '../queries/quarantine-schemas.ts';
 import { listQuery, MAX_LIMIT } from './read-params.ts';
@@ -17,7 +18,7 @@ import { listQuery, MAX_LIMIT } from './read-params.ts';
 export const MAX_REPLAY = MAX_LIMIT;
 
 const quarantineId = z.string().min(1).max(512);
-const packetType = z.enum(['tool_call', 'output_artifact', 'tool_dependency']);
+const packetType = z.enum(PACKET_TYPES);
 
 /** The request body: ids (with corrected packets in place of some), or a filter. */
 export const replayRequestSchema = z.union([

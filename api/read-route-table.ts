@@ -31,7 +31,10 @@ import { budgetDecisionsSchema, budgetListSchema } from '../queries/budget-schem
 import type { BudgetDecisionsParams } from '../queries/budgets.ts';
 import { cacheSimulationSchema, ttlCurveSchema } from '../queries/cache-simulation.ts';
 import { manifestHistorySchema, manifestSchema } from '../queries/manifests.ts';
+import { hintsListSchema, type HintsParams } from '../queries/hints.ts';
+import { HINT_KINDS } from '../schemas/optimization-hint.ts';
 import type { TimeWindow } from '../queries/sql.ts';
+import { PACKET_TYPES } from '../schemas/packets.ts';
 import { MAX_SEQUENCE_LENGTH } from '../queries/common-sequences.ts';
 import {
   agentToolsSchema,
@@ -293,7 +296,7 @@ export const READ_ROUTES: ReadRoute[] = [
       ...listQuery,
       reason: z.string().min(1).max(64).optional().describe('only this reason code, e.g. I5_args_hash'),
       source: z.string().min(1).max(512).optional().describe('only packets whose quarantine_id starts with this (kafka, http, kafka:topic/partition) or that came in with this HTTP request id'),
-      packet_type: z.enum(['tool_call', 'output_artifact', 'tool_dependency']).optional().describe('only this packet type'),
+      packet_type: z.enum(PACKET_TYPES).optional().describe('only this packet type'),
     }),
     response: quarantineListSchema,
     run: (qs, { query }, d) => {
@@ -390,6 +393,19 @@ export const READ_ROUTES: ReadRoute[] = [
     run: (qs, { query }, d) => {
       const q = query as Q & { tool_id?: string };
       return qs.ttlCurve({ window: windowOf(q, d), ...(q.tool_id ? { toolId: q.tool_id } : {}) });
+    },
+  },
+  {
+    url: '/v1/hints',
+    operationId: 'hints',
+    method: 'hints',
+    request: (p: HintsParams) => ({ query: { ...pageQuery(p), kind: p.kind } }),
+    summary: 'Optimization hints (cache_candidate, bundle_candidate, retry_storm) from the hints job and external producers, newest first; from/to apply to created_at (README: Optimization hints).',
+    query: z.strictObject({ ...listQuery, kind: z.enum(HINT_KINDS).optional().describe('only this kind') }),
+    response: hintsListSchema,
+    run: (qs, { query }, d) => {
+      const q = query as Q & { kind?: HintsParams['kind'] };
+      return qs.hints({ window: windowOf(q, d), ...page(q), ...(q.kind ? { kind: q.kind } : {}) });
     },
   },
 ];

@@ -1,17 +1,18 @@
 /**
- * `tool-audit analyze`: the dependency analyzer and the auditor, as their own process (also
+ * `tool-audit analyze`: the dependency analyzer, the auditor and the hints job, as their own process (also
  * run inside `serve` unless ANALYZER_ENABLED=false). Run one per ClickHouse database.
  */
 import { startJobs } from '../analyzers/jobs.ts';
 import { buildApp } from '../api/app.ts';
 import { MetricsRegistry } from '../platform/metrics.ts';
+import { hintsJobOptions } from './hints.ts';
 import { onShutdown, startRuntime } from './runtime.ts';
 
 /** Runs until SIGTERM; /healthz, /readyz and /metrics on PORT. */
 export async function analyze(): Promise<void> {
   const rt = await startRuntime('tool-audit-analyze');
   const metrics = new MetricsRegistry();
-  const jobs = startJobs({ clickhouse: rt.clickhouse, metrics, logger: rt.logger }, { analysis: rt.config.analysis });
+  const jobs = startJobs({ clickhouse: rt.clickhouse, metrics, logger: rt.logger }, { analysis: rt.config.analysis, hints: hintsJobOptions(rt.config, rt.clickhouse) });
   const app = buildApp({
     readiness: async () => {
       const clickhouse = await rt.clickhouse.ping();

@@ -25,7 +25,8 @@ export function formatTtl(ms: number | null): string {
   return `${ms}ms`;
 }
 
-function table(head: string[], rows: string[][]): string[] {
+/** Rows as aligned columns: the first left-aligned, the others right-aligned. Pure. */
+export function table(head: string[], rows: string[][]): string[] {
   const all = [head, ...rows];
   const widths = head.map((_, i) => Math.max(...all.map((r) => (r[i] as string).length)));
   return all.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  '));

@@ -9,7 +9,7 @@ const USAGE = `usage: tool-audit <command>
 
   serve       HTTP API + ingest (npm start); with KAFKA_BROKERS, through Kafka
   ingest      Kafka ingest worker (run several: one consumer group)
-  analyze     dependency analyzer and auditor (one per database)
+  analyze     dependency analyzer, auditor and hints job (one per database)
   migrate     create or upgrade the ClickHouse schema (idempotent)
   task ID     a task's calls as an ordered tree with durations, costs and statuses
   top         per-tool table: calls, success rate, avg and p95 duration, cost (--from, --to)
@@ -18,6 +18,7 @@ const USAGE = `usage: tool-audit <command>
   manifests apply FILE|DIR
               apply a tool manifest (YAML/JSON, tool-smith format) as its next version
   cache       what a TTL cache would have saved per tool (--tool T for its TTL curve, --ttl 5m)
+  hints       optimization hints: cache, bundle and retry-storm candidates (--kind K, --from, --to)
   demo        POST a realistic synthetic workload to a running server (--tasks N, --seed S)
               (task/top read ClickHouse directly, or a running server with --url / TOOL_AUDIT_URL)
   dashboards  write the Grafana dashboards as JSON (--out DIR, default deploy/grafana/dashboards)
@@ -48,6 +49,8 @@ async function main(argv: string[]): Promise<void> {
       return (await import('./manifests.ts')).manifests(argv.slice(1));
     case 'cache':
       return (await import('./cache.ts')).cache(argv.slice(1));
+    case 'hints':
+      return (await import('./hints.ts')).hints(argv.slice(1));
     case 'demo':
       return (await import('./demo.ts')).demo(argv.slice(1));
     case 'migrate': {

@@ -18,6 +18,7 @@ import { createWriter, kafkaTopics, pingKafka, startKafkaWorker } from './ingest
 import { onShutdown, startRuntime } from './runtime.ts';
 import { ensureWebBundle } from '../web/build.ts';
 import { registerWebApp } from '../web/register.ts';
+import { hintsJobOptions } from './hints.ts';
 
 /** Starts the server; resolves once it listens. */
 export async function serve(): Promise<void> {
@@ -53,7 +54,11 @@ export async function serve(): Promise<void> {
   // `tool-audit analyze` runs them elsewhere.
   const jobs = startJobs(
     { clickhouse, metrics, logger },
-    { analysis: config.analysis.enabledInServe ? config.analysis : undefined, dedupIndexIntervalMs: config.queries.dedupIndexIntervalMs },
+    {
+      analysis: config.analysis.enabledInServe ? config.analysis : undefined,
+      dedupIndexIntervalMs: config.queries.dedupIndexIntervalMs,
+      hints: config.analysis.enabledInServe ? hintsJobOptions(config, clickhouse) : undefined,
+    },
   );
 
   const app = buildApp({

@@ -4,6 +4,7 @@
  */
 import { COST_BY_AGENT, COST_BY_AGENT_OVER_TIME, COST_BY_TOOL, COST_PER_TASK, COST_TOTALS } from '../queries/dashboard-cost.ts';
 import { EXPENSIVE_CALLS } from '../queries/expensive.ts';
+import { HINTS_TABLE } from '../queries/dashboard-hints.ts';
 import { BUDGET_DECISIONS_OVER_TIME, BUDGET_RECENT_DENIALS, BUDGET_SPEND_VS_LIMIT } from '../queries/dashboard-budgets.ts';
 import { baseDashboard, finish, type BuiltDashboard, type DashboardOptions } from './base.ts';
 import { INVOCATION_HIDDEN, INVOCATION_UNITS, seriesPanel, statPanel, tablePanel } from './panels.ts';
@@ -82,6 +83,16 @@ export function buildCost(opts: DashboardOptions): BuiltDashboard {
     }),
   );
   addBudgetPanels(builder, layout);
+  builder.withPanel(
+    tablePanel(layout, {
+      title: 'Optimization hints',
+      description: 'What the hints job (and external producers) suggest: tools to cache, data-flow sequences to bundle into one call, retry storms; newest first with the estimated savings (README: Optimization hints).',
+      targets: [{ spec: HINTS_TABLE }],
+      w: 24,
+      h: 9,
+      units: { savings_s: 's', savings_usd: 'currencyUSD' },
+    }),
+  );
   return finish(builder, layout);
 }
 

@@ -1,5 +1,6 @@
 /**
- * Decode one raw packet and check every per-packet MUST rule of SPEC §3 (I2, I3, I5, I6, I7).
+ * Decode one raw packet and check every per-packet MUST rule of SPEC §3 (I2, I3, I5, I6, I7), and
+ * an optimization_hint's (a non-empty window, a bundle of ≥ 2 tools).
  * Pure: the cross-packet rule I1 (call_id uniqueness) is the batch writer's job, because it
  * needs what is already stored.
  */
@@ -13,6 +14,7 @@ import { hasLossyNumber, stringifyLossless } from '../schemas/raw-json.ts';
 import {
   packetSchema,
   PACKET_TYPES,
+  type OptimizationHintPacket,
   type OutputArtifactPacket,
   type Packet,
   type PacketType,
@@ -79,6 +81,8 @@ function decode(raw: string, declaredBytes: number | undefined, source: string, 
       return decodeOutput(packet, raw, source);
     case 'tool_dependency':
       return decodeDependency(packet, source);
+    case 'optimization_hint':
+      return decodeHint(packet, source);
   }
 }
 
@@ -229,6 +233,37 @@ function decodeDependency(packet: ToolDependencyPacket, source: string): DecodeR
   return { ok: true, value: { kind: 'dependency', key: `${pre}>${suc}`, row } };
 }
 
+/** A hint's rules beyond its schema: a window that is not empty; a bundle is a sequence of ≥ 2 tools. */
+function decodeHint(packet: OptimizationHintPacket, source: string): DecodeResult {
+  const h = packet.hint;
+  const id = h.hint_id.toLowerCase();
+  const from = chCreatedAt(h.window_from);
+  const to = chCreatedAt(h.window_to);
+  if (timestampMs(h.window_from) >= timestampMs(h.window_to)) {
+    return reject('hint_window', `window_from ${h.window_from} is not before window_to ${h.window_to}`, 'optimization_hint', [id]);
+  }
+  if (h.kind === 'bundle_candidate' && h.tool_ids.length < 2) {
+    return reject('hint_tools', `a bundle_candidate names a sequence of at least 2 tools; got ${h.tool_ids.length}`, 'optimization_hint', [id]);
+  }
+  const row = {
+    hint_id: id,
+    kind: h.kind,
+    tool_ids: h.tool_ids,
+    task_ids_sample: h.task_ids_sample,
+    evidence: JSON.stringify(h.evidence),
+    estimated_savings_ms: h.estimated_savings_ms,
+    estimated_savings_usd: h.estimated_savings_usd,
+    window_from: from,
+    window_to: to,
+    created_at: chCreatedAt(h.created_at),
+    origin: 'producer' as const,
+    fingerprint: '',
+    source,
+  };
+  row.fingerprint = fingerprint('hint', row);
+  return { ok: true, value: { kind: 'hint', key: id, row } };
+}
+
 /**
  * What makes two packets "the same packet" for I1: every normalized field, not the transport
  * (source) — a redelivery from another offset or request is still the same packet. The text
@@ -267,6 +302,6 @@ export function chCreatedAt(ts: string): string {
 function idsOf(json: unknown): string[] {
   if (typeof json !== 'object' || json === null) return [];
   const j = json as Record<string, Record<string, unknown> | undefined>;
-  const cand = [j.call_id, j.invocation?.call_id, j.output?.output_id, j.output?.call_id, j.dependency?.preceding_call_id, j.dependency?.succeeding_call_id];
+  const cand = [j.call_id, j.invocation?.call_id, j.output?.output_id, j.output?.call_id, j.dependency?.preceding_call_id, j.dependency?.succeeding_call_id, j.hint?.hint_id];
   return [...new Set(cand.filter((c): c is string => typeof c === 'string').map((c) => c.slice(0, 64)))];
 }

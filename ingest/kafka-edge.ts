@@ -14,10 +14,11 @@ import { replayHeaders } from './kafka-records.ts';
 import { acceptedIds, KIND_PACKET_TYPE, type Accepted, type RawPacket } from './rows.ts';
 import type { PacketIngest, PacketOutcome } from './ports.ts';
 
-/** The partition key: one task's packets stay in order (outputs carry no task: their call). */
+/** The partition key: one task's packets stay in order (outputs carry no task: their call; a hint: its id). */
 export function partitionKey(a: Accepted): string {
   if (a.kind === 'invocation') return a.row.task_id || a.row.call_id;
   if (a.kind === 'output') return a.row.call_id;
+  if (a.kind === 'hint') return a.row.hint_id;
   return a.row.task_id;
 }
 

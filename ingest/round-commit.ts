@@ -13,6 +13,7 @@ import type { KeyIndex } from './key-index.ts';
 import { joinParts, joinWithField, type BodyPart } from './line-join.ts';
 import type { CallsStoredListener, PacketOutcome, StoredCall } from './ports.ts';
 import { CONTENT_COLUMNS, KIND_PACKET_TYPE, quarantineRow, replayRow, SEGMENT_COLUMNS, STAMPED_OUTPUT_COLUMNS, type RejectCode, type Rejection } from './rows.ts';
+import { storedHints } from './hint-lookups.ts';
 import { storedDependencies, storedInvocations, storedOutputs, storedQuarantine } from './segment-lookups.ts';
 import { kafkaKeys, RoundIndex, type RoundBatch } from './round-index.ts';
 import { conflictReason, judgeRound, judgeStored, KINDS, type Kind, type RoundVerdict } from './verdict.ts';
@@ -73,15 +74,17 @@ class RoundCommitter {
     this.deps.metrics.inc('tool_audit_ingest_key_lookups_total', 'Keys judged by ingest, by whether ClickHouse was asked', { asked: 'no' },
       v.fresh.invocation.size + v.fresh.output.size + v.fresh.dependency.size - invKeys.length - outKeys.length - depKeys.length);
     this.deps.metrics.inc('tool_audit_ingest_key_lookups_total', 'Keys judged by ingest, by whether ClickHouse was asked', { asked: 'yes' }, invKeys.length + outKeys.length + depKeys.length);
-    const [invocation, output, dependency, quarantined] = await Promise.all([
+    // Hints (few, from the analyzer or producers) are always looked up.
+    const [invocation, output, dependency, quarantined, hint] = await Promise.all([
       invKeys.length ? storedInvocations(this.deps.clickhouse, invKeys) : new Map<string, string>(),
       outKeys.length ? storedOutputs(this.deps.clickhouse, outKeys) : new Map<string, string>(),
       depKeys.length
         ? storedDependencies(this.deps.clickhouse, depKeys.map((k) => { const i = v.fresh.dependency.get(k) as number; return { task_id: r.col(i).taskId(r.at(i)), preceding_call_id: k.slice(0, 36) }; }))
         : new Map<string, string>(),
       decodeRejected.length ? storedQuarantine(this.deps.clickhouse, decodeRejected) : new Set<string>(),
+      v.fresh.hint.size ? storedHints(this.deps.clickhouse, [...v.fresh.hint.keys()]) : new Map<string, string>(),
     ]);
-    judgeStored(v, r, { invocation, output, dependency });
+    judgeStored(v, r, { invocation, output, dependency, hint });
     // A poison record redelivered from the same Kafka offset is already quarantined. Keys of
     // packets rejected only now (I1 and their copies) are looked up here.
     const late = maybe('quarantine', kafkaKeys(r, v.rejected.slice(v.judgedFirst)));
@@ -137,6 +140,7 @@ class RoundCommitter {
       lines('tool_invocations', SEGMENT_COLUMNS.tool_invocations, keyed('invocation')),
       lines('output_contents', CONTENT_COLUMNS, [...contents.values()]).then(() => lines('tool_outputs', STAMPED_OUTPUT_COLUMNS, keyed('output'), outputTask)),
       lines('tool_workflows', SEGMENT_COLUMNS.tool_workflows, keyed('dependency')),
+      lines('workflow_optimizations', SEGMENT_COLUMNS.workflow_optimizations, keyed('hint')),
       this.deps.clickhouse.insertRows('quarantine', [...quarantine.values()].map((q) => ({ key: q.source_key, row: q }))),
       this.deps.clickhouse.insertRows('quarantine_replays', replays),
     ]);
@@ -172,7 +176,7 @@ class RoundCommitter {
     const quarantine = quarantineRows(r, v, quarantined, outcomes);
     // Logged before the inserts: other writers learn the keys even if this process dies midway.
     const logged: Array<readonly [KeyKind, string]> = [];
-    for (const kind of KINDS) for (const key of v.fresh[kind].keys()) logged.push([kind, key]);
+    for (const kind of KINDS) if (kind !== 'hint') for (const key of v.fresh[kind].keys()) logged.push([kind, key]);
     for (const q of quarantine.values()) if (q.source_kind === 'kafka') logged.push(['quarantine', q.source_key]);
     await this.deps.keyIndex.log(logged);
     const contents = await this.insertAll(r, v, quarantine, tasks, replayRows(r, outcomes));

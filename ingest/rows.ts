@@ -67,6 +67,23 @@ export interface WorkflowRow {
   source: string;
 }
 
+/** Row of `workflow_optimizations` (migration 011); arrays and evidence as ClickHouse text. */
+export interface HintRow {
+  hint_id: string;
+  kind: string;
+  tool_ids: string[];
+  task_ids_sample: string[];
+  evidence: string;
+  estimated_savings_ms: number;
+  estimated_savings_usd: number;
+  window_from: string;
+  window_to: string;
+  created_at: string;
+  origin: 'producer' | 'analyzer';
+  fingerprint: string;
+  source: string;
+}
+
 /** Row of `quarantine`. */
 export interface QuarantineRow {
   source_key: string;
@@ -107,6 +124,9 @@ export type RejectCode =
   | 'I1_call_id_reused'
   | 'I1_output_id_reused'
   | 'I1_dependency_reused'
+  | 'I1_hint_id_reused'
+  | 'hint_window'
+  | 'hint_tools'
   | 'I3_error_on_success'
   | 'I5_args_hash'
   | 'I6_dependency'
@@ -125,7 +145,8 @@ export interface Rejection {
 export type Accepted =
   | { kind: 'invocation'; key: string; row: InvocationRow }
   | { kind: 'output'; key: string; row: OutputRow; content: ContentRow }
-  | { kind: 'dependency'; key: string; row: WorkflowRow };
+  | { kind: 'dependency'; key: string; row: WorkflowRow }
+  | { kind: 'hint'; key: string; row: HintRow };
 
 /** Outcome of decoding one packet. */
 export type DecodeResult = { ok: true; value: Accepted } | { ok: false; error: Rejection };
@@ -177,12 +198,14 @@ export const KIND_PACKET_TYPE: Record<Accepted['kind'], PacketType> = {
   invocation: 'tool_call',
   output: 'output_artifact',
   dependency: 'tool_dependency',
+  hint: 'optimization_hint',
 };
 
 /** The ids an accepted packet is known by (answers, quarantine, logs). */
 export function acceptedIds(a: Accepted): string[] {
   if (a.kind === 'invocation') return [a.row.call_id];
   if (a.kind === 'output') return [a.row.output_id, a.row.call_id];
+  if (a.kind === 'hint') return [a.row.hint_id];
   return [a.row.preceding_call_id, a.row.succeeding_call_id];
 }
 
@@ -209,7 +232,22 @@ export const SEGMENT_COLUMNS = {
   ],
   tool_outputs: ['output_id', 'call_id', 'tool_id', 'content_type', 'content_hash', 'size_bytes', 'sample', 'created_at', 'fingerprint', 'source'],
   tool_workflows: ['task_id', 'preceding_call_id', 'succeeding_call_id', 'preceding_tool_id', 'succeeding_tool_id', 'time_delta_ms', 'data_flow', 'origin', 'fingerprint', 'source'],
-} as const satisfies Record<string, ReadonlyArray<keyof InvocationRow | keyof OutputRow | keyof WorkflowRow>>;
+  workflow_optimizations: [
+    'hint_id',
+    'kind',
+    'tool_ids',
+    'task_ids_sample',
+    'evidence',
+    'estimated_savings_ms',
+    'estimated_savings_usd',
+    'window_from',
+    'window_to',
+    'created_at',
+    'origin',
+    'fingerprint',
+    'source',
+  ],
+} as const satisfies Record<string, ReadonlyArray<keyof InvocationRow | keyof OutputRow | keyof WorkflowRow | keyof HintRow>>;
 
 /** Insert columns of `tool_outputs`: an output's line, then the task of its call stamped at commit (null = unknown). */
 export const STAMPED_OUTPUT_COLUMNS = [...SEGMENT_COLUMNS.tool_outputs, 'task_id'] as const;
@@ -243,8 +281,20 @@ export function rowLine(a: Accepted): string {
     const r = a.row;
     return `${r.output_id}\t${r.call_id}\t${f(r.tool_id)}\t${r.content_type}\t${r.content_hash}\t${r.size_bytes}\t${f(r.sample)}\t${r.created_at}\t${r.fingerprint}\t${f(r.source)}\n`;
   }
+  if (a.kind === 'hint') return hintLine(a.row);
   const r = a.row;
   return `${f(r.task_id)}\t${r.preceding_call_id}\t${r.succeeding_call_id}\t${f(r.preceding_tool_id)}\t${f(r.succeeding_tool_id)}\t${r.time_delta_ms}\t${f(r.data_flow)}\t${r.origin}\t${r.fingerprint}\t${f(r.source)}\n`;
+}
+
+/** A TabSeparated field holding an Array(String): `['a','b']`, quotes and backslashes escaped inside. */
+function tsvArray(items: readonly string[]): string {
+  return tsvField(`[${items.map((x) => `'${x.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`).join(',')}]`);
+}
+
+/** The TabSeparated line of a `workflow_optimizations` row, columns as in {@link SEGMENT_COLUMNS}. */
+function hintLine(r: HintRow): string {
+  const f = tsvField;
+  return `${r.hint_id}\t${r.kind}\t${tsvArray(r.tool_ids)}\t${tsvArray(r.task_ids_sample)}\t${f(r.evidence)}\t${r.estimated_savings_ms}\t${r.estimated_savings_usd}\t${r.window_from}\t${r.window_to}\t${r.created_at}\t${r.origin}\t${r.fingerprint}\t${f(r.source)}\n`;
 }
 
 /** The TabSeparated line of an `output_contents` row, columns as in {@link CONTENT_COLUMNS}. */

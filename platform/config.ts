@@ -104,6 +104,13 @@ const envSchema = z.object({
   BUDGET_RESERVATION_TIMEOUT_MS: z.coerce.number().int().min(1).max(86_400_000).default(300_000),
   BUDGET_DECISIONS_FLUSH_MS: z.coerce.number().int().min(1).max(60_000).default(200),
 
+  HINTS_INTERVAL_MS: intFromEnv(3_600_000, 0),
+  HINTS_WINDOW_MS: intFromEnv(86_400_000, 60_000),
+  HINTS_CACHE_MIN_SHARE: z.coerce.number().finite().min(0).max(1).default(0.2),
+  HINTS_BUNDLE_MIN_COUNT: intFromEnv(5, 2),
+  HINTS_BUNDLE_MAX_GAP_MS: intFromEnv(10_000, 0),
+  HINTS_RETRY_THRESHOLD: intFromEnv(3, 0),
+
   OTLP_TASK_ID_ATTRIBUTE: z.string().trim().min(1).default('tool_audit.task_id'),
   OTLP_DEFAULT_ORCHESTRATOR: z.enum(['websocket', 'kernel', 'gateway', 'scheduler']).default('gateway'),
 });
@@ -185,6 +192,21 @@ export interface Config {
     reservationTimeoutMs: number;
     /** How often recorded decisions are written to budget_decisions (batched off the check's path). */
     decisionsFlushMs: number;
+  };
+  /** Optimization hints (issue 14): the job's schedule and window, and the rules' thresholds. */
+  hints: {
+    /** How often the hints job runs (and the alignment of its windows); 0 turns it off. */
+    intervalMs: number;
+    /** How much history each run looks at, ending at the last interval boundary. */
+    windowMs: number;
+    /** cache_candidate: least share (0–1) of a tool's time or cost its simulated cache saves. */
+    cacheMinShare: number;
+    /** bundle_candidate: fewest runs of a sequence. */
+    bundleMinCount: number;
+    /** bundle_candidate: longest gap between a step's end and the next step's start. */
+    bundleMaxGapMs: number;
+    /** retry_storm: a task with more retried failed calls of one tool than this. */
+    retryThreshold: number;
   };
   /** POST /v1/traces: how tool spans fill what the contract needs and a span lacks. */
   otlp: {
@@ -290,6 +312,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       rateLimit: { perMinute: e.RATE_LIMIT_PER_MINUTE, burst: e.RATE_LIMIT_BURST },
       client: { url: e.TOOL_AUDIT_URL, apiKey: e.TOOL_AUDIT_API_KEY },
       budgets: { reservationTimeoutMs: e.BUDGET_RESERVATION_TIMEOUT_MS, decisionsFlushMs: e.BUDGET_DECISIONS_FLUSH_MS },
+      hints: {
+        intervalMs: e.HINTS_INTERVAL_MS,
+        windowMs: e.HINTS_WINDOW_MS,
+        cacheMinShare: e.HINTS_CACHE_MIN_SHARE,
+        bundleMinCount: e.HINTS_BUNDLE_MIN_COUNT,
+        bundleMaxGapMs: e.HINTS_BUNDLE_MAX_GAP_MS,
+        retryThreshold: e.HINTS_RETRY_THRESHOLD,
+      },
       otlp: { taskIdAttribute: e.OTLP_TASK_ID_ATTRIBUTE, defaultOrchestrator: e.OTLP_DEFAULT_ORCHESTRATOR },
     },
   };

@@ -27,7 +27,9 @@ import { QUARANTINE_BY_ID, QUARANTINE_COUNTS, QUARANTINE_LIST, QUARANTINE_REPLAY
 import type { QuarantineList, QuarantineShow } from './quarantine-schemas.ts';
 import { BUDGET_DECISIONS, BUDGET_SET_LATEST, BUDGET_SPEND_CELLS, budgetDecisions, budgetListFromStore, type BudgetDecisionsParams } from './budgets.ts';
 import type { BudgetDecisions, BudgetList } from './budget-schemas.ts';
-import { CACHE_SIMULATION, CACHE_TTL_CURVE, cacheSimulation, TOOL_IDEMPOTENT, ttlCurve, type CacheSimulation, type CacheSimulationParams, type TtlCurve, type TtlCurveParams } from './cache-simulation.ts';
+import { CACHE_SIMULATION, CACHE_TTL_CURVE, CACHE_TTL_CURVE_PER_TOOL, cacheSimulation, TOOL_IDEMPOTENT, ttlCurve, type CacheSimulation, type CacheSimulationParams, type TtlCurve, type TtlCurveParams } from './cache-simulation.ts';
+import { HINTS_LIST, hintsList, type HintsList, type HintsParams } from './hints.ts';
+import { HINT_BUNDLES, HINT_RETRIES } from './hint-candidates.ts';
 import { currentManifest, MANIFEST_VERSIONS, manifestHistory, type ManifestAnswer, type ManifestHistoryAnswer } from './manifests.ts';
 
 export type {
@@ -51,6 +53,7 @@ export type {
   BudgetDecisionsParams,
   CacheSimulationParams,
   TtlCurveParams,
+  HintsParams,
 };
 
 /** Every read pattern, ready to call (HTTP routes, CLI, tests). */
@@ -84,6 +87,8 @@ export interface ReadQueries {
   manifestHistory(p: { toolId: string }): Promise<ManifestHistoryAnswer>;
   cacheSimulation(p: CacheSimulationParams): Promise<CacheSimulation>;
   ttlCurve(p: TtlCurveParams): Promise<TtlCurve>;
+  /** Optimization hints, newest first. */
+  hints(p: HintsParams): Promise<HintsList>;
 }
 
 /** Parameters of {@link ReadQueries.budgets}: none. */
@@ -116,6 +121,7 @@ export function createReadQueries(ch: StatementRunner, db: string, ctx: QueryCon
     manifestHistory: (p) => manifestHistory(ch, db, p, ctx),
     cacheSimulation: (p) => cacheSimulation(ch, db, p, ctx),
     ttlCurve: (p) => ttlCurve(ch, db, p, ctx),
+    hints: (p) => hintsList(ch, db, p, ctx),
   };
 }
 
@@ -164,4 +170,8 @@ export const QUERY_CATALOG: readonly QuerySpec[] = [
   CACHE_SIMULATION,
   CACHE_TTL_CURVE,
   TOOL_IDEMPOTENT,
+  HINTS_LIST,
+  CACHE_TTL_CURVE_PER_TOOL,
+  HINT_BUNDLES,
+  HINT_RETRIES,
 ];

@@ -7,7 +7,7 @@ import { isJsonObjectLike, type RawJson } from '../schemas/raw-json.ts';
 import { contentTypeSchema } from '../schemas/tool-output.ts';
 import { orchestratorSchema, statusSchema } from '../schemas/tool-invocation.ts';
 
-const iso = z.string().describe('ISO-8601 UTC timestamp with millisecond precision and Z');
+export const iso = z.string().describe('ISO-8601 UTC timestamp with millisecond precision and Z');
 const counts = z.record(z.string(), z.number().int());
 /**
  * A JSON object the API serves exactly as stored ({@link RawJson} on the server, spliced verbatim
@@ -18,7 +18,7 @@ const storedObject = (what: string, values: Record<string, unknown> = {}) =>
   z
     .custom<RawJson | Record<string, unknown>>(isJsonObjectLike, { message: 'expected a JSON object' })
     .meta({ type: 'object', additionalProperties: values, description: `${what}, exactly as stored (numbers as the producer wrote them)` });
-const nextCursor = z.string().nullable().describe('pass as ?cursor= for the next page; null on the last page');
+export const nextCursor = z.string().nullable().describe('pass as ?cursor= for the next page; null on the last page');
 
 /** One tool call as the API returns it, with the derived `success` and `expensive`. */
 export const invocationSchema = z.strictObject({

@@ -9,7 +9,8 @@
  * so those rules are written into the JSON Schema here, wherever JSON Schema can say them.
  */
 import { z } from 'zod';
-import { outputArtifactPacketSchema, packetSchema, toolCallPacketSchema, toolDependencyPacketSchema } from './packets.ts';
+import { optimizationHintSchema } from './optimization-hint.ts';
+import { optimizationHintPacketSchema, outputArtifactPacketSchema, packetSchema, toolCallPacketSchema, toolDependencyPacketSchema } from './packets.ts';
 import { toolDependencySchema } from './tool-dependency.ts';
 import { toolInvocationSchema } from './tool-invocation.ts';
 import { toolOutputSchema } from './tool-output.ts';
@@ -21,6 +22,8 @@ const SCHEMAS = {
   'tool-call-packet': toolCallPacketSchema,
   'output-artifact-packet': outputArtifactPacketSchema,
   'tool-dependency-packet': toolDependencyPacketSchema,
+  'optimization-hint': optimizationHintSchema,
+  'optimization-hint-packet': optimizationHintPacketSchema,
   packet: packetSchema,
 } as const;
 
@@ -71,8 +74,9 @@ export function packetComponentSchemas(): Record<string, Json> {
     ToolCallPacket: strip(contractJsonSchema(toolCallPacketSchema)),
     OutputArtifactPacket: strip(contractJsonSchema(outputArtifactPacketSchema)),
     ToolDependencyPacket: strip(contractJsonSchema(toolDependencyPacketSchema)),
+    OptimizationHintPacket: strip(contractJsonSchema(optimizationHintPacketSchema)),
     Packet: {
-      oneOf: ['ToolCallPacket', 'OutputArtifactPacket', 'ToolDependencyPacket'].map((n) => ({ $ref: `#/components/schemas/${n}` })),
+      oneOf: ['ToolCallPacket', 'OutputArtifactPacket', 'ToolDependencyPacket', 'OptimizationHintPacket'].map((n) => ({ $ref: `#/components/schemas/${n}` })),
       discriminator: { propertyName: 'type' },
     },
   };

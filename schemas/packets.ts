@@ -1,8 +1,9 @@
 /**
- * The three packet envelopes of SPEC §1, discriminated by `type`.
+ * The packet envelopes of SPEC §1 (and §8's optimization_hint), discriminated by `type`.
  */
 import { z } from 'zod';
 import { uuidSchema } from './common.ts';
+import { optimizationHintSchema } from './optimization-hint.ts';
 import { toolDependencySchema } from './tool-dependency.ts';
 import { toolInvocationSchema } from './tool-invocation.ts';
 import { toolOutputSchema } from './tool-output.ts';
@@ -27,15 +28,22 @@ export const toolDependencyPacketSchema = z.strictObject({
   dependency: toolDependencySchema,
 });
 
+/** `optimization_hint` → segment workflow_optimizations (issue 14). */
+export const optimizationHintPacketSchema = z.strictObject({
+  type: z.literal('optimization_hint'),
+  hint: optimizationHintSchema,
+});
+
 /** Any packet. */
 export const packetSchema = z.discriminatedUnion('type', [
   toolCallPacketSchema,
   outputArtifactPacketSchema,
   toolDependencyPacketSchema,
+  optimizationHintPacketSchema,
 ]);
 
 /** The packet types. */
-export const PACKET_TYPES = ['tool_call', 'output_artifact', 'tool_dependency'] as const;
+export const PACKET_TYPES = ['tool_call', 'output_artifact', 'tool_dependency', 'optimization_hint'] as const;
 /** One of the packet types. */
 export type PacketType = (typeof PACKET_TYPES)[number];
 /** A tool_call packet. */
@@ -44,5 +52,7 @@ export type ToolCallPacket = z.infer<typeof toolCallPacketSchema>;
 export type OutputArtifactPacket = z.infer<typeof outputArtifactPacketSchema>;
 /** A tool_dependency packet. */
 export type ToolDependencyPacket = z.infer<typeof toolDependencyPacketSchema>;
+/** An optimization_hint packet. */
+export type OptimizationHintPacket = z.infer<typeof optimizationHintPacketSchema>;
 /** Any packet. */
 export type Packet = z.infer<typeof packetSchema>;

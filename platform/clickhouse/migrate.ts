@@ -69,6 +69,7 @@ const RETENTION: Array<[table: string, column: string, param: string]> = [
   ['call_keys', 'created_at', 'invocations_days'],
   ['output_keys', 'created_at', 'outputs_days'],
   ['quarantine_keys', 'received_at', 'quarantine_days'],
+  ['workflow_optimizations', 'created_at', 'workflows_days'],
 ];
 
 // Metadata only: existing parts are not rewritten.

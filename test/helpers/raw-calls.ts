@@ -16,6 +16,8 @@ export interface RawCall {
   cost_usd: number | null;
   args: Record<string, unknown>;
   args_hash: string;
+  /** The error of a failed call (default 'failed'). */
+  error?: string;
 }
 
 /** A deterministic PRNG (mulberry32). */
@@ -57,7 +59,7 @@ export async function insertCalls(ch: ClickHouseClient, db: string, calls: reado
       status: c.status,
       duration_ms: c.duration_ms,
       result_summary: '{}',
-      error: c.status === 'success' ? null : 'failed',
+      error: c.status === 'success' ? null : (c.error ?? 'failed'),
       cost_usd: c.cost_usd,
       tokens_used: null,
       created_at: chTime(c.t),

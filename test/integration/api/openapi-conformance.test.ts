@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../api/app.ts';
+import { createBudgetService } from '../../../api/budget-service.ts';
 import { packetAnswerSchema } from '../../../api/packet-answer-schema.ts';
 import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
 import { silentLogger } from '../../../platform/logger.ts';
@@ -33,6 +34,8 @@ beforeAll(async () => {
   const { ch, db } = await freshDatabase('conf');
   const metrics = new MetricsRegistry();
   const writer = createSegmentWriter({ clickhouse: doorOf(ch, db), maxPacketBytes: 1 << 20, dedupCacheEntries: 100, metrics, logger: silentLogger() });
+  const budgets = createBudgetService({ clickhouse: doorOf(ch, db), logger: silentLogger(), ctx: DEFAULT_QUERY_CONTEXT, reservationTimeoutMs: 60_000, decisionsFlushMs: 10 });
+  await budgets.start();
   app = buildApp({
     ingest: { submit: (p) => writer.write(p) },
     read: {
@@ -46,7 +49,8 @@ beforeAll(async () => {
     maxBodyBytes: 1 << 20,
     logger: silentLogger(),
     manifests: { clickhouse: doorOf(ch, db) },
-    // Every route the document lists is served: POST /v1/quarantine/replay too.
+    // Every route the document lists is served: PUT /v1/budgets, POST /v1/budget/check and POST /v1/quarantine/replay too.
+    budgets,
     replay: {
       byIds: (ids) => quarantineByIds(doorOf(ch, db), db, ids, DEFAULT_QUERY_CONTEXT),
       list: (p) => quarantineList(doorOf(ch, db), db, p, DEFAULT_QUERY_CONTEXT),

@@ -143,6 +143,23 @@ export async function loadWorkload(ch: ClickHouseClient, db: string, w: Workload
   const logger = silentLogger();
   const writer = createSegmentWriter({ clickhouse: createClickHouseDoor(ch, db), maxPacketBytes: 1 << 20, dedupCacheEntries: 0, metrics, logger });
   for (let i = 0; i < w.packets.length; i += 200) await writer.write(w.packets.slice(i, i + 200));
+  // An optimization hint from a producer, so the hints panel has a row (the job's own are tested elsewhere).
+  const hint = {
+    type: 'optimization_hint',
+    hint: {
+      hint_id: '5d2f8a1c-0b3e-4c6d-9e7f-112233445566',
+      kind: 'cache_candidate',
+      tool_ids: ['search_web'],
+      task_ids_sample: [],
+      evidence: { ttl_ms: 300_000, hits: 3, calls: 10 },
+      estimated_savings_ms: 4500,
+      estimated_savings_usd: 0.03,
+      window_from: new Date(w.fromMs).toISOString(),
+      window_to: new Date(w.fromMs + 3_600_000).toISOString(),
+      created_at: new Date(w.fromMs + 60_000).toISOString(),
+    },
+  };
+  await writer.write([{ raw: JSON.stringify(hint), source: { kind: 'http', requestId: 'workload', index: 0 } }]);
   // A manifest, so the cache panels have cacheable tools and the violations panels M rules.
   const manifest = parseManifest({
     search_web: { tool_id: 'search_web', idempotent: true, cache_ttl_ms: 300_000, rate_limit_rpm: 30 },

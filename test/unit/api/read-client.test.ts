@@ -35,6 +35,7 @@ const SAMPLES: Record<keyof ReadQueries, object> = {
   manifestHistory: { toolId: 'recipe search/é' },
   cacheSimulation: { window, toolId: 'search_web', ttlMs: 300_000 },
   ttlCurve: { toolId: 'fetch_url', window },
+  hints: { kind: 'retry_storm', ...page },
 };
 const DEFAULTS: ReadDefaults = { windowDays: 7, expensiveThresholdUsd: 1, slowThresholdMs: 30_000 };
 

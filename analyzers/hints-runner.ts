@@ -1,0 +1,68 @@
+/**
+ * The hints job: at start and every interval, measures the window ending at the last interval
+ * boundary (hint-rules.ts alignedWindow), applies the rules and stores the hints whose ids are
+ * not stored yet. Ids derive from (kind, subject, window), so a re-run over the same window —
+ * another run in the same interval, a restart, a second process — adds nothing.
+ */
+import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
+import { chTime } from '../platform/clickhouse/statement.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { MetricsRegistry } from '../platform/metrics.ts';
+import { storedHints } from '../ingest/hint-lookups.ts';
+import { ANALYZER_FINGERPRINT } from '../ingest/ports.ts';
+import type { OptimizationHint } from '../schemas/optimization-hint.ts';
+import { alignedWindow, hintsOf, type HintMeasures, type HintThresholds, type HintWindow } from './hint-rules.ts';
+import { periodic, type PeriodicJob } from './scheduler.ts';
+
+/** Dependencies of {@link createHintsJob}. */
+export interface HintsJobDeps {
+  clickhouse: ClickHouseDoor;
+  /** What the rules need over a window (queries/hint-candidates.ts measureHints, wired by the CLI). */
+  measure: (w: HintWindow) => Promise<HintMeasures>;
+  thresholds: HintThresholds;
+  intervalMs: number;
+  windowMs: number;
+  metrics: MetricsRegistry;
+  logger: Logger;
+  /** The clock; tests pin it. */
+  now?: () => number;
+}
+
+/** What one run did. */
+export interface HintsRunResult {
+  window: HintWindow;
+  hints: number;
+  inserted: number;
+}
+
+/** The workflow_optimizations row of an analyzer hint (JSONEachRow). */
+function hintRow(h: OptimizationHint): Record<string, unknown> {
+  return {
+    ...h,
+    evidence: JSON.stringify(h.evidence),
+    window_from: chTime(Date.parse(h.window_from)),
+    window_to: chTime(Date.parse(h.window_to)),
+    created_at: chTime(Date.parse(h.created_at)),
+    origin: 'analyzer',
+    fingerprint: ANALYZER_FINGERPRINT,
+    source: 'analyzer',
+  };
+}
+
+/** Creates the hints job. */
+export function createHintsJob(deps: HintsJobDeps): PeriodicJob<HintsRunResult> {
+  const now = deps.now ?? Date.now;
+  async function runOnce(): Promise<HintsRunResult> {
+    const at = now();
+    const window = alignedWindow(at, deps.intervalMs, deps.windowMs);
+    const hints = hintsOf(await deps.measure(window), deps.thresholds, window, at);
+    const stored = hints.length ? await storedHints(deps.clickhouse, hints.map((h) => h.hint_id)) : new Map<string, string>();
+    const fresh = hints.filter((h) => !stored.has(h.hint_id));
+    await deps.clickhouse.insertRows('workflow_optimizations', fresh.map((h) => ({ key: `hint/${h.hint_id}`, row: hintRow(h) })));
+    for (const h of fresh) deps.metrics.inc('tool_audit_hints_total', 'Optimization hints written by the hints job', { kind: h.kind });
+    return { window, hints: hints.length, inserted: fresh.length };
+  }
+  return periodic('hints', runOnce, deps.logger, (r) => {
+    if (r.inserted) deps.logger.info({ window_to: new Date(r.window.toMs).toISOString(), hints: r.hints, inserted: r.inserted }, 'optimization hints written');
+  });
+}
