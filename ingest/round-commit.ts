@@ -12,7 +12,7 @@ import type { KeyKind } from './key-filter.ts';
 import type { KeyIndex } from './key-index.ts';
 import { joinParts, joinWithField, type BodyPart } from './line-join.ts';
 import type { CallsStoredListener, PacketOutcome, StoredCall } from './ports.ts';
-import { CONTENT_COLUMNS, KIND_PACKET_TYPE, quarantineRow, replayRow, SEGMENT_COLUMNS, STAMPED_OUTPUT_COLUMNS, type RejectCode, type Rejection } from './rows.ts';
+import { CONTENT_COLUMNS, KIND_PACKET_TYPE, QUARANTINE_COLUMNS, quarantineLine, quarantineRow, replayRow, SEGMENT_COLUMNS, STAMPED_OUTPUT_COLUMNS, type RejectCode, type Rejection } from './rows.ts';
 import { storedHints } from './hint-lookups.ts';
 import { storedDependencies, storedInvocations, storedOutputs, storedQuarantine } from './segment-lookups.ts';
 import { kafkaKeys, RoundIndex, type RoundBatch } from './round-index.ts';
@@ -141,7 +141,7 @@ class RoundCommitter {
       lines('output_contents', CONTENT_COLUMNS, [...contents.values()]).then(() => lines('tool_outputs', STAMPED_OUTPUT_COLUMNS, keyed('output'), outputTask)),
       lines('tool_workflows', SEGMENT_COLUMNS.tool_workflows, keyed('dependency')),
       lines('workflow_optimizations', SEGMENT_COLUMNS.workflow_optimizations, keyed('hint')),
-      this.deps.clickhouse.insertRows('quarantine', [...quarantine.values()].map((q) => ({ key: q.source_key, row: q }))),
+      this.deps.clickhouse.insertLines('quarantine', QUARANTINE_COLUMNS, Buffer.from([...quarantine.values()].map(quarantineLine).join('')), [...quarantine.keys()]),
       this.deps.clickhouse.insertRows('quarantine_replays', replays),
     ]);
     this.stageSeconds('insert', started);

@@ -286,15 +286,34 @@ export function rowLine(a: Accepted): string {
   return `${f(r.task_id)}\t${r.preceding_call_id}\t${r.succeeding_call_id}\t${f(r.preceding_tool_id)}\t${f(r.succeeding_tool_id)}\t${r.time_delta_ms}\t${f(r.data_flow)}\t${r.origin}\t${r.fingerprint}\t${f(r.source)}\n`;
 }
 
-/** A TabSeparated field holding an Array(String): `['a','b']`, quotes and backslashes escaped inside. */
-function tsvArray(items: readonly string[]): string {
-  return tsvField(`[${items.map((x) => `'${x.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`).join(',')}]`);
+const QUOTED_SPECIAL = /[\\'\t\n\r\0]/g;
+const QUOTED_ESCAPES: Record<string, string> = { '\\': '\\\\', "'": "\\'", '\t': '\\t', '\n': '\\n', '\r': '\\r', '\0': '\\0' };
+
+/**
+ * A TabSeparated field holding an Array(String): `['a','b']`. ClickHouse reads the elements as
+ * quoted strings straight from the line, so each is escaped once, as a quoted string (a quote, a
+ * backslash and the control characters), and the field is not escaped again as TabSeparated.
+ */
+export function tsvArray(items: readonly string[]): string {
+  return `[${items.map((x) => `'${x.replace(QUOTED_SPECIAL, (c) => QUOTED_ESCAPES[c] as string)}'`).join(',')}]`;
 }
 
 /** The TabSeparated line of a `workflow_optimizations` row, columns as in {@link SEGMENT_COLUMNS}. */
 function hintLine(r: HintRow): string {
   const f = tsvField;
   return `${r.hint_id}\t${r.kind}\t${tsvArray(r.tool_ids)}\t${tsvArray(r.task_ids_sample)}\t${f(r.evidence)}\t${r.estimated_savings_ms}\t${r.estimated_savings_usd}\t${r.window_from}\t${r.window_to}\t${r.created_at}\t${r.origin}\t${r.fingerprint}\t${f(r.source)}\n`;
+}
+
+/** Insert columns of `quarantine`, in the order of {@link quarantineLine}. */
+export const QUARANTINE_COLUMNS = ['source_key', 'source_kind', 'topic', 'partition', 'offset', 'request_id', 'packet_type', 'reason_code', 'reason', 'ids', 'raw', 'raw_encoding'] as const satisfies ReadonlyArray<keyof QuarantineRow>;
+
+/**
+ * The TabSeparated line of a quarantine record: a topic of rejected packets writes one per packet,
+ * and TabSeparated costs a fraction of JSON on both sides (no quoting of the packet's own quotes).
+ */
+export function quarantineLine(q: QuarantineRow): string {
+  const f = tsvField;
+  return `${f(q.source_key)}\t${q.source_kind}\t${f(q.topic)}\t${q.partition}\t${q.offset}\t${f(q.request_id)}\t${f(q.packet_type)}\t${q.reason_code}\t${f(q.reason)}\t${tsvArray(q.ids)}\t${f(q.raw)}\t${q.raw_encoding}\n`;
 }
 
 /** The TabSeparated line of an `output_contents` row, columns as in {@link CONTENT_COLUMNS}. */

@@ -105,4 +105,22 @@ describe('segment writer on real ClickHouse', () => {
     expect(await count(ch, db, 'tool_invocations')).toBe(2);
     expect(await count(ch, db, 'quarantine')).toBe(3);
   });
+
+  it('quarantines awkward ids, topics and bytes exactly (TabSeparated quarantine lines)', async () => {
+    const { ch, db } = await freshDatabase('writerq');
+    const writer = createSegmentWriter({ clickhouse: doorOf(ch, db), maxPacketBytes: 1 << 20, dedupCacheEntries: 0, metrics: new MetricsRegistry(), logger: silentLogger() });
+    // Schema-rejected packets keep the ids they carry, whatever they hold.
+    const packets: RawPacket[] = AWKWARD.map((s, i) => ({
+      raw: JSON.stringify({ type: 'tool_call', call_id: `${s}'[]`, invocation: { call_id: `${s}'[]` } }),
+      source: { kind: 'kafka', topic: `topic ${s}`, partition: i, offset: String(i) },
+    }));
+    const outcomes = await writer.write(packets);
+    expect(outcomes.map((o) => o.reason?.code)).toEqual(packets.map(() => 'schema'));
+    const got = await rows<{ source_key: string; ids: string[]; raw: string; reason: string }>(
+      ch,
+      'SELECT source_key, ids, raw, reason FROM {db:Identifier}.quarantine ORDER BY partition',
+      { db },
+    );
+    expect(got).toEqual(packets.map((p, i) => ({ source_key: `kafka:topic ${AWKWARD[i]}/${i}@${i}`, ids: outcomes[i]?.ids, raw: p.raw, reason: outcomes[i]?.reason?.message })));
+  });
 });
