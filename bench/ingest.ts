@@ -27,7 +27,7 @@
  *                            topic only: it validates nothing.
  *
  * Kafka: KAFKA_BROKERS when set; otherwise a private broker is started with
- * scripts/kafka-services.sh (TOOL_AUDIT_SERVICES_DIR=<tmp>/tool-audit-bench-kafka, port
+ * scripts/kafka-services.sh (TOOL_AUDIT_SERVICES_DIR=<tmp>/tool-audit-bench-kafka-<port>, port
  * BENCH_KAFKA_PORT or 29092) and stopped at the end.
  *
  *   npm run bench:ingest -- [--tool-calls 1000000] [--partitions 6] [--only a|b] [--reuse-topic T]
@@ -90,8 +90,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // ------------------------------------------------------------------------------------------
 // Kafka broker and topic
 // ------------------------------------------------------------------------------------------
-const servicesDir = join(tmpdir(), 'tool-audit-bench-kafka');
 const brokerPort = process.env.BENCH_KAFKA_PORT ?? '29092';
+// One services directory per port: two benchmarks on different ports must not share (and stop) one broker.
+const servicesDir = join(tmpdir(), `tool-audit-bench-kafka-${brokerPort}`);
 const scriptEnv = { ...process.env, TOOL_AUDIT_SERVICES_DIR: servicesDir, TOOL_AUDIT_KAFKA_PORT: brokerPort };
 let startedBroker = false;
 
