@@ -27,7 +27,7 @@
  *                            topic only: it validates nothing.
  *
  * Kafka: KAFKA_BROKERS when set; otherwise a private broker is started with
- * scripts/kafka-services.sh (TOOL_AUDIT_SERVICES_DIR=<tmp>/tool-audit-bench-kafka, port
+ * scripts/kafka-services.sh (TOOL_AUDIT_SERVICES_DIR=<tmp>/tool-audit-bench-kafka-<port>, port
  * BENCH_KAFKA_PORT or 29092) and stopped at the end.
  *
  *   npm run bench:ingest -- [--tool-calls 1000000] [--partitions 6] [--only a|b] [--reuse-topic T]
@@ -40,10 +40,10 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Kafka, logLevel, Partitioners } from 'kafkajs';
+import { Kafka, logLevel } from 'kafkajs';
 import { groupLag } from '../test/helpers/kafka.ts';
-import { emptyCounts, workload, type WorkloadCounts, type WorkloadMessage, type WorkloadOptions } from './ingest-workload.ts';
-import { emptyRejectCounts, rejectedTotal, rejectWorkload, type RejectCounts } from './ingest-rejects.ts';
+import type { WorkloadCounts } from './ingest-workload.ts';
+import { topicLines, topics, type Topics } from './ingest-topics.ts';
 import { countRows, ensurePreload, freshDataDir, treeChecksum, type CopyMode, type Preload, type RowCounts } from './ingest-preload.ts';
 import { peakRssMiB, phaseResult, rejectOverAccept, sample, table, type Packets, type PhaseResult, type Sample } from './ingest-report.ts';
 
@@ -90,8 +90,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // ------------------------------------------------------------------------------------------
 // Kafka broker and topic
 // ------------------------------------------------------------------------------------------
-const servicesDir = join(tmpdir(), 'tool-audit-bench-kafka');
 const brokerPort = process.env.BENCH_KAFKA_PORT ?? '29092';
+// One services directory per port: two benchmarks on different ports must not share (and stop) one broker.
+const servicesDir = join(tmpdir(), `tool-audit-bench-kafka-${brokerPort}`);
 const scriptEnv = { ...process.env, TOOL_AUDIT_SERVICES_DIR: servicesDir, TOOL_AUDIT_KAFKA_PORT: brokerPort };
 let startedBroker = false;
 
@@ -115,45 +116,6 @@ function stopBroker(): void {
   startedBroker = false;
   log('stopping the private Kafka broker');
   execFileSync('bash', ['scripts/kafka-services.sh', 'stop'], { cwd: ROOT, env: scriptEnv, stdio: ['ignore', 'inherit', 'inherit'] });
-}
-
-/** Creates the topic (and its DLQ) and produces `messages` to it; `counts` is what the generator counts. */
-async function produce(kafka: Kafka, topic: string, messages: Iterable<WorkloadMessage>, counts: Packets): Promise<void> {
-  const admin = kafka.admin();
-  await admin.connect();
-  await admin.createTopics({
-    topics: [
-      { topic, numPartitions: PARTITIONS, configEntries: [{ name: 'max.message.bytes', value: String(8 * 1024 * 1024) }] },
-      { topic: `${topic}.dlq`, numPartitions: 1 },
-    ],
-    waitForLeaders: true,
-  });
-  await admin.disconnect();
-  const producer = kafka.producer({ idempotent: false, allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
-  await producer.connect();
-  const t0 = performance.now();
-  const inflight = new Set<Promise<unknown>>();
-  let batch: Array<{ key: string; value: string }> = [];
-  let lastLog = t0;
-  const flush = async () => {
-    const p = producer.send({ topic, acks: -1, messages: batch }).finally(() => inflight.delete(p));
-    inflight.add(p);
-    batch = [];
-    if (inflight.size >= 8) await Promise.race(inflight);
-  };
-  for (const m of messages) {
-    batch.push({ key: m.key, value: m.value });
-    if (batch.length >= 2000) await flush();
-    if (performance.now() - lastLog > 10_000) {
-      lastLog = performance.now();
-      log(`produced ${counts.messages.toLocaleString('en')} messages to ${topic}`);
-    }
-  }
-  if (batch.length) await flush();
-  await Promise.all(inflight);
-  await producer.disconnect();
-  const s = (performance.now() - t0) / 1000;
-  log(`produced ${counts.messages.toLocaleString('en')} messages, ${(counts.bytes / 1e6).toFixed(0)} MB in ${s.toFixed(1)} s to ${topic}`);
 }
 
 // ------------------------------------------------------------------------------------------
@@ -353,62 +315,6 @@ async function runEngine(brokers: string, brokerPid: number | undefined, topic: 
   return r;
 }
 
-// ------------------------------------------------------------------------------------------
-// topics and phases
-// ------------------------------------------------------------------------------------------
-interface Topics {
-  topic: string;
-  counts: WorkloadCounts;
-  rejectTopic?: string;
-  rejectCounts?: RejectCounts;
-}
-
-/** Produces the first topic (or reuses it) and, with --reject-share, the reject topic generated from it. */
-async function topics(kafka: Kafka): Promise<Topics> {
-  let topic: string;
-  let counts: WorkloadCounts;
-  let first: WorkloadOptions;
-  if (opt['reuse-topic']) {
-    topic = opt['reuse-topic'];
-    const state = JSON.parse(readFileSync(join(stateDir, `${topic}.json`), 'utf8')) as WorkloadCounts & { options?: WorkloadOptions };
-    counts = state;
-    first = state.options ?? { toolCalls: counts.toolCalls };
-    log(`reusing topic ${topic} (${counts.messages.toLocaleString('en')} messages)`);
-  } else {
-    topic = `bench.ingest.${Date.now().toString(36)}`;
-    // A fixed start, so the reject topic can regenerate this one exactly (created_at included).
-    first = { toolCalls: TOOL_CALLS, startMs: Date.now() - 26 * 3600_000 };
-    log(`producing ${TOOL_CALLS.toLocaleString('en')} tool_calls and their outputs to ${topic} (${PARTITIONS} partitions)`);
-    counts = emptyCounts();
-    await produce(kafka, topic, workload(first, counts), counts);
-    writeFileSync(join(stateDir, `${topic}.json`), JSON.stringify({ ...counts, options: first }));
-  }
-  if (REJECT_SHARE === undefined) return { topic, counts };
-  const rejectTopic = `${topic}.rejects.${Date.now().toString(36)}`;
-  const rejectCounts = emptyRejectCounts(REJECT_SHARE);
-  log(`producing the reject topic ${rejectTopic}: ${counts.messages.toLocaleString('en')} packets, share ${REJECT_SHARE} rejected`);
-  await produce(kafka, rejectTopic, rejectWorkload(first, counts, REJECT_SHARE, rejectCounts), rejectCounts);
-  return { topic, counts, rejectTopic, rejectCounts };
-}
-
-const fmt = (n: number) => n.toLocaleString('en');
-
-function topicLines(t: Topics): string[] {
-  const c = t.counts;
-  const out = [
-    `topic ${t.topic}: ${fmt(c.messages)} packets (${fmt(c.toolCalls)} tool_calls, ${fmt(c.outputs)} outputs, ${fmt(c.redeliveries)} redeliveries, ${fmt(c.invalid)} invalid, ${fmt(c.reusedCallIds)} reused call_ids), ${(c.bytes / 1e6).toFixed(1)} MB`,
-  ];
-  const r = t.rejectCounts;
-  if (r) {
-    const x = r.rejected;
-    out.push(
-      `reject topic ${t.rejectTopic}: ${fmt(r.messages)} packets, ${fmt(rejectedTotal(r))} rejected (I1 ${fmt(x.i1Calls)} tool_calls + ${fmt(x.i1Outputs)} outputs, schema ${fmt(x.schema)}, I5 ${fmt(x.i5)}) ` +
-        `+ ${fmt(r.fresh.messages)} fresh (${fmt(r.fresh.invalid + r.fresh.reusedCallIds)} of them rejected by the workload itself), ${(r.bytes / 1e6).toFixed(1)} MB`,
-    );
-  }
-  return out;
-}
-
 /** (a) on the first topic, then (with --reject-share) on the reject topic in the same data directory. */
 async function phasesOurs(brokers: string, brokerPid: number | undefined, kafka: Kafka, t: Topics, preload: Preload): Promise<PhaseResult[]> {
   const { dataDir, copySeconds } = freshDataDir(preload, 'tool-audit-bench-a-', COPY_MODE);
@@ -430,6 +336,7 @@ async function phasesOurs(brokers: string, brokerPid: number | undefined, kafka:
 }
 
 const copies: number[] = [];
+const fmt = (n: number) => n.toLocaleString('en');
 
 async function main(): Promise<void> {
   const preload = await ensurePreload(PRELOAD, PRELOAD_QUARANTINE, PRELOAD_DIR, log);
@@ -441,7 +348,7 @@ async function main(): Promise<void> {
   const checkBefore = opt['preload-check'] && preload.dataDir ? treeChecksum(preload.dataDir) : undefined;
   const { brokers, pid: brokerPid } = startBroker();
   const kafka = new Kafka({ clientId: 'bench-ingest', brokers: brokers.split(','), logLevel: logLevel.NOTHING, retry: { retries: 10, initialRetryTime: 200 } });
-  const t = await topics(kafka);
+  const t = await topics({ kafka, partitions: PARTITIONS, toolCalls: TOOL_CALLS, reuseTopic: opt['reuse-topic'], rejectShare: REJECT_SHARE, stateDir, log });
   const results: PhaseResult[] = [];
   if (opt.only?.includes('a')) results.push(...(await phasesOurs(brokers, brokerPid, kafka, t, preload)));
   if (opt.only?.includes('b')) {
