@@ -91,4 +91,21 @@ describe('ingest key index', () => {
     expect(await count(ch, db, 'quarantine', "source_key = 'kafka:key-index-test/9@1'")).toBe(1);
     expect(await count(ch, db, 'tool_invocations')).toBe(1);
   });
+
+  it('looks up awkward keys exactly (task ids and Kafka topics with quotes, backslashes, tabs and newlines)', async () => {
+    const { ch, db } = await freshDatabase('keyawk');
+    const task = "task 'quoted' \\ back\\slash\ttab\nnewline \\N";
+    const dep = dependency({ task_id: task });
+    const poison: RawPacket = { raw: '{broken', source: { kind: 'kafka', topic: "topic 'q' \\ t\tn\n", partition: 1, offset: '7' } };
+    const first = writerOn(ch, db);
+    expect((await first.write([kafka(dep), poison])).map((o) => o.status)).toEqual(['accepted', 'rejected']);
+    // A new writer loads the filter, which cannot rule these keys out: both are looked up.
+    const metrics = new MetricsRegistry();
+    const later = writerOn(ch, db, metrics);
+    const changed = { ...dep, dependency: { ...dep.dependency, time_delta_ms: 1 } };
+    expect((await later.write([kafka(dep), kafka(changed), poison])).map((o) => o.reason?.code ?? o.status)).toEqual(['duplicate', 'I1_dependency_reused', 'malformed_json']);
+    expect(asked(metrics, 'yes')).toBe(1);
+    expect(await count(ch, db, 'quarantine')).toBe(2);
+    expect(await count(ch, db, 'tool_workflows')).toBe(1);
+  });
 });
