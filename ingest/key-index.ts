@@ -54,43 +54,23 @@ const keyPair = (kind: KeyKind, key: string) => {
 };
 
 /**
- * The stored keys of each kind, read in chunks along the key order (a cursor: each chunk is a
- * primary-key range). `first` is the condition of the first chunk, `next` of the others.
+ * The stored keys of each kind, read from the segments themselves — not from the key tables:
+ * those are filled by materialized views, and a process killed between a segment's insert and
+ * its view's could leave a stored key out of them. Read in chunks by a hash of the key (each
+ * chunk scans the key column once), at most ~2 M keys a chunk.
  */
-const SOURCES: Array<{ kind: KeyKind; sql: (cond: string) => string; first: string; next: string }> = [
-  ...(['invocation', 'output'] as const).map((kind) => {
-    const [table, col] = kind === 'invocation' ? ['call_keys', 'call_id'] : ['output_keys', 'output_id'];
-    return {
-      kind,
-      sql: (cond: string) => `SELECT count() AS n, toString(max(${col})) AS last, arrayStringConcat(groupArray(${keyPair(kind, 'k')})) AS h
-        FROM (SELECT ${col}, toString(${col}) AS k FROM {db:Identifier}.${table} WHERE ${cond} ORDER BY ${col} LIMIT {chunk:UInt64})`,
-      first: '1',
-      next: `${col} > toUUID({last:String})`,
-    };
-  }),
-  {
-    kind: 'quarantine',
-    sql: (cond) => `SELECT count() AS n, max(source_key) AS last, arrayStringConcat(groupArray(${keyPair('quarantine', 'source_key')})) AS h
-      FROM (SELECT source_key FROM {db:Identifier}.quarantine_keys WHERE ${cond} ORDER BY source_key LIMIT {chunk:UInt64})`,
-    first: '1',
-    next: 'source_key > {last:String}',
-  },
-  {
-    // Whole tasks per chunk (the table is ordered by task): the chunk ends at the task of its
-    // `chunk`-th row. Only emitted dependencies are judged by I1 (the analyzer's are its own).
-    kind: 'dependency',
-    sql: (cond) => `SELECT count() AS n, max(task_id) AS last, arrayStringConcat(groupArray(${keyPair('dependency', "concat(toString(preceding_call_id), '>', toString(succeeding_call_id))")})) AS h
-      FROM {db:Identifier}.tool_workflows
-      WHERE origin = 'emitted' AND ${cond}
-        AND task_id <= (SELECT max(task_id) FROM (SELECT task_id FROM {db:Identifier}.tool_workflows WHERE ${cond} ORDER BY task_id LIMIT {chunk:UInt64}))`,
-    first: '1',
-    next: 'task_id > {last:String}',
-  },
+const SOURCES: Array<{ kind: KeyKind; table: string; key: string; where: string }> = [
+  { kind: 'invocation', table: 'tool_invocations', key: 'toString(call_id)', where: '1' },
+  { kind: 'output', table: 'tool_outputs', key: 'toString(output_id)', where: '1' },
+  { kind: 'quarantine', table: 'quarantine', key: 'source_key', where: "source_kind = 'kafka'" },
+  // Only emitted dependencies are judged by I1 (the analyzer's are its own).
+  { kind: 'dependency', table: 'tool_workflows', key: "concat(toString(preceding_call_id), '>', toString(succeeding_call_id))", where: "origin = 'emitted'" },
 ];
+const chunkSql = (s: (typeof SOURCES)[number]) =>
+  `SELECT arrayStringConcat(groupArray(${keyPair(s.kind, 'k')})) AS h
+   FROM (SELECT ${s.key} AS k FROM {db:Identifier}.${s.table} WHERE ${s.where} AND cityHash64(k) % {chunks:UInt64} = {chunk:UInt64})`;
 
-const COUNT = `SELECT (SELECT count() FROM {db:Identifier}.call_keys) + (SELECT count() FROM {db:Identifier}.output_keys)
-  + (SELECT count() FROM {db:Identifier}.quarantine_keys) + (SELECT count() FROM {db:Identifier}.tool_workflows WHERE origin = 'emitted') AS n,
-  toString(now64(3)) AS now`;
+const COUNT = `SELECT ${SOURCES.map((s) => `(SELECT count() FROM {db:Identifier}.${s.table} WHERE ${s.where}) AS ${s.kind}`).join(', ')}, toString(now64(3)) AS now`;
 
 /** Minimum capacity: a new database still takes millions of keys without filling the filter. */
 const MIN_CAPACITY = 4_000_000;
@@ -121,19 +101,17 @@ class BloomKeyIndex implements KeyIndex {
     const ch = this.deps.clickhouse;
     const started = performance.now();
     await ch.insertRows('ingest_writers', [{ key: this.writer, row: { writer: this.writer } }]);
-    const [c] = await ch.select<{ n: string; now: string }>(COUNT);
+    const [c] = await ch.select<Record<KeyKind, string> & { now: string }>(COUNT);
     this.loadedAt = c?.now ?? '1970-01-01 00:00:00.000';
-    const filter = new KeyFilter(Math.max(Number(c?.n ?? 0) * 2, MIN_CAPACITY), this.deps.maxBytes);
-    const chunk = this.deps.chunkKeys ?? 1_000_000;
+    const total = SOURCES.reduce((n, s) => n + Number(c?.[s.kind] ?? 0), 0);
+    const filter = new KeyFilter(Math.max(total * 2, MIN_CAPACITY), this.deps.maxBytes);
+    const perChunk = this.deps.chunkKeys ?? 2_000_000;
     let keys = 0;
     for (const s of SOURCES) {
-      let last: string | undefined;
-      for (;;) {
-        const [r] = await ch.select<{ n: string; last: string; h: string }>(s.sql(last === undefined ? s.first : s.next), { chunk, last: last ?? '' });
-        const n = Number(r?.n ?? 0);
-        if (!r || n === 0) break;
-        keys += filter.addPairs(Buffer.from(r.h, 'hex'));
-        last = r.last;
+      const chunks = Math.max(1, Math.ceil(Number(c?.[s.kind] ?? 0) / perChunk));
+      for (let chunk = 0; chunk < chunks; chunk++) {
+        const [r] = await ch.select<{ h: string }>(chunkSql(s), { chunks, chunk });
+        keys += filter.addPairs(Buffer.from(r?.h ?? '', 'hex'));
       }
     }
     this.filter = filter;

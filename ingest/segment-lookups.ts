@@ -34,22 +34,31 @@ export function keySet(keys: readonly string[], type: 'UUID' | 'String'): { sql:
   return { sql: `(SELECT k FROM format(TSV, 'k ${type}', '${body}'))`, settings: { max_query_size: String(Math.max(4_000_000, 2 * body.length + 1000)) } };
 }
 
-/** Fingerprints stored per call_id. */
-export async function storedInvocations(ch: ClickHouseDoor, callIds: string[]): Promise<Map<string, string>> {
-  const found = await chunked(callIds, (ids) => {
+/**
+ * Key → fingerprint from a key table, and for the keys it lacks, from the segment itself: a key
+ * table is filled by a materialized view, which a process killed between the segment's insert and
+ * the view's may have left behind. The second look-up (bloom-filter index) is normally only for the
+ * key filter's rare false positives, or a round redelivered after such a kill.
+ */
+async function keyThenSegment(ch: ClickHouseDoor, keys: string[], keyTable: string, segment: string, col: string): Promise<Map<string, string>> {
+  const lookup = (table: string, ids: string[]) => {
     const set = keySet(ids, 'UUID');
-    return ch.select<{ k: string; fp: string }>(`SELECT toString(call_id) AS k, fingerprint AS fp FROM {db:Identifier}.call_keys WHERE call_id IN ${set.sql}`, {}, set.settings);
-  });
-  return new Map(found.map((r) => [r.k, r.fp]));
+    return ch.select<{ k: string; fp: string }>(`SELECT toString(${col}) AS k, fingerprint AS fp FROM {db:Identifier}.${table} WHERE ${col} IN ${set.sql}`, {}, set.settings);
+  };
+  const found = new Map((await chunked(keys, (ids) => lookup(keyTable, ids))).map((r) => [r.k, r.fp]));
+  const missing = keys.filter((k) => !found.has(k));
+  if (missing.length) for (const r of await chunked(missing, (ids) => lookup(segment, ids))) found.set(r.k, r.fp);
+  return found;
+}
+
+/** Fingerprints stored per call_id. */
+export function storedInvocations(ch: ClickHouseDoor, callIds: string[]): Promise<Map<string, string>> {
+  return keyThenSegment(ch, callIds, 'call_keys', 'tool_invocations', 'call_id');
 }
 
 /** Fingerprints stored per output_id. */
-export async function storedOutputs(ch: ClickHouseDoor, outputIds: string[]): Promise<Map<string, string>> {
-  const found = await chunked(outputIds, (ids) => {
-    const set = keySet(ids, 'UUID');
-    return ch.select<{ k: string; fp: string }>(`SELECT toString(output_id) AS k, fingerprint AS fp FROM {db:Identifier}.output_keys WHERE output_id IN ${set.sql}`, {}, set.settings);
-  });
-  return new Map(found.map((r) => [r.k, r.fp]));
+export function storedOutputs(ch: ClickHouseDoor, outputIds: string[]): Promise<Map<string, string>> {
+  return keyThenSegment(ch, outputIds, 'output_keys', 'tool_outputs', 'output_id');
 }
 
 /**
@@ -79,9 +88,13 @@ export async function storedDependencies(
 
 /** Quarantine records already written for these transport positions. */
 export async function storedQuarantine(ch: ClickHouseDoor, sourceKeys: string[]): Promise<Set<string>> {
-  const found = await chunked(sourceKeys, (k) => {
-    const set = keySet(k, 'String');
-    return ch.select<{ k: string }>(`SELECT DISTINCT source_key AS k FROM {db:Identifier}.quarantine_keys WHERE source_key IN ${set.sql}`, {}, set.settings);
-  });
-  return new Set(found.map((r) => r.k));
+  const lookup = (table: string, keys: string[]) => {
+    const set = keySet(keys, 'String');
+    return ch.select<{ k: string }>(`SELECT DISTINCT source_key AS k FROM {db:Identifier}.${table} WHERE source_key IN ${set.sql}`, {}, set.settings);
+  };
+  const found = new Set((await chunked(sourceKeys, (k) => lookup('quarantine_keys', k))).map((r) => r.k));
+  // As keyThenSegment: what the view may have missed, from the table itself.
+  const missing = sourceKeys.filter((k) => !found.has(k));
+  if (missing.length) for (const r of await chunked(missing, (k) => lookup('quarantine', k))) found.add(r.k);
+  return found;
 }

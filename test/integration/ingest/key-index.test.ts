@@ -108,4 +108,23 @@ describe('ingest key index', () => {
     expect(await count(ch, db, 'quarantine')).toBe(2);
     expect(await count(ch, db, 'tool_workflows')).toBe(1);
   });
+
+  it('stays exact when a key table missed rows its view should have written (a process killed between the two inserts)', async () => {
+    const { ch, db } = await freshDatabase('keyview');
+    // What a kill between the segment's insert and its view's leaves: rows the key tables lack.
+    for (const v of ['call_keys_mv', 'output_keys_mv', 'quarantine_keys_mv']) await ch.command({ query: `DETACH VIEW ${db}.${v}` });
+    const call = toolCall({}, 'task-view');
+    const out = outputArtifact(call.call_id, 'view content');
+    const poison: RawPacket = { raw: '{nope', source: { kind: 'kafka', topic: 'key-view', partition: 0, offset: '3' } };
+    expect((await writerOn(ch, db).write([kafka(call), kafka(out), poison])).map((o) => o.status)).toEqual(['accepted', 'accepted', 'rejected']);
+    for (const v of ['call_keys_mv', 'output_keys_mv', 'quarantine_keys_mv']) await ch.command({ query: `ATTACH TABLE ${db}.${v}` });
+    expect(await count(ch, db, 'call_keys')).toBe(0);
+    // A restarted writer gets the round again, and a changed copy of the call.
+    const changed = { ...call, invocation: { ...call.invocation, duration_ms: 999 } };
+    const again = await writerOn(ch, db).write([kafka(call), kafka(out), poison, kafka(changed)]);
+    expect(again.map((o) => o.reason?.code ?? o.status)).toEqual(['duplicate', 'duplicate', 'malformed_json', 'I1_call_id_reused']);
+    expect(await count(ch, db, 'tool_invocations')).toBe(1);
+    expect(await count(ch, db, 'tool_outputs')).toBe(1);
+    expect(await count(ch, db, 'quarantine', "source_key = 'kafka:key-view/0@3'")).toBe(1);
+  });
 });
