@@ -29,6 +29,11 @@ export class KafkaPacket implements RawPacket {
     if (this.value === null) return '';
     return this.value.toString(this.encoding === 'base64' ? 'base64' : 'utf8');
   }
+
+  /** The record's bytes when they are the UTF-8 of `raw`: decode threads and quarantine take them as they are. */
+  get rawBytes(): Uint8Array | undefined {
+    return this.encoding === 'utf8' ? (this.value as Buffer) : undefined;
+  }
 }
 
 /** Kafka headers of a replayed packet (kafka-edge.ts writes them, {@link packetsOf} reads them). */

@@ -12,8 +12,9 @@ import type { KeyKind } from './key-filter.ts';
 import type { KeyIndex } from './key-index.ts';
 import { joinParts, joinWithField, type BodyPart } from './line-join.ts';
 import type { CallsStoredListener, PacketOutcome, StoredCall } from './ports.ts';
-import { CONTENT_COLUMNS, KIND_PACKET_TYPE, QUARANTINE_COLUMNS, quarantineLine, quarantineRow, replayRow, SEGMENT_COLUMNS, STAMPED_OUTPUT_COLUMNS, type RejectCode, type Rejection } from './rows.ts';
+import { CONTENT_COLUMNS, KIND_PACKET_TYPE, quarantineRow, replayRow, SEGMENT_COLUMNS, STAMPED_OUTPUT_COLUMNS, type RejectCode, type Rejection } from './rows.ts';
 import { storedHints } from './hint-lookups.ts';
+import { QUARANTINE_COLUMNS, quarantineBody, type QuarantineRecord } from './quarantine-body.ts';
 import { storedDependencies, storedInvocations, storedOutputs, storedQuarantine } from './segment-lookups.ts';
 import { kafkaKeys, RoundIndex, type RoundBatch } from './round-index.ts';
 import { conflictReason, judgeRound, judgeStored, KINDS, type Kind, type RoundVerdict } from './verdict.ts';
@@ -120,7 +121,7 @@ class RoundCommitter {
     return tasks;
   }
 
-  private async insertAll(r: RoundIndex, v: RoundVerdict, quarantine: Map<string, QuarantineRow>, tasks: Map<string, string>, replays: KeyedRow[]): Promise<Map<string, { ms: number }>> {
+  private async insertAll(r: RoundIndex, v: RoundVerdict, quarantine: Map<string, QuarantineRecord>, tasks: Map<string, string>, replays: KeyedRow[]): Promise<Map<string, { ms: number }>> {
     const contents = this.contentsToWrite(r, v);
     // The task of each output's call: a call of this round, else one this writer saw recently
     // ('' = the call has no task), else null (unknown: the output becomes an orphan, migration 007).
@@ -141,7 +142,7 @@ class RoundCommitter {
       lines('output_contents', CONTENT_COLUMNS, [...contents.values()]).then(() => lines('tool_outputs', STAMPED_OUTPUT_COLUMNS, keyed('output'), outputTask)),
       lines('tool_workflows', SEGMENT_COLUMNS.tool_workflows, keyed('dependency')),
       lines('workflow_optimizations', SEGMENT_COLUMNS.workflow_optimizations, keyed('hint')),
-      this.deps.clickhouse.insertLines('quarantine', QUARANTINE_COLUMNS, Buffer.from([...quarantine.values()].map(quarantineLine).join('')), [...quarantine.keys()]),
+      this.deps.clickhouse.insertLines('quarantine', QUARANTINE_COLUMNS, quarantineBody(quarantine.values()), [...quarantine.keys()]),
       this.deps.clickhouse.insertRows('quarantine_replays', replays),
     ]);
     this.stageSeconds('insert', started);
@@ -177,7 +178,7 @@ class RoundCommitter {
     // Logged before the inserts: other writers learn the keys even if this process dies midway.
     const logged: Array<readonly [KeyKind, string]> = [];
     for (const kind of KINDS) if (kind !== 'hint') for (const key of v.fresh[kind].keys()) logged.push([kind, key]);
-    for (const q of quarantine.values()) if (q.source_kind === 'kafka') logged.push(['quarantine', q.source_key]);
+    for (const { row: q } of quarantine.values()) if (q.source_kind === 'kafka') logged.push(['quarantine', q.source_key]);
     await this.deps.keyIndex.log(logged);
     const contents = await this.insertAll(r, v, quarantine, tasks, replayRows(r, outcomes));
     for (const [hash, c] of contents) this.contentSeen.set(hash, c.ms);
@@ -194,17 +195,15 @@ class RoundCommitter {
   }
 }
 
-type QuarantineRow = ReturnType<typeof quarantineRow>;
-
 /** The quarantine records of the round's rejected packets not quarantined before (`quarantined`: source keys already stored). */
-function quarantineRows(r: RoundIndex, v: RoundVerdict, quarantined: Set<string>, outcomes: readonly PacketOutcome[]): Map<string, QuarantineRow> {
-  const quarantine = new Map<string, QuarantineRow>();
+function quarantineRows(r: RoundIndex, v: RoundVerdict, quarantined: Set<string>, outcomes: readonly PacketOutcome[]): Map<string, QuarantineRecord> {
+  const quarantine = new Map<string, QuarantineRecord>();
   for (const x of v.rejected) {
     // A replay that still fails is answered and recorded with the replay, not quarantined again.
     if (r.packet(x.i).replay) continue;
     const o = outcomes[x.i] as PacketOutcome & { reason: { code: RejectCode; message: string } };
     const q = quarantineRow(r.packet(x.i), { code: o.reason.code, message: o.reason.message, packetType: o.packetType, ids: o.ids });
-    if (!quarantined.has(q.source_key)) quarantine.set(q.source_key, q);
+    if (!quarantined.has(q.source_key)) quarantine.set(q.source_key, { row: q, rawBytes: r.packet(x.i).rawBytes });
   }
   return quarantine;
 }

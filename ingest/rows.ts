@@ -304,18 +304,6 @@ function hintLine(r: HintRow): string {
   return `${r.hint_id}\t${r.kind}\t${tsvArray(r.tool_ids)}\t${tsvArray(r.task_ids_sample)}\t${f(r.evidence)}\t${r.estimated_savings_ms}\t${r.estimated_savings_usd}\t${r.window_from}\t${r.window_to}\t${r.created_at}\t${r.origin}\t${r.fingerprint}\t${f(r.source)}\n`;
 }
 
-/** Insert columns of `quarantine`, in the order of {@link quarantineLine}. */
-export const QUARANTINE_COLUMNS = ['source_key', 'source_kind', 'topic', 'partition', 'offset', 'request_id', 'packet_type', 'reason_code', 'reason', 'ids', 'raw', 'raw_encoding'] as const satisfies ReadonlyArray<keyof QuarantineRow>;
-
-/**
- * The TabSeparated line of a quarantine record: a topic of rejected packets writes one per packet,
- * and TabSeparated costs a fraction of JSON on both sides (no quoting of the packet's own quotes).
- */
-export function quarantineLine(q: QuarantineRow): string {
-  const f = tsvField;
-  return `${f(q.source_key)}\t${q.source_kind}\t${f(q.topic)}\t${q.partition}\t${q.offset}\t${f(q.request_id)}\t${f(q.packet_type)}\t${q.reason_code}\t${f(q.reason)}\t${tsvArray(q.ids)}\t${f(q.raw)}\t${q.raw_encoding}\n`;
-}
-
 /** The TabSeparated line of an `output_contents` row, columns as in {@link CONTENT_COLUMNS}. */
 export function contentLine(c: ContentRow): string {
   return `${c.content_hash}\t${c.content_type}\t${tsvField(c.content)}\t${c.size_bytes}\t${c.last_seen}\n`;
@@ -346,5 +334,16 @@ export class LineBuffer {
     const start = this.length;
     this.length += this.buf.write(line, start, 'utf8');
     return start;
+  }
+
+  /** Appends bytes as they are (text the caller knows needs no escaping). */
+  pushBytes(bytes: Uint8Array): void {
+    if (this.buf.length - this.length < bytes.length) {
+      const next = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, this.length + bytes.length));
+      this.buf.copy(next, 0, 0, this.length);
+      this.buf = next;
+    }
+    this.buf.set(bytes, this.length);
+    this.length += bytes.length;
   }
 }
