@@ -4,12 +4,17 @@
  * bytes: as JSON rows (quoting the packet's own quotes), then one joined string, then its UTF-8
  * copy, that was the largest cost of rejecting (and of the collector). Pure.
  */
+import type { RawPacket } from './ports.ts';
 import { LineBuffer, tsvArray, tsvField, type QuarantineRow } from './rows.ts';
 
 /** Insert columns of `quarantine`, in the order of {@link quarantineBody}'s fields. */
 export const QUARANTINE_COLUMNS = ['source_key', 'source_kind', 'topic', 'partition', 'offset', 'request_id', 'packet_type', 'reason_code', 'reason', 'ids', 'raw', 'raw_encoding'] as const satisfies ReadonlyArray<keyof QuarantineRow>;
 
-/** A record and, when the transport held them, the packet's UTF-8 bytes (equal to `row.raw`). */
+/**
+ * A record; when `rawBytes` is set, they are the packet's bytes, to be written as they are, and
+ * `row.raw` is left empty (decoding them into a string only to encode it again is what the
+ * collector spent most of its time on).
+ */
 export interface QuarantineRecord {
   row: QuarantineRow;
   rawBytes?: Uint8Array | undefined;
@@ -17,16 +22,23 @@ export interface QuarantineRecord {
 
 // Bytes TabSeparated escapes: tab, newline, carriage return, NUL and backslash.
 const ESCAPED_BYTES = [0x09, 0x0a, 0x0d, 0x00, 0x5c];
-const needsEscape = (b: Uint8Array): boolean => ESCAPED_BYTES.some((c) => b.indexOf(c) >= 0);
+
+/** The packet's bytes when they can be written as they are: UTF-8 that needs no escaping (nearly always). */
+export function verbatimBytes(p: RawPacket): Uint8Array | undefined {
+  const b = p.rawBytes;
+  if (!b || (p.encoding ?? 'utf8') !== 'utf8') return undefined;
+  return ESCAPED_BYTES.some((c) => b.indexOf(c) >= 0) ? undefined : b;
+}
 
 /** The TabSeparated body of the records (columns as {@link QUARANTINE_COLUMNS}). */
 export function quarantineBody(records: Iterable<QuarantineRecord>): Buffer {
   const f = tsvField;
-  const out = new LineBuffer(1 << 20);
-  for (const { row: q, rawBytes } of records) {
+  const list = [...records];
+  // Sized up front: growing by doubling copied the whole body about twice.
+  const out = new LineBuffer(list.reduce((n, r) => n + (r.rawBytes?.length ?? r.row.raw.length * 3) + 512 + r.row.reason.length * 3, 1024));
+  for (const { row: q, rawBytes } of list) {
     out.push(`${f(q.source_key)}\t${q.source_kind}\t${f(q.topic)}\t${q.partition}\t${q.offset}\t${f(q.request_id)}\t${f(q.packet_type)}\t${q.reason_code}\t${f(q.reason)}\t${tsvArray(q.ids)}\t`);
-    // The packet's own bytes go in as they are when nothing in them needs escaping (nearly always).
-    if (rawBytes && q.raw_encoding === 'utf8' && !needsEscape(rawBytes)) out.pushBytes(rawBytes);
+    if (rawBytes) out.pushBytes(rawBytes);
     else out.push(f(q.raw));
     out.push(`\t${q.raw_encoding}\n`);
   }

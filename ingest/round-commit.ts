@@ -12,9 +12,9 @@ import type { KeyKind } from './key-filter.ts';
 import type { KeyIndex } from './key-index.ts';
 import { joinParts, joinWithField, type BodyPart } from './line-join.ts';
 import type { CallsStoredListener, PacketOutcome, StoredCall } from './ports.ts';
-import { CONTENT_COLUMNS, KIND_PACKET_TYPE, quarantineRow, replayRow, SEGMENT_COLUMNS, STAMPED_OUTPUT_COLUMNS, type RejectCode, type Rejection } from './rows.ts';
+import { CONTENT_COLUMNS, KIND_PACKET_TYPE, quarantineRow, replayRow, SEGMENT_COLUMNS, sourceKey, STAMPED_OUTPUT_COLUMNS, type RejectCode, type Rejection } from './rows.ts';
 import { storedHints } from './hint-lookups.ts';
-import { QUARANTINE_COLUMNS, quarantineBody, type QuarantineRecord } from './quarantine-body.ts';
+import { QUARANTINE_COLUMNS, quarantineBody, verbatimBytes, type QuarantineRecord } from './quarantine-body.ts';
 import { storedDependencies, storedInvocations, storedOutputs, storedQuarantine } from './segment-lookups.ts';
 import { kafkaKeys, RoundIndex, type RoundBatch } from './round-index.ts';
 import { conflictReason, judgeRound, judgeStored, KINDS, type Kind, type RoundVerdict } from './verdict.ts';
@@ -202,8 +202,11 @@ function quarantineRows(r: RoundIndex, v: RoundVerdict, quarantined: Set<string>
     // A replay that still fails is answered and recorded with the replay, not quarantined again.
     if (r.packet(x.i).replay) continue;
     const o = outcomes[x.i] as PacketOutcome & { reason: { code: RejectCode; message: string } };
-    const q = quarantineRow(r.packet(x.i), { code: o.reason.code, message: o.reason.message, packetType: o.packetType, ids: o.ids });
-    if (!quarantined.has(q.source_key)) quarantine.set(q.source_key, { row: q, rawBytes: r.packet(x.i).rawBytes });
+    const p = r.packet(x.i);
+    const key = sourceKey(p.source);
+    if (quarantined.has(key)) continue;
+    const rawBytes = verbatimBytes(p);
+    quarantine.set(key, { row: quarantineRow(p, { code: o.reason.code, message: o.reason.message, packetType: o.packetType, ids: o.ids }, !rawBytes), rawBytes });
   }
   return quarantine;
 }

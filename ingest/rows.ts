@@ -156,8 +156,8 @@ export function sourceKey(s: PacketSource): string {
   return s.kind === 'kafka' ? `kafka:${s.topic}/${s.partition}@${s.offset}` : `http:${s.requestId}#${s.index}`;
 }
 
-/** Builds the quarantine row of a rejected packet. */
-export function quarantineRow(p: RawPacket, r: Rejection): QuarantineRow {
+/** Builds the quarantine row of a rejected packet (`raw` left empty when the caller writes the bytes itself). */
+export function quarantineRow(p: RawPacket, r: Rejection, withRaw = true): QuarantineRow {
   const s = p.source;
   return {
     source_key: sourceKey(s),
@@ -170,7 +170,7 @@ export function quarantineRow(p: RawPacket, r: Rejection): QuarantineRow {
     reason_code: r.code,
     reason: r.message,
     ids: r.ids,
-    raw: p.raw,
+    raw: withRaw ? p.raw : '',
     raw_encoding: p.encoding ?? 'utf8',
   };
 }
