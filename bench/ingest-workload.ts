@@ -10,6 +10,9 @@
  */
 import { canonicalArgs, type JsonValue } from '../schemas/canonical-json.ts';
 import { contentSample, sha256Hex, utf8ByteLength } from '../schemas/hashing.ts';
+import { rng } from '../test/helpers/rng.ts';
+
+export { rng } from '../test/helpers/rng.ts';
 
 /** One Kafka message. */
 export interface WorkloadMessage {
@@ -52,18 +55,6 @@ export interface WorkloadOptions {
   reuseRate?: number;
   /** created_at of the first call; the stream covers about a day after it. */
   startMs?: number;
-}
-
-/** Small, fast, seeded PRNG (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const HEX = '0123456789abcdef';

@@ -4,7 +4,7 @@
  * an I1 conflict. Kept apart from segment-lookups.ts (the hot path of the three core segments).
  */
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
-import { keySet } from './segment-lookups.ts';
+import { keySet, sizedFor } from './segment-lookups.ts';
 
 /** Fingerprints stored per hint_id (lowercase UUIDs, as the decoder wrote them). */
 export async function storedHints(ch: ClickHouseDoor, hintIds: string[]): Promise<Map<string, string>> {
@@ -12,7 +12,7 @@ export async function storedHints(ch: ClickHouseDoor, hintIds: string[]): Promis
   const found = await ch.select<{ k: string; fp: string }>(
     `SELECT toString(hint_id) AS k, fingerprint AS fp FROM {db:Identifier}.workflow_optimizations WHERE hint_id IN ${set.sql}`,
     {},
-    set.settings,
+    sizedFor(set),
   );
   return new Map(found.map((r) => [r.k, r.fp]));
 }

@@ -1,8 +1,8 @@
 /**
  * What a writer knows of the keys stored by everyone, so that a write round asks ClickHouse only
  * about keys it cannot rule out (issue 16). A Bloom filter (key-filter.ts) holds:
- *  - every stored key, read from the key tables (migration 012) when the index loads: ClickHouse
- *    hashes them, so 8 bytes per key travel;
+ *  - every stored key, read from the segments when the index loads: ClickHouse hashes them, so
+ *    16 hex characters per key travel;
  *  - every key this writer is about to write, added and logged to `ingest_key_log` BEFORE the
  *    segment inserts (a crash in between leaves a false "maybe", which the exact look-up settles);
  *  - every key other writers logged since: each round first reads the other writers' log rows
@@ -24,7 +24,7 @@ export interface KeyIndexDeps {
   maxBytes: number;
   metrics: MetricsRegistry;
   logger?: Logger;
-  /** Keys read per statement while loading; default 1,000,000 (~16 MB of hex per chunk). */
+  /** Keys read per statement while loading; default 2,000,000 (~32 MB of hex per chunk). */
   chunkKeys?: number;
 }
 

@@ -72,16 +72,20 @@ class RoundCommitter {
     const invKeys = maybe('invocation', v.fresh.invocation.keys());
     const outKeys = maybe('output', v.fresh.output.keys());
     const decodeRejected = maybe('quarantine', kafkaKeys(r, v.rejected));
-    this.deps.metrics.inc('tool_audit_ingest_key_lookups_total', 'Keys judged by ingest, by whether ClickHouse was asked', { asked: 'no' },
-      v.fresh.invocation.size + v.fresh.output.size + v.fresh.dependency.size - invKeys.length - outKeys.length - depKeys.length);
-    this.deps.metrics.inc('tool_audit_ingest_key_lookups_total', 'Keys judged by ingest, by whether ClickHouse was asked', { asked: 'yes' }, invKeys.length + outKeys.length + depKeys.length);
+    const judged = v.fresh.invocation.size + v.fresh.output.size + v.fresh.dependency.size;
+    const asked = invKeys.length + outKeys.length + depKeys.length;
+    const help = 'Keys judged by ingest, by whether ClickHouse was asked';
+    this.deps.metrics.inc('tool_audit_ingest_key_lookups_total', help, { asked: 'no' }, judged - asked);
+    this.deps.metrics.inc('tool_audit_ingest_key_lookups_total', help, { asked: 'yes' }, asked);
+    const depPairs = depKeys.map((k) => {
+      const i = v.fresh.dependency.get(k) as number;
+      return { task_id: r.col(i).taskId(r.at(i)), preceding_call_id: k.slice(0, 36) };
+    });
     // Hints (few, from the analyzer or producers) are always looked up.
     const [invocation, output, dependency, quarantined, hint] = await Promise.all([
       invKeys.length ? storedInvocations(this.deps.clickhouse, invKeys) : new Map<string, string>(),
       outKeys.length ? storedOutputs(this.deps.clickhouse, outKeys) : new Map<string, string>(),
-      depKeys.length
-        ? storedDependencies(this.deps.clickhouse, depKeys.map((k) => { const i = v.fresh.dependency.get(k) as number; return { task_id: r.col(i).taskId(r.at(i)), preceding_call_id: k.slice(0, 36) }; }))
-        : new Map<string, string>(),
+      depPairs.length ? storedDependencies(this.deps.clickhouse, depPairs) : new Map<string, string>(),
       decodeRejected.length ? storedQuarantine(this.deps.clickhouse, decodeRejected) : new Set<string>(),
       v.fresh.hint.size ? storedHints(this.deps.clickhouse, [...v.fresh.hint.keys()]) : new Map<string, string>(),
     ]);
@@ -199,12 +203,11 @@ class RoundCommitter {
 function quarantineRows(r: RoundIndex, v: RoundVerdict, quarantined: Set<string>, outcomes: readonly PacketOutcome[]): Map<string, QuarantineRecord> {
   const quarantine = new Map<string, QuarantineRecord>();
   for (const x of v.rejected) {
-    // A replay that still fails is answered and recorded with the replay, not quarantined again.
-    if (r.packet(x.i).replay) continue;
-    const o = outcomes[x.i] as PacketOutcome & { reason: { code: RejectCode; message: string } };
     const p = r.packet(x.i);
     const key = sourceKey(p.source);
-    if (quarantined.has(key)) continue;
+    // A replay that still fails is answered and recorded with the replay, not quarantined again.
+    if (p.replay || quarantined.has(key)) continue;
+    const o = outcomes[x.i] as PacketOutcome & { reason: { code: RejectCode; message: string } };
     const rawBytes = verbatimBytes(p);
     quarantine.set(key, { row: quarantineRow(p, { code: o.reason.code, message: o.reason.message, packetType: o.packetType, ids: o.ids }, !rawBytes), rawBytes });
   }

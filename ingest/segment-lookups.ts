@@ -28,37 +28,49 @@ function literalKey(k: string): string {
   return HAS_SPECIAL.test(k) ? k.replace(LITERAL_SPECIAL, (c) => LITERAL_ESCAPES[c] as string) : k;
 }
 
-/** `(SELECT k FROM format(...))` of the keys, and the settings its size needs. */
-export function keySet(keys: readonly string[], type: 'UUID' | 'String'): { sql: string; settings: ClickHouseSettings } {
+/** `(SELECT k FROM format(...))` of the keys; `chars`, its length, sizes the query ({@link sizedFor}). */
+export function keySet(keys: readonly string[], type: 'UUID' | 'String'): { sql: string; chars: number } {
   const body = keys.map((k) => (type === 'UUID' ? k : literalKey(k))).join('\\n');
-  return { sql: `(SELECT k FROM format(TSV, 'k ${type}', '${body}'))`, settings: { max_query_size: String(Math.max(4_000_000, 2 * body.length + 1000)) } };
+  const sql = `(SELECT k FROM format(TSV, 'k ${type}', '${body}'))`;
+  return { sql, chars: sql.length };
+}
+
+/** The settings a statement with these key sets needs: room for their literals. */
+export function sizedFor(...sets: Array<{ chars: number }>): ClickHouseSettings {
+  return { max_query_size: String(Math.max(4_000_000, 2 * sets.reduce((n, s) => n + s.chars, 0) + 1000)) };
 }
 
 /**
- * Key → fingerprint from a key table, and for the keys it lacks, from the segment itself: a key
+ * Rows of the keys from a key table, and for the keys it lacks, from the segment itself: a key
  * table is filled by a materialized view, which a process killed between the segment's insert and
  * the view's may have left behind. The second look-up (bloom-filter index) is normally only for the
  * key filter's rare false positives, or a round redelivered after such a kill.
  */
-async function keyThenSegment(ch: ClickHouseDoor, keys: string[], keyTable: string, segment: string, col: string): Promise<Map<string, string>> {
-  const lookup = (table: string, ids: string[]) => {
-    const set = keySet(ids, 'UUID');
-    return ch.select<{ k: string; fp: string }>(`SELECT toString(${col}) AS k, fingerprint AS fp FROM {db:Identifier}.${table} WHERE ${col} IN ${set.sql}`, {}, set.settings);
-  };
-  const found = new Map((await chunked(keys, (ids) => lookup(keyTable, ids))).map((r) => [r.k, r.fp]));
-  const missing = keys.filter((k) => !found.has(k));
-  if (missing.length) for (const r of await chunked(missing, (ids) => lookup(segment, ids))) found.set(r.k, r.fp);
+async function keyThenSegment<R extends { k: string }>(keys: string[], tables: [keyTable: string, segment: string], lookup: (table: string, keys: string[]) => Promise<R[]>): Promise<R[]> {
+  const found = await chunked(keys, (ks) => lookup(tables[0], ks));
+  const have = new Set(found.map((r) => r.k));
+  const missing = keys.filter((k) => !have.has(k));
+  if (missing.length) found.push(...(await chunked(missing, (ks) => lookup(tables[1], ks))));
   return found;
+}
+
+/** Key → fingerprint of a UUID key column, through {@link keyThenSegment}. */
+async function storedFingerprints(ch: ClickHouseDoor, keys: string[], tables: [string, string], col: string): Promise<Map<string, string>> {
+  const rows = await keyThenSegment(keys, tables, (table, ids) => {
+    const set = keySet(ids, 'UUID');
+    return ch.select<{ k: string; fp: string }>(`SELECT toString(${col}) AS k, fingerprint AS fp FROM {db:Identifier}.${table} WHERE ${col} IN ${set.sql}`, {}, sizedFor(set));
+  });
+  return new Map(rows.map((r) => [r.k, r.fp]));
 }
 
 /** Fingerprints stored per call_id. */
 export function storedInvocations(ch: ClickHouseDoor, callIds: string[]): Promise<Map<string, string>> {
-  return keyThenSegment(ch, callIds, 'call_keys', 'tool_invocations', 'call_id');
+  return storedFingerprints(ch, callIds, ['call_keys', 'tool_invocations'], 'call_id');
 }
 
 /** Fingerprints stored per output_id. */
 export function storedOutputs(ch: ClickHouseDoor, outputIds: string[]): Promise<Map<string, string>> {
-  return keyThenSegment(ch, outputIds, 'output_keys', 'tool_outputs', 'output_id');
+  return storedFingerprints(ch, outputIds, ['output_keys', 'tool_outputs'], 'output_id');
 }
 
 /**
@@ -71,30 +83,25 @@ export async function storedDependencies(
   pairs: Array<{ task_id: string; preceding_call_id: string }>,
 ): Promise<Map<string, string>> {
   const tasks = [...new Set(pairs.map((p) => p.task_id))];
-  const pre = [...new Set(pairs.map((p) => p.preceding_call_id))];
+  const preSet = keySet([...new Set(pairs.map((p) => p.preceding_call_id))], 'UUID');
   const found = await chunked(tasks, (t) => {
     const taskSet = keySet(t, 'String');
-    const preSet = keySet(pre, 'UUID');
     return ch.select<{ k: string; fp: string }>(
       `SELECT concat(toString(preceding_call_id), '>', toString(succeeding_call_id)) AS k, fingerprint AS fp
        FROM {db:Identifier}.tool_workflows
        WHERE task_id IN ${taskSet.sql} AND preceding_call_id IN ${preSet.sql} AND origin = 'emitted'`,
       {},
-      { max_query_size: String(Number(taskSet.settings.max_query_size) + Number(preSet.settings.max_query_size)) },
+      sizedFor(taskSet, preSet),
     );
   });
   return new Map(found.map((r) => [r.k, r.fp]));
 }
 
-/** Quarantine records already written for these transport positions. */
+/** Quarantine records already written for these transport positions (through {@link keyThenSegment}). */
 export async function storedQuarantine(ch: ClickHouseDoor, sourceKeys: string[]): Promise<Set<string>> {
-  const lookup = (table: string, keys: string[]) => {
+  const rows = await keyThenSegment(sourceKeys, ['quarantine_keys', 'quarantine'], (table, keys) => {
     const set = keySet(keys, 'String');
-    return ch.select<{ k: string }>(`SELECT DISTINCT source_key AS k FROM {db:Identifier}.${table} WHERE source_key IN ${set.sql}`, {}, set.settings);
-  };
-  const found = new Set((await chunked(sourceKeys, (k) => lookup('quarantine_keys', k))).map((r) => r.k));
-  // As keyThenSegment: what the view may have missed, from the table itself.
-  const missing = sourceKeys.filter((k) => !found.has(k));
-  if (missing.length) for (const r of await chunked(missing, (k) => lookup('quarantine', k))) found.add(r.k);
-  return found;
+    return ch.select<{ k: string }>(`SELECT DISTINCT source_key AS k FROM {db:Identifier}.${table} WHERE source_key IN ${set.sql}`, {}, sizedFor(set));
+  });
+  return new Set(rows.map((r) => r.k));
 }

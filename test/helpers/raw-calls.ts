@@ -5,6 +5,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 
+export { rng } from './rng.ts';
+
 /** A call as the manifest and cache tests generate it. */
 export interface RawCall {
   call_id: string;
@@ -18,18 +20,6 @@ export interface RawCall {
   args_hash: string;
   /** The error of a failed call (default 'failed'). */
   error?: string;
-}
-
-/** A deterministic PRNG (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** A call with defaults; args_hash is a hash of the args' sorted JSON (ingest is bypassed). */

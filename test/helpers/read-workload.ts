@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { dependency, outputArtifact, toolCall } from './packets.ts';
+import { rng as prng } from './rng.ts';
 
 /** A generated tool_call's invocation. */
 export interface GenInvocation {
@@ -59,18 +60,6 @@ export interface Workload {
   outputs: GenOutput[];
   dependencies: GenDependency[];
   violations: GenViolation[];
-}
-
-/** A small seeded PRNG (mulberry32). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** A UUID derived from a seed string (deterministic, valid v4 layout). */

@@ -4,12 +4,14 @@
 -- keys. On the segments (ordered by task or tool) that reads whole key columns: the bloom
 -- filters of tens of thousands of keys prune nothing. Two things replace it:
 --  * each ingest writer keeps an in-memory Bloom filter of every stored key (ingest/key-index.ts),
---    rebuilt from the key tables below at start, which proves almost every new key new without
+--    loaded from the segments at start, which proves almost every new key new without
 --    asking ClickHouse;
 --  * the keys it cannot rule out (redeliveries, I1 reuse, the filter's false positives) are looked
 --    up exactly in key tables ordered by key, so each key costs one granule, wherever it lies.
 -- The key tables are derived data, fed by materialized views from every insert path; a key may
--- appear twice (an insert retried past deduplication), which look-ups tolerate.
+-- appear twice (an insert retried past deduplication), which look-ups tolerate, and a key may be
+-- missing (a process killed between a segment's insert and its view's): look-ups then ask the
+-- segment itself.
 
 CREATE TABLE IF NOT EXISTS {db:Identifier}.call_keys
 (

@@ -19,18 +19,7 @@ import { dependency, outputArtifact, toolCall } from '../../helpers/packets.ts';
 import { createClickHouseDoor } from '../../../platform/clickhouse/door.ts';
 import { createBudgetService } from '../../../api/budget-service.ts';
 import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
-
-/** A small deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from '../../helpers/rng.ts';
 
 const AGENTS = ['L', 'QA_Agent', 'Researcher'];
 const FAILURES: Array<{ status: string; error: string }> = [

@@ -1,0 +1,16 @@
+/**
+ * The one seeded PRNG of the test workloads and benchmarks (mulberry32): small, fast, and the same
+ * sequence for the same seed everywhere.
+ */
+
+/** A deterministic generator of numbers in [0, 1) for a seed. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
