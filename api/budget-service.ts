@@ -1,17 +1,19 @@
 /**
- * The budget service of an API process (issue 14): a {@link BudgetLedger} in memory, rebuilt from
- * ClickHouse at start (the newest budget set and one spend aggregate), kept current by the ingest
- * writer of the same process ({@link BudgetService.onCallsStored}), answering checks without a
- * query. Every decision is recorded in `budget_decisions`, batched off the check's path.
+ * The budget service of an API process (issue 14): the I/O around a {@link DeskHandle} (the one
+ * ledger of the process, in this thread or on a thread of its own). At start it loads the newest
+ * budget set and one spend aggregate from ClickHouse into the desk; the ingest writer of the same
+ * process keeps spend current ({@link BudgetService.onCallsStored}); checks are answered by the
+ * desk without a query; every decision is written to `budget_decisions`, batched off the check's
+ * path.
  */
-import { randomUUID } from 'node:crypto';
 import type { StoredCall } from '../ingest/ports.ts';
 import type { ClickHouseDoor, KeyedRow } from '../platform/clickhouse/door.ts';
 import type { Logger } from '../platform/logger.ts';
 import { BudgetLedger, type Budget } from '../queries/budget-math.ts';
 import type { BudgetCheckAnswer, BudgetCheckRequest, BudgetList } from '../queries/budget-schemas.ts';
-import { budgetListOf, latestBudgetSet, loadSpend } from '../queries/budgets.ts';
-import { chTime, type QueryContext } from '../queries/sql.ts';
+import { latestBudgetSet, loadSpend } from '../queries/budgets.ts';
+import type { QueryContext } from '../queries/sql.ts';
+import { createLocalDesk, type DeskHandle } from './budget-desk.ts';
 
 /** Options of {@link createBudgetService}. */
 export interface BudgetServiceOptions {
@@ -20,8 +22,10 @@ export interface BudgetServiceOptions {
   ctx: QueryContext;
   reservationTimeoutMs: number;
   decisionsFlushMs: number;
-  /** The clock (tests move it). */
+  /** The clock (tests move it; a desk on another thread reads its own). */
   now?: () => number;
+  /** Where checks are decided; default a desk in this thread on `now`. */
+  desk?: DeskHandle;
 }
 
 /** Budgets of one process. */
@@ -30,15 +34,15 @@ export interface BudgetService {
   start(): Promise<void>;
   /** Stores a new version of the whole set and puts it in force; resolves with its version. */
   apply(budgets: Budget[], keyId: string): Promise<number>;
-  /** Decides (and reserves, with a call_id) at once; the decision is recorded in the background. */
-  check(req: BudgetCheckRequest, keyId: string): BudgetCheckAnswer;
+  /** Decides (and reserves, with a call_id) in one step; the decision is recorded in the background. */
+  check(req: BudgetCheckRequest, keyId: string): Promise<BudgetCheckAnswer>;
   /** Every budget with its current-period figures. */
-  list(): BudgetList;
+  list(): Promise<BudgetList>;
   /** The ingest writer's port (ports.ts CallsStoredListener). */
   onCallsStored(calls: StoredCall[]): void;
   /** Writes the decisions recorded so far. */
   flush(): Promise<void>;
-  /** Flushes and stops the timer. */
+  /** Flushes, stops the timer and closes the desk. */
   close(): Promise<void>;
 }
 
@@ -48,7 +52,7 @@ const MAX_PENDING_DECISIONS = 100_000;
 /** A budget service over a database (nothing loaded until start()). */
 export function createBudgetService(o: BudgetServiceOptions): BudgetService {
   const now = o.now ?? Date.now;
-  const ledger = new BudgetLedger(o.reservationTimeoutMs);
+  const desk = o.desk ?? createLocalDesk(o.reservationTimeoutMs, now);
   let version: number | null = null;
   let pending: KeyedRow[] = [];
   let flushing: Promise<void> = Promise.resolve();
@@ -56,11 +60,12 @@ export function createBudgetService(o: BudgetServiceOptions): BudgetService {
 
   const flush = (): Promise<void> => {
     timer = undefined;
-    if (pending.length === 0) return flushing;
-    const rows = pending;
-    pending = [];
     // One insert at a time, in order; a failed batch is logged and retried with the next one.
     flushing = flushing.then(async () => {
+      pending = pending.concat(await desk.takeDecisions());
+      if (pending.length === 0) return;
+      const rows = pending;
+      pending = [];
       try {
         await o.clickhouse.insertRows('budget_decisions', rows);
       } catch (err) {
@@ -77,56 +82,37 @@ export function createBudgetService(o: BudgetServiceOptions): BudgetService {
     });
     return flushing;
   };
+  desk.onDecided(() => {
+    timer ??= setTimeout(() => void flush(), o.decisionsFlushMs);
+  });
 
   return {
     async start() {
       const t = now();
       const set = await latestBudgetSet(o.clickhouse, o.clickhouse.database, o.ctx);
-      if (set) {
-        version = set.version;
-        ledger.setBudgets(set.budgets);
-      }
-      const cells = await loadSpend(o.clickhouse, o.clickhouse.database, ledger, t, o.ctx);
+      version = set?.version ?? null;
+      // Spend is aggregated here and handed over whole: the desk may sit on another thread.
+      const loaded = new BudgetLedger(o.reservationTimeoutMs);
+      const cells = await loadSpend(o.clickhouse, o.clickhouse.database, loaded, t, o.ctx);
+      await desk.load({ budgets: set?.budgets ?? [], version, cells: loaded.spendCells() });
       o.logger.info({ budgets: set?.budgets.length ?? 0, version, spend_cells: cells, ms: Math.round(now() - t) }, 'budgets loaded');
     },
     async apply(budgets, keyId) {
       const v = Math.max(now(), (version ?? 0) + 1);
       await o.clickhouse.insertRows('budget_versions', [{ key: String(v), row: { version: v, budgets: JSON.stringify(budgets), key_id: keyId } }]);
       version = v;
-      ledger.setBudgets(budgets);
+      await desk.setBudgets(budgets, v);
       return v;
     },
-    check(req, keyId) {
-      const t = now();
-      const answer = ledger.check({ ...req, ...(req.call_id === undefined ? {} : { call_id: req.call_id }) }, t);
-      const decision_id = randomUUID();
-      pending.push({
-        key: decision_id,
-        row: {
-          decision_id,
-          decided_at: chTime(t),
-          agent_id: req.agent_id,
-          tool_id: req.tool_id,
-          task_id: req.task_id ?? '',
-          call_id: req.call_id ?? '',
-          projected_cost_usd: req.projected_cost_usd,
-          decision: answer.decision,
-          budgets: JSON.stringify(answer.budgets),
-          budget_version: version ?? 0,
-          key_id: keyId,
-        },
-      });
-      timer ??= setTimeout(() => void flush(), o.decisionsFlushMs);
-      return { ...answer, decision_id };
-    },
-    list: () => budgetListOf(ledger, version, now()),
-    onCallsStored(calls) {
-      for (const c of calls) ledger.recordCall(c.call_id, c, c.cost_usd, c.created_at_ms);
-    },
+    check: (req, keyId) => desk.check(req, keyId),
+    list: () => desk.list(),
+    onCallsStored: (calls) => desk.recordCalls(calls),
     flush,
     async close() {
       if (timer) clearTimeout(timer);
+      await desk.stop();
       await flush();
+      await desk.close();
     },
   };
 }

@@ -1,25 +1,27 @@
 /**
  * `npm run bench:budget`: budget check latency over HTTP and the emitter's added latency.
  *
- * Starts `tool-audit serve` as its own process (embedded ClickHouse in a temporary directory),
- * puts 100 budgets in force and a month of spend behind them, then from this process:
- *  1. fires POST /v1/budget/check open-loop at RATE checks/s for SECONDS (keep-alive sockets;
- *     every other check carries a call_id and reserves), reporting p50/p99/max of each answer;
+ * Starts `tool-audit serve` as its own process (embedded ClickHouse in a temporary directory,
+ * BUDGET_CHECK_PORT set), puts 100 budgets in force and a month of spend behind them, then:
+ *  1. fires POST /v1/budget/check open-loop at RATE checks/s for SECONDS from a load generator
+ *     process of its own (bench/budget-load.mjs; every other check carries a call_id and
+ *     reserves), at the dedicated check port and at the main port, ROUNDS times each, in turn,
+ *     reporting p50/p99/p99.9/max of each answer;
  *  2. wraps a no-op tool with the emitter N times in sequence, without and with the budget
- *     option, and reports the added latency per wrapped call.
- * Env: RATE (1000), SECONDS (10), N (2000).
+ *     option (against each port), and reports the added latency per wrapped call.
+ * Env: RATE (1000), SECONDS (10), ROUNDS (2), N (2000).
  */
-import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { createAuditEmitter, createMemoryTransport } from '../emit/index.ts';
 
 const RATE = Number(process.env.RATE ?? 1000);
 const SECONDS = Number(process.env.SECONDS ?? 10);
 const N = Number(process.env.N ?? 2000);
+const ROUNDS = Number(process.env.ROUNDS ?? 2);
 const ADMIN = 'admin-key-0123456789a';
 const INGEST = 'ingest-key-0123456789';
 const root = new URL('../', import.meta.url).pathname;
@@ -62,49 +64,24 @@ async function seed(url: string, calls: number): Promise<void> {
   void monthStart;
 }
 
-/** Open-loop checks: RATE per second, spread over 10 ms ticks, each timed to its last byte. */
-async function loadChecks(url: string): Promise<{ lat: number[]; errors: number; seconds: number }> {
-  const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-  const { hostname, port } = new URL(url);
-  const lat: number[] = [];
-  let errors = 0;
-  let sent = 0;
-  const check = (i: number) =>
-    new Promise<void>((resolve) => {
-      const body = JSON.stringify({ agent_id: AGENTS[i % 10], tool_id: TOOLS[(i * 3) % 10], task_id: `task-${i % 500}`, projected_cost_usd: 0.001, ...(i % 2 ? { call_id: randomUUID() } : {}) });
-      const t0 = performance.now();
-      const req = request({ hostname, port, path: '/v1/budget/check', method: 'POST', agent, headers: { 'content-type': 'application/json', authorization: `Bearer ${INGEST}` } }, (res) => {
-        res.resume();
-        res.on('end', () => {
-          if (res.statusCode === 200) lat.push(performance.now() - t0);
-          else errors++;
-          resolve();
-        });
-      });
-      req.on('error', () => (errors++, resolve()));
-      req.end(body);
-    });
-  const inflight: Array<Promise<void>> = [];
-  const started = performance.now();
-  const total = RATE * SECONDS;
-  await new Promise<void>((resolve) => {
-    const tick = setInterval(() => {
-      // Catch up to the schedule: the rate holds even when a tick runs late.
-      const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * RATE));
-      while (sent < due) inflight.push(check(sent++));
-      if (sent >= total) {
-        clearInterval(tick);
-        resolve();
-      }
-    }, 5);
-  });
-  await Promise.all(inflight);
-  agent.destroy();
-  return { lat: lat.sort((a, b) => a - b), errors, seconds: (performance.now() - started) / 1000 };
+interface LoadResult {
+  ok: number;
+  errors: number;
+  seconds: number;
+  p50: number;
+  p99: number;
+  p999: number;
+  max: number;
+}
+
+/** Open-loop checks at RATE/s for SECONDS from the load generator process. */
+async function loadChecks(url: string): Promise<LoadResult> {
+  const { stdout } = await promisify(execFile)(process.execPath, [join(root, 'bench/budget-load.mjs'), `${url}/v1/budget/check`, String(RATE), String(SECONDS), INGEST]);
+  return JSON.parse(stdout) as LoadResult;
 }
 
 /** Mean and percentiles of a wrapped no-op call, without and with the budget option. */
-async function emitterOverhead(url: string): Promise<void> {
+async function emitterOverhead(url: string, label: string): Promise<void> {
   const runs = async (budget: boolean) => {
     const audit = createAuditEmitter({ orchestrator: 'kernel', agentId: AGENTS[0] as string, transport: createMemoryTransport(), ...(budget ? { budget: { projectedCostUsd: 0.001, onUnavailable: 'allow' as const, url, apiKey: INGEST } } : {}) });
     const xs: number[] = [];
@@ -121,15 +98,17 @@ async function emitterOverhead(url: string): Promise<void> {
   const off = await runs(false);
   const on = await runs(true);
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  console.log(`emitter, ${N} sequential wrapped no-op calls (last 90%): without budget p50 ${ms(pct(off.xs, 50))} ms, p99 ${ms(pct(off.xs, 99))} ms; with budget p50 ${ms(pct(on.xs, 50))} ms, p99 ${ms(pct(on.xs, 99))} ms`);
+  console.log(`emitter → ${label}, ${N} sequential wrapped no-op calls (last 90%): without budget p50 ${ms(pct(off.xs, 50))} ms, p99 ${ms(pct(off.xs, 99))} ms; with budget p50 ${ms(pct(on.xs, 50))} ms, p99 ${ms(pct(on.xs, 99))} ms`);
   console.log(`  added per call: mean ${ms(mean(on.xs) - mean(off.xs))} ms, p50 ${ms(pct(on.xs, 50) - pct(off.xs, 50))} ms, p99 ${ms(pct(on.xs, 99) - pct(off.xs, 99))} ms; budget stats ${JSON.stringify(on.stats.budget)}`);
 }
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'tool-audit-bench-budget-'));
   const port = 20000 + Math.floor(Math.random() * 20000);
+  const checkPort = port + 1;
   const url = `http://127.0.0.1:${port}`;
-  const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), TOOL_AUDIT_DATA_DIR: dir, LOG_LEVEL: 'warn', TOOL_AUDIT_API_KEYS: `${ADMIN}:admin;${INGEST}:ingest,read`, ANALYZER_ENABLED: 'false', DEDUP_INDEX_INTERVAL_MS: '0', RATE_LIMIT_PER_MINUTE: '0' };
+  const checkUrl = `http://127.0.0.1:${checkPort}`;
+  const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), TOOL_AUDIT_DATA_DIR: dir, LOG_LEVEL: 'warn', TOOL_AUDIT_API_KEYS: `${ADMIN}:admin;${INGEST}:ingest,read`, ANALYZER_ENABLED: 'false', DEDUP_INDEX_INTERVAL_MS: '0', RATE_LIMIT_PER_MINUTE: '0', BUDGET_CHECK_PORT: String(checkPort) };
   delete env.KAFKA_BROKERS;
   delete env.CLICKHOUSE_URL;
   const child = spawn(process.execPath, [join(root, 'bin/tool-audit.mjs'), 'serve'], { env, stdio: ['ignore', 'inherit', 'inherit'] });
@@ -140,16 +119,24 @@ async function main(): Promise<void> {
     if (put.status !== 200) throw new Error(`PUT /v1/budgets → ${put.status} ${await put.text()}`);
     await seed(url, 20_000);
     console.log(`load average before: ${loadavg().map((x) => x.toFixed(2)).join(' ')} (2 cores, shared)`);
-    const r = await loadChecks(url);
-    console.log(
-      `budget checks over HTTP: ${r.lat.length} answered in ${r.seconds.toFixed(1)} s (${(r.lat.length / r.seconds).toFixed(0)}/s, target ${RATE}/s), 100 budgets, ${r.errors} errors: p50 ${ms(pct(r.lat, 50))} ms, p99 ${ms(pct(r.lat, 99))} ms, max ${ms(r.lat[r.lat.length - 1] ?? NaN)} ms`,
-    );
-    // The server's own view (fastify's elapsed time per request, last window of samples): what
-    // the handler costs, apart from the client and the network stack on a shared machine.
+    const doors = [
+      { label: `check port ${checkPort}`, url: checkUrl },
+      { label: `main port ${port}`, url },
+    ];
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const door of doors) {
+        const r = await loadChecks(door.url);
+        console.log(
+          `round ${round}, ${door.label}: ${r.ok} checks answered in ${r.seconds.toFixed(1)} s (${(r.ok / r.seconds).toFixed(0)}/s, target ${RATE}/s), 100 budgets, ${r.errors} errors: p50 ${ms(r.p50)} ms, p99 ${ms(r.p99)} ms, p99.9 ${ms(r.p999)} ms, max ${ms(r.max)} ms`,
+        );
+      }
+    }
+    // The server's own view of the main port (fastify's elapsed time per request, last window of
+    // samples): what the handler costs there, apart from the client and the network stack.
     const metrics = await (await fetch(`${url}/metrics`)).text();
     const server = metrics.split('\n').filter((l) => l.startsWith('tool_audit_http_request_seconds{') && l.includes('/v1/budget/check') && l.includes('quantile'));
-    console.log(`  server side: ${server.map((l) => `${/quantile="([\d.]+)"/.exec(l)?.[1]} ${ms(Number(l.split(' ').at(-1)) * 1000)} ms`).join(', ')}`);
-    await emitterOverhead(url);
+    console.log(`  main port, server side: ${server.map((l) => `${/quantile="([\d.]+)"/.exec(l)?.[1]} ${ms(Number(l.split(' ').at(-1)) * 1000)} ms`).join(', ')}`);
+    for (const door of doors) await emitterOverhead(door.url, door.label);
     console.log(`load average after: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   } finally {
     child.kill('SIGTERM');

@@ -7,6 +7,7 @@ import { startJobs } from '../analyzers/jobs.ts';
 import { buildApp } from '../api/app.ts';
 import { readApiOf } from '../api/routes/read.ts';
 import { createBudgetService } from '../api/budget-service.ts';
+import { createThreadDesk } from '../api/budget-thread.ts';
 import { replayApiOf } from '../api/routes/quarantine-replay.ts';
 import type { PacketIngest } from '../ingest/ports.ts';
 import type { ReadinessReport } from '../api/routes/health.ts';
@@ -25,14 +26,22 @@ export async function serve(): Promise<void> {
   const rt = await startRuntime('tool-audit-serve', { serving: true });
   const { config, logger, clickhouse } = rt;
   const metrics = new MetricsRegistry();
-  // Budgets are owned by the process whose writer stores the calls (see README "Budgets").
+  // Budgets are owned by the process whose writer stores the calls (see README "Budgets"); their
+  // ledger lives on a thread of its own, which also listens on BUDGET_CHECK_PORT when set.
+  const { checkPort, ...budgetTiming } = config.budgets;
+  const desk = createThreadDesk(
+    { reservationTimeoutMs: budgetTiming.reservationTimeoutMs, apiKeys: config.apiKeys, maxBodyBytes: config.ingest.maxBodyBytes, ...(checkPort === undefined ? {} : { listen: { host: config.host, port: checkPort } }) },
+    logger,
+  );
   const budgets = createBudgetService({
     clickhouse,
     logger,
     ctx: { limits: { maxExecutionSeconds: config.queries.maxExecutionSeconds, maxResultRows: Number.MAX_SAFE_INTEGER }, expensiveThresholdUsd: config.queries.expensiveThresholdUsd, metrics },
-    ...config.budgets,
+    ...budgetTiming,
+    desk,
   });
   await budgets.start();
+  if (desk.checkPort() !== null) logger.info({ port: desk.checkPort(), host: config.host }, 'budget checks served on a port of their own');
   const writer = createWriter(rt, metrics, budgets.onCallsStored);
   await writer.ready?.();
 

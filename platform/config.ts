@@ -103,6 +103,7 @@ const envSchema = z.object({
 
   BUDGET_RESERVATION_TIMEOUT_MS: z.coerce.number().int().min(1).max(86_400_000).default(300_000),
   BUDGET_DECISIONS_FLUSH_MS: z.coerce.number().int().min(1).max(60_000).default(200),
+  BUDGET_CHECK_PORT: optionalString.pipe(z.coerce.number<string | undefined>().int().min(0).max(65_535).optional()),
 
   HINTS_INTERVAL_MS: intFromEnv(3_600_000, 0),
   HINTS_WINDOW_MS: intFromEnv(86_400_000, 60_000),
@@ -192,6 +193,8 @@ export interface Config {
     reservationTimeoutMs: number;
     /** How often recorded decisions are written to budget_decisions (batched off the check's path). */
     decisionsFlushMs: number;
+    /** A port of its own for POST /v1/budget/check, served by the budget thread (0 = any free port); unset = main port only. */
+    checkPort: number | undefined;
   };
   /** Optimization hints (issue 14): the job's schedule and window, and the rules' thresholds. */
   hints: {
@@ -311,7 +314,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       },
       rateLimit: { perMinute: e.RATE_LIMIT_PER_MINUTE, burst: e.RATE_LIMIT_BURST },
       client: { url: e.TOOL_AUDIT_URL, apiKey: e.TOOL_AUDIT_API_KEY },
-      budgets: { reservationTimeoutMs: e.BUDGET_RESERVATION_TIMEOUT_MS, decisionsFlushMs: e.BUDGET_DECISIONS_FLUSH_MS },
+      budgets: { reservationTimeoutMs: e.BUDGET_RESERVATION_TIMEOUT_MS, decisionsFlushMs: e.BUDGET_DECISIONS_FLUSH_MS, checkPort: e.BUDGET_CHECK_PORT },
       hints: {
         intervalMs: e.HINTS_INTERVAL_MS,
         windowMs: e.HINTS_WINDOW_MS,

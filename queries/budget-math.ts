@@ -94,10 +94,13 @@ export function decide(figures: readonly BudgetFigures[], projected: number): De
   return decision;
 }
 
-interface Cell extends CallFacts {
+/** Stored spend of one (agent, tool, task, UTC day). */
+export interface SpendCell extends CallFacts {
+  /** Start of the UTC day (ms). */
   dayMs: number;
   cost: number;
 }
+type Cell = SpendCell;
 interface Reservation {
   amount: number;
   budgetIds: string[];
@@ -144,6 +147,11 @@ export class BudgetLedger {
       const t = this.totals.get(b.budget_id);
       if (t && t.period === periodKey(b.period, createdAtMs) && scopeMatches(b.scope, call)) t.spent += cost;
     }
+  }
+
+  /** The stored spend per (agent, tool, task, UTC day): what another ledger is loaded with. */
+  spendCells(): SpendCell[] {
+    return [...this.cells.values()].map((c) => ({ ...c }));
   }
 
   /** Spend of a budget in the period containing `nowMs`. */

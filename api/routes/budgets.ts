@@ -9,10 +9,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiKey } from '../../platform/config.ts';
 import type { Budget } from '../../queries/budget-math.ts';
-import { budgetCheckRequestSchema, parseBudgetSet } from '../../queries/budget-schemas.ts';
+import { parseBudgetSet } from '../../queries/budget-schemas.ts';
 import { keyIdOf, requireScope } from '../auth.ts';
 import type { BudgetService } from '../budget-service.ts';
-import { issuesText } from '../read-params.ts';
+import { judgeCheckBody } from '../budget-check-listener.ts';
 
 /** The JSON body of a request (a string when the packet routes' parser is registered, else parsed). */
 function jsonBody(req: FastifyRequest): { ok: true; value: unknown } | { ok: false; message: string } {
@@ -38,10 +38,8 @@ export function registerBudgetRoutes(app: FastifyInstance, deps: { budgets: Budg
   });
 
   app.post('/v1/budget/check', { preHandler: requireScope(deps.apiKeys, 'ingest') }, async (req, reply) => {
-    const body = jsonBody(req);
-    if (!body.ok) return bad(reply, req, body.message);
-    const check = budgetCheckRequestSchema.safeParse(body.value);
-    if (!check.success) return bad(reply, req, issuesText(check.error));
-    return reply.code(200).send(deps.budgets.check(check.data, keyIdOf(req, deps.apiKeys)));
+    const judged = judgeCheckBody(req.body);
+    if (!judged.ok) return bad(reply, req, judged.message);
+    return reply.code(200).send(await deps.budgets.check(judged.req, keyIdOf(req, deps.apiKeys)));
   });
 }

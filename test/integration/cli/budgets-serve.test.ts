@@ -1,7 +1,9 @@
 /**
  * Budgets end to end on `tool-audit serve` as a process: `tool-audit budgets apply FILE` (admin
  * key), the emitter checking before each call over HTTP, a denied tool that never runs, spend
- * counted from the stored calls, and the same spend after a restart.
+ * counted from the stored calls, and the same spend after a restart. The emitter asks the
+ * dedicated check port (BUDGET_CHECK_PORT, served by the budget thread) and the figures are read
+ * on the main port: one ledger whichever door.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -39,7 +41,8 @@ describe('budgets on a served process', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tool-audit-budgets-'));
     const port = 20000 + Math.floor(Math.random() * 20000);
     const url = `http://127.0.0.1:${port}`;
-    const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), TOOL_AUDIT_DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'warn', TOOL_AUDIT_API_KEYS: KEYS, ANALYZER_ENABLED: 'false', DEDUP_INDEX_INTERVAL_MS: '0' };
+    const checkUrl = `http://127.0.0.1:${port + 1}`;
+    const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), TOOL_AUDIT_DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'warn', TOOL_AUDIT_API_KEYS: KEYS, ANALYZER_ENABLED: 'false', DEDUP_INDEX_INTERVAL_MS: '0', BUDGET_CHECK_PORT: String(port + 1) };
     delete env.KAFKA_BROKERS;
     delete env.CLICKHOUSE_URL;
     let server = await start(env, port);
@@ -50,7 +53,7 @@ describe('budgets on a served process', () => {
       await expect(cli('ingest-key-0123456789')).rejects.toThrow(/403/);
       expect((await cli('admin-key-0123456789a')).stdout).toMatch(/applied 1 budget\(s\).*version \d+/);
 
-      const audit = createAuditEmitter({ orchestrator: 'kernel', agentId: 'QA', http: { url, apiKey: 'ingest-key-0123456789' }, budget: { projectedCostUsd: 0.04, onUnavailable: 'deny', timeoutMs: 2000 } });
+      const audit = createAuditEmitter({ orchestrator: 'kernel', agentId: 'QA', http: { url, apiKey: 'ingest-key-0123456789' }, budget: { projectedCostUsd: 0.04, onUnavailable: 'deny', timeoutMs: 2000, url: checkUrl } });
       let runs = 0;
       const tool = async () => (runs++, auditResult('ok', { costUsd: 0.04 }));
       const outcomes = [];
@@ -68,6 +71,10 @@ describe('budgets on a served process', () => {
       expect(await figures()).toMatchObject({ spent_usd: 0.08, reserved_usd: 0 });
       const denied = (await (await fetch(`${url}/v1/budget/decisions?decision=deny`, { headers: auth })).json()) as { decisions: unknown[] };
       expect(denied.decisions).toHaveLength(2); // recorded before the first process stopped
+      // The check port after the restart: the same ledger as the main port, and only checks there.
+      const viaCheckPort = (await (await fetch(`${checkUrl}/v1/budget/check`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ agent_id: 'QA', tool_id: 'search', projected_cost_usd: 0.01 }) })).json()) as { decision: string; budgets: unknown[] };
+      expect(viaCheckPort).toMatchObject({ decision: 'allow', budgets: [{ budget_id: 'qa-day', spent_usd: 0.08, reserved_usd: 0 }] });
+      expect((await fetch(`${checkUrl}/v1/budgets`, { headers: auth })).status).toBe(404);
     } finally {
       await server.stop();
     }

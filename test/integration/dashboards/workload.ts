@@ -172,7 +172,7 @@ export async function loadWorkload(ch: ClickHouseClient, db: string, w: Workload
     'open',
   );
   for (const [agent_id, tool_id, projected_cost_usd] of [['Researcher', 'search_web', 0.01], ['Researcher', 'search_web', 10], ['Writer', 'fetch_url', 1], ['Writer', 'summarize', 0.001]] as const) {
-    budgets.check({ agent_id, tool_id, projected_cost_usd }, 'open');
+    await budgets.check({ agent_id, tool_id, projected_cost_usd }, 'open');
   }
   await budgets.close();
 }

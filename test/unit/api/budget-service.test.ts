@@ -32,12 +32,12 @@ describe('budget service', () => {
     await s.start();
     await s.apply([{ budget_id: 'b', scope: {}, period: 'day', limit_usd: 1, mode: 'deny' }], 'open');
     state.down = true;
-    const answers = [0.5, 0.4, 0.3].map((p, i) => s.check({ agent_id: 'a', tool_id: 't', projected_cost_usd: p, call_id: `c${i}` }, 'open'));
+    const answers = await Promise.all([0.5, 0.4, 0.3].map((p, i) => s.check({ agent_id: 'a', tool_id: 't', projected_cost_usd: p, call_id: `c${i}` }, 'open')));
     expect(answers.map((a) => a.decision)).toEqual(['allow', 'allow', 'deny']);
     await s.flush();
     expect(inserted).toEqual([]);
     state.down = false;
-    s.check({ agent_id: 'a', tool_id: 't', projected_cost_usd: 0.1 }, 'open');
+    await s.check({ agent_id: 'a', tool_id: 't', projected_cost_usd: 0.1 }, 'open');
     await new Promise((r) => setTimeout(r, 20));
     await s.flush();
     expect(inserted.map((r) => (r.row as { projected_cost_usd: number }).projected_cost_usd)).toEqual([0.5, 0.4, 0.3, 0.1]);

@@ -21,6 +21,16 @@ describe('config', () => {
       expect(r.error).toContain('TOOL_AUDIT_API_KEYS');
     }
   });
+  it('takes a budget-check port of its own only when asked, and names a bad one', () => {
+    const none = loadConfig({});
+    expect(none.ok && none.config.budgets.checkPort).toBeUndefined();
+    const any = loadConfig({ BUDGET_CHECK_PORT: '0' });
+    expect(any.ok && any.config.budgets.checkPort).toBe(0);
+    for (const v of ['eighty', '65536', '-1']) {
+      const r = loadConfig({ BUDGET_CHECK_PORT: v });
+      expect(!r.ok && r.error).toContain('BUDGET_CHECK_PORT');
+    }
+  });
   it('parses API keys with scopes and brokers', () => {
     const r = loadConfig({ TOOL_AUDIT_API_KEYS: 'aaaaaaaaaaaaaaaa:ingest,read;bbbbbbbbbbbbbbbb:read', KAFKA_BROKERS: 'h1:9092, h2:9092' });
     if (!r.ok) throw new Error(r.error);

@@ -1,0 +1,77 @@
+/**
+ * The dedicated budget-check listener (BUDGET_CHECK_PORT): `POST /v1/budget/check` on plain
+ * node:http, served by the budget thread itself, so a check never waits behind the main thread's
+ * other requests, its garbage collections or ClickHouse work (README "Budgets", the p99 figure).
+ * Same keys, scope (`ingest`), body and answers as the route on the main port; nothing else is
+ * served here.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ApiKey } from '../platform/config.ts';
+import { budgetCheckRequestSchema, type BudgetCheckAnswer, type BudgetCheckRequest } from '../queries/budget-schemas.ts';
+import { admit, keyIdOfHeaders } from './auth.ts';
+import { issuesText } from './read-params.ts';
+
+/** A check body judged: the request, or why it was refused (400). */
+export function judgeCheckBody(body: unknown): { ok: true; req: BudgetCheckRequest } | { ok: false; message: string } {
+  let value = body;
+  if (typeof body === 'string') {
+    try {
+      value = JSON.parse(body);
+    } catch (err) {
+      return { ok: false, message: `malformed JSON: ${(err as Error).message}` };
+    }
+  }
+  if (value === undefined) return { ok: false, message: 'send a JSON body (application/json)' };
+  const check = budgetCheckRequestSchema.safeParse(value);
+  return check.success ? { ok: true, req: check.data } : { ok: false, message: issuesText(check.error) };
+}
+
+/** What the listener needs: the keys, a body limit and the desk's check. */
+export interface CheckListenerDeps {
+  apiKeys: ApiKey[];
+  maxBodyBytes: number;
+  check(req: BudgetCheckRequest, keyId: string): BudgetCheckAnswer;
+}
+
+function send(res: ServerResponse, status: number, body: object, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+/** The request handler of the dedicated listener. */
+export function checkListener(deps: CheckListenerDeps): (req: IncomingMessage, res: ServerResponse) => void {
+  let seq = 0;
+  return (req, res) => {
+    const request_id = `check-${(++seq).toString(36)}`;
+    const path = (req.url ?? '').split('?')[0];
+    if (path !== '/v1/budget/check') {
+      req.resume();
+      send(res, 404, { error: 'not_found', message: `no route ${req.method} ${path} on the budget-check port (only POST /v1/budget/check)`, request_id });
+      return;
+    }
+    if (req.method !== 'POST') {
+      req.resume();
+      send(res, 405, { error: 'method_not_allowed', message: `${req.method} is not allowed here; allowed: POST`, request_id }, { allow: 'POST' });
+      return;
+    }
+    const admission = admit(deps.apiKeys, req.headers, 'ingest');
+    if (!admission.ok) {
+      req.resume();
+      send(res, admission.status, admission.body, admission.challenge ? { 'www-authenticate': 'Bearer' } : {});
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= deps.maxBodyBytes) chunks.push(c);
+    });
+    req.on('end', () => {
+      if (size > deps.maxBodyBytes) return send(res, 413, { error: 'payload_too_large', message: `the body is over ${deps.maxBodyBytes} bytes`, request_id });
+      const judged = judgeCheckBody(size === 0 ? undefined : Buffer.concat(chunks).toString('utf8'));
+      if (!judged.ok) return send(res, 400, { error: 'bad_request', message: judged.message, request_id });
+      send(res, 200, deps.check(judged.req, keyIdOfHeaders(req.headers, deps.apiKeys)));
+    });
+  };
+}

@@ -1,0 +1,5 @@
+// Bootstrap of the budget thread: the TypeScript sources run through tsx, as in the main thread.
+import { register } from 'tsx/esm/api';
+
+register();
+await import('./budget-thread-worker.ts');

@@ -1,0 +1,81 @@
+/**
+ * The budget thread (worker side): the process's {@link BudgetDesk}, answering the main thread's
+ * messages (api/budget-thread.ts) and, with BUDGET_CHECK_PORT, its own check listener. Checks
+ * from either door meet the same ledger on this one thread, in one synchronous step each.
+ */
+import { createServer, type Server } from 'node:http';
+import { parentPort, workerData } from 'node:worker_threads';
+import { BudgetDesk } from './budget-desk.ts';
+import { checkListener } from './budget-check-listener.ts';
+import type { ThreadReply, ThreadRequest, ThreadOptions } from './budget-thread.ts';
+
+const port = parentPort;
+if (!port) throw new Error('budget-thread-worker runs only as a worker thread');
+const o = workerData as ThreadOptions;
+const desk = new BudgetDesk(o.reservationTimeoutMs);
+let server: Server | undefined;
+// One 'decided' message per batch: the main thread takes them all at its next flush.
+let told = false;
+
+const decided = (): void => {
+  if (told) return;
+  told = true;
+  port.postMessage({ op: 'decided' } satisfies ThreadReply);
+};
+
+async function listen(): Promise<number | null> {
+  if (!o.listen) return null;
+  const handler = checkListener({
+    apiKeys: o.apiKeys,
+    maxBodyBytes: o.maxBodyBytes,
+    check: (req, keyId) => {
+      const answer = desk.check(req, keyId, Date.now());
+      decided();
+      return answer;
+    },
+  });
+  server = createServer({ keepAliveTimeout: 72_000 }, handler);
+  const s = server;
+  await new Promise<void>((resolve, reject) => {
+    s.once('error', reject);
+    s.listen(o.listen?.port, o.listen?.host, () => resolve());
+  });
+  const addr = s.address();
+  return typeof addr === 'object' && addr ? addr.port : null;
+}
+
+async function answer(m: ThreadRequest): Promise<unknown> {
+  switch (m.op) {
+    case 'load':
+      desk.load(m.state);
+      return { port: await listen() };
+    case 'set':
+      return desk.setBudgets(m.budgets, m.version);
+    case 'check': {
+      const a = desk.check(m.req, m.keyId, Date.now());
+      decided();
+      return a;
+    }
+    case 'list':
+      return desk.list(Date.now());
+    case 'take':
+      told = false;
+      return desk.takeDecisions();
+    case 'stop':
+      // In-flight checks finish; idle keep-alive sockets are closed rather than waited for.
+      await new Promise<void>((resolve) => {
+        if (!server) return resolve();
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      return undefined;
+  }
+}
+
+port.on('message', (m: ThreadRequest | { op: 'calls'; calls: Parameters<BudgetDesk['recordCalls']>[0] }) => {
+  if (m.op === 'calls') return desk.recordCalls(m.calls);
+  answer(m).then(
+    (value) => port.postMessage({ op: 'answer', id: m.id, value } satisfies ThreadReply),
+    (err: unknown) => port.postMessage({ op: 'answer', id: m.id, error: (err as Error).message ?? String(err) } satisfies ThreadReply),
+  );
+});
