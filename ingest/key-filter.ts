@@ -40,10 +40,11 @@ function murmurWith(pre: number, s: string, post: number): number {
   return murmurBytes(scratch, n);
 }
 
-function murmurBytes(b: Uint8Array, n = b.length): number {
+function murmurBytes(b: Uint8Array, n = b.length, off = 0): number {
   let h = 0;
-  let i = 0;
-  for (; i + 4 <= n; i += 4) {
+  let i = off;
+  const end = off + n;
+  for (; i + 4 <= end; i += 4) {
     h ^= mixK((b[i] as number) | ((b[i + 1] as number) << 8) | ((b[i + 2] as number) << 16) | ((b[i + 3] as number) << 24));
     h = (h << 13) | (h >>> 19);
     h = (Math.imul(h, 5) + 0xe6546b64) | 0;
@@ -75,7 +76,17 @@ const LETTER_CODE = Object.fromEntries(Object.entries(KEY_KIND_LETTER).map(([k, 
 /** The two hashes of a key of a kind: murmur3(letter + key) and murmur3(key + letter). */
 export function keyHashes(kind: KeyKind, key: string): [number, number] {
   const l = LETTER_CODE[kind];
-  return [murmurWith(l, key, -1), murmurWith(-1, key, l)];
+  // Both hashes from one copy of the key: [l, key…, l], hashed without its last and first byte.
+  if (scratch.length < key.length + 2) scratch = new Uint8Array(2 * key.length + 2);
+  scratch[0] = l;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c > 0x7f) return [murmurWith(l, key, -1), murmurWith(-1, key, l)];
+    scratch[i + 1] = c;
+  }
+  const n = key.length + 1;
+  scratch[n] = l;
+  return [murmurBytes(scratch, n), murmurBytes(scratch, n, 1)];
 }
 
 /** A Bloom filter over 2^n bits, fed with hash pairs. */

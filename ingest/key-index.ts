@@ -72,6 +72,8 @@ const chunkSql = (s: (typeof SOURCES)[number]) =>
 
 const COUNT = `SELECT ${SOURCES.map((s) => `(SELECT count() FROM {db:Identifier}.${s.table} WHERE ${s.where}) AS ${s.kind}`).join(', ')}, toString(now64(3)) AS now`;
 
+/** Hash pairs remembered between a round's questions and its log, per kind (a bound, not a need). */
+const MAX_ASKED = 1_000_000;
 /** Minimum capacity: a new database still takes millions of keys without filling the filter. */
 const MIN_CAPACITY = 4_000_000;
 /** Clock slack of the first read of a writer started elsewhere. */
@@ -86,6 +88,8 @@ class BloomKeyIndex implements KeyIndex {
   /** Other writers → the last (written_at, seq) read of their log. */
   private readonly seen = new Map<string, { at: string; seq: number }>();
   private seq = 0;
+  /** Hash pairs of the keys asked about since the last log(): a round asks, then logs, the same keys. */
+  private readonly asked: Record<KeyKind, Map<string, readonly [number, number]>> = { invocation: new Map(), output: new Map(), dependency: new Map(), quarantine: new Map() };
 
   constructor(private readonly deps: KeyIndexDeps) {}
 
@@ -151,8 +155,10 @@ class BloomKeyIndex implements KeyIndex {
   }
 
   mayHave(kind: KeyKind, key: string): boolean {
-    const [h1, h2] = keyHashes(kind, key);
-    return (this.filter as KeyFilter).mayHave(h1, h2);
+    const pair = keyHashes(kind, key);
+    const asked = this.asked[kind];
+    if (asked.size < MAX_ASKED) asked.set(key, pair);
+    return (this.filter as KeyFilter).mayHave(pair[0], pair[1]);
   }
 
   async log(keys: ReadonlyArray<readonly [KeyKind, string]>): Promise<void> {
@@ -161,10 +167,11 @@ class BloomKeyIndex implements KeyIndex {
     const seq = ++this.seq;
     const lines: string[] = new Array<string>(keys.length);
     keys.forEach(([kind, key], j) => {
-      const [h1, h2] = keyHashes(kind, key);
+      const [h1, h2] = this.asked[kind].get(key) ?? keyHashes(kind, key);
       f.add(h1, h2);
       lines[j] = `${this.writer}\t${seq}\t${h1}\t${h2}\n`;
     });
+    for (const m of Object.values(this.asked)) m.clear();
     this.gauges();
     // One block per round, identified by writer and seq (a retry logs under a new seq).
     await this.deps.clickhouse.insertLines('ingest_key_log', ['writer', 'seq', 'h1', 'h2'], Buffer.from(lines.join('')), [`${this.writer}/${seq}`]);

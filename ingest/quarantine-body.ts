@@ -11,34 +11,30 @@ import { LineBuffer, tsvArray, tsvField, type QuarantineRow } from './rows.ts';
 export const QUARANTINE_COLUMNS = ['source_key', 'source_kind', 'topic', 'partition', 'offset', 'request_id', 'packet_type', 'reason_code', 'reason', 'ids', 'raw', 'raw_encoding'] as const satisfies ReadonlyArray<keyof QuarantineRow>;
 
 /**
- * A record; when `rawBytes` is set, they are the packet's bytes, to be written as they are, and
- * `row.raw` is left empty (decoding them into a string only to encode it again is what the
- * collector spent most of its time on).
+ * A record; when `rawBytes` is set, they are the packet's UTF-8 bytes, escaped into the body byte
+ * by byte, and `row.raw` is left empty (decoding them into a string only to escape and encode it
+ * again is what the collector spent most of its time on).
  */
 export interface QuarantineRecord {
   row: QuarantineRow;
   rawBytes?: Uint8Array | undefined;
 }
 
-// Bytes TabSeparated escapes: tab, newline, carriage return, NUL and backslash.
-const ESCAPED_BYTES = [0x09, 0x0a, 0x0d, 0x00, 0x5c];
-
-/** The packet's bytes when they can be written as they are: UTF-8 that needs no escaping (nearly always). */
-export function verbatimBytes(p: RawPacket): Uint8Array | undefined {
-  const b = p.rawBytes;
-  if (!b || (p.encoding ?? 'utf8') !== 'utf8') return undefined;
-  return ESCAPED_BYTES.some((c) => b.indexOf(c) >= 0) ? undefined : b;
+/** The packet's bytes when they are the UTF-8 of its text (a Kafka record's value, nearly always). */
+export function utf8Bytes(p: RawPacket): Uint8Array | undefined {
+  return p.rawBytes && (p.encoding ?? 'utf8') === 'utf8' ? p.rawBytes : undefined;
 }
 
 /** The TabSeparated body of the records (columns as {@link QUARANTINE_COLUMNS}). */
 export function quarantineBody(records: Iterable<QuarantineRecord>): Buffer {
   const f = tsvField;
   const list = [...records];
-  // Sized up front: growing by doubling copied the whole body about twice.
-  const out = new LineBuffer(list.reduce((n, r) => n + (r.rawBytes?.length ?? r.row.raw.length * 3) + 512 + r.row.reason.length * 3, 1024));
+  // Sized up front for the worst case (every byte escaped, every char 3 bytes): growing by
+  // doubling copied the whole body about twice, and pages never written are never touched.
+  const out = new LineBuffer(list.reduce((n, r) => n + (r.rawBytes?.length ?? r.row.raw.length * 3) * 2 + 512 + r.row.reason.length * 3, 1024));
   for (const { row: q, rawBytes } of list) {
     out.push(`${f(q.source_key)}\t${q.source_kind}\t${f(q.topic)}\t${q.partition}\t${q.offset}\t${f(q.request_id)}\t${f(q.packet_type)}\t${q.reason_code}\t${f(q.reason)}\t${tsvArray(q.ids)}\t`);
-    if (rawBytes) out.pushBytes(rawBytes);
+    if (rawBytes) out.pushTsvBytes(rawBytes);
     else out.push(f(q.raw));
     out.push(`\t${q.raw_encoding}\n`);
   }

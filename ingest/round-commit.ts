@@ -14,7 +14,7 @@ import { joinParts, joinWithField, type BodyPart } from './line-join.ts';
 import type { CallsStoredListener, PacketOutcome, StoredCall } from './ports.ts';
 import { CONTENT_COLUMNS, KIND_PACKET_TYPE, quarantineRow, replayRow, SEGMENT_COLUMNS, sourceKey, STAMPED_OUTPUT_COLUMNS, type RejectCode, type Rejection } from './rows.ts';
 import { storedHints } from './hint-lookups.ts';
-import { QUARANTINE_COLUMNS, quarantineBody, verbatimBytes, type QuarantineRecord } from './quarantine-body.ts';
+import { QUARANTINE_COLUMNS, quarantineBody, utf8Bytes, type QuarantineRecord } from './quarantine-body.ts';
 import { storedDependencies, storedInvocations, storedOutputs, storedQuarantine } from './segment-lookups.ts';
 import { kafkaKeys, RoundIndex, type RoundBatch } from './round-index.ts';
 import { conflictReason, judgeRound, judgeStored, KINDS, type Kind, type RoundVerdict } from './verdict.ts';
@@ -160,10 +160,14 @@ class RoundCommitter {
       const n = v.fresh[kind].size;
       if (n) this.deps.metrics.inc('tool_audit_ingest_rows_total', 'Rows written to segments', { segment: KIND_PACKET_TYPE[kind] }, n);
     }
+    // Counted per reason, then once per reason: a topic of rejects is one increment per code, not per packet.
+    const byReason = new Map<string, number>();
     for (const x of v.rejected) {
       if (r.packet(x.i).replay) continue;
-      this.deps.metrics.inc('tool_audit_quarantined_total', 'Packets quarantined, by reason', { reason: (outcomes[x.i] as PacketOutcome).reason?.code ?? '' });
+      const code = (outcomes[x.i] as PacketOutcome).reason?.code ?? '';
+      byReason.set(code, (byReason.get(code) ?? 0) + 1);
     }
+    for (const [reason, n] of byReason) this.deps.metrics.inc('tool_audit_quarantined_total', 'Packets quarantined, by reason', { reason }, n);
     const duplicates = v.duplicates.size + v.followers.length;
     if (duplicates) this.deps.metrics.inc('tool_audit_ingest_duplicates_total', 'Redelivered identical packets skipped (I1)', {}, duplicates);
     this.deps.metrics.inc('tool_audit_ingest_packets_total', 'Packets processed by the ingest pipeline', {}, r.size);
@@ -208,7 +212,7 @@ function quarantineRows(r: RoundIndex, v: RoundVerdict, quarantined: Set<string>
     // A replay that still fails is answered and recorded with the replay, not quarantined again.
     if (p.replay || quarantined.has(key)) continue;
     const o = outcomes[x.i] as PacketOutcome & { reason: { code: RejectCode; message: string } };
-    const rawBytes = verbatimBytes(p);
+    const rawBytes = utf8Bytes(p);
     quarantine.set(key, { row: quarantineRow(p, { code: o.reason.code, message: o.reason.message, packetType: o.packetType, ids: o.ids }, !rawBytes), rawBytes });
   }
   return quarantine;

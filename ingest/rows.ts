@@ -336,14 +336,74 @@ export class LineBuffer {
     return start;
   }
 
+  private reserve(bytes: number): void {
+    if (this.buf.length - this.length >= bytes) return;
+    const next = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, this.length + bytes));
+    this.buf.copy(next, 0, 0, this.length);
+    this.buf = next;
+  }
+
   /** Appends bytes as they are (text the caller knows needs no escaping). */
   pushBytes(bytes: Uint8Array): void {
-    if (this.buf.length - this.length < bytes.length) {
-      const next = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, this.length + bytes.length));
-      this.buf.copy(next, 0, 0, this.length);
-      this.buf = next;
-    }
+    this.reserve(bytes.length);
     this.buf.set(bytes, this.length);
     this.length += bytes.length;
   }
+
+  /**
+   * Appends UTF-8 bytes as one TabSeparated field, escaping them byte by byte (what
+   * {@link tsvField} does to the string): no byte of a multi-byte UTF-8 sequence is below 0x80,
+   * so the five escaped bytes are never part of one. Runs between escapes are copied whole.
+   */
+  pushTsvBytes(bytes: Uint8Array): void {
+    // Most packets hold none of the five bytes, or only backslashes: native scans (memchr) and
+    // copies of the runs between them beat a loop over every byte in JavaScript by far.
+    const controls = hasControl(bytes);
+    if (!controls && bytes.indexOf(0x5c) < 0) return this.pushBytes(bytes);
+    this.reserve(bytes.length * 2);
+    const out = this.buf;
+    let o = this.length;
+    let from = 0;
+    if (!controls) {
+      // Only backslashes (JSON's own escapes, the usual case): found natively, each doubled.
+      for (let i = bytes.indexOf(0x5c); i >= 0; i = bytes.indexOf(0x5c, from)) {
+        out.set(bytes.subarray(from, i + 1), o);
+        o += i + 1 - from;
+        out[o++] = 0x5c;
+        from = i + 1;
+      }
+      out.set(bytes.subarray(from), o);
+      this.length = o + bytes.length - from;
+      return;
+    }
+    for (let i = 0; i < bytes.length; i++) {
+      const e = TSV_BYTE_ESCAPES[bytes[i] as number];
+      if (e === 0) continue;
+      if (i > from) {
+        out.set(bytes.subarray(from, i), o);
+        o += i - from;
+      }
+      out[o++] = 0x5c;
+      out[o++] = e as number;
+      from = i + 1;
+    }
+    if (bytes.length > from) {
+      out.set(bytes.subarray(from), o);
+      o += bytes.length - from;
+    }
+    this.length = o;
+  }
 }
+
+const hasControl = (b: Uint8Array): boolean => b.indexOf(0x0a) >= 0 || b.indexOf(0x09) >= 0 || b.indexOf(0x0d) >= 0 || b.indexOf(0x00) >= 0;
+
+/** For each byte, the letter of its TabSeparated escape after a backslash (0 = written as it is). */
+const TSV_BYTE_ESCAPES = (() => {
+  const t = new Uint8Array(256);
+  t[0x09] = 0x74; // \t
+  t[0x0a] = 0x6e; // \n
+  t[0x0d] = 0x72; // \r
+  t[0x00] = 0x30; // \0
+  t[0x5c] = 0x5c; // \\
+  return t;
+})();

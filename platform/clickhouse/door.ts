@@ -29,6 +29,11 @@ export interface ClickHouseDoor extends StatementRunner {
    * settings harmless to later statements, or put them in the statement's SETTINGS clause.
    */
   select<T>(query: string, params?: Record<string, unknown>, settings?: ClickHouseSettings): Promise<T[]>;
+  /**
+   * Runs a SELECT and returns its rows as TabSeparated fields, unescaped: for large answers of a
+   * few plain columns (key look-ups), about half the time of parsing them as JSON objects.
+   */
+  selectFields(query: string, params?: Record<string, unknown>, settings?: ClickHouseSettings): Promise<string[][]>;
   /** Runs a read statement of queries/ under its limits; a limit hit is `CLICKHOUSE_LIMIT_EXCEEDED`. */
   read<T>(spec: Pick<QuerySpec, 'name' | 'sql' | 'settings'>, params: Record<string, unknown>, ctx: ReadLimits): Promise<T[]>;
   /** Runs a statement that returns no rows (DDL, INSERT … SELECT); `settings` as for {@link select}. */
@@ -56,6 +61,13 @@ const STATEMENT_CODES = new Set([
   '1', '6', '26', '27', '36', '38', '41', '42', '43', '44', '46', '47', '48', '53', '62', '70', '72', '115', '117', '164', '192', '194', '215',
   '352', '386', '456', '457', '497', '516',
 ]);
+
+const TSV_UNESCAPES: Record<string, string> = { t: '\t', n: '\n', r: '\r', '0': '\0', b: '\b', f: '\f', "'": "'", '\\': '\\' };
+
+/** A TabSeparated field as text (ClickHouse escapes \\ \t \n \r \0 \b \f and quotes there). */
+export function tsvUnescape(field: string): string {
+  return field.includes('\\') ? field.replace(/\\(.)/gs, (_m, c: string) => TSV_UNESCAPES[c] ?? c) : field;
+}
 
 /**
  * The one error map: a ClickHouse failure as an AppError. A limit of a read is
@@ -131,9 +143,23 @@ export function createClickHouseDoor(ch: ClickHouseClient, database: string): Cl
     }
   }
 
+  async function selectFields(query: string, params?: Record<string, unknown>, settings?: ClickHouseSettings): Promise<string[][]> {
+    let text: string;
+    try {
+      const rs = await ch.query({ query, query_params: bind(params), format: 'TabSeparated', ...(settings ? { clickhouse_settings: settings } : {}) });
+      text = await rs.text();
+    } catch (err) {
+      throw clickhouseError(err, `query (${query.trim().split('\n')[0]?.slice(0, 80)})`);
+    }
+    const lines = text.split('\n');
+    if (lines.at(-1) === '') lines.pop(); // every row ends with a newline
+    return lines.map((line) => line.split('\t').map(tsvUnescape));
+  }
+
   return {
     database,
     select,
+    selectFields,
     async read(spec, params, ctx) {
       const started = performance.now();
       try {
