@@ -164,10 +164,28 @@ export function table(results: PhaseResult[], info: RunInfo): string {
         `CPU efficiency ${(engine.cpuSeconds / engine.packets / (ours.cpuSeconds / ours.packets)).toFixed(2)} (CPU per packet of (b) over (a))`,
     );
   }
-  if (ours && rejects) out.push(`reject rate / accept rate = ${rejectOverAccept(ours, rejects).toFixed(2)}`);
+  if (ours && rejects) out.push(rejectLine(results));
   for (const r of results) out.push(`${r.name}: ${r.verified}; load average at end ${r.load}`);
   for (const r of results) out.push(`${r.name} CPU by thread: ${r.threads}`);
   return out.join('\n');
+}
+
+/** The reject/accept ratios of each pass (accept and reject-mix of the same data directory), and their median. */
+function rejectLine(results: readonly PhaseResult[]): string {
+  const pairs = results
+    .filter((r) => r.name.startsWith('(a) reject'))
+    .map((rej) => {
+      const pass = rej.name.replace(/^\(a\) reject-mix/, '');
+      const acc = results.find((r) => r.name === `(a) accept${pass}`);
+      return acc ? { rate: rejectOverAccept(acc, rej), cpu: acc.cpuSeconds / acc.packets / (rej.cpuSeconds / rej.packets) } : undefined;
+    })
+    .filter((x) => x !== undefined);
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] as number;
+  const list = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(', ');
+  const rates = pairs.map((p) => p.rate);
+  const cpus = pairs.map((p) => p.cpu);
+  if (pairs.length === 1) return `reject rate / accept rate = ${list(rates)} (CPU per packet, accept over reject: ${list(cpus)})`;
+  return `reject rate / accept rate per pass: ${list(rates)}; median ${median(rates).toFixed(2)} (CPU per packet, accept over reject: ${list(cpus)}; median ${median(cpus).toFixed(2)})`;
 }
 
 /** Packets/s of the reject-mix phase over packets/s of the accept phase. */

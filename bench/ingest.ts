@@ -69,6 +69,7 @@ const { values: opt } = parseArgs({
     'preload-copy': { type: 'string', default: 'full' },
     'preload-check': { type: 'boolean', default: false },
     'reject-share': { type: 'string' },
+    repeat: { type: 'string', default: '1' },
   },
 });
 
@@ -76,11 +77,13 @@ const TOOL_CALLS = Number(opt['tool-calls']);
 const PARTITIONS = Number(opt.partitions);
 const TIMEOUT_MS = Number(opt['timeout-s']) * 1000;
 const PRELOAD = Number(opt.preload);
+const REPEAT = Number(opt.repeat);
 const PRELOAD_QUARANTINE = Number(opt['preload-quarantine']);
 const PRELOAD_DIR = resolve(opt['preload-dir'] ?? process.env.BENCH_PRELOAD_DIR ?? join(ROOT, '..', '.bench-preload'));
 const COPY_MODE = opt['preload-copy'] as CopyMode;
 const REJECT_SHARE = opt['reject-share'] === undefined ? undefined : Number(opt['reject-share']);
 if (!(PRELOAD >= 0 && PRELOAD_QUARANTINE >= 0) || !['full', 'link'].includes(COPY_MODE)) throw new Error('--preload, --preload-quarantine must be ≥ 0, --preload-copy full|link');
+if (!(Number.isInteger(REPEAT) && REPEAT >= 1)) throw new Error('--repeat must be a whole number ≥ 1');
 if (REJECT_SHARE !== undefined && !(REJECT_SHARE >= 0 && REJECT_SHARE <= 1)) throw new Error('--reject-share must be within 0..1');
 const stateDir = join(tmpdir(), 'tool-audit-bench');
 mkdirSync(stateDir, { recursive: true });
@@ -315,18 +318,21 @@ async function runEngine(brokers: string, brokerPid: number | undefined, topic: 
   return r;
 }
 
-/** (a) on the first topic, then (with --reject-share) on the reject topic in the same data directory. */
-async function phasesOurs(brokers: string, brokerPid: number | undefined, kafka: Kafka, t: Topics, preload: Preload): Promise<PhaseResult[]> {
+/**
+ * (a) on the first topic, then (with --reject-share) on the reject topic in the same data
+ * directory; pass k of --repeat names its phases `… #k`.
+ */
+async function phasesOurs(brokers: string, brokerPid: number | undefined, kafka: Kafka, t: Topics, preload: Preload, pass: string): Promise<PhaseResult[]> {
   const { dataDir, copySeconds } = freshDataDir(preload, 'tool-audit-bench-a-', COPY_MODE);
   if (preload.dataDir) log(`(a) preload copied (${COPY_MODE}) in ${copySeconds.toFixed(1)} s`);
   copies.push(copySeconds);
   const results: PhaseResult[] = [];
   try {
-    const accept = await runOurs(brokers, brokerPid, kafka, { name: '(a) accept', topic: t.topic, dataDir, packets: t.counts, expect: t.counts.expect, before: preload.counts });
+    const accept = await runOurs(brokers, brokerPid, kafka, { name: `(a) accept${pass}`, topic: t.topic, dataDir, packets: t.counts, expect: t.counts.expect, before: preload.counts });
     results.push(accept.result);
     if (t.rejectTopic && t.rejectCounts) {
       const rc = t.rejectCounts;
-      const rejects = await runOurs(brokers, brokerPid, kafka, { name: '(a) reject-mix', topic: t.rejectTopic, dataDir, packets: rc, expect: rc.expect, before: accept.after });
+      const rejects = await runOurs(brokers, brokerPid, kafka, { name: `(a) reject-mix${pass}`, topic: t.rejectTopic, dataDir, packets: rc, expect: rc.expect, before: accept.after });
       results.push(rejects.result);
     }
   } finally {
@@ -350,7 +356,8 @@ async function main(): Promise<void> {
   const kafka = new Kafka({ clientId: 'bench-ingest', brokers: brokers.split(','), logLevel: logLevel.NOTHING, retry: { retries: 10, initialRetryTime: 200 } });
   const t = await topics({ kafka, partitions: PARTITIONS, toolCalls: TOOL_CALLS, reuseTopic: opt['reuse-topic'], rejectShare: REJECT_SHARE, stateDir, log });
   const results: PhaseResult[] = [];
-  if (opt.only?.includes('a')) results.push(...(await phasesOurs(brokers, brokerPid, kafka, t, preload)));
+  // A machine's noise moves one pass by ±15 %: --repeat K runs (a) K times, each from a fresh copy.
+  if (opt.only?.includes('a')) for (let k = 1; k <= REPEAT; k++) results.push(...(await phasesOurs(brokers, brokerPid, kafka, t, preload, REPEAT > 1 ? ` #${k}` : '')));
   if (opt.only?.includes('b')) {
     const { dataDir, copySeconds } = freshDataDir(preload, 'tool-audit-bench-b-', COPY_MODE);
     if (preload.dataDir) log(`(b) preload copied (${COPY_MODE}) in ${copySeconds.toFixed(1)} s`);
@@ -361,7 +368,7 @@ async function main(): Promise<void> {
   const checkLine = checkBefore ? [`preload cache unchanged by the run: ${treeChecksum(preload.dataDir as string) === checkBefore ? 'yes' : 'NO'}`] : [];
   const text = table(results, { preload: preloadLine, topics: [...copyLine, ...checkLine, ...topicLines(t)] });
   process.stdout.write(`\n${text}\n`);
-  const [accept, rejects] = [results.find((r) => r.name === '(a) accept'), results.find((r) => r.name === '(a) reject-mix')];
+  const [accept, rejects] = [results.find((r) => r.name.startsWith('(a) accept')), results.find((r) => r.name.startsWith('(a) reject-mix'))];
   if (opt.json) {
     const run = { preload: PRELOAD, preloadQuarantine: PRELOAD_QUARANTINE, rejectShare: REJECT_SHARE ?? null, copyMode: COPY_MODE, copySeconds: copies };
     const ratio = accept && rejects ? rejectOverAccept(accept, rejects) : null;
