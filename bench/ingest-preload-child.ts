@@ -70,8 +70,26 @@ async function build(ch: ClickHouseClient, db: string, shape: BenchShape, quaran
     for (let start = 0; start < quarantine; start += 1_000_000) {
       await ch.command({ query: QUARANTINE_SQL, query_params: { ...params, start, count: Math.min(1_000_000, quarantine - start) } });
     }
-    await ch.command({ query: 'OPTIMIZE TABLE {db:Identifier}.quarantine FINAL', query_params: { db } });
     log(`  quarantine: ${quarantine} rows in ${Math.round((Date.now() - t0) / 1000)} s`);
+  }
+  await mergeAll(ch, db);
+}
+
+/**
+ * Every table with more than one part in a partition merged, the key tables and other views'
+ * targets included, as a long-running database's would be: left unmerged, their merges ran during
+ * the measured phase (4.9 CPU s, a 30 M run at 0.89 instead of 0.96).
+ */
+async function mergeAll(ch: ClickHouseClient, db: string): Promise<void> {
+  const rs = await ch.query({
+    query: 'SELECT DISTINCT table FROM system.parts WHERE database = {db:String} AND active GROUP BY table, partition HAVING count() > 1',
+    query_params: { db },
+    format: 'JSONEachRow',
+  });
+  for (const { table } of await rs.json<{ table: string }>()) {
+    const t0 = Date.now();
+    await ch.command({ query: 'OPTIMIZE TABLE {db:Identifier}.{table:Identifier} FINAL', query_params: { db, table } });
+    log(`  merged ${table} in ${Math.round((Date.now() - t0) / 1000)} s`);
   }
 }
 
