@@ -11,18 +11,21 @@ import { budgetCheckRequestSchema, type BudgetCheckAnswer, type BudgetCheckReque
 import { admit, keyIdOfHeaders } from './auth.ts';
 import { issuesText } from './read-params.ts';
 
+/** A JSON body as a value: text is parsed (the packet routes' parser leaves bodies as text), a parsed body passes. */
+export function jsonBody(body: unknown): { ok: true; value: unknown } | { ok: false; message: string } {
+  if (typeof body !== 'string') return body === undefined ? { ok: false, message: 'send a JSON body (application/json)' } : { ok: true, value: body };
+  try {
+    return { ok: true, value: JSON.parse(body) };
+  } catch (err) {
+    return { ok: false, message: `malformed JSON: ${(err as Error).message}` };
+  }
+}
+
 /** A check body judged: the request, or why it was refused (400). */
 export function judgeCheckBody(body: unknown): { ok: true; req: BudgetCheckRequest } | { ok: false; message: string } {
-  let value = body;
-  if (typeof body === 'string') {
-    try {
-      value = JSON.parse(body);
-    } catch (err) {
-      return { ok: false, message: `malformed JSON: ${(err as Error).message}` };
-    }
-  }
-  if (value === undefined) return { ok: false, message: 'send a JSON body (application/json)' };
-  const check = budgetCheckRequestSchema.safeParse(value);
+  const json = jsonBody(body);
+  if (!json.ok) return json;
+  const check = budgetCheckRequestSchema.safeParse(json.value);
   return check.success ? { ok: true, req: check.data } : { ok: false, message: issuesText(check.error) };
 }
 

@@ -26,14 +26,18 @@ export class BudgetDesk {
   private version: number | null = null;
   private decisions: KeyedRow[] = [];
 
-  constructor(reservationTimeoutMs: number) {
+  /** `firstDecision` is told when a decision waits to be written and none did before it. */
+  constructor(
+    reservationTimeoutMs: number,
+    private readonly firstDecision: () => void = () => {},
+  ) {
     this.ledger = new BudgetLedger(reservationTimeoutMs);
   }
 
   /** Puts the loaded state in force (once, before the first check). */
   load(s: DeskState): void {
     this.setBudgets(s.budgets, s.version);
-    for (const c of s.cells) this.ledger.recordCall(null, c, c.cost, c.dayMs);
+    this.ledger.addCells(s.cells);
   }
 
   /** A new version of the set (stored by the caller before it is put in force). */
@@ -62,6 +66,7 @@ export class BudgetDesk {
         key_id: keyId,
       },
     });
+    if (this.decisions.length === 1) this.firstDecision();
     return { ...answer, decision_id };
   }
 
@@ -75,11 +80,6 @@ export class BudgetDesk {
     for (const c of calls) this.ledger.recordCall(c.call_id, c, c.cost_usd, c.created_at_ms);
   }
 
-  /** How many decisions wait to be written. */
-  get undecided(): number {
-    return this.decisions.length;
-  }
-
   /** The decisions recorded since the last call, oldest first. */
   takeDecisions(): KeyedRow[] {
     const rows = this.decisions;
@@ -91,7 +91,7 @@ export class BudgetDesk {
 /**
  * Where a budget service's desk lives. Every method may cross a thread, so answers are promises;
  * a check is still decided in one synchronous step on the desk's side (what keeps parallel checks
- * exact). `onDecided` is told when decisions wait to be written.
+ * exact). `onDecided` is told when decisions start waiting to be written.
  */
 export interface DeskHandle {
   load(s: DeskState): Promise<void>;
@@ -108,16 +108,12 @@ export interface DeskHandle {
 
 /** A desk in the caller's thread, on the given clock. */
 export function createLocalDesk(reservationTimeoutMs: number, now: () => number = Date.now): DeskHandle {
-  const desk = new BudgetDesk(reservationTimeoutMs);
   let decided = (): void => {};
+  const desk = new BudgetDesk(reservationTimeoutMs, () => decided());
   return {
     load: async (s) => desk.load(s),
     setBudgets: async (b, v) => desk.setBudgets(b, v),
-    check: async (req, keyId) => {
-      const answer = desk.check(req, keyId, now());
-      decided();
-      return answer;
-    },
+    check: async (req, keyId) => desk.check(req, keyId, now()),
     list: async () => desk.list(now()),
     recordCalls: (calls) => desk.recordCalls(calls),
     takeDecisions: async () => desk.takeDecisions(),

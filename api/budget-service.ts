@@ -9,9 +9,9 @@
 import type { StoredCall } from '../ingest/ports.ts';
 import type { ClickHouseDoor, KeyedRow } from '../platform/clickhouse/door.ts';
 import type { Logger } from '../platform/logger.ts';
-import { BudgetLedger, type Budget } from '../queries/budget-math.ts';
+import type { Budget } from '../queries/budget-math.ts';
 import type { BudgetCheckAnswer, BudgetCheckRequest, BudgetList } from '../queries/budget-schemas.ts';
-import { latestBudgetSet, loadSpend } from '../queries/budgets.ts';
+import { latestBudgetSet, loadSpendCells } from '../queries/budgets.ts';
 import type { QueryContext } from '../queries/sql.ts';
 import { createLocalDesk, type DeskHandle } from './budget-desk.ts';
 
@@ -91,11 +91,10 @@ export function createBudgetService(o: BudgetServiceOptions): BudgetService {
       const t = now();
       const set = await latestBudgetSet(o.clickhouse, o.clickhouse.database, o.ctx);
       version = set?.version ?? null;
-      // Spend is aggregated here and handed over whole: the desk may sit on another thread.
-      const loaded = new BudgetLedger(o.reservationTimeoutMs);
-      const cells = await loadSpend(o.clickhouse, o.clickhouse.database, loaded, t, o.ctx);
-      await desk.load({ budgets: set?.budgets ?? [], version, cells: loaded.spendCells() });
-      o.logger.info({ budgets: set?.budgets.length ?? 0, version, spend_cells: cells, ms: Math.round(now() - t) }, 'budgets loaded');
+      // Handed over whole, as data: the desk may sit on another thread.
+      const cells = await loadSpendCells(o.clickhouse, o.clickhouse.database, t, o.ctx);
+      await desk.load({ budgets: set?.budgets ?? [], version, cells });
+      o.logger.info({ budgets: set?.budgets.length ?? 0, version, spend_cells: cells.length, ms: Math.round(now() - t) }, 'budgets loaded');
     },
     async apply(budgets, keyId) {
       const v = Math.max(now(), (version ?? 0) + 1);

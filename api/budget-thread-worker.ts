@@ -7,32 +7,21 @@ import { createServer, type Server } from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
 import { BudgetDesk } from './budget-desk.ts';
 import { checkListener } from './budget-check-listener.ts';
-import type { ThreadReply, ThreadRequest, ThreadOptions } from './budget-thread.ts';
+import type { ThreadNote, ThreadReply, ThreadRequest, ThreadOptions } from './budget-thread.ts';
 
 const port = parentPort;
 if (!port) throw new Error('budget-thread-worker runs only as a worker thread');
 const o = workerData as ThreadOptions;
-const desk = new BudgetDesk(o.reservationTimeoutMs);
-let server: Server | undefined;
 // One 'decided' message per batch: the main thread takes them all at its next flush.
-let told = false;
-
-const decided = (): void => {
-  if (told) return;
-  told = true;
-  port.postMessage({ op: 'decided' } satisfies ThreadReply);
-};
+const desk = new BudgetDesk(o.reservationTimeoutMs, () => port.postMessage({ op: 'decided' } satisfies ThreadReply));
+let server: Server | undefined;
 
 async function listen(): Promise<number | null> {
   if (!o.listen) return null;
   const handler = checkListener({
     apiKeys: o.apiKeys,
     maxBodyBytes: o.maxBodyBytes,
-    check: (req, keyId) => {
-      const answer = desk.check(req, keyId, Date.now());
-      decided();
-      return answer;
-    },
+    check: (req, keyId) => desk.check(req, keyId, Date.now()),
   });
   server = createServer({ keepAliveTimeout: 72_000 }, handler);
   const s = server;
@@ -51,15 +40,11 @@ async function answer(m: ThreadRequest): Promise<unknown> {
       return { port: await listen() };
     case 'set':
       return desk.setBudgets(m.budgets, m.version);
-    case 'check': {
-      const a = desk.check(m.req, m.keyId, Date.now());
-      decided();
-      return a;
-    }
+    case 'check':
+      return desk.check(m.req, m.keyId, Date.now());
     case 'list':
       return desk.list(Date.now());
     case 'take':
-      told = false;
       return desk.takeDecisions();
     case 'stop':
       // In-flight checks finish; idle keep-alive sockets are closed rather than waited for.
@@ -72,7 +57,7 @@ async function answer(m: ThreadRequest): Promise<unknown> {
   }
 }
 
-port.on('message', (m: ThreadRequest | { op: 'calls'; calls: Parameters<BudgetDesk['recordCalls']>[0] }) => {
+port.on('message', (m: ThreadRequest | ThreadNote) => {
   if (m.op === 'calls') return desk.recordCalls(m.calls);
   answer(m).then(
     (value) => port.postMessage({ op: 'answer', id: m.id, value } satisfies ThreadReply),

@@ -33,6 +33,9 @@ export type ThreadRequest =
   | { op: 'take'; id: number }
   | { op: 'stop'; id: number };
 
+/** A message to the thread that wants no answer: calls the writer stored. */
+export type ThreadNote = { op: 'calls'; calls: StoredCall[] };
+
 /** What the thread posts: an answer, or word that decisions wait to be taken. */
 export type ThreadReply = { op: 'answer'; id: number; value?: unknown; error?: string } | { op: 'decided' };
 
@@ -94,7 +97,7 @@ export function createThreadDesk(options: ThreadOptions, logger: Logger): Thread
     check: (req, keyId) => ask<BudgetCheckAnswer>('check', { req, keyId }),
     list: () => ask<BudgetList>('list'),
     recordCalls(calls: StoredCall[]) {
-      if (!failure && calls.length > 0) worker.postMessage({ op: 'calls', calls });
+      if (!failure && calls.length > 0) worker.postMessage({ op: 'calls', calls } satisfies ThreadNote);
     },
     takeDecisions: () => (failure ? Promise.resolve([]) : ask<KeyedRow[]>('take')),
     onDecided: (l) => void (decided = l),

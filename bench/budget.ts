@@ -54,14 +54,11 @@ async function waitFor(url: string): Promise<void> {
 
 /** Seeds spend: calls over the month so far, through POST /v1/packets (the writer feeds the ledger). */
 async function seed(url: string, calls: number): Promise<void> {
-  const now = Date.now();
-  const monthStart = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), 1);
   const audit = createAuditEmitter({ orchestrator: 'kernel', agentId: 'seed', http: { url, apiKey: INGEST } });
   for (let i = 0; i < calls; i++) {
     void audit.invoke(TOOLS[i % 10] as string, { i }, () => ({ ok: true }), { agentId: AGENTS[(i * 7) % 10] as string, taskId: `task-${i % 500}` });
   }
   await audit.close(60_000);
-  void monthStart;
 }
 
 interface LoadResult {

@@ -170,9 +170,9 @@ export function table(results: PhaseResult[], info: RunInfo): string {
   return out.join('\n');
 }
 
-/** The reject/accept ratios of each pass (accept and reject-mix of the same data directory), and their median. */
-function rejectLine(results: readonly PhaseResult[]): string {
-  const pairs = results
+/** Per pass (accept and reject-mix of the same data directory): reject rate over accept rate, and accept CPU per packet over reject's. */
+export function rejectPasses(results: readonly PhaseResult[]): Array<{ rate: number; cpu: number }> {
+  return results
     .filter((r) => r.name.startsWith('(a) reject'))
     .map((rej) => {
       const pass = rej.name.replace(/^\(a\) reject-mix/, '');
@@ -180,6 +180,11 @@ function rejectLine(results: readonly PhaseResult[]): string {
       return acc ? { rate: rejectOverAccept(acc, rej), cpu: acc.cpuSeconds / acc.packets / (rej.cpuSeconds / rej.packets) } : undefined;
     })
     .filter((x) => x !== undefined);
+}
+
+/** The reject/accept ratios of each pass, and their median. */
+function rejectLine(results: readonly PhaseResult[]): string {
+  const pairs = rejectPasses(results);
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] as number;
   const list = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(', ');
   const rates = pairs.map((p) => p.rate);

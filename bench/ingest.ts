@@ -45,7 +45,7 @@ import { groupLag } from '../test/helpers/kafka.ts';
 import type { WorkloadCounts } from './ingest-workload.ts';
 import { topicLines, topics, type Topics } from './ingest-topics.ts';
 import { countRows, ensurePreload, freshDataDir, treeChecksum, type CopyMode, type Preload, type RowCounts } from './ingest-preload.ts';
-import { peakRssMiB, phaseResult, rejectOverAccept, sample, table, type Packets, type PhaseResult, type Sample } from './ingest-report.ts';
+import { peakRssMiB, phaseResult, rejectPasses, sample, table, type Packets, type PhaseResult, type Sample } from './ingest-report.ts';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 const { values: opt } = parseArgs({
@@ -368,11 +368,10 @@ async function main(): Promise<void> {
   const checkLine = checkBefore ? [`preload cache unchanged by the run: ${treeChecksum(preload.dataDir as string) === checkBefore ? 'yes' : 'NO'}`] : [];
   const text = table(results, { preload: preloadLine, topics: [...copyLine, ...checkLine, ...topicLines(t)] });
   process.stdout.write(`\n${text}\n`);
-  const [accept, rejects] = [results.find((r) => r.name.startsWith('(a) accept')), results.find((r) => r.name.startsWith('(a) reject-mix'))];
   if (opt.json) {
     const run = { preload: PRELOAD, preloadQuarantine: PRELOAD_QUARANTINE, rejectShare: REJECT_SHARE ?? null, copyMode: COPY_MODE, copySeconds: copies };
-    const ratio = accept && rejects ? rejectOverAccept(accept, rejects) : null;
-    writeFileSync(opt.json, JSON.stringify({ run, preload: { ...preload, dataDir: preload.dataDir ?? null }, ...t, results, rejectOverAccept: ratio }, null, 2));
+    const passes = rejectPasses(results);
+    writeFileSync(opt.json, JSON.stringify({ run, preload: { ...preload, dataDir: preload.dataDir ?? null }, ...t, results, rejectOverAccept: passes[0]?.rate ?? null, rejectPasses: passes }, null, 2));
   }
   if (!opt.keep && !opt['reuse-topic']) {
     const admin = kafka.admin();

@@ -17,29 +17,35 @@ export const BITS_PER_KEY = 16;
 
 /** MurmurHash3_x86_32 with seed 0 of a string's UTF-8 bytes (equals ClickHouse's murmurHash3_32). */
 export function murmur3(s: string): number {
-  return murmurWith(-1, s, -1);
+  const [b, n] = framed(-1, s, -1);
+  return murmurBytes(b, n);
 }
 
 /** Bytes of the key being hashed: reused, so hashing allocates nothing for ASCII keys. */
 let scratch = new Uint8Array(256);
 
 /**
- * MurmurHash3 of the bytes `pre` (a byte, or -1 for none), `s`, `post` (likewise). Keys are
- * hashed twice per round (~10^5 a second): no string is built and no closure created.
+ * The bytes of `pre` (a byte, or -1 for none), `s` and `post` (likewise), and their count: in a
+ * reused scratch buffer when `s` is ASCII (keys are hashed ~10^5 times a second: no string is
+ * built), else a UTF-8 Buffer of their own.
  */
-function murmurWith(pre: number, s: string, post: number): number {
+function framed(pre: number, s: string, post: number): [Uint8Array, number] {
   let n = 0;
   if (scratch.length < s.length + 2) scratch = new Uint8Array(2 * s.length + 2);
   if (pre >= 0) scratch[n++] = pre;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    if (c > 0x7f) return murmurBytes(Buffer.from(`${pre < 0 ? '' : String.fromCharCode(pre)}${s}${post < 0 ? '' : String.fromCharCode(post)}`, 'utf8'));
+    if (c > 0x7f) {
+      const b = Buffer.from(`${pre < 0 ? '' : String.fromCharCode(pre)}${s}${post < 0 ? '' : String.fromCharCode(post)}`, 'utf8');
+      return [b, b.length];
+    }
     scratch[n++] = c;
   }
   if (post >= 0) scratch[n++] = post;
-  return murmurBytes(scratch, n);
+  return [scratch, n];
 }
 
+/** MurmurHash3_x86_32 (seed 0) of the n bytes of b from off. */
 function murmurBytes(b: Uint8Array, n = b.length, off = 0): number {
   let h = 0;
   let i = off;
@@ -76,17 +82,9 @@ const LETTER_CODE = Object.fromEntries(Object.entries(KEY_KIND_LETTER).map(([k, 
 /** The two hashes of a key of a kind: murmur3(letter + key) and murmur3(key + letter). */
 export function keyHashes(kind: KeyKind, key: string): [number, number] {
   const l = LETTER_CODE[kind];
-  // Both hashes from one copy of the key: [l, key…, l], hashed without its last and first byte.
-  if (scratch.length < key.length + 2) scratch = new Uint8Array(2 * key.length + 2);
-  scratch[0] = l;
-  for (let i = 0; i < key.length; i++) {
-    const c = key.charCodeAt(i);
-    if (c > 0x7f) return [murmurWith(l, key, -1), murmurWith(-1, key, l)];
-    scratch[i + 1] = c;
-  }
-  const n = key.length + 1;
-  scratch[n] = l;
-  return [murmurBytes(scratch, n), murmurBytes(scratch, n, 1)];
+  // Both hashes from one copy of the key: letter + key + letter, without its last and first byte.
+  const [b, n] = framed(l, key, l);
+  return [murmurBytes(b, n - 1), murmurBytes(b, n - 1, 1)];
 }
 
 /** A Bloom filter over 2^n bits, fed with hash pairs. */

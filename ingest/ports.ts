@@ -47,7 +47,10 @@ export interface RawPacket {
   source: PacketSource;
   /** The HTTP request that brought the packet in, when it travelled on through Kafka. */
   requestId?: string;
-  /** The packet's UTF-8 bytes, when the transport holds them (decode threads copy these, not raw). */
+  /**
+   * The packet's UTF-8 bytes (the text of `raw`, never its base64), when the transport holds them:
+   * decode threads and quarantine records take these as they are, not `raw`.
+   */
   rawBytes?: Uint8Array;
 }
 

@@ -1,10 +1,9 @@
 /**
  * The insert body of a round's quarantine records, as TabSeparated lines written straight into
  * one Buffer. A topic of rejected packets writes one record per packet, each holding the packet's
- * bytes: as JSON rows (quoting the packet's own quotes), then one joined string, then its UTF-8
- * copy, that was the largest cost of rejecting (and of the collector). Pure.
+ * bytes; building them as rows, then one joined string, then its UTF-8 copy was the largest cost
+ * of rejecting (and of the collector). Pure.
  */
-import type { RawPacket } from './ports.ts';
 import { LineBuffer, tsvArray, tsvField, type QuarantineRow } from './rows.ts';
 
 /** Insert columns of `quarantine`, in the order of {@link quarantineBody}'s fields. */
@@ -18,11 +17,6 @@ export const QUARANTINE_COLUMNS = ['source_key', 'source_kind', 'topic', 'partit
 export interface QuarantineRecord {
   row: QuarantineRow;
   rawBytes?: Uint8Array | undefined;
-}
-
-/** The packet's bytes when they are the UTF-8 of its text (a Kafka record's value, nearly always). */
-export function utf8Bytes(p: RawPacket): Uint8Array | undefined {
-  return p.rawBytes && (p.encoding ?? 'utf8') === 'utf8' ? p.rawBytes : undefined;
 }
 
 /** The TabSeparated body of the records (columns as {@link QUARANTINE_COLUMNS}). */

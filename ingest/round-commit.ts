@@ -14,7 +14,7 @@ import { joinParts, joinWithField, type BodyPart } from './line-join.ts';
 import type { CallsStoredListener, PacketOutcome, StoredCall } from './ports.ts';
 import { CONTENT_COLUMNS, KIND_PACKET_TYPE, quarantineRow, replayRow, SEGMENT_COLUMNS, sourceKey, STAMPED_OUTPUT_COLUMNS, type RejectCode, type Rejection } from './rows.ts';
 import { storedHints } from './hint-lookups.ts';
-import { QUARANTINE_COLUMNS, quarantineBody, utf8Bytes, type QuarantineRecord } from './quarantine-body.ts';
+import { QUARANTINE_COLUMNS, quarantineBody, type QuarantineRecord } from './quarantine-body.ts';
 import { storedDependencies, storedInvocations, storedOutputs, storedQuarantine } from './segment-lookups.ts';
 import { kafkaKeys, RoundIndex, type RoundBatch } from './round-index.ts';
 import { conflictReason, judgeRound, judgeStored, KINDS, type Kind, type RoundVerdict } from './verdict.ts';
@@ -212,7 +212,7 @@ function quarantineRows(r: RoundIndex, v: RoundVerdict, quarantined: Set<string>
     // A replay that still fails is answered and recorded with the replay, not quarantined again.
     if (p.replay || quarantined.has(key)) continue;
     const o = outcomes[x.i] as PacketOutcome & { reason: { code: RejectCode; message: string } };
-    const rawBytes = utf8Bytes(p);
+    const rawBytes = p.rawBytes;
     quarantine.set(key, { row: quarantineRow(p, { code: o.reason.code, message: o.reason.message, packetType: o.packetType, ids: o.ids }, !rawBytes), rawBytes });
   }
   return quarantine;

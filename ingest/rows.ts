@@ -325,17 +325,13 @@ export class LineBuffer {
 
   /** Appends a line; it occupies [returned start, this.length). */
   push(line: string): number {
-    const worst = line.length * 3;
-    if (this.buf.length - this.length < worst) {
-      const next = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, this.length + worst));
-      this.buf.copy(next, 0, 0, this.length);
-      this.buf = next;
-    }
+    this.reserve(line.length * 3); // the worst case of UTF-8
     const start = this.length;
     this.length += this.buf.write(line, start, 'utf8');
     return start;
   }
 
+  /** Room for `bytes` more: a buffer twice as large (or large enough) when it lacks it. */
   private reserve(bytes: number): void {
     if (this.buf.length - this.length >= bytes) return;
     const next = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, this.length + bytes));

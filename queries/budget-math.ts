@@ -100,7 +100,6 @@ export interface SpendCell extends CallFacts {
   dayMs: number;
   cost: number;
 }
-type Cell = SpendCell;
 interface Reservation {
   amount: number;
   budgetIds: string[];
@@ -114,7 +113,7 @@ interface Reservation {
  */
 export class BudgetLedger {
   private budgets: Budget[] = [];
-  private readonly cells = new Map<string, Cell>();
+  private readonly cells = new Map<string, SpendCell>();
   private readonly totals = new Map<string, { period: string; spent: number }>();
   /** In insertion order = expiry order (one timeout for all). */
   private readonly reservations = new Map<string, Reservation>();
@@ -149,9 +148,9 @@ export class BudgetLedger {
     }
   }
 
-  /** The stored spend per (agent, tool, task, UTC day): what another ledger is loaded with. */
-  spendCells(): SpendCell[] {
-    return [...this.cells.values()].map((c) => ({ ...c }));
+  /** Stored spend read back at start (no reservation is released: no call is named). */
+  addCells(cells: readonly SpendCell[]): void {
+    for (const c of cells) this.recordCall(null, c, c.cost, c.dayMs);
   }
 
   /** Spend of a budget in the period containing `nowMs`. */

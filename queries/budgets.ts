@@ -4,7 +4,7 @@
  * newest first (GET /v1/budget/decisions). Migration 010.
  */
 import { z } from 'zod';
-import { BudgetLedger, periodKey, periodStartMs, type Budget } from './budget-math.ts';
+import { BudgetLedger, periodKey, periodStartMs, type Budget, type SpendCell } from './budget-math.ts';
 import { budgetFiguresSchema, budgetSetSchema, type BudgetDecisions, type BudgetList } from './budget-schemas.ts';
 import { cursorCodec, msKey, uuidKey } from './cursor.ts';
 import { chTime, isoTime, pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, type QueryContext, type QuerySpec, type StatementRunner, type TimeWindow } from './sql.ts';
@@ -60,16 +60,15 @@ export async function latestBudgetSet(ch: StatementRunner, db: string, ctx: Quer
   return { version: Number(row.version), budgets: budgetSetSchema.parse(JSON.parse(row.budgets)) as Budget[] };
 }
 
-/** Feeds a ledger the stored spend of the month of `nowMs` (late calls of earlier months count in no current period). */
-export async function loadSpend(ch: StatementRunner, db: string, ledger: BudgetLedger, nowMs: number, ctx: QueryContext): Promise<number> {
+/** The stored spend of the month of `nowMs` per (agent, tool, task, UTC day): late calls of earlier months count in no current period. */
+export async function loadSpendCells(ch: StatementRunner, db: string, nowMs: number, ctx: QueryContext): Promise<SpendCell[]> {
   const rows = await runQuery<{ agent_id: string; tool_id: string; task_id: string; day_ms: string | number; cost: number }>(
     ch,
     BUDGET_SPEND_CELLS,
     { db, from: chTime(periodStartMs('month', nowMs)) },
     ctx,
   );
-  for (const r of rows) ledger.recordCall(null, { agent_id: r.agent_id, tool_id: r.tool_id, task_id: r.task_id }, Number(r.cost), Number(r.day_ms));
-  return rows.length;
+  return rows.map((r) => ({ agent_id: r.agent_id, tool_id: r.tool_id, task_id: r.task_id, dayMs: Number(r.day_ms), cost: Number(r.cost) }));
 }
 
 /** GET /v1/budgets from a ledger: every budget with its figures for the current period. */
@@ -85,7 +84,7 @@ export async function budgetListFromStore(ch: StatementRunner, db: string, nowMs
   const set = await latestBudgetSet(ch, db, ctx);
   const ledger = new BudgetLedger(0);
   ledger.setBudgets(set?.budgets ?? []);
-  if (set?.budgets.length) await loadSpend(ch, db, ledger, nowMs, ctx);
+  if (set?.budgets.length) ledger.addCells(await loadSpendCells(ch, db, nowMs, ctx));
   return budgetListOf(ledger, set?.version ?? null, nowMs);
 }
 

@@ -12,24 +12,14 @@ import type { Budget } from '../../queries/budget-math.ts';
 import { parseBudgetSet } from '../../queries/budget-schemas.ts';
 import { keyIdOf, requireScope } from '../auth.ts';
 import type { BudgetService } from '../budget-service.ts';
-import { judgeCheckBody } from '../budget-check-listener.ts';
-
-/** The JSON body of a request (a string when the packet routes' parser is registered, else parsed). */
-function jsonBody(req: FastifyRequest): { ok: true; value: unknown } | { ok: false; message: string } {
-  if (typeof req.body !== 'string') return req.body === undefined ? { ok: false, message: 'send a JSON body (application/json)' } : { ok: true, value: req.body };
-  try {
-    return { ok: true, value: JSON.parse(req.body) };
-  } catch (err) {
-    return { ok: false, message: `malformed JSON: ${(err as Error).message}` };
-  }
-}
+import { jsonBody, judgeCheckBody } from '../budget-check-listener.ts';
 
 const bad = (reply: FastifyReply, req: FastifyRequest, message: string) => reply.code(400).send({ error: 'bad_request', message, request_id: req.id });
 
 /** Registers PUT /v1/budgets and POST /v1/budget/check. */
 export function registerBudgetRoutes(app: FastifyInstance, deps: { budgets: BudgetService; apiKeys: ApiKey[] }): void {
   app.put('/v1/budgets', { preHandler: requireScope(deps.apiKeys, 'admin') }, async (req, reply) => {
-    const body = jsonBody(req);
+    const body = jsonBody(req.body);
     if (!body.ok) return bad(reply, req, body.message);
     const set = parseBudgetSet(body.value);
     if (!set.ok) return bad(reply, req, `the budget set was refused whole: ${set.errors.join('; ')}`);

@@ -62,6 +62,9 @@ const STATEMENT_CODES = new Set([
   '352', '386', '456', '457', '497', '516',
 ]);
 
+/** How a failed ad-hoc statement is named in its error: its first line. */
+const statementName = (query: string, what: 'query' | 'statement' = 'query'): string => `${what} (${query.trim().split('\n')[0]?.slice(0, 80)})`;
+
 const TSV_UNESCAPES: Record<string, string> = { t: '\t', n: '\n', r: '\r', '0': '\0', b: '\b', f: '\f', "'": "'", '\\': '\\' };
 
 /** A TabSeparated field as text (ClickHouse escapes \\ \t \n \r \0 \b \f and quotes there). */
@@ -139,7 +142,7 @@ export function createClickHouseDoor(ch: ClickHouseClient, database: string): Cl
       const rs = await ch.query({ query, query_params: bind(params), format: 'JSONEachRow', ...(settings ? { clickhouse_settings: settings } : {}) });
       return await rs.json<T>();
     } catch (err) {
-      throw clickhouseError(err, `query (${query.trim().split('\n')[0]?.slice(0, 80)})`);
+      throw clickhouseError(err, statementName(query));
     }
   }
 
@@ -149,7 +152,7 @@ export function createClickHouseDoor(ch: ClickHouseClient, database: string): Cl
       const rs = await ch.query({ query, query_params: bind(params), format: 'TabSeparated', ...(settings ? { clickhouse_settings: settings } : {}) });
       text = await rs.text();
     } catch (err) {
-      throw clickhouseError(err, `query (${query.trim().split('\n')[0]?.slice(0, 80)})`);
+      throw clickhouseError(err, statementName(query));
     }
     const lines = text.split('\n');
     if (lines.at(-1) === '') lines.pop(); // every row ends with a newline
@@ -178,7 +181,7 @@ export function createClickHouseDoor(ch: ClickHouseClient, database: string): Cl
       try {
         await ch.command({ query, query_params: bind(params), ...(settings ? { clickhouse_settings: settings } : {}) });
       } catch (err) {
-        throw clickhouseError(err, `statement (${query.trim().split('\n')[0]?.slice(0, 80)})`);
+        throw clickhouseError(err, statementName(query, 'statement'));
       }
     },
     async insertRows(name, rows) {
