@@ -7,6 +7,7 @@ import { createClickHouse } from '../platform/clickhouse/client.ts';
 import { createClickHouseDoor, type ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { migrate } from '../platform/clickhouse/migrate.ts';
 import { createLogger, type Logger } from '../platform/logger.ts';
+import { startWatchdog } from '../platform/watchdog.ts';
 
 /** What every long-running command starts with. */
 export interface Runtime {
@@ -35,6 +36,8 @@ export async function openClickHouse(config: Config): Promise<ClickHouseDoor> {
 export async function startRuntime(name: string, opts: LoadOptions = {}): Promise<Runtime> {
   const config = configOrExit(opts);
   const logger = createLogger(config.logLevel, name);
+  // Before ClickHouse opens: from then on a fatal error would leave the process hanging (watchdog.ts).
+  startWatchdog({ timeoutMs: config.watchdogMs, name });
   const clickhouse = await openClickHouse(config);
   if (config.migrateOnStart) {
     const result = await migrate(clickhouse, { retentionDays: config.retentionDays });

@@ -89,6 +89,7 @@ const envSchema = z.object({
   ANALYZER_ENABLED: flag(true),
   INGEST_WORKER_IN_PROCESS: flag(true),
   MIGRATE_ON_START: flag(true),
+  WATCHDOG_TIMEOUT_MS: intFromEnv(10_000, 0),
 
   QUERY_MAX_EXECUTION_SECONDS: intFromEnv(30, 1),
   QUERY_MAX_RESULT_ROWS: intFromEnv(100_000, 1_001),
@@ -159,6 +160,8 @@ export interface Config {
   };
   /** Apply migrations at start (off for processes whose ClickHouse user may not run DDL). */
   migrateOnStart: boolean;
+  /** A long-running process ends itself (SIGKILL) when its main thread is silent this long; 0 = off (platform/watchdog.ts). */
+  watchdogMs: number;
   analysis: {
     dependencyWindowMs: number;
     auditGraceMs: number;
@@ -296,6 +299,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         workerInProcess: e.INGEST_WORKER_IN_PROCESS,
       },
       migrateOnStart: e.MIGRATE_ON_START,
+      watchdogMs: e.WATCHDOG_TIMEOUT_MS,
       analysis: {
         dependencyWindowMs: e.DEPENDENCY_WINDOW_MS,
         auditGraceMs: e.AUDIT_GRACE_MS,
