@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client';
 import { AppError, errorMessage } from '../errors.ts';
+import { StatementGate, type GateState, type Lane } from './gate.ts';
 import { settingsClause, type QuerySpec, type ReadLimits, type StatementRunner } from './statement.ts';
 
 /**
@@ -42,8 +43,16 @@ export interface ClickHouseDoor extends StatementRunner {
   insertRows(table: string, rows: readonly KeyedRow[]): Promise<void>;
   /** Inserts TabSeparated lines of the given columns, one line per key (same token rule). */
   insertLines(table: string, columns: readonly string[], body: Buffer, keys: readonly string[]): Promise<void>;
-  /** Whether ClickHouse answers, for readiness probes. */
+  /** Whether ClickHouse answers, for readiness probes (never queued behind other statements). */
   ping(): Promise<{ ok: boolean; detail?: string }>;
+  /**
+   * The same door with every statement in `lane` (gate.ts): background jobs take `lane('job')`,
+   * so their statements go after reads and ingest. Without a lane, `read()` is a read and the
+   * rest is ingest.
+   */
+  lane(lane: Lane): ClickHouseDoor;
+  /** Statements running and waiting at the gate; null where ClickHouse schedules them itself (a server). */
+  gateState(): GateState | null;
   /** Closes the client under the door. */
   close(): Promise<void>;
 }
@@ -124,22 +133,70 @@ function chdbRawInsert(ch: ClickHouseClient): RawInsert | undefined {
   return typeof raw === 'function' ? (raw as RawInsert) : undefined;
 }
 
+/** How the statements of a door are scheduled (issue 22). */
+export interface DoorOptions {
+  /** A job's statement may run this long on a ClickHouse server (`max_execution_time`); default 300 s. */
+  jobMaxExecutionSeconds?: number;
+  /** A statement waiting this long at the embedded gate goes next whatever its lane; default 2,000 ms. */
+  agingMs?: number;
+}
+
+// One gate per embedded client: chDB runs one statement at a time per process, whichever door
+// (database) it comes from. A server schedules concurrent statements itself.
+const gates = new WeakMap<ClickHouseClient, StatementGate>();
+
+/**
+ * Per-lane settings sent to a ClickHouse server, where statements run concurrently: its own
+ * `priority` (1 is the most urgent; a lower-priority query is paused while a higher one runs)
+ * and a time bound on jobs, whose statements are slices meant to be short.
+ */
+function serverSettings(lane: Lane, jobSeconds: number): ClickHouseSettings {
+  return lane === 'read' ? { priority: '1' } : lane === 'ingest' ? { priority: '2' } : { priority: '3', max_execution_time: jobSeconds };
+}
+
 /** Opens the door of `database` on a client (which the door then owns: close() closes it). */
-export function createClickHouseDoor(ch: ClickHouseClient, database: string): ClickHouseDoor {
+export function createClickHouseDoor(ch: ClickHouseClient, database: string, opts: DoorOptions = {}): ClickHouseDoor {
   const rawInsert = chdbRawInsert(ch);
+  let gate = gates.get(ch);
+  if (rawInsert && !gate) gates.set(ch, (gate = new StatementGate(1, opts.agingMs ?? 2_000)));
+  return openDoor({ ch, database, rawInsert, gate, jobSeconds: opts.jobMaxExecutionSeconds ?? 300 }, undefined);
+}
+
+interface DoorParts {
+  ch: ClickHouseClient;
+  database: string;
+  rawInsert: RawInsert | undefined;
+  gate: StatementGate | undefined;
+  jobSeconds: number;
+}
+
+function openDoor(parts: DoorParts, fixed: Lane | undefined): ClickHouseDoor {
+  const { ch, database, rawInsert, gate } = parts;
   const bind = (params: Record<string, unknown> = {}) => ('db' in params ? params : { db: database, ...params });
   const table = (name: string) => `${database}.${name}`;
+  const laneOf = (isRead: boolean): Lane => fixed ?? (isRead ? 'read' : 'ingest');
+  // Settings of a statement: on the gate (chDB applies clickhouse_settings session-wide, see
+  // INSERT_SETTINGS) only the caller's; on a server, the lane's too.
+  const withLane = (lane: Lane, settings?: ClickHouseSettings): ClickHouseSettings | undefined =>
+    gate ? settings : { ...serverSettings(lane, parts.jobSeconds), ...settings };
+  const settingsOf = (lane: Lane, settings?: ClickHouseSettings) => {
+    const merged = withLane(lane, settings);
+    return merged && Object.keys(merged).length > 0 ? { clickhouse_settings: merged } : {};
+  };
+  /** Runs `send` in its turn; the result is read after the slot is given back (chDB has materialized it). */
+  const turn = <T>(lane: Lane, send: () => Promise<T>): Promise<T> => (gate ? gate.run(lane, send) : send());
   const insert = async (name: string, run: () => Promise<unknown>) => {
     try {
-      await run();
+      await turn(laneOf(false), run);
     } catch (err) {
       throw clickhouseError(err, `insert into ${name}`);
     }
   };
 
   async function select<T>(query: string, params?: Record<string, unknown>, settings?: ClickHouseSettings): Promise<T[]> {
+    const lane = laneOf(false);
     try {
-      const rs = await ch.query({ query, query_params: bind(params), format: 'JSONEachRow', ...(settings ? { clickhouse_settings: settings } : {}) });
+      const rs = await turn(lane, () => ch.query({ query, query_params: bind(params), format: 'JSONEachRow', ...settingsOf(lane, settings) }));
       return await rs.json<T>();
     } catch (err) {
       throw clickhouseError(err, statementName(query));
@@ -147,9 +204,10 @@ export function createClickHouseDoor(ch: ClickHouseClient, database: string): Cl
   }
 
   async function selectFields(query: string, params?: Record<string, unknown>, settings?: ClickHouseSettings): Promise<string[][]> {
+    const lane = laneOf(false);
     let text: string;
     try {
-      const rs = await ch.query({ query, query_params: bind(params), format: 'TabSeparated', ...(settings ? { clickhouse_settings: settings } : {}) });
+      const rs = await turn(lane, () => ch.query({ query, query_params: bind(params), format: 'TabSeparated', ...settingsOf(lane, settings) }));
       text = await rs.text();
     } catch (err) {
       throw clickhouseError(err, statementName(query));
@@ -165,8 +223,10 @@ export function createClickHouseDoor(ch: ClickHouseClient, database: string): Cl
     selectFields,
     async read(spec, params, ctx) {
       const started = performance.now();
+      const lane = laneOf(true);
       try {
-        const rs = await ch.query({ query: spec.sql + settingsClause(ctx.limits, spec.settings), query_params: bind(params), format: 'JSONEachRow' });
+        const query = spec.sql + settingsClause(ctx.limits, spec.settings);
+        const rs = await turn(lane, () => ch.query({ query, query_params: bind(params), format: 'JSONEachRow', ...settingsOf(lane) }));
         const rows = await rs.json<never>();
         ctx.metrics?.observe('tool_audit_query_seconds', 'Read query latency (ClickHouse + decoding)', (performance.now() - started) / 1000, { query: spec.name });
         return rows;
@@ -178,8 +238,9 @@ export function createClickHouseDoor(ch: ClickHouseClient, database: string): Cl
       }
     },
     async command(query, params, settings) {
+      const lane = laneOf(false);
       try {
-        await ch.command({ query, query_params: bind(params), ...(settings ? { clickhouse_settings: settings } : {}) });
+        await turn(lane, () => ch.command({ query, query_params: bind(params), ...settingsOf(lane, settings) }));
       } catch (err) {
         throw clickhouseError(err, statementName(query, 'statement'));
       }
@@ -191,7 +252,7 @@ export function createClickHouseDoor(ch: ClickHouseClient, database: string): Cl
       await insert(name, () =>
         rawInsert
           ? rawInsert({ table: table(name), values: Buffer.from(values.map((v) => JSON.stringify(v)).join('\n')), format: 'JSONEachRow', settings })
-          : ch.insert({ table: table(name), values, format: 'JSONEachRow', clickhouse_settings: settings }),
+          : ch.insert({ table: table(name), values, format: 'JSONEachRow', clickhouse_settings: { ...withLane(laneOf(false)), ...settings } }),
       );
     },
     async insertLines(name, columns, body, keys) {
@@ -205,7 +266,7 @@ export function createClickHouseDoor(ch: ClickHouseClient, database: string): Cl
               values: Readable.from([body], { objectMode: false }),
               format: 'TabSeparated',
               columns: columns as [string, ...string[]],
-              clickhouse_settings: settings,
+              clickhouse_settings: { ...withLane(laneOf(false)), ...settings },
             }),
       );
     },
@@ -217,6 +278,8 @@ export function createClickHouseDoor(ch: ClickHouseClient, database: string): Cl
         return { ok: false, detail: errorMessage(err) };
       }
     },
+    lane: (lane) => openDoor(parts, lane),
+    gateState: () => gate?.state() ?? null,
     close: () => ch.close(),
   };
 }

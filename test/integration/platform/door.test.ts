@@ -53,4 +53,31 @@ describe('the ClickHouse door on a real engine', () => {
     expect(dedupToken('t', ['a', 'b'])).not.toBe(dedupToken('u', ['a', 'b']));
     expect(dedupToken('t', ['ab'])).not.toBe(dedupToken('t', ['a', 'b']));
   });
+
+  it('lets an API read through after at most the one job statement already running (issue 22)', async () => {
+    const { door } = await freshDatabase('door');
+    const jobs = door.lane('job');
+    const slow = 'SELECT sum(sipHash64(number)) AS s FROM numbers(10000000)';
+    const t0 = performance.now();
+    await jobs.select(slow);
+    const oneStatementMs = performance.now() - t0;
+    const ended: string[] = [];
+    // Six job statements queued at once (a job catching up), then a read arrives.
+    const queued = Array.from({ length: 6 }, (_, i) => jobs.select(slow).then(() => void ended.push(`job-${i}`)));
+    await new Promise((r) => setTimeout(r, 20));
+    const asked = performance.now();
+    await door.read({ name: 'probe', sql: 'SELECT 1 AS one' }, {}, { limits: { maxExecutionSeconds: 30, maxResultRows: 10 } });
+    const waitedMs = performance.now() - asked;
+    ended.push('read');
+    await Promise.all(queued);
+    if (door.gateState()) {
+      // Embedded: one statement at a time, so the read waited for the job statement already running, no more.
+      expect(ended.indexOf('read')).toBeLessThanOrEqual(1);
+      expect(waitedMs).toBeLessThan(oneStatementMs * 2.5);
+    } else {
+      // A server runs them side by side: the read never waits for a job's turn.
+      expect(ended.indexOf('read')).toBe(0);
+    }
+  });
 });
+

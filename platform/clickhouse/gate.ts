@@ -1,0 +1,92 @@
+/**
+ * The order in which statements reach a ClickHouse that runs one at a time (issue 22).
+ *
+ * Embedded ClickHouse (chDB) executes one statement at a time per process: whatever is sent
+ * first runs first, so an API read used to wait behind every queued scan of a catching-up job.
+ * The gate holds statements in JavaScript, one lane per kind of work, and lets the next one go
+ * when the running one ends: interactive reads first, then ingest, then background jobs. A read
+ * thus waits for at most the one statement already running; the jobs keep their own statements
+ * short (bounded slices) so that one is short too. A statement that has waited `agingMs` goes
+ * next whatever its lane, so ingest or jobs are delayed by a read storm, never starved.
+ * Pure: no I/O, no timers.
+ */
+
+/** Kinds of work, most urgent first. */
+export const LANES = ['read', 'ingest', 'job'] as const;
+/** A kind of work whose statements the gate orders. */
+export type Lane = (typeof LANES)[number];
+
+interface Waiter {
+  lane: Lane;
+  since: number;
+  go: () => void;
+}
+
+/** What the gate holds now, for metrics and readiness. */
+export interface GateState {
+  running: number;
+  waiting: Record<Lane, number>;
+}
+
+/** Lets at most `slots` statements run at once, the most urgent lane first. */
+export class StatementGate {
+  private running = 0;
+  private readonly queues: Record<Lane, Waiter[]> = { read: [], ingest: [], job: [] };
+
+  constructor(
+    private readonly slots: number,
+    private readonly agingMs: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /** Runs `work` when its turn comes; the slot is given back when it settles. */
+  async run<T>(lane: Lane, work: () => Promise<T>): Promise<T> {
+    await this.enter(lane);
+    try {
+      return await work();
+    } finally {
+      this.leave();
+    }
+  }
+
+  /** Waits for a slot; the caller must call {@link leave} exactly once afterwards. */
+  enter(lane: Lane): Promise<void> {
+    if (this.running < this.slots && this.waiting() === 0) {
+      this.running++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.queues[lane].push({ lane, since: this.now(), go: resolve }));
+  }
+
+  /** Gives a slot back and lets the next statement go. */
+  leave(): void {
+    this.running--;
+    while (this.running < this.slots) {
+      const next = this.next();
+      if (!next) return;
+      this.running++;
+      next.go();
+    }
+  }
+
+  /** Statements running and waiting per lane. */
+  state(): GateState {
+    return { running: this.running, waiting: { read: this.queues.read.length, ingest: this.queues.ingest.length, job: this.queues.job.length } };
+  }
+
+  private waiting(): number {
+    return this.queues.read.length + this.queues.ingest.length + this.queues.job.length;
+  }
+
+  private next(): Waiter | undefined {
+    // The oldest waiter past its aging bound goes first; otherwise lane order, FIFO within a lane.
+    const t = this.now();
+    let aged: Waiter | undefined;
+    for (const lane of LANES) {
+      const head = this.queues[lane][0];
+      if (head && t - head.since >= this.agingMs && (!aged || head.since < aged.since)) aged = head;
+    }
+    const lane = aged?.lane ?? LANES.find((l) => this.queues[l].length > 0);
+    return lane ? this.queues[lane].shift() : undefined;
+  }
+}
