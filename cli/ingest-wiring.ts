@@ -2,6 +2,7 @@
  * Wiring shared by `serve` and `ingest`: the segment writer, and the Kafka ingest worker with
  * its topics.
  */
+import { join } from 'node:path';
 import type { Kafka } from 'kafkajs';
 import { createIngestWorker, type IngestWorker } from '../ingest/kafka-worker.ts';
 import { createSegmentWriter, type SegmentWriter } from '../ingest/segment-writer.ts';
@@ -19,6 +20,9 @@ export function createWriter(rt: Runtime, metrics: MetricsRegistry, onCallsStore
     dedupCacheEntries: rt.config.ingest.dedupCacheEntries,
     decodeThreads: rt.config.ingest.decodeThreads,
     keyFilterMaxBytes: rt.config.ingest.keyFilterMb * 1024 * 1024,
+    ...(rt.config.ingest.keySnapshotDir
+      ? { keySnapshot: { path: join(rt.config.ingest.keySnapshotDir, `key-filter-${rt.config.clickhouse.database}.bin`), everyMs: rt.config.ingest.keySnapshotEveryMs } }
+      : {}),
     metrics,
     logger: rt.logger,
   });

@@ -89,22 +89,33 @@ export function keyHashes(kind: KeyKind, key: string): [number, number] {
 
 /** A Bloom filter over 2^n bits, fed with hash pairs. */
 export class KeyFilter {
-  private readonly bits: Uint32Array;
   private readonly mask: number;
   /** Hash pairs added (repeats included): how full the filter is. */
   added = 0;
 
   /** A filter for about `capacity` keys, of at most `maxBytes` bytes (a power of two ≥ 1 KiB). */
-  constructor(capacity: number, maxBytes: number) {
+  static sized(capacity: number, maxBytes: number): KeyFilter {
     let bytes = 1024;
     while (bytes * 8 < capacity * BITS_PER_KEY && bytes * 2 <= maxBytes) bytes *= 2;
-    this.bits = new Uint32Array(bytes / 4);
-    this.mask = bytes * 8 - 1;
+    return new KeyFilter(new Uint32Array(bytes / 4));
+  }
+
+  /** A filter over these bits (a power of two of them, ≥ 1 KiB: {@link sized}, or a snapshot's). */
+  constructor(readonly bits: Uint32Array, added = 0) {
+    const n = bits.byteLength * 8;
+    if (n < 8192 || (n & (n - 1)) !== 0) throw new Error(`a key filter has a power of two of bits, at least 8192 (got ${n})`);
+    this.mask = n - 1;
+    this.added = added;
   }
 
   /** Size of the bit array in bytes. */
   get bytes(): number {
     return this.bits.byteLength;
+  }
+
+  /** Keys it takes at {@link BITS_PER_KEY} bits each; past that it is full. */
+  get capacity(): number {
+    return (this.bytes * 8) / BITS_PER_KEY;
   }
 
   /** Expected false-positive rate at the current fill. */
@@ -129,6 +140,67 @@ export class KeyFilter {
       if (((this.bits[bit >>> 5] as number) & (1 << (bit & 31))) === 0) return false;
     }
     return true;
+  }
+
+  /** Adds the pairs of a buffer of little-endian (h1, h2) UInt32 pairs, as ClickHouse sends them. */
+  addPairs(buf: Buffer): number {
+    const n = Math.floor(buf.length / 8);
+    for (let j = 0; j < n; j++) this.add(buf.readUInt32LE(j * 8), buf.readUInt32LE(j * 8 + 4));
+    return n;
+  }
+}
+
+/**
+ * A Bloom filter that grows instead of filling up: slices of {@link KeyFilter}, each of at most
+ * `sliceMaxBytes`. Keys go into the newest slice; when it holds its capacity, a new slice sized
+ * for as many keys as all slices hold so far is added (the memory doubles, the false-positive
+ * rate of every slice stays at most ~6e-4), and a key may be in any slice. Memory is therefore
+ * 2 bytes per key when slices are full, at most ~4 bytes per key just after one is added.
+ */
+export class GrowingKeyFilter {
+  private readonly slices: KeyFilter[];
+
+  constructor(
+    capacity: number,
+    private readonly sliceMaxBytes: number,
+    slices?: KeyFilter[],
+  ) {
+    this.slices = slices?.length ? slices : [KeyFilter.sized(capacity, sliceMaxBytes)];
+  }
+
+  /** The slices, oldest first (what a snapshot writes). */
+  get parts(): readonly KeyFilter[] {
+    return this.slices;
+  }
+
+  /** Hash pairs added to every slice. */
+  get added(): number {
+    return this.slices.reduce((n, s) => n + s.added, 0);
+  }
+
+  /** Memory of every slice, bytes. */
+  get bytes(): number {
+    return this.slices.reduce((n, s) => n + s.bytes, 0);
+  }
+
+  /** Chance that an absent key is reported as maybe stored: one of the slices says so. */
+  falsePositiveRate(): number {
+    return 1 - this.slices.reduce((p, s) => p * (1 - s.falsePositiveRate()), 1);
+  }
+
+  add(h1: number, h2: number): void {
+    let last = this.slices[this.slices.length - 1] as KeyFilter;
+    if (last.added >= last.capacity) {
+      last = KeyFilter.sized(Math.max(this.added, last.capacity), this.sliceMaxBytes);
+      this.slices.push(last);
+    }
+    last.add(h1, h2);
+  }
+
+  /** False when the key is certainly not in any slice. */
+  mayHave(h1: number, h2: number): boolean {
+    for (const s of this.slices) if (s.mayHave(h1, h2)) return true;
+    return false;
   }
 
   /** Adds the pairs of a buffer of little-endian (h1, h2) UInt32 pairs, as ClickHouse sends them. */

@@ -15,7 +15,8 @@ import { randomUUID } from 'node:crypto';
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { MetricsRegistry } from '../platform/metrics.ts';
-import { KEY_KIND_LETTER, KeyFilter, keyHashes, type KeyKind } from './key-filter.ts';
+import { GrowingKeyFilter, KEY_KIND_LETTER, keyHashes, type KeyKind } from './key-filter.ts';
+import { readKeySnapshot, writeKeySnapshot, type KeySnapshotHeader } from './key-snapshot.ts';
 
 /** Dependencies of {@link createKeyIndex}. */
 export interface KeyIndexDeps {
@@ -26,6 +27,22 @@ export interface KeyIndexDeps {
   logger?: Logger;
   /** Keys read per statement while loading; default 2,000,000 (~32 MB of hex per chunk). */
   chunkKeys?: number;
+  /** Where the filter's snapshot lives (key-snapshot.ts); absent: no snapshot, every start reads every key. */
+  snapshotPath?: string;
+  /** How often a loaded filter is written to its snapshot; 0: only after a load and at close. */
+  snapshotEveryMs?: number;
+  /** Clock (epoch ms), for tests. */
+  now?: () => number;
+}
+
+/** Where the filter stands: what /readyz tells while a writer starts. */
+export interface KeyIndexProgress {
+  state: 'idle' | 'loading' | 'ready';
+  /** Where the keys come from: a snapshot and the rows since it, or every stored key. */
+  source?: 'snapshot' | 'segments';
+  keys: number;
+  /** Keys the load reads in all (known once it has counted them). */
+  of?: number;
 }
 
 /** A writer's view of every stored key. */
@@ -40,6 +57,12 @@ export interface KeyIndex {
   mayHave(kind: KeyKind, key: string): boolean;
   /** Adds keys about to be written and logs them for other writers; resolves when logged. */
   log(keys: ReadonlyArray<readonly [KeyKind, string]>): Promise<void>;
+  /** How the load is going. */
+  progress(): KeyIndexProgress;
+  /** Writes the snapshot now (when there is a path and a loaded filter); the bytes written, 0 for none. */
+  snapshot(): Promise<number>;
+  /** Stops the periodic snapshots and writes a last one. */
+  close(): Promise<void>;
 }
 
 /** Creates the key index of one writer. */
@@ -59,18 +82,23 @@ const keyPair = (kind: KeyKind, key: string) => {
  * its view's could leave a stored key out of them. Read in chunks by a hash of the key (each
  * chunk scans the key column once), at most ~2 M keys a chunk.
  */
-const SOURCES: Array<{ kind: KeyKind; table: string; key: string; where: string }> = [
-  { kind: 'invocation', table: 'tool_invocations', key: 'toString(call_id)', where: '1' },
-  { kind: 'output', table: 'tool_outputs', key: 'toString(output_id)', where: '1' },
-  { kind: 'quarantine', table: 'quarantine', key: 'source_key', where: "source_kind = 'kafka'" },
+const SOURCES: Array<{ kind: KeyKind; table: string; key: string; where: string; stored: string }> = [
+  { kind: 'invocation', table: 'tool_invocations', key: 'toString(call_id)', where: '1', stored: 'ingested_at' },
+  { kind: 'output', table: 'tool_outputs', key: 'toString(output_id)', where: '1', stored: 'ingested_at' },
+  { kind: 'quarantine', table: 'quarantine', key: 'source_key', where: "source_kind = 'kafka'", stored: 'received_at' },
   // Only emitted dependencies are judged by I1 (the analyzer's are its own).
-  { kind: 'dependency', table: 'tool_workflows', key: "concat(toString(preceding_call_id), '>', toString(succeeding_call_id))", where: "origin = 'emitted'" },
+  { kind: 'dependency', table: 'tool_workflows', key: "concat(toString(preceding_call_id), '>', toString(succeeding_call_id))", where: "origin = 'emitted'", stored: 'ingested_at' },
 ];
+// Rows stored after {since} (the column is set by ClickHouse at insert: DEFAULT now64); epoch 0 = all.
+const storedSince = (s: (typeof SOURCES)[number]) => `${s.where} AND ${s.stored} > fromUnixTimestamp64Milli({since:Int64}, 'UTC')`;
 const chunkSql = (s: (typeof SOURCES)[number]) =>
   `SELECT arrayStringConcat(groupArray(${keyPair(s.kind, 'k')})) AS h
-   FROM (SELECT ${s.key} AS k FROM {db:Identifier}.${s.table} WHERE ${s.where} AND cityHash64(k) % {chunks:UInt64} = {chunk:UInt64})`;
+   FROM (SELECT ${s.key} AS k FROM {db:Identifier}.${s.table} WHERE ${storedSince(s)} AND cityHash64(k) % {chunks:UInt64} = {chunk:UInt64})`;
 
-const COUNT = `SELECT ${SOURCES.map((s) => `(SELECT count() FROM {db:Identifier}.${s.table} WHERE ${s.where}) AS ${s.kind}`).join(', ')}, toString(now64(3)) AS now`;
+/** Rows of each source in all, and stored after {since}; the server's time; the database's identity. */
+const COUNT = `SELECT ${SOURCES.map((s) => `(SELECT count() FROM {db:Identifier}.${s.table} WHERE ${s.where}) AS ${s.kind}, (SELECT count() FROM {db:Identifier}.${s.table} WHERE ${storedSince(s)}) AS ${s.kind}_since`).join(', ')},
+  toString(now64(3)) AS now, (SELECT toString(uuid) FROM system.databases WHERE name = {db:String}) AS db_uuid`;
+type Counts = Record<KeyKind | `${KeyKind}_since`, string> & { now: string; db_uuid: string };
 
 /** Hash pairs remembered between a round's questions and its log, per kind (a bound, not a need). */
 const MAX_ASKED = 1_000_000;
@@ -78,64 +106,145 @@ const MAX_ASKED = 1_000_000;
 const MIN_CAPACITY = 4_000_000;
 /** Clock slack of the first read of a writer started elsewhere. */
 const FIRST_READ_SLACK_MS = 60_000;
+/**
+ * How far before a snapshot's `coveredAt` the catch-up reads: an insert's rows carry the time
+ * it began (ClickHouse's clock), and the writer's clock may differ from ClickHouse's.
+ */
+export const SNAPSHOT_SLACK_MS = 600_000;
 
 class BloomKeyIndex implements KeyIndex {
   readonly writer = randomUUID();
-  private filter: KeyFilter | undefined;
+  private filter: GrowingKeyFilter | undefined;
   private loading: Promise<void> | undefined;
+  private progressNow: KeyIndexProgress = { state: 'idle', keys: 0 };
   /** Server time when the load began: rows logged before it were stored before the load read them. */
   private loadedAt = '';
+  /** The database's identity, for the snapshot. */
+  private dbUuid = '';
+  /** Writer's clock when the keys of others were last read: everything stored before it is in the filter. */
+  private coveredAt = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private writing: Promise<number> | undefined;
   /** Other writers → the last (written_at, seq) read of their log. */
   private readonly seen = new Map<string, { at: string; seq: number }>();
   private seq = 0;
   /** Hash pairs of the keys asked about since the last log(): a round asks, then logs, the same keys. */
   private readonly asked: Record<KeyKind, Map<string, readonly [number, number]>> = { invocation: new Map(), output: new Map(), dependency: new Map(), quarantine: new Map() };
+  private readonly now: () => number;
 
-  constructor(private readonly deps: KeyIndexDeps) {}
+  constructor(private readonly deps: KeyIndexDeps) {
+    this.now = deps.now ?? Date.now;
+  }
 
   ready(): Promise<void> {
     this.loading ??= this.load().catch((err: unknown) => {
       this.loading = undefined;
+      this.progressNow = { state: 'idle', keys: 0 };
       throw err;
     });
     return this.loading;
   }
 
+  progress(): KeyIndexProgress {
+    return { ...this.progressNow, keys: this.filter?.added ?? this.progressNow.keys };
+  }
+
   private async load(): Promise<void> {
     const ch = this.deps.clickhouse;
     const started = performance.now();
+    this.progressNow = { state: 'loading', keys: 0 };
     await ch.insertRows('ingest_writers', [{ key: this.writer, row: { writer: this.writer } }]);
-    const [c] = await ch.select<Record<KeyKind, string> & { now: string }>(COUNT);
-    this.loadedAt = c?.now ?? '1970-01-01 00:00:00.000';
-    const total = SOURCES.reduce((n, s) => n + Number(c?.[s.kind] ?? 0), 0);
-    const filter = new KeyFilter(Math.max(total * 2, MIN_CAPACITY), this.deps.maxBytes);
+    // Taken before anything is read: whatever is stored after it is read by the next start's catch-up.
+    const coveredAt = this.now();
+    const snap = this.deps.snapshotPath ? await readKeySnapshot(this.deps.snapshotPath) : ({ ok: false, why: 'no snapshot path' } as const);
+    const since = snap.ok ? Math.max(0, snap.header.coveredAt - SNAPSHOT_SLACK_MS) : 0;
+    const [c] = await ch.select<Counts>(COUNT, { since });
+    if (!c) throw new Error('the key count returned no row');
+    this.loadedAt = c.now;
+    this.dbUuid = c.db_uuid;
+    const why = snap.ok ? unusable(snap.header, c, ch.database) : snap.why;
+    const from = why === undefined && snap.ok ? snap.filter : undefined;
+    const total = SOURCES.reduce((n, s) => n + Number(from ? c[`${s.kind}_since`] : c[s.kind]), 0);
+    const filter = from ?? new GrowingKeyFilter(Math.max(total * 2, MIN_CAPACITY), this.deps.maxBytes);
+    this.progressNow = { state: 'loading', source: from ? 'snapshot' : 'segments', keys: 0, of: total };
+    if (why !== undefined && this.deps.snapshotPath) this.deps.logger?.info({ why }, 'key filter snapshot not used: reading every stored key');
     const perChunk = this.deps.chunkKeys ?? 2_000_000;
     let keys = 0;
     for (const s of SOURCES) {
-      const chunks = Math.max(1, Math.ceil(Number(c?.[s.kind] ?? 0) / perChunk));
-      for (let chunk = 0; chunk < chunks; chunk++) {
-        const [r] = await ch.select<{ h: string }>(chunkSql(s), { chunks, chunk });
+      const rows = Number(from ? c[`${s.kind}_since`] : c[s.kind]);
+      const chunks = Math.max(1, Math.ceil(rows / perChunk));
+      for (let chunk = 0; chunk < chunks && rows > 0; chunk++) {
+        const [r] = await ch.select<{ h: string }>(chunkSql(s), { chunks, chunk, since: from ? since : 0 });
         keys += filter.addPairs(Buffer.from(r?.h ?? '', 'hex'));
+        this.progressNow.keys = keys;
       }
     }
     this.filter = filter;
+    this.coveredAt = coveredAt;
+    this.progressNow = { state: 'ready', source: from ? 'snapshot' : 'segments', keys: filter.added, of: total };
     this.gauges();
     const seconds = (performance.now() - started) / 1000;
     this.deps.metrics.set('tool_audit_ingest_key_filter_load_seconds', 'Time the last key filter load took', seconds);
-    this.deps.logger?.info({ keys, bytes: filter.bytes, seconds: Math.round(seconds * 100) / 100, fpr: filter.falsePositiveRate() }, 'ingest key filter loaded');
+    this.deps.logger?.info({ source: this.progressNow.source, read: keys, keys: filter.added, bytes: filter.bytes, seconds: Math.round(seconds * 100) / 100, fpr: filter.falsePositiveRate() }, 'ingest key filter loaded');
+    // A full read is worth keeping at once: the next start reads only what came after it.
+    if (!from) void this.snapshot().catch(() => undefined);
+    const every = this.deps.snapshotEveryMs ?? 0;
+    if (this.deps.snapshotPath && every > 0) {
+      this.timer = setInterval(() => void this.snapshot().catch(() => undefined), every);
+      this.timer.unref();
+    }
+  }
+
+  async snapshot(): Promise<number> {
+    const path = this.deps.snapshotPath;
+    const filter = this.filter;
+    if (!path || !filter) return 0;
+    if (this.writing) return this.writing;
+    const started = performance.now();
+    // Read the other writers' keys first: the snapshot then covers up to now, and the next start catches up less.
+    await this.refresh();
+    // Taken before the bits are written: a bit only turns on, so the file holds every key covered by then.
+    const header = { version: 1 as const, database: this.deps.clickhouse.database, databaseUuid: this.dbUuid, coveredAt: this.coveredAt, counts: {} as Record<string, number>, sliceMaxBytes: this.deps.maxBytes };
+    this.writing = (async () => {
+      const [c] = await this.deps.clickhouse.select<Counts>(COUNT, { since: 0 });
+      for (const s of SOURCES) header.counts[s.kind] = Number(c?.[s.kind] ?? 0);
+      return writeKeySnapshot(path, header, filter);
+    })();
+    try {
+      const bytes = await this.writing;
+      this.deps.metrics.set('tool_audit_ingest_key_snapshot_seconds', 'Time the last key filter snapshot took to write', (performance.now() - started) / 1000);
+      this.deps.logger?.debug({ path, bytes }, 'key filter snapshot written');
+      return bytes;
+    } catch (err) {
+      this.deps.logger?.warn({ path, err: (err as Error).message }, 'key filter snapshot not written; the next start reads every key');
+      throw err;
+    } finally {
+      this.writing = undefined;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.snapshot().catch(() => undefined);
   }
 
   private gauges(): void {
-    const f = this.filter as KeyFilter;
+    const f = this.filter as GrowingKeyFilter;
     this.deps.metrics.set('tool_audit_ingest_key_filter_keys', 'Keys added to the ingest key filter', f.added);
     this.deps.metrics.set('tool_audit_ingest_key_filter_bytes', 'Memory of the ingest key filter', f.bytes);
+    this.deps.metrics.set('tool_audit_ingest_key_filter_slices', 'Slices of the ingest key filter (it grows by a slice when full)', f.parts.length);
     this.deps.metrics.set('tool_audit_ingest_key_filter_fpr', 'Expected false-positive rate of the ingest key filter', f.falsePositiveRate());
   }
 
   async refresh(): Promise<void> {
     const ch = this.deps.clickhouse;
+    const startedAt = this.now();
     const others = await ch.select<{ writer: string }>('SELECT DISTINCT writer FROM {db:Identifier}.ingest_writers WHERE writer != {me:String}', { me: this.writer });
-    if (others.length === 0) return;
+    if (others.length === 0) {
+      this.coveredAt = startedAt;
+      return;
+    }
     const params: Record<string, unknown> = {};
     const conds = others.map(({ writer }, i) => {
       const s = this.seen.get(writer) ?? { at: firstReadFrom(this.loadedAt), seq: 0 };
@@ -148,9 +257,10 @@ class BloomKeyIndex implements KeyIndex {
       params,
     );
     for (const r of rows) {
-      (this.filter as KeyFilter).addPairs(Buffer.from(r.h, 'hex'));
+      (this.filter as GrowingKeyFilter).addPairs(Buffer.from(r.h, 'hex'));
       this.seen.set(r.writer, { at: r.last_at, seq: Number(r.last_seq) });
     }
+    this.coveredAt = startedAt;
     if (rows.length) this.gauges();
   }
 
@@ -158,12 +268,12 @@ class BloomKeyIndex implements KeyIndex {
     const pair = keyHashes(kind, key);
     const asked = this.asked[kind];
     if (asked.size < MAX_ASKED) asked.set(key, pair);
-    return (this.filter as KeyFilter).mayHave(pair[0], pair[1]);
+    return (this.filter as GrowingKeyFilter).mayHave(pair[0], pair[1]);
   }
 
   async log(keys: ReadonlyArray<readonly [KeyKind, string]>): Promise<void> {
     if (keys.length === 0) return;
-    const f = this.filter as KeyFilter;
+    const f = this.filter as GrowingKeyFilter;
     const seq = ++this.seq;
     const lines: string[] = new Array<string>(keys.length);
     keys.forEach(([kind, key], j) => {
@@ -176,6 +286,20 @@ class BloomKeyIndex implements KeyIndex {
     // One block per round, identified by writer and seq (a retry logs under a new seq).
     await this.deps.clickhouse.insertLines('ingest_key_log', ['writer', 'seq', 'h1', 'h2'], Buffer.from(lines.join('')), [`${this.writer}/${seq}`]);
   }
+}
+
+/**
+ * Why a snapshot cannot stand for the stored keys, or undefined when it can: another database,
+ * or rows stored since it that the catch-up would not read (more new rows than rows stored after
+ * its time: a restore or a backfill that wrote old `ingested_at` values).
+ */
+function unusable(h: KeySnapshotHeader, c: Counts, database: string): string | undefined {
+  if (h.database !== database || h.databaseUuid !== c.db_uuid) return `it is of another database (${h.database} ${h.databaseUuid})`;
+  for (const s of SOURCES) {
+    const added = Number(c[s.kind]) - (h.counts[s.kind] ?? 0);
+    if (added > Number(c[`${s.kind}_since`])) return `${added} ${s.table} rows came after it, only ${c[`${s.kind}_since`]} of them stored since it was taken`;
+  }
+  return undefined;
 }
 
 /** Where the log of a writer not read before is read from: the load saw everything before it. */

@@ -18,7 +18,7 @@ import type { Logger } from '../platform/logger.ts';
 import type { MetricsRegistry } from '../platform/metrics.ts';
 import { ColumnsBuilder, ColumnsReader, type BatchBuffers, type Columns } from './decode-batch.ts';
 import { createDecodePool, type DecodePool } from './decode-pool.ts';
-import { createKeyIndex, type KeyIndex } from './key-index.ts';
+import { createKeyIndex, type KeyIndex, type KeyIndexProgress } from './key-index.ts';
 import type { CallsStoredListener, PacketOutcome, RawPacket } from './ports.ts';
 import { createRoundCommitter } from './round-commit.ts';
 import { sourceKey } from './rows.ts';
@@ -31,6 +31,10 @@ export interface SegmentWriter {
   write(batch: RawPacket[]): Promise<PacketOutcome[]>;
   /** Loads what the writer must know before its first round (the key filter); write() waits for it anyway. */
   ready?(): Promise<void>;
+  /** How the key filter's load is going (for /readyz). */
+  progress?(): KeyIndexProgress;
+  /** Writes the key filter's last snapshot; nothing is written after it. */
+  close?(): Promise<void>;
 }
 
 /** Dependencies of {@link createSegmentWriter}. */
@@ -50,8 +54,10 @@ export interface SegmentWriterDeps {
   callTaskEntries?: number;
   /** Told of the calls each commit round wrote (budget spend); see ports.ts. */
   onCallsStored?: CallsStoredListener;
-  /** Memory bound of the key filter (key-index.ts); default 256 MiB. */
+  /** Memory of one slice of the key filter (key-index.ts); default 256 MiB. */
   keyFilterMaxBytes?: number;
+  /** The key filter's snapshot file and how often it is written (key-snapshot.ts); absent: none. */
+  keySnapshot?: { path: string; everyMs: number };
 }
 
 /** A batch after the decode stage. */
@@ -96,7 +102,13 @@ class BatchWriter implements SegmentWriter {
   private readonly keyIndex: KeyIndex;
 
   constructor(private readonly deps: SegmentWriterDeps) {
-    this.keyIndex = createKeyIndex({ clickhouse: deps.clickhouse, maxBytes: deps.keyFilterMaxBytes ?? 256 * 1024 * 1024, metrics: deps.metrics, logger: deps.logger });
+    this.keyIndex = createKeyIndex({
+      clickhouse: deps.clickhouse,
+      maxBytes: deps.keyFilterMaxBytes ?? 256 * 1024 * 1024,
+      metrics: deps.metrics,
+      logger: deps.logger,
+      ...(deps.keySnapshot ? { snapshotPath: deps.keySnapshot.path, snapshotEveryMs: deps.keySnapshot.everyMs } : {}),
+    });
     this.maxRound = deps.maxRoundPackets ?? 100_000;
     this.minRound = Math.min(deps.minRoundPackets ?? 50_000, this.maxRound);
     this.commitRound = createRoundCommitter({
@@ -112,6 +124,14 @@ class BatchWriter implements SegmentWriter {
 
   ready(): Promise<void> {
     return this.keyIndex.ready();
+  }
+
+  progress(): KeyIndexProgress {
+    return this.keyIndex.progress();
+  }
+
+  close(): Promise<void> {
+    return this.keyIndex.close();
   }
 
   write(batch: RawPacket[]): Promise<PacketOutcome[]> {

@@ -80,6 +80,8 @@ const envSchema = z.object({
   INGEST_SINK_UNHEALTHY_AFTER_MS: intFromEnv(60_000, 100),
   DEDUP_CACHE_ENTRIES: intFromEnv(1_000_000, 0),
   INGEST_KEY_FILTER_MB: intFromEnv(256, 1),
+  INGEST_KEY_SNAPSHOT_DIR: optionalString,
+  INGEST_KEY_SNAPSHOT_MS: intFromEnv(600_000, 0),
 
   DEPENDENCY_WINDOW_MS: intFromEnv(60_000, 1),
   AUDIT_GRACE_MS: intFromEnv(300_000, 0),
@@ -148,8 +150,12 @@ export interface Config {
     sinkRetryMaxMs: number;
     sinkUnhealthyAfterMs: number;
     dedupCacheEntries: number;
-    /** Memory bound of each writer's key filter in MiB (INGEST_KEY_FILTER_MB; ingest/key-index.ts). */
+    /** Memory of one slice of each writer's key filter in MiB (INGEST_KEY_FILTER_MB; ingest/key-index.ts): the filter grows by slices. */
     keyFilterMb: number;
+    /** Folder of the key filter's snapshot (INGEST_KEY_SNAPSHOT_DIR; default TOOL_AUDIT_DATA_DIR/tool-audit-state; `none`: no snapshot, '' here). */
+    keySnapshotDir: string;
+    /** How often a writer writes its key filter's snapshot, besides after a full load and at shutdown (INGEST_KEY_SNAPSHOT_MS); 0: only then. */
+    keySnapshotEveryMs: number;
     partitionsConcurrency: number;
     /** kafkajs consumers per ingest process (INGEST_CONSUMERS). */
     consumers: number;
@@ -293,6 +299,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         sinkUnhealthyAfterMs: e.INGEST_SINK_UNHEALTHY_AFTER_MS,
         dedupCacheEntries: e.DEDUP_CACHE_ENTRIES,
         keyFilterMb: e.INGEST_KEY_FILTER_MB,
+        keySnapshotDir: e.INGEST_KEY_SNAPSHOT_DIR === 'none' ? '' : e.INGEST_KEY_SNAPSHOT_DIR ?? `${e.TOOL_AUDIT_DATA_DIR.replace(/\/+$/, '')}/tool-audit-state`,
+        keySnapshotEveryMs: e.INGEST_KEY_SNAPSHOT_MS,
         partitionsConcurrency: e.INGEST_PARTITIONS_CONCURRENCY,
         consumers: e.INGEST_CONSUMERS,
         decodeThreads: e.INGEST_DECODE_THREADS,

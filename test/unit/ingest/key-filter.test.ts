@@ -8,7 +8,7 @@ import { KeyFilter, keyHashes } from '../../../ingest/key-filter.ts';
 
 describe('KeyFilter', () => {
   it('never rules out an added key, and rules out nearly every other one', () => {
-    const f = new KeyFilter(100_000, 1 << 20);
+    const f = KeyFilter.sized(100_000, 1 << 20);
     const added = Array.from({ length: 100_000 }, () => randomUUID());
     for (const k of added) f.add(...keyHashes('invocation', k));
     expect(added.every((k) => f.mayHave(...keyHashes('invocation', k)))).toBe(true);
@@ -25,7 +25,7 @@ describe('KeyFilter', () => {
   });
 
   it('reads little-endian hash pairs and keeps its memory bound', () => {
-    const f = new KeyFilter(1e9, 1 << 16);
+    const f = KeyFilter.sized(1e9, 1 << 16);
     expect(f.bytes).toBe(1 << 16);
     const [h1, h2] = keyHashes('dependency', 'a>b');
     const buf = Buffer.alloc(8);
@@ -34,6 +34,6 @@ describe('KeyFilter', () => {
     expect(f.mayHave(h1, h2)).toBe(false);
     expect(f.addPairs(buf)).toBe(1);
     expect(f.mayHave(h1, h2)).toBe(true);
-    expect(new KeyFilter(10, 1 << 30).bytes).toBe(1024);
+    expect(KeyFilter.sized(10, 1 << 30).bytes).toBe(1024);
   });
 });
