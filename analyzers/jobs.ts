@@ -11,7 +11,7 @@ import { createAuditor } from './auditor.ts';
 import { createDedupIndexer } from './dedup-index.ts';
 import { createDependencyAnalyzer } from './dependency-runner.ts';
 import { createHintsJob, type HintsJobDeps } from './hints-runner.ts';
-import type { PeriodicJob } from './scheduler.ts';
+import type { JobHealth, PeriodicJob } from './scheduler.ts';
 
 /** Which jobs to run, and how often. */
 export interface JobsOptions {
@@ -23,14 +23,21 @@ export interface JobsOptions {
   hints?: Pick<HintsJobDeps, 'measure' | 'thresholds' | 'intervalMs' | 'windowMs'>;
 }
 
+/** A job failing this many runs in a row is reported as failing by /readyz (which stays ready: the API does not depend on it). */
+export const JOB_FAILING_AFTER = 3;
+
 /** Started jobs. */
 export interface RunningJobs {
+  /** How each job is doing. */
+  health(): JobHealth[];
   /** Stops every job and waits for runs in progress. */
   stop(): Promise<void>;
 }
 
 /** Starts the chosen jobs on a ClickHouse door. */
-export function startJobs(deps: { clickhouse: ClickHouseDoor; metrics: MetricsRegistry; logger: Logger }, opts: JobsOptions): RunningJobs {
+export function startJobs(door: { clickhouse: ClickHouseDoor; metrics: MetricsRegistry; logger: Logger }, opts: JobsOptions): RunningJobs {
+  // Every statement of a job goes after reads and ingest (platform/clickhouse/gate.ts).
+  const deps = { ...door, clickhouse: door.clickhouse.lane('job') };
   const jobs: Array<{ job: PeriodicJob<unknown>; intervalMs: number }> = [];
   const a = opts.analysis;
   if (a) {
@@ -40,6 +47,14 @@ export function startJobs(deps: { clickhouse: ClickHouseDoor; metrics: MetricsRe
   }
   if (opts.hints) jobs.push({ job: createHintsJob({ ...deps, ...opts.hints }), intervalMs: opts.hints.intervalMs });
   if (opts.dedupIndexIntervalMs && opts.dedupIndexIntervalMs > 0) jobs.push({ job: createDedupIndexer(deps), intervalMs: opts.dedupIndexIntervalMs });
-  for (const { job, intervalMs } of jobs) job.start(intervalMs);
-  return { stop: async () => void (await Promise.all(jobs.map(({ job }) => job.stop()))) };
+  const observe = (h: JobHealth): void => {
+    deps.metrics.set('tool_audit_job_consecutive_failures', 'Failed runs in a row of a background job (0 when its last run worked)', h.failures, { job: h.name });
+    if (h.failures > 0) deps.metrics.inc('tool_audit_job_failures_total', 'Failed runs of a background job', { job: h.name });
+    else deps.metrics.set('tool_audit_job_last_success_seconds', 'When a background job last ran to the end (epoch seconds)', (h.lastOkAt ?? 0) / 1000, { job: h.name });
+  };
+  for (const { job, intervalMs } of jobs) job.start(intervalMs, observe);
+  return {
+    health: () => jobs.map(({ job }) => job.health()),
+    stop: async () => void (await Promise.all(jobs.map(({ job }) => job.stop()))),
+  };
 }

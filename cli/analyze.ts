@@ -4,6 +4,7 @@
  */
 import { startJobs } from '../analyzers/jobs.ts';
 import { buildApp } from '../api/app.ts';
+import { jobsReport } from '../api/routes/health.ts';
 import { MetricsRegistry } from '../platform/metrics.ts';
 import { hintsJobOptions } from './hints.ts';
 import { onShutdown, startRuntime } from './runtime.ts';
@@ -16,7 +17,7 @@ export async function analyze(): Promise<void> {
   const app = buildApp({
     readiness: async () => {
       const clickhouse = await rt.clickhouse.ping();
-      return { ready: clickhouse.ok, checks: { clickhouse } };
+      return { ready: clickhouse.ok, checks: { clickhouse }, jobs: jobsReport(jobs.health()) };
     },
     metrics,
     apiKeys: rt.config.apiKeys,

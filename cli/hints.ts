@@ -20,7 +20,9 @@ export function hintsJobOptions(config: Config, clickhouse: ClickHouseDoor): Job
   const h = config.hints;
   if (h.intervalMs <= 0) return undefined;
   const ctx: QueryContext = { limits: { maxExecutionSeconds: config.queries.maxExecutionSeconds, maxResultRows: config.queries.maxResultRows }, expensiveThresholdUsd: config.queries.expensiveThresholdUsd };
-  return { ...h, thresholds: h, measure: (w) => measureHints(clickhouse, clickhouse.database, w, h, ctx) };
+  // A background job: its measuring queries go after reads and ingest.
+  const jobs = clickhouse.lane('job');
+  return { ...h, thresholds: h, measure: (w) => measureHints(jobs, jobs.database, w, h, ctx) };
 }
 
 /** One line of evidence per kind, the figures a reader looks at first. Pure. */

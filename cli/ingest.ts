@@ -9,8 +9,10 @@ import { MetricsRegistry } from '../platform/metrics.ts';
 import { createKafka, ensureTopics } from '../platform/kafka/client.ts';
 import { createWriter, kafkaTopics, pingKafka, startKafkaWorker } from './ingest-wiring.ts';
 import { onShutdown, startRuntime } from './runtime.ts';
+import { startupSteps } from './startup-steps.ts';
+import type { IngestWorker } from '../ingest/kafka-worker.ts';
 
-/** Starts the worker; resolves once it consumes. */
+/** Starts the worker; resolves once it listens (it consumes once its key filter is loaded). */
 export async function ingest(): Promise<void> {
   const rt = await startRuntime('tool-audit-ingest');
   const { config, logger, clickhouse } = rt;
@@ -18,15 +20,14 @@ export async function ingest(): Promise<void> {
     throw new AppError('CONFIG_INVALID', 'tool-audit ingest needs KAFKA_BROKERS (host:port[,host:port…])', { retryable: false });
   }
   const metrics = new MetricsRegistry();
+  const steps = startupSteps(logger);
   const writer = createWriter(rt, metrics);
-  // The key filter loads before consuming starts (it reads every stored key once).
-  await writer.ready?.();
   const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, logger });
-  await ensureTopics(kafka, kafkaTopics(config));
-  const worker = await startKafkaWorker(rt, kafka, writer, metrics);
+  let worker: IngestWorker | undefined;
   const app = buildApp({
     readiness: async (): Promise<ReadinessReport> => {
-      const checks = { clickhouse: await clickhouse.ping(), kafka: await pingKafka(kafka), ingest_worker: worker.health() };
+      const checks: ReadinessReport['checks'] = { clickhouse: await clickhouse.ping(), ...steps.checks(), kafka: await pingKafka(kafka) };
+      if (worker) checks.ingest_worker = worker.health();
       return { ready: Object.values(checks).every((c) => c.ok), checks };
     },
     metrics,
@@ -35,10 +36,17 @@ export async function ingest(): Promise<void> {
     logger,
   });
   await app.listen({ port: config.port, host: config.host });
-  logger.info({ topic: config.kafka.topic, group: config.kafka.groupId, port: config.port }, 'tool-audit ingest consuming');
   onShutdown(logger, async () => {
-    await worker.stop();
+    await worker?.stop();
     await app.close();
+    await writer.close?.();
     await clickhouse.close();
   });
+  // The key filter loads before consuming starts (a snapshot and the rows since, or every stored key).
+  await steps.run('key_filter', () => writer.ready?.() ?? Promise.resolve());
+  await steps.run('kafka', async () => {
+    await ensureTopics(kafka, kafkaTopics(config));
+    worker = await startKafkaWorker(rt, kafka, writer, metrics);
+  });
+  logger.info({ topic: config.kafka.topic, group: config.kafka.groupId, port: config.port }, 'tool-audit ingest consuming');
 }

@@ -10,22 +10,27 @@ import { createBudgetService } from '../api/budget-service.ts';
 import { createThreadDesk } from '../api/budget-thread.ts';
 import { replayApiOf } from '../api/routes/quarantine-replay.ts';
 import type { PacketIngest } from '../ingest/ports.ts';
-import type { ReadinessReport } from '../api/routes/health.ts';
+import { jobsReport, type ReadinessReport } from '../api/routes/health.ts';
 import { createKafkaEdge } from '../ingest/kafka-edge.ts';
 import type { IngestWorker } from '../ingest/kafka-worker.ts';
 import { MetricsRegistry } from '../platform/metrics.ts';
 import { createKafka, ensureTopics } from '../platform/kafka/client.ts';
 import { createWriter, kafkaTopics, pingKafka, startKafkaWorker } from './ingest-wiring.ts';
 import { onShutdown, startRuntime } from './runtime.ts';
+import { startupSteps } from './startup-steps.ts';
+import type { BudgetService } from '../api/budget-service.ts';
+import type { KeyIndexProgress } from '../ingest/key-index.ts';
+import { AppError } from '../platform/errors.ts';
 import { ensureWebBundle } from '../web/build.ts';
 import { registerWebApp } from '../web/register.ts';
 import { hintsJobOptions } from './hints.ts';
 
-/** Starts the server; resolves once it listens. */
+/** Starts the server; resolves once it listens (before what grows with history has loaded). */
 export async function serve(): Promise<void> {
   const rt = await startRuntime('tool-audit-serve', { serving: true });
   const { config, logger, clickhouse } = rt;
   const metrics = new MetricsRegistry();
+  const steps = startupSteps(logger);
   // Budgets are owned by the process whose writer stores the calls (see README "Budgets"); their
   // ledger lives on a thread of its own, which also listens on BUDGET_CHECK_PORT when set.
   const { checkPort, ...budgetTiming } = config.budgets;
@@ -36,31 +41,20 @@ export async function serve(): Promise<void> {
   const budgets = createBudgetService({
     clickhouse,
     logger,
-    ctx: { limits: { maxExecutionSeconds: config.queries.maxExecutionSeconds, maxResultRows: Number.MAX_SAFE_INTEGER }, expensiveThresholdUsd: config.queries.expensiveThresholdUsd, metrics },
+    ctx: { limits: { maxExecutionSeconds: config.queries.maxExecutionSeconds, maxResultRows: config.queries.maxResultRows }, expensiveThresholdUsd: config.queries.expensiveThresholdUsd, metrics },
     ...budgetTiming,
     desk,
   });
-  await budgets.start();
-  if (desk.checkPort() !== null) logger.info({ port: desk.checkPort(), host: config.host }, 'budget checks served on a port of their own');
   const writer = createWriter(rt, metrics, budgets.onCallsStored);
-  await writer.ready?.();
-
-  let ingest: PacketIngest = { submit: (packets) => writer.write(packets) };
+  const kafka = config.kafka.brokers ? createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, logger }) : undefined;
   let worker: IngestWorker | undefined;
   let producer: Producer | undefined;
-  let kafkaCheck: (() => Promise<{ ok: boolean; detail?: string }>) | undefined;
-  if (config.kafka.brokers) {
-    const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, logger });
-    await ensureTopics(kafka, kafkaTopics(config));
-    if (config.ingest.workerInProcess) worker = await startKafkaWorker(rt, kafka, writer, metrics);
-    producer = kafka.producer({ allowAutoTopicCreation: false, idempotent: false });
-    await producer.connect();
-    ingest = createKafkaEdge({ producer, topic: config.kafka.topic, maxPacketBytes: config.ingest.maxPacketBytes });
-    kafkaCheck = () => pingKafka(kafka);
-  }
+  // Packets are taken once their path is ready: the writer's key filter, or the Kafka producer.
+  let ingest: PacketIngest | undefined;
+  const notYet = (what: string) => Promise.reject(new AppError('STARTING', `tool-audit is starting: ${what} not ready yet (see /readyz)`, { retryable: true }));
 
   // The dedup index serves this process's read API; the analyzer and auditor run here unless
-  // `tool-audit analyze` runs them elsewhere.
+  // `tool-audit analyze` runs them elsewhere. Their statements wait behind reads and ingest.
   const jobs = startJobs(
     { clickhouse, metrics, logger },
     {
@@ -71,18 +65,18 @@ export async function serve(): Promise<void> {
   );
 
   const app = buildApp({
-    ingest,
+    ingest: { submit: (packets) => (ingest ? ingest.submit(packets) : notYet(kafka ? 'Kafka' : 'the key filter')) },
     readiness: async (): Promise<ReadinessReport> => {
-      const checks: ReadinessReport['checks'] = { clickhouse: await clickhouse.ping() };
-      if (kafkaCheck) checks.kafka = await kafkaCheck();
+      const checks: ReadinessReport['checks'] = { clickhouse: await clickhouse.ping(), ...steps.checks() };
+      if (kafka && steps.done('kafka')) checks.kafka = await pingKafka(kafka);
       if (worker) checks.ingest_worker = worker.health();
-      return { ready: Object.values(checks).every((c) => c.ok), checks };
+      return { ready: Object.values(checks).every((c) => c.ok), checks, jobs: jobsReport(jobs.health()) };
     },
     metrics,
     read: readApiOf(config, clickhouse, metrics, budgets),
-    budgets,
+    budgets: startedBudgets(budgets, () => steps.done('budgets'), notYet),
     replay: replayApiOf(config, clickhouse, metrics),
-    manifests: { clickhouse },
+    manifests: { clickhouse: clickhouse.lane('read') },
     apiKeys: config.apiKeys,
     maxBodyBytes: config.ingest.maxBodyBytes,
     logger,
@@ -103,6 +97,43 @@ export async function serve(): Promise<void> {
     await producer?.disconnect();
     await worker?.stop();
     await jobs.stop();
+    await writer.close?.();
     await clickhouse.close();
   });
+
+  // What grows with history loads after the process answers; /readyz tells how far it is.
+  void steps.run('budgets', async () => {
+    await budgets.start();
+    if (desk.checkPort() !== null) logger.info({ port: desk.checkPort(), host: config.host }, 'budget checks served on a port of their own');
+  });
+  void steps.run('key_filter', () => writer.ready?.() ?? Promise.resolve(), () => describeKeys(writer.progress?.())).then(async () => {
+    if (!kafka) {
+      ingest = { submit: (packets) => writer.write(packets) };
+      return;
+    }
+    await steps.run('kafka', async () => {
+      await ensureTopics(kafka, kafkaTopics(config));
+      if (config.ingest.workerInProcess) worker = await startKafkaWorker(rt, kafka, writer, metrics);
+      producer = kafka.producer({ allowAutoTopicCreation: false, idempotent: false });
+      await producer.connect();
+      ingest = createKafkaEdge({ producer, topic: config.kafka.topic, maxPacketBytes: config.ingest.maxPacketBytes });
+    });
+  });
+}
+
+/** The key filter's load as /readyz tells it. */
+function describeKeys(p: KeyIndexProgress | undefined): string {
+  if (!p) return 'starting';
+  const of = p.of === undefined ? '' : ` of ${p.of.toLocaleString('en-US')}`;
+  return `${p.keys.toLocaleString('en-US')}${of} keys read from ${p.source === 'snapshot' ? 'the snapshot and the rows since' : 'the stored rows'}`;
+}
+
+/** The budget service, answering 503 (starting) until its ledger is loaded. */
+function startedBudgets(service: BudgetService, loaded: () => boolean, notYet: (what: string) => Promise<never>): BudgetService {
+  return {
+    ...service,
+    check: (req, keyId) => (loaded() ? service.check(req, keyId) : notYet('budgets')),
+    list: () => (loaded() ? service.list() : notYet('budgets')),
+    apply: (budgets, keyId) => (loaded() ? service.apply(budgets, keyId) : notYet('budgets')),
+  };
 }

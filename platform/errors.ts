@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'KAFKA_PRODUCE_FAILED'
   | 'MIGRATION_FAILED'
   | 'SHUTTING_DOWN'
+  | 'STARTING'
   | 'INTERNAL';
 
 /** An infrastructure fault or a bug, with a stable code and a retry hint. */
