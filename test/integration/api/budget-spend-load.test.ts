@@ -182,12 +182,13 @@ describe('a new set applied while calls are stored', () => {
     await store(ch, db, base);
     const clock = { now: NOW };
     const stored: Call[] = [...base];
-    let service: BudgetService | undefined;
+    // The writer's listener, wired once the service exists (as cli/serve.ts wires it).
+    const listener: { service?: BudgetService } = {};
     const fresh = (seed: number) => generate(seed, 40, [0]);
     const storeAndReport = async (batch: Call[]) => {
       await store(ch, db, batch);
       stored.push(...batch);
-      service?.onCallsStored(batch);
+      listener.service?.onCallsStored(batch);
     };
     const lates: Call[][] = [];
     // Around the spend statement: calls stored and reported just before it (the load counts them
@@ -207,7 +208,8 @@ describe('a new set applied while calls are stored', () => {
         return rows as never[];
       },
     };
-    service = serviceOn(racing, clock);
+    const service = serviceOn(racing, clock);
+    listener.service = service;
     await service.start();
     await service.apply([BUDGETS[0] as Budget], 'open');
     await storeAndReport(fresh(3));
