@@ -8,16 +8,16 @@
 import { randomUUID } from 'node:crypto';
 import type { StoredCall } from '../ingest/ports.ts';
 import type { KeyedRow } from '../platform/clickhouse/door.ts';
-import { BudgetLedger, type Budget, type SpendCell } from '../queries/budget-math.ts';
+import { BudgetLedger, SPEND_LOAD_SEEN_MS, type Budget, type LoadedSpend } from '../queries/budget-math.ts';
 import type { BudgetCheckAnswer, BudgetCheckRequest, BudgetList } from '../queries/budget-schemas.ts';
 import { budgetListOf } from '../queries/budgets.ts';
 import { chTime } from '../queries/sql.ts';
 
-/** What a desk is loaded with at start: the set in force and the stored spend of the month. */
+/** A set put in force: its budgets, its version and the spend read for the budgets it loaded. */
 export interface DeskState {
   budgets: Budget[];
   version: number | null;
-  cells: SpendCell[];
+  loaded: LoadedSpend;
 }
 
 /** A ledger and the decisions it has answered, in one place. */
@@ -26,24 +26,33 @@ export class BudgetDesk {
   private version: number | null = null;
   private decisions: KeyedRow[] = [];
 
-  /** `firstDecision` is told when a decision waits to be written and none did before it. */
+  /**
+   * `firstDecision` is told when a decision waits to be written and none did before it;
+   * `seenForMs` is how long the ids a load counted are skipped (see BudgetLedger.setBudgets).
+   */
   constructor(
     reservationTimeoutMs: number,
     private readonly firstDecision: () => void = () => {},
+    private readonly seenForMs = SPEND_LOAD_SEEN_MS,
   ) {
     this.ledger = new BudgetLedger(reservationTimeoutMs);
   }
 
-  /** Puts the loaded state in force (once, before the first check). */
-  load(s: DeskState): void {
-    this.setBudgets(s.budgets, s.version);
-    this.ledger.addCells(s.cells);
+  /** The budgets of `budgets` whose spend must be read; calls stored from now on are held until {@link setBudgets} or {@link cancelLoad}. */
+  beginLoad(budgets: readonly Budget[]): Budget[] {
+    this.ledger.beginLoad();
+    return this.ledger.budgetsToLoad(budgets);
   }
 
-  /** A new version of the set (stored by the caller before it is put in force). */
-  setBudgets(budgets: Budget[], version: number | null): void {
-    this.version = version;
-    this.ledger.setBudgets(budgets);
+  /** The load failed: the set in force stays. */
+  cancelLoad(): void {
+    this.ledger.cancelLoad();
+  }
+
+  /** Puts a set in force (stored by the caller before), with the spend its load read. */
+  setBudgets(s: DeskState, nowMs: number): void {
+    this.version = s.version;
+    this.ledger.setBudgets(s.budgets, s.loaded, nowMs, this.seenForMs);
   }
 
   /** Decides (and reserves, with a call_id) at once, and records the decision to be written. */
@@ -94,8 +103,14 @@ export class BudgetDesk {
  * exact). `onDecided` is told when decisions start waiting to be written.
  */
 export interface DeskHandle {
+  /** Starts a load of `budgets` (see {@link BudgetDesk.beginLoad}); answers the budgets to read. */
+  beginLoad(budgets: Budget[]): Promise<Budget[]>;
+  /** Ends a load that failed. */
+  cancelLoad(): Promise<void>;
+  /** Puts the first set in force at start (the thread then opens its check listener, if any). */
   load(s: DeskState): Promise<void>;
-  setBudgets(budgets: Budget[], version: number | null): Promise<void>;
+  /** Puts a new set in force. */
+  setBudgets(s: DeskState): Promise<void>;
   check(req: BudgetCheckRequest, keyId: string): Promise<BudgetCheckAnswer>;
   list(): Promise<BudgetList>;
   recordCalls(calls: StoredCall[]): void;
@@ -107,12 +122,14 @@ export interface DeskHandle {
 }
 
 /** A desk in the caller's thread, on the given clock. */
-export function createLocalDesk(reservationTimeoutMs: number, now: () => number = Date.now): DeskHandle {
+export function createLocalDesk(reservationTimeoutMs: number, now: () => number = Date.now, seenForMs = SPEND_LOAD_SEEN_MS): DeskHandle {
   let decided = (): void => {};
-  const desk = new BudgetDesk(reservationTimeoutMs, () => decided());
+  const desk = new BudgetDesk(reservationTimeoutMs, () => decided(), seenForMs);
   return {
-    load: async (s) => desk.load(s),
-    setBudgets: async (b, v) => desk.setBudgets(b, v),
+    beginLoad: async (b) => desk.beginLoad(b),
+    cancelLoad: async () => desk.cancelLoad(),
+    load: async (s) => desk.setBudgets(s, now()),
+    setBudgets: async (s) => desk.setBudgets(s, now()),
     check: async (req, keyId) => desk.check(req, keyId, now()),
     list: async () => desk.list(now()),
     recordCalls: (calls) => desk.recordCalls(calls),

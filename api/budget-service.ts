@@ -1,17 +1,24 @@
 /**
  * The budget service of an API process (issue 14): the I/O around a {@link DeskHandle} (the one
  * ledger of the process, in this thread or on a thread of its own). At start it loads the newest
- * budget set and one spend aggregate from ClickHouse into the desk; the ingest writer of the same
- * process keeps spend current ({@link BudgetService.onCallsStored}); checks are answered by the
- * desk without a query; every decision is written to `budget_decisions`, batched off the check's
- * path.
+ * budget set and, only for its budgets, their spend in their current periods (one aggregate,
+ * O(budgets) rows; nothing at all without budgets); a new set loads the budgets whose scope or
+ * period changed the same way. The ingest writer of the same process keeps spend current
+ * ({@link BudgetService.onCallsStored}); checks are answered by the desk without a query; every
+ * decision is written to `budget_decisions`, batched off the check's path.
+ *
+ * Calls stored while a load runs: the desk holds every call reported from the moment the load
+ * begins (before its statement is sent) and adds, at the switch, those the load did not count; the
+ * load returns the ids of the calls it counted that ClickHouse stored within SPEND_LOAD_SEEN_MS
+ * before it, and the desk skips their reports for as long after the switch. Exact unless a commit
+ * round reports its calls more than SPEND_LOAD_SEEN_MS after storing them (then they count twice).
  */
 import type { StoredCall } from '../ingest/ports.ts';
 import type { ClickHouseDoor, KeyedRow } from '../platform/clickhouse/door.ts';
 import type { Logger } from '../platform/logger.ts';
-import type { Budget } from '../queries/budget-math.ts';
+import { NO_SPEND, SPEND_LOAD_SEEN_MS, type Budget, type LoadedSpend } from '../queries/budget-math.ts';
 import type { BudgetCheckAnswer, BudgetCheckRequest, BudgetList } from '../queries/budget-schemas.ts';
-import { latestBudgetSet, loadSpendCells } from '../queries/budgets.ts';
+import { latestBudgetSet, loadBudgetSpend } from '../queries/budgets.ts';
 import type { QueryContext } from '../queries/sql.ts';
 import { createLocalDesk, type DeskHandle } from './budget-desk.ts';
 
@@ -26,11 +33,13 @@ export interface BudgetServiceOptions {
   now?: () => number;
   /** Where checks are decided; default a desk in this thread on `now`. */
   desk?: DeskHandle;
+  /** See SPEND_LOAD_SEEN_MS (the desk must skip for as long: a thread desk's ThreadOptions.seenForMs). */
+  seenMs?: number;
 }
 
 /** Budgets of one process. */
 export interface BudgetService {
-  /** Loads the set in force and rebuilds spend from ClickHouse; call before the writer writes. */
+  /** Loads the set in force and its budgets' spend from ClickHouse; call before the writer writes. */
   start(): Promise<void>;
   /** Stores a new version of the whole set and puts it in force; resolves with its version. */
   apply(budgets: Budget[], keyId: string): Promise<number>;
@@ -52,7 +61,10 @@ const MAX_PENDING_DECISIONS = 100_000;
 /** A budget service over a database (nothing loaded until start()). */
 export function createBudgetService(o: BudgetServiceOptions): BudgetService {
   const now = o.now ?? Date.now;
-  const desk = o.desk ?? createLocalDesk(o.reservationTimeoutMs, now);
+  const seenMs = o.seenMs ?? SPEND_LOAD_SEEN_MS;
+  const desk = o.desk ?? createLocalDesk(o.reservationTimeoutMs, now, seenMs);
+  // One load at a time: the desk holds one buffer of calls stored during a load.
+  let loads: Promise<unknown> = Promise.resolve();
   let version: number | null = null;
   let pending: KeyedRow[] = [];
   let flushing: Promise<void> = Promise.resolve();
@@ -86,22 +98,43 @@ export function createBudgetService(o: BudgetServiceOptions): BudgetService {
     timer ??= setTimeout(() => void flush(), o.decisionsFlushMs);
   });
 
+  /** Reads the spend of the budgets of `budgets` the desk does not keep, then `install`s; a failure leaves the set in force. */
+  const loadThen = <T>(budgets: Budget[], install: (loaded: LoadedSpend, read: number) => Promise<T>): Promise<T> => {
+    const run = async (): Promise<T> => {
+      const toLoad = await desk.beginLoad(budgets);
+      try {
+        const loaded = toLoad.length ? await loadBudgetSpend(o.clickhouse, o.clickhouse.database, toLoad, now(), seenMs, o.ctx) : NO_SPEND;
+        return await install(loaded, toLoad.length);
+      } catch (err) {
+        await desk.cancelLoad();
+        throw err;
+      }
+    };
+    const done = loads.then(run, run);
+    loads = done.catch(() => undefined);
+    return done;
+  };
+
   return {
     async start() {
       const t = now();
       const set = await latestBudgetSet(o.clickhouse, o.clickhouse.database, o.ctx);
       version = set?.version ?? null;
-      // Handed over whole, as data: the desk may sit on another thread.
-      const cells = await loadSpendCells(o.clickhouse, o.clickhouse.database, t, o.ctx);
-      await desk.load({ budgets: set?.budgets ?? [], version, cells });
-      o.logger.info({ budgets: set?.budgets.length ?? 0, version, spend_cells: cells.length, ms: Math.round(now() - t) }, 'budgets loaded');
+      const budgets = set?.budgets ?? [];
+      // Handed over as data: the desk may sit on another thread.
+      await loadThen(budgets, async (loaded, read) => {
+        await desk.load({ budgets, version, loaded });
+        o.logger.info({ budgets: budgets.length, version, budgets_read: read, spend_rows: loaded.spend.length, ms: Math.round(now() - t) }, 'budgets loaded');
+      });
     },
-    async apply(budgets, keyId) {
-      const v = Math.max(now(), (version ?? 0) + 1);
-      await o.clickhouse.insertRows('budget_versions', [{ key: String(v), row: { version: v, budgets: JSON.stringify(budgets), key_id: keyId } }]);
-      version = v;
-      await desk.setBudgets(budgets, v);
-      return v;
+    apply(budgets, keyId) {
+      return loadThen(budgets, async (loaded) => {
+        const v = Math.max(now(), (version ?? 0) + 1);
+        await o.clickhouse.insertRows('budget_versions', [{ key: String(v), row: { version: v, budgets: JSON.stringify(budgets), key_id: keyId } }]);
+        version = v;
+        await desk.setBudgets({ budgets, version: v, loaded });
+        return v;
+      });
     },
     check: (req, keyId) => desk.check(req, keyId),
     list: () => desk.list(),

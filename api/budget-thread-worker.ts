@@ -5,6 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
+import { SPEND_LOAD_SEEN_MS } from '../queries/budget-math.ts';
 import { BudgetDesk } from './budget-desk.ts';
 import { checkListener } from './budget-check-listener.ts';
 import type { ThreadNote, ThreadReply, ThreadRequest, ThreadOptions } from './budget-thread.ts';
@@ -13,7 +14,7 @@ const port = parentPort;
 if (!port) throw new Error('budget-thread-worker runs only as a worker thread');
 const o = workerData as ThreadOptions;
 // One 'decided' message per batch: the main thread takes them all at its next flush.
-const desk = new BudgetDesk(o.reservationTimeoutMs, () => port.postMessage({ op: 'decided' } satisfies ThreadReply));
+const desk = new BudgetDesk(o.reservationTimeoutMs, () => port.postMessage({ op: 'decided' } satisfies ThreadReply), o.seenForMs ?? SPEND_LOAD_SEEN_MS);
 let server: Server | undefined;
 
 async function listen(): Promise<number | null> {
@@ -35,11 +36,15 @@ async function listen(): Promise<number | null> {
 
 async function answer(m: ThreadRequest): Promise<unknown> {
   switch (m.op) {
+    case 'begin':
+      return desk.beginLoad(m.budgets);
+    case 'cancel':
+      return desk.cancelLoad();
     case 'load':
-      desk.load(m.state);
+      desk.setBudgets(m.state, Date.now());
       return { port: await listen() };
     case 'set':
-      return desk.setBudgets(m.budgets, m.version);
+      return desk.setBudgets(m.state, Date.now());
     case 'check':
       return desk.check(m.req, m.keyId, Date.now());
     case 'list':

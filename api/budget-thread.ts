@@ -18,6 +18,8 @@ import type { DeskHandle, DeskState } from './budget-desk.ts';
 /** What the thread is started with (its workerData). */
 export interface ThreadOptions {
   reservationTimeoutMs: number;
+  /** How long the ids a spend load counted are skipped (BudgetLedger.setBudgets). */
+  seenForMs?: number;
   apiKeys: ApiKey[];
   maxBodyBytes: number;
   /** Serve checks on this address too (port 0 = any free port); absent = main port only. */
@@ -26,8 +28,10 @@ export interface ThreadOptions {
 
 /** A request to the thread, answered by one {@link ThreadReply} of op 'answer' with the same id. */
 export type ThreadRequest =
+  | { op: 'begin'; id: number; budgets: Budget[] }
+  | { op: 'cancel'; id: number }
   | { op: 'load'; id: number; state: DeskState }
-  | { op: 'set'; id: number; budgets: Budget[]; version: number | null }
+  | { op: 'set'; id: number; state: DeskState }
   | { op: 'check'; id: number; req: BudgetCheckRequest; keyId: string }
   | { op: 'list'; id: number }
   | { op: 'take'; id: number }
@@ -93,7 +97,9 @@ export function createThreadDesk(options: ThreadOptions, logger: Logger): Thread
     async load(state) {
       ({ port } = await ask<{ port: number | null }>('load', { state }));
     },
-    setBudgets: (budgets, version) => ask<void>('set', { budgets, version }),
+    beginLoad: (budgets) => ask<Budget[]>('begin', { budgets }),
+    cancelLoad: () => ask<void>('cancel'),
+    setBudgets: (state) => ask<void>('set', { state }),
     check: (req, keyId) => ask<BudgetCheckAnswer>('check', { req, keyId }),
     list: () => ask<BudgetList>('list'),
     recordCalls(calls: StoredCall[]) {

@@ -94,38 +94,123 @@ export function decide(figures: readonly BudgetFigures[], projected: number): De
   return decision;
 }
 
-/** Stored spend of one (agent, tool, task, UTC day). */
-export interface SpendCell extends CallFacts {
-  /** Start of the UTC day (ms). */
-  dayMs: number;
-  cost: number;
+/** A budget's stored spend in one UTC period, as ClickHouse summed it. */
+export interface PeriodSpend {
+  budget_id: string;
+  /** {@link periodKey} of the period. */
+  period_key: string;
+  spent: number;
 }
+/**
+ * What one spend load read (queries/budgets.ts loadBudgetSpend): the spend of the loaded budgets
+ * per period, from the period in force at the load on, and `seen`: ids of the calls it counted that
+ * were stored shortly before it, whose report may still reach the ledger after the load began.
+ */
+export interface LoadedSpend {
+  spend: PeriodSpend[];
+  seen: string[];
+}
+/**
+ * How long before a spend load a counted call may have been stored and still be reported to the
+ * ledger after the load began (the ingest writer reports a commit round after all its inserts):
+ * a load returns the ids of such calls and the ledger skips their reports for as long.
+ */
+export const SPEND_LOAD_SEEN_MS = 60_000;
+
+/** A load that read nothing (no budget to load). */
+export const NO_SPEND: LoadedSpend = { spend: [], seen: [] };
+
 interface Reservation {
   amount: number;
   budgetIds: string[];
   expiresAt: number;
 }
+/** A budget's running spend per period key (the period in force and any later one a call already fell in). */
+interface Tally {
+  byPeriod: Map<string, number>;
+  /** Calls the load of this budget already counted: their reports must not count again. */
+  seen?: ReadonlySet<string>;
+}
+interface BufferedCall {
+  callId: string | null;
+  call: CallFacts;
+  cost: number;
+  createdAtMs: number;
+}
+
+/** What a budget's spend depends on: two budgets with the same signature have the same spend. */
+const signature = (b: Budget): string => JSON.stringify([b.period, b.scope.agent_id ?? null, b.scope.tool_id ?? null, b.scope.task_id ?? null]);
 
 /**
- * Spend and reservations per budget. Stored calls are kept per (agent, tool, task, UTC day) so a
- * new budget set or a new period is recomputed from memory; each budget's current-period total is
- * cached and kept current incrementally, so a check costs O(matching budgets), not O(calls).
+ * Spend and reservations per budget. Each budget keeps a running total per UTC period, starting
+ * from what a load read from ClickHouse for its current period and kept current by stored calls,
+ * so memory is O(budgets), not O(stored calls), and a check costs O(matching budgets). A new set
+ * keeps the totals of budgets whose scope and period did not change; the others are loaded. Calls
+ * stored while a load runs are buffered and added unless the load counted them (`seen`).
  */
 export class BudgetLedger {
   private budgets: Budget[] = [];
-  private readonly cells = new Map<string, SpendCell>();
-  private readonly totals = new Map<string, { period: string; spent: number }>();
+  private tallies = new Map<string, Tally>();
   /** In insertion order = expiry order (one timeout for all). */
   private readonly reservations = new Map<string, Reservation>();
   private readonly reserved = new Map<string, number>();
-  private prunedBefore = Number.NEGATIVE_INFINITY;
+  /** Calls stored since a load began (null: no load running). */
+  private buffer: BufferedCall[] | null = null;
+  /** Latest time seen: calls of a period before its period count in no period any more. */
+  private floorMs = Number.NEGATIVE_INFINITY;
+  private prunedDay = Number.NEGATIVE_INFINITY;
+  private seenUntil = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly reservationTimeoutMs: number) {}
 
-  /** Replaces the budget set (reservations keep counting for budget ids that remain). */
-  setBudgets(budgets: readonly Budget[]): void {
+  /** The budgets of `next` whose spend this ledger does not keep already (those a load must read). */
+  budgetsToLoad(next: readonly Budget[]): Budget[] {
+    const kept = new Set(this.budgets.map(signature));
+    return next.filter((b) => !kept.has(signature(b)));
+  }
+
+  /** A load starts: calls stored from now on are also held until {@link setBudgets} or {@link cancelLoad}. */
+  beginLoad(): void {
+    this.buffer = [];
+  }
+
+  /** The load failed: nothing changes, the buffer is dropped. */
+  cancelLoad(): void {
+    this.buffer = null;
+  }
+
+  /**
+   * Puts a set in force (reservations keep counting for budget ids that remain). A budget whose
+   * scope and period a current budget has keeps that budget's totals; the others start from
+   * `loaded` plus the calls stored since {@link beginLoad} that it did not count. Its `seen` ids
+   * are skipped for `seenForMs` more (a call counted by the load but reported after it).
+   */
+  setBudgets(budgets: readonly Budget[], loaded: LoadedSpend = NO_SPEND, nowMs = Number.NEGATIVE_INFINITY, seenForMs = 0): void {
+    const kept = new Map(this.budgets.map((b) => [signature(b), this.tallies.get(b.budget_id)] as const));
+    const seen = new Set(loaded.seen);
+    const read = new Map<string, Map<string, number>>();
+    for (const s of loaded.spend) {
+      const m = read.get(s.budget_id) ?? new Map<string, number>();
+      m.set(s.period_key, (m.get(s.period_key) ?? 0) + s.spent);
+      read.set(s.budget_id, m);
+    }
+    const buffered = this.buffer ?? [];
+    this.buffer = null;
+    this.floorMs = Math.max(this.floorMs, nowMs);
+    const tallies = new Map<string, Tally>();
+    for (const b of budgets) {
+      const old = kept.get(signature(b));
+      if (old) {
+        tallies.set(b.budget_id, { byPeriod: new Map(old.byPeriod), ...(old.seen ? { seen: old.seen } : {}) });
+        continue;
+      }
+      const t: Tally = { byPeriod: read.get(b.budget_id) ?? new Map(), seen };
+      for (const c of buffered) if (c.callId === null || !seen.has(c.callId)) this.add(b, t, c.call, c.cost, c.createdAtMs);
+      tallies.set(b.budget_id, t);
+    }
     this.budgets = [...budgets];
-    this.totals.clear();
+    this.tallies = tallies;
+    if (seen.size) this.seenUntil = Math.max(this.seenUntil, nowMs + seenForMs);
   }
 
   /** The current budget set. */
@@ -136,45 +221,47 @@ export class BudgetLedger {
   /** A stored call: its cost counts (null = 0) and its reservation, if any, is released. */
   recordCall(callId: string | null, call: CallFacts, cost: number | null, createdAtMs: number): void {
     if (callId !== null) this.release(callId);
-    const dayMs = periodStartMs('day', createdAtMs);
-    const key = `${call.agent_id}\u0000${call.tool_id}\u0000${call.task_id ?? ''}\u0000${dayMs}`;
-    const c = this.cells.get(key);
-    if (c) c.cost += cost ?? 0;
-    else this.cells.set(key, { agent_id: call.agent_id, tool_id: call.tool_id, task_id: call.task_id ?? '', dayMs, cost: cost ?? 0 });
     if (!cost) return;
+    this.buffer?.push({ callId, call: { agent_id: call.agent_id, tool_id: call.tool_id, task_id: call.task_id ?? '' }, cost, createdAtMs });
     for (const b of this.budgets) {
-      const t = this.totals.get(b.budget_id);
-      if (t && t.period === periodKey(b.period, createdAtMs) && scopeMatches(b.scope, call)) t.spent += cost;
+      const t = this.tallies.get(b.budget_id);
+      if (t && !(callId !== null && t.seen?.has(callId))) this.add(b, t, call, cost, createdAtMs);
     }
   }
 
-  /** Stored spend read back at start (no reservation is released: no call is named). */
-  addCells(cells: readonly SpendCell[]): void {
-    for (const c of cells) this.recordCall(null, c, c.cost, c.dayMs);
+  private add(b: Budget, t: Tally, call: CallFacts, cost: number, createdAtMs: number): void {
+    if (!scopeMatches(b.scope, call)) return;
+    const key = periodKey(b.period, createdAtMs);
+    // A late call of a period already over counts in no period that can still be in force.
+    if (this.floorMs > Number.NEGATIVE_INFINITY && key < periodKey(b.period, this.floorMs)) return;
+    t.byPeriod.set(key, (t.byPeriod.get(key) ?? 0) + cost);
   }
 
   /** Spend of a budget in the period containing `nowMs`. */
   spent(b: Budget, nowMs: number): number {
-    const period = periodKey(b.period, nowMs);
-    const t = this.totals.get(b.budget_id);
-    if (t && t.period === period) return t.spent;
-    let spent = 0;
-    for (const c of this.cells.values()) if (periodKey(b.period, c.dayMs) === period && scopeMatches(b.scope, c)) spent += c.cost;
-    this.totals.set(b.budget_id, { period, spent });
-    return spent;
+    return this.tallies.get(b.budget_id)?.byPeriod.get(periodKey(b.period, nowMs)) ?? 0;
   }
 
-  /** Drops reservations whose timeout has passed and days before `nowMs`'s month (no period of now needs them). */
+  /** Drops timed-out reservations, the `seen` ids once their window passed, and totals of periods before `nowMs`'s. */
   expire(nowMs: number): void {
     for (const [id, r] of this.reservations) {
       if (r.expiresAt > nowMs) break;
       this.release(id);
     }
-    const monthStart = periodStartMs('month', nowMs);
-    if (monthStart <= this.prunedBefore) return;
-    // Once per month, not per check: a check must not cost O(cells).
-    this.prunedBefore = monthStart;
-    for (const [k, c] of this.cells) if (c.dayMs < monthStart) this.cells.delete(k);
+    this.floorMs = Math.max(this.floorMs, nowMs);
+    if (nowMs >= this.seenUntil && this.seenUntil > Number.NEGATIVE_INFINITY) {
+      this.seenUntil = Number.NEGATIVE_INFINITY;
+      for (const t of this.tallies.values()) delete t.seen;
+    }
+    const day = periodStartMs('day', nowMs);
+    if (day <= this.prunedDay) return;
+    // Once per UTC day, not per check: a check must not cost O(budgets × periods).
+    this.prunedDay = day;
+    for (const b of this.budgets) {
+      const floor = periodKey(b.period, nowMs);
+      const t = this.tallies.get(b.budget_id);
+      for (const k of t?.byPeriod.keys() ?? []) if (k < floor) t?.byPeriod.delete(k);
+    }
   }
 
   private release(callId: string): void {

@@ -1,10 +1,10 @@
 /**
- * Budget statements (issue 14): the set in force (newest of `budget_versions`), the spend
- * aggregate a budget ledger is rebuilt from at start (one query), and the recorded decisions
+ * Budget statements (issue 14): the set in force (newest of `budget_versions`), the spend of
+ * given budgets in their current periods (one aggregate, O(budgets) rows), and the recorded decisions
  * newest first (GET /v1/budget/decisions). Migration 010.
  */
 import { z } from 'zod';
-import { BudgetLedger, periodKey, periodStartMs, type Budget, type SpendCell } from './budget-math.ts';
+import { BudgetLedger, periodKey, periodStartMs, type Budget, type LoadedSpend } from './budget-math.ts';
 import { budgetFiguresSchema, budgetSetSchema, type BudgetDecisions, type BudgetList } from './budget-schemas.ts';
 import { cursorCodec, msKey, uuidKey } from './cursor.ts';
 import { chTime, isoTime, pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, type QueryContext, type QuerySpec, type StatementRunner, type TimeWindow } from './sql.ts';
@@ -17,16 +17,40 @@ export const BUDGET_SET_LATEST: QuerySpec = {
   params: { db: 'database of the segments (Identifier)' },
 };
 
-/** Spend per (agent, tool, task, UTC day) since a time: what a ledger is rebuilt from. */
-export const BUDGET_SPEND_CELLS: QuerySpec = {
-  name: 'budget_spend_cells',
-  description: 'SUM(cost_usd) of the stored calls per agent, tool, task and UTC day since `from` (the start of the current UTC month).',
-  sql: `SELECT toString(agent_id) AS agent_id, toString(tool_id) AS tool_id, task_id, toUnixTimestamp(toStartOfDay(created_at, 'UTC')) * 1000 AS day_ms,
-  sum(ifNull(cost_usd, 0)) AS cost
-FROM {db:Identifier}.tool_invocations
-WHERE created_at >= {from:DateTime64(3, 'UTC')}
-GROUP BY agent_id, tool_id, task_id, day_ms`,
-  params: { db: 'database of the segments (Identifier)', from: "inclusive lower bound of created_at, 'YYYY-MM-DD hh:mm:ss.sss' UTC" },
+/**
+ * The spend of given budgets in their current periods, one row per (budget, period): the budgets
+ * come as parallel arrays, each with the bits of its scope (1 agent, 2 tool, 4 task). Each call of
+ * the earliest period start on is keyed once per scope shape in use and joined to the budgets of
+ * that key: one scan, O(budgets × periods) rows out, whatever the table holds.
+ */
+export const BUDGET_SPEND: QuerySpec = {
+  name: 'budget_spend',
+  description:
+    'SUM(cost_usd) of the stored calls in scope of each given budget, per UTC period from the start of its current period on, with the ids of the counted calls stored in the last seen_ms (when with_seen).',
+  sql: `SELECT k.budget_id AS budget_id,
+  if(k.day, formatDateTime(t.created_at, '%Y-%m-%d', 'UTC'), formatDateTime(t.created_at, '%Y-%m', 'UTC')) AS period_key,
+  sum(t.cost) AS spent,
+  groupUniqArrayIf(t.call_id, {with_seen:Bool} AND t.ingested_at >= now64(3) - toIntervalMillisecond({seen_ms:UInt32})) AS seen
+FROM (
+  SELECT toString(call_id) AS call_id, created_at, ingested_at, cost_usd AS cost, arrayJoin({shapes:Array(UInt8)}) AS shape,
+    if(bitTest(shape, 0), toString(agent_id), '') AS k_agent, if(bitTest(shape, 1), toString(tool_id), '') AS k_tool, if(bitTest(shape, 2), task_id, '') AS k_task
+  FROM {db:Identifier}.tool_invocations
+  WHERE created_at >= {from:DateTime64(3, 'UTC')} AND ifNull(cost_usd, 0) != 0
+) AS t
+INNER JOIN (
+  SELECT b.1 AS budget_id, b.2 AS shape, b.3 AS agent, b.4 AS tool, b.5 AS task, b.6 AS start_ms, b.7 AS day
+  FROM (SELECT arrayJoin(arrayZip({ids:Array(String)}, {b_shapes:Array(UInt8)}, {agents:Array(String)}, {tools:Array(String)}, {tasks:Array(String)}, {starts:Array(Int64)}, {days:Array(Bool)})) AS b)
+) AS k ON t.shape = k.shape AND t.k_agent = k.agent AND t.k_tool = k.tool AND t.k_task = k.task
+WHERE toUnixTimestamp64Milli(t.created_at) >= k.start_ms
+GROUP BY budget_id, period_key`,
+  params: {
+    db: 'database of the segments (Identifier)',
+    from: "the earliest start of the budgets' current periods, 'YYYY-MM-DD hh:mm:ss.sss' UTC",
+    shapes: 'the distinct scope shapes of the budgets (bits: 1 agent_id, 2 tool_id, 4 task_id)',
+    ids: 'budget ids', b_shapes: 'each budget’s scope shape', agents: "each budget's agent_id ('' when not scoped)", tools: "each budget's tool_id ('' when not scoped)",
+    tasks: "each budget's task_id ('' when not scoped)", starts: "start of each budget's current period, ms since the epoch", days: 'each budget: true for a day period, false for a month',
+    with_seen: 'whether to return the ids of counted calls stored recently', seen_ms: 'how recently (by ClickHouse’s clock, ingested_at)',
+  },
 };
 
 /** A page of recorded decisions, newest first. */
@@ -60,15 +84,46 @@ export async function latestBudgetSet(ch: StatementRunner, db: string, ctx: Quer
   return { version: Number(row.version), budgets: budgetSetSchema.parse(JSON.parse(row.budgets)) as Budget[] };
 }
 
-/** The stored spend of the month of `nowMs` per (agent, tool, task, UTC day): late calls of earlier months count in no current period. */
-export async function loadSpendCells(ch: StatementRunner, db: string, nowMs: number, ctx: QueryContext): Promise<SpendCell[]> {
-  const rows = await runQuery<{ agent_id: string; tool_id: string; task_id: string; day_ms: string | number; cost: number }>(
-    ch,
-    BUDGET_SPEND_CELLS,
-    { db, from: chTime(periodStartMs('month', nowMs)) },
-    ctx,
-  );
-  return rows.map((r) => ({ agent_id: r.agent_id, tool_id: r.tool_id, task_id: r.task_id, dayMs: Number(r.day_ms), cost: Number(r.cost) }));
+/** Budgets per spend statement: its parameters travel in the request, so a set of thousands is read in a few statements. */
+export const BUDGETS_PER_STATEMENT = 500;
+
+const shapeOf = (b: Budget): number => (b.scope.agent_id === undefined ? 0 : 1) | (b.scope.tool_id === undefined ? 0 : 2) | (b.scope.task_id === undefined ? 0 : 4);
+
+/**
+ * The stored spend of `budgets` in their periods in force at `nowMs` (and later periods calls
+ * already fell in); with `seenMs`, also the ids of the counted calls ClickHouse stored within that
+ * many ms before the statement (see BudgetLedger.setBudgets). Nothing is read for no budget.
+ */
+export async function loadBudgetSpend(ch: StatementRunner, db: string, budgets: readonly Budget[], nowMs: number, seenMs: number, ctx: QueryContext): Promise<LoadedSpend> {
+  const out: LoadedSpend = { spend: [], seen: [] };
+  for (let i = 0; i < budgets.length; i += BUDGETS_PER_STATEMENT) {
+    const chunk = budgets.slice(i, i + BUDGETS_PER_STATEMENT);
+    const starts = chunk.map((b) => periodStartMs(b.period, nowMs));
+    const rows = await runQuery<{ budget_id: string; period_key: string; spent: number; seen: string[] }>(
+      ch,
+      BUDGET_SPEND,
+      {
+        db,
+        from: chTime(Math.min(...starts)),
+        shapes: [...new Set(chunk.map(shapeOf))],
+        ids: chunk.map((b) => b.budget_id),
+        b_shapes: chunk.map(shapeOf),
+        agents: chunk.map((b) => b.scope.agent_id ?? ''),
+        tools: chunk.map((b) => b.scope.tool_id ?? ''),
+        tasks: chunk.map((b) => b.scope.task_id ?? ''),
+        starts,
+        days: chunk.map((b) => b.period === 'day'),
+        with_seen: seenMs > 0,
+        seen_ms: Math.max(0, Math.round(seenMs)),
+      },
+      ctx,
+    );
+    for (const r of rows) {
+      out.spend.push({ budget_id: r.budget_id, period_key: r.period_key, spent: Number(r.spent) });
+      for (const id of r.seen) out.seen.push(id);
+    }
+  }
+  return out;
 }
 
 /** GET /v1/budgets from a ledger: every budget with its figures for the current period. */
@@ -82,9 +137,9 @@ export function budgetListOf(ledger: BudgetLedger, version: number | null, nowMs
 /** GET /v1/budgets without a budget service (a process that serves no checks): spend from ClickHouse, nothing reserved. */
 export async function budgetListFromStore(ch: StatementRunner, db: string, nowMs: number, ctx: QueryContext): Promise<BudgetList> {
   const set = await latestBudgetSet(ch, db, ctx);
+  const budgets = set?.budgets ?? [];
   const ledger = new BudgetLedger(0);
-  ledger.setBudgets(set?.budgets ?? []);
-  if (set?.budgets.length) ledger.addCells(await loadSpendCells(ch, db, nowMs, ctx));
+  ledger.setBudgets(budgets, await loadBudgetSpend(ch, db, budgets, nowMs, 0, ctx), nowMs);
   return budgetListOf(ledger, set?.version ?? null, nowMs);
 }
 

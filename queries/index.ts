@@ -25,7 +25,7 @@ import { TOOL_SERIES, toolSeries, type ToolSeriesParams } from './tool-series.ts
 import { VIOLATION_COUNTS, VIOLATIONS, violations, type ViolationsParams } from './violations.ts';
 import { QUARANTINE_BY_ID, QUARANTINE_COUNTS, QUARANTINE_LIST, QUARANTINE_REPLAYS, quarantineList, quarantineShow, type QuarantineListParams, type QuarantineShowParams } from './quarantine.ts';
 import type { QuarantineList, QuarantineShow } from './quarantine-schemas.ts';
-import { BUDGET_DECISIONS, BUDGET_SET_LATEST, BUDGET_SPEND_CELLS, budgetDecisions, budgetListFromStore, type BudgetDecisionsParams } from './budgets.ts';
+import { BUDGET_DECISIONS, BUDGET_SET_LATEST, BUDGET_SPEND, budgetDecisions, budgetListFromStore, type BudgetDecisionsParams } from './budgets.ts';
 import type { BudgetDecisions, BudgetList } from './budget-schemas.ts';
 import { CACHE_SIMULATION, CACHE_TTL_CURVE, CACHE_TTL_CURVE_PER_TOOL, cacheSimulation, TOOL_IDEMPOTENT, ttlCurve, type CacheSimulation, type CacheSimulationParams, type TtlCurve, type TtlCurveParams } from './cache-simulation.ts';
 import { HINTS_LIST, hintsList, type HintsList, type HintsParams } from './hints.ts';
@@ -164,7 +164,7 @@ export const QUERY_CATALOG: readonly QuerySpec[] = [
   QUARANTINE_BY_ID,
   QUARANTINE_REPLAYS,
   BUDGET_SET_LATEST,
-  BUDGET_SPEND_CELLS,
+  BUDGET_SPEND,
   BUDGET_DECISIONS,
   MANIFEST_VERSIONS,
   CACHE_SIMULATION,
