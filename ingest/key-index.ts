@@ -31,6 +31,8 @@ export interface KeyIndexDeps {
   snapshotPath?: string;
   /** How often a loaded filter is written to its snapshot; 0: only after a load and at close. */
   snapshotEveryMs?: number;
+  /** How far before a snapshot's coverage time the catch-up reads; default {@link SNAPSHOT_SLACK_MS}. */
+  snapshotSlackMs?: number;
   /** Clock (epoch ms), for tests. */
   now?: () => number;
 }
@@ -157,7 +159,7 @@ class BloomKeyIndex implements KeyIndex {
     // Taken before anything is read: whatever is stored after it is read by the next start's catch-up.
     const coveredAt = this.now();
     const snap = this.deps.snapshotPath ? await readKeySnapshot(this.deps.snapshotPath) : ({ ok: false, why: 'no snapshot path' } as const);
-    const since = snap.ok ? Math.max(0, snap.header.coveredAt - SNAPSHOT_SLACK_MS) : 0;
+    const since = snap.ok ? Math.max(0, snap.header.coveredAt - (this.deps.snapshotSlackMs ?? SNAPSHOT_SLACK_MS)) : 0;
     const [c] = await ch.select<Counts>(COUNT, { since });
     if (!c) throw new Error('the key count returned no row');
     this.loadedAt = c.now;

@@ -57,7 +57,7 @@ export interface SegmentWriterDeps {
   /** Memory of one slice of the key filter (key-index.ts); default 256 MiB. */
   keyFilterMaxBytes?: number;
   /** The key filter's snapshot file and how often it is written (key-snapshot.ts); absent: none. */
-  keySnapshot?: { path: string; everyMs: number };
+  keySnapshot?: { path: string; everyMs: number; slackMs?: number };
 }
 
 /** A batch after the decode stage. */
@@ -107,7 +107,7 @@ class BatchWriter implements SegmentWriter {
       maxBytes: deps.keyFilterMaxBytes ?? 256 * 1024 * 1024,
       metrics: deps.metrics,
       logger: deps.logger,
-      ...(deps.keySnapshot ? { snapshotPath: deps.keySnapshot.path, snapshotEveryMs: deps.keySnapshot.everyMs } : {}),
+      ...(deps.keySnapshot ? { snapshotPath: deps.keySnapshot.path, snapshotEveryMs: deps.keySnapshot.everyMs, ...(deps.keySnapshot.slackMs === undefined ? {} : { snapshotSlackMs: deps.keySnapshot.slackMs }) } : {}),
     });
     this.maxRound = deps.maxRoundPackets ?? 100_000;
     this.minRound = Math.min(deps.minRoundPackets ?? 50_000, this.maxRound);

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { KeyFilter, keyHashes } from '../../../ingest/key-filter.ts';
+import { GrowingKeyFilter, KeyFilter, keyHashes } from '../../../ingest/key-filter.ts';
 
 describe('KeyFilter', () => {
   it('never rules out an added key, and rules out nearly every other one', () => {
@@ -36,4 +36,30 @@ describe('KeyFilter', () => {
     expect(f.mayHave(h1, h2)).toBe(true);
     expect(KeyFilter.sized(10, 1 << 30).bytes).toBe(1024);
   });
+
+  it('grows by a slice when full instead of saturating: every key kept, the rate stays that of a filter within capacity (issue 22)', () => {
+    // A first slice of 1 KiB takes 512 keys; each new one is sized for the keys so far: 512, 512, 1024, 2048, 4096, 8192.
+    const f = new GrowingKeyFilter(512, 1 << 16);
+    const added = Array.from({ length: 10_000 }, () => randomUUID());
+    for (const k of added) f.add(...keyHashes('invocation', k));
+    expect(added.every((k) => f.mayHave(...keyHashes('invocation', k)))).toBe(true);
+    expect(f.added).toBe(10_000);
+    expect(f.parts.map((s) => s.capacity)).toEqual([512, 512, 1024, 2048, 4096, 8192]);
+    // Memory: 16 bits per key when the slices are full, at most twice that just after one is added.
+    expect(f.bytes * 8).toBeGreaterThanOrEqual(10_000 * 16);
+    expect(f.bytes * 8).toBeLessThanOrEqual(2 * 10_000 * 16 * 2);
+    const absent = Array.from({ length: 50_000 }, () => randomUUID()).filter((k) => f.mayHave(...keyHashes('invocation', k))).length;
+    // A saturated filter of the first slice's size would answer "maybe" for nearly all of them.
+    const saturated = KeyFilter.sized(512, 1 << 10);
+    for (const k of added) saturated.add(...keyHashes('invocation', k));
+    expect(saturated.falsePositiveRate()).toBeGreaterThan(0.9);
+    expect(f.falsePositiveRate()).toBeLessThan(0.005);
+    // No slice grows past its bound: past it, slices of that size are added.
+    const capped = new GrowingKeyFilter(512, 1 << 11);
+    for (const k of added) capped.add(...keyHashes('invocation', k));
+    expect(capped.parts.every((s) => s.bytes <= 1 << 11)).toBe(true);
+    expect(added.every((k) => capped.mayHave(...keyHashes('invocation', k)))).toBe(true);
+    expect(absent).toBeLessThan(Math.max(50, 3 * f.falsePositiveRate() * 50_000));
+  });
 });
+
