@@ -30,18 +30,21 @@ export interface BenchData {
 export const CHAIN = ['search_web', 'fetch_url', 'python_execute', 'create_chart'];
 export const OTHERS = ['read_file', 'write_file', 'sql_query', 'llm_summarize', 'image_generate', 'send_email', 'vector_search', 'translate_text'];
 export const AGENTS = ['L', 'QA_Agent', 'Researcher', 'Coder', 'Planner', 'Writer', 'Reviewer', 'Ops'];
-const RETENTION = { invocations: 90, outputs: 30, workflows: 30, quarantine: 90 };
+/** Retention (days) the bench databases are migrated with. */
+export const RETENTION = { invocations: 90, outputs: 30, workflows: 30, quarantine: 90 };
 /** Version of the generator: a reused database must have been built by this one. */
 const GENERATOR = 5;
 /** Calls of a task are this far apart (± jitter), so only consecutive calls are within 60 s. */
 const STEP_MS = 40_000;
-const CHUNK_TASKS = 10_000;
+/** Tasks inserted per INSERT … SELECT statement (bounds each statement's memory). */
+export const CHUNK_TASKS = 10_000;
 
 const sqlList = (xs: string[]) => `[${xs.map((x) => `'${x}'`).join(', ')}]`;
 
+/** INSERT of invocations n ∈ [start, start + count) (parameters: db, per_task, span_ms, base, start, count). */
 // Row n of the workload; t = its task, i = its position in the task, h = its random bits.
 // Tools follow the search → fetch → python → chart chain 70% of the time.
-const INVOCATIONS_SQL = `
+export const INVOCATIONS_SQL = `
 INSERT INTO {db:Identifier}.tool_invocations
   (call_id, task_id, tool_id, agent_id, orchestrator, instance_id, args, args_hash, status, duration_ms,
    result_summary, error, cost_usd, tokens_used, created_at, fingerprint, source, ingested_at)
@@ -88,11 +91,12 @@ SELECT
   ts + toIntervalMillisecond(500 + sipHash64('i', n) % 5000)
 FROM numbers({start:UInt64}, {count:UInt64})`;
 
+/** INSERT of the outputs of tasks [lo, hi). */
 // Outputs of ~60% of the successful calls of the tools that produce artifacts; one in five is
 // an identical output (a shared content hash). The ingest writer stamps an output with its
 // call's task when it saw the call first; 1 in 100 is left unstamped (NULL) here, as an output that
 // reached a worker which had not seen its call (the task view finds those by call_id).
-const OUTPUTS_SQL = `
+export const OUTPUTS_SQL = `
 INSERT INTO {db:Identifier}.tool_outputs
   (output_id, call_id, task_id, tool_id, content_type, content_hash, size_bytes, sample, created_at, fingerprint, source, ingested_at)
 WITH sipHash64('o', call_id) AS h, h % 100 < 20 AS shared,
@@ -112,8 +116,9 @@ WHERE task_id >= {lo:String} AND task_id < {hi:String}
   AND status = 'success' AND tool_id IN ('search_web', 'fetch_url', 'python_execute', 'create_chart', 'sql_query', 'llm_summarize')
   AND sipHash64('p', call_id) % 10 < 6`;
 
+/** INSERT of the emitted dependencies of tasks [lo, hi). */
 // One dependency per consecutive pair of a task's calls (the only pairs within 60 s here).
-const WORKFLOWS_SQL = `
+export const WORKFLOWS_SQL = `
 INSERT INTO {db:Identifier}.tool_workflows
   (task_id, preceding_call_id, succeeding_call_id, preceding_tool_id, succeeding_tool_id, time_delta_ms, data_flow, origin, fingerprint, source)
 SELECT task_id, prev_call, call_id, prev_tool, tool_id, toUInt32(toUnixTimestamp64Milli(created_at) - toUnixTimestamp64Milli(prev_at)),
@@ -137,7 +142,8 @@ SELECT concat('bench-', toString(number)), ['I4', 'I8', 'I9', 'I10', 'I11'][1 + 
        toDateTime64({base:DateTime64(3, 'UTC')}, 3, 'UTC') + toIntervalMillisecond(sipHash64('v', number) % {span_ms:UInt64})
 FROM numbers(20000)`;
 
-const taskKey = (t: number) => `task-${String(t).padStart(7, '0')}`;
+/** task_id of task number t. */
+export const taskKey = (t: number) => `task-${String(t).padStart(7, '0')}`;
 
 /** Reuses the bench database when it holds this shape, else (re)builds it. */
 export async function ensureBenchData(ch: ClickHouseClient, db: string, shape: BenchShape, log: (s: string) => void): Promise<BenchData> {
@@ -165,7 +171,7 @@ export async function ensureBenchData(ch: ClickHouseClient, db: string, shape: B
 }
 
 /** Waits until background mutations (projections and columns materialized by a migration) are done. */
-async function waitForMutations(ch: ClickHouseClient, db: string, log: (s: string) => void): Promise<void> {
+export async function waitForMutations(ch: ClickHouseClient, db: string, log: (s: string) => void): Promise<void> {
   for (let waited = 0; ; waited += 2) {
     const rs = await ch.query({
       query: 'SELECT count() AS n FROM system.mutations WHERE database = {db:String} AND NOT is_done',

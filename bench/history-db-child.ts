@@ -1,0 +1,32 @@
+/**
+ * Child process of `npm run bench:history` that opens a data directory with embedded ClickHouse
+ * (chDB holds one data directory per process, so the benchmark never opens one itself):
+ *
+ *   history-db-child.ts build   '<{"dataDir", "shape"}>'  → prints the HistoryMeta as JSON
+ *   history-db-child.ts inspect '<{"dataDir"}>'           → prints the RunState as JSON
+ *
+ * Progress goes to stderr; the last stdout line is the answer.
+ */
+import { createClickHouse } from '../platform/clickhouse/client.ts';
+import { buildHistory, HISTORY_DB, inspectRun, type HistoryShape } from './history-data.ts';
+
+async function main(): Promise<void> {
+  const [cmd, json] = process.argv.slice(2);
+  const o = JSON.parse(json ?? '{}') as { dataDir: string; shape?: HistoryShape };
+  const ch = await createClickHouse({ url: undefined, user: undefined, password: undefined, database: HISTORY_DB, dataDir: o.dataDir });
+  const log = (s: string) => process.stderr.write(`${s}\n`);
+  let out: unknown;
+  if (cmd === 'build' && o.shape) out = await buildHistory(ch, HISTORY_DB, o.shape, log);
+  else if (cmd === 'inspect') out = await inspectRun(ch, HISTORY_DB);
+  else throw new Error(`usage: history-db-child.ts build|inspect JSON (got ${cmd})`);
+  await ch.close();
+  process.stdout.write(`${JSON.stringify(out)}\n`);
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`history-db-child failed: ${(err as Error).stack ?? String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,70 @@
+/**
+ * The data directories of `npm run bench:history`: the built history under <data-dir>/base (with
+ * its meta in <data-dir>/base.json), never served itself; a full copy of it per measured run
+ * (<data-dir>/run: `serve` writes watermarks, violations and ingested rows into it, so each run
+ * starts from the same untouched history); an empty <data-dir>/baseline for the ingest baseline.
+ * Every chDB access runs in bench/history-db-child.ts.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { HISTORY_GENERATOR, type HistoryMeta, type HistoryShape, type RunState } from './history-data.ts';
+
+const ROOT = new URL('../', import.meta.url).pathname;
+
+async function child<T>(cmd: 'build' | 'inspect', o: object, log: (s: string) => void): Promise<T> {
+  const c = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/history-db-child.ts'), cmd, JSON.stringify(o)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  c.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  c.stderr.on('data', (d: Buffer) => {
+    err = (err + d.toString()).slice(-20_000);
+    for (const line of d.toString().split('\n').filter(Boolean)) log(line);
+  });
+  const code = await new Promise<number | null>((r) => c.once('exit', r));
+  if (code !== 0) throw new Error(`history ${cmd} exited (${code}):\n${err}`);
+  return JSON.parse(out.trim().split('\n').pop() ?? '{}') as T;
+}
+
+/** The history of this shape: reused when <dir>/base.json records the same shape and generator, else built. */
+export async function ensureHistory(dir: string, shape: HistoryShape, log: (s: string) => void): Promise<HistoryMeta & { built: boolean }> {
+  const base = join(resolve(dir), 'base');
+  const metaFile = join(resolve(dir), 'base.json');
+  if (existsSync(metaFile) && existsSync(base)) {
+    const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as HistoryMeta;
+    if (JSON.stringify(meta.shape) === JSON.stringify(shape) && meta.generator === HISTORY_GENERATOR) {
+      log(`reusing the history in ${base} (built ${meta.builtAt} in ${meta.buildSeconds.toFixed(0)} s)`);
+      return { ...meta, built: false };
+    }
+  }
+  log(`building ${shape.invocations.toLocaleString('en')} calls over ${shape.tasks.toLocaleString('en')} tasks and ${shape.days} days into ${base}`);
+  // The meta file goes first and last: a build that dies half-way is never reused.
+  rmSync(metaFile, { force: true });
+  rmSync(base, { recursive: true, force: true });
+  mkdirSync(base, { recursive: true });
+  const meta = await child<HistoryMeta>('build', { dataDir: base, shape }, log);
+  writeFileSync(metaFile, JSON.stringify(meta, null, 2));
+  return { ...meta, built: true };
+}
+
+/** A fresh copy of the history for one run (`cp -a`: parts are not shared with the base); returns its path and seconds. */
+export function copyHistory(dir: string): { dataDir: string; copySeconds: number; bytes: number } {
+  const run = join(resolve(dir), 'run');
+  const t0 = performance.now();
+  rmSync(run, { recursive: true, force: true });
+  execFileSync('cp', ['-a', join(resolve(dir), 'base'), run]);
+  return { dataDir: run, copySeconds: (performance.now() - t0) / 1000, bytes: Number(execFileSync('du', ['-sb', run]).toString().split('\t')[0]) };
+}
+
+/** An empty data directory for the baseline. */
+export function emptyDataDir(dir: string): string {
+  const d = join(resolve(dir), 'baseline');
+  rmSync(d, { recursive: true, force: true });
+  mkdirSync(d, { recursive: true });
+  return d;
+}
+
+/** Watermark writes, violations and rows of a stopped run's data directory. */
+export function inspectRun(dataDir: string, log: (s: string) => void): Promise<RunState> {
+  return child<RunState>('inspect', { dataDir }, log);
+}

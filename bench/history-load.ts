@@ -1,0 +1,78 @@
+/**
+ * The read load of `npm run bench:history`: one client, on a thread of its own
+ * (bench/http-client-worker.mjs: node:http, one keep-alive connection, timed from the request to
+ * the last byte), sends the four requests of a dashboard in turn, one at a time, for the whole
+ * window, while serve's jobs catch up and its ingest runs.
+ */
+import { Worker } from 'node:worker_threads';
+
+/** Latencies of one endpoint over the window. */
+export interface EndpointResult {
+  name: string;
+  n: number;
+  errors: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+  /** First error messages (non-200 answers, broken connections). */
+  errorSamples: string[];
+}
+
+/** A request of the mix: its name and the URL of its i-th call. */
+interface Endpoint {
+  name: string;
+  url(i: number): string;
+}
+
+/** The mix: task view (tasks spread over the history), tools table, task list, cache simulation (every tool, the manifest's TTLs, default window). */
+export function endpoints(taskIds: string[]): Endpoint[] {
+  return [
+    { name: 'task view  GET /v1/tasks/{id}', url: (i) => `/v1/tasks/${taskIds[i % taskIds.length]}` },
+    { name: 'tools table  GET /v1/tools', url: () => '/v1/tools' },
+    { name: 'task list  GET /v1/tasks?limit=50', url: () => '/v1/tasks?limit=50' },
+    { name: 'cache simulation  GET /v1/cache/simulation', url: () => '/v1/cache/simulation' },
+  ];
+}
+
+/** q-quantile (nearest rank) of xs; NaN when empty. */
+export function pct(xs: number[], q: number): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))] as number;
+}
+
+/** Runs the mix round-robin, sequentially, until `untilMs` (performance.now()); `stop()` ends it early. */
+export async function runLoad(base: string, key: string, taskIds: string[], untilMs: number, shouldStop: () => boolean): Promise<EndpointResult[]> {
+  const worker = new Worker(new URL('./http-client-worker.mjs', import.meta.url), { workerData: { base, key } });
+  const pending = new Map<number, (m: { ms?: number; error?: string }) => void>();
+  worker.on('message', (m: { id: number; ms?: number; error?: string }) => {
+    pending.get(m.id)?.(m);
+    pending.delete(m.id);
+  });
+  let next = 0;
+  const get = (url: string) =>
+    new Promise<{ ms?: number; error?: string }>((resolve) => {
+      const id = next++;
+      pending.set(id, resolve);
+      worker.postMessage({ id, url });
+    });
+  const eps = endpoints(taskIds);
+  const times = eps.map(() => [] as number[]);
+  const errors = eps.map(() => [] as string[]);
+  for (let i = 0; performance.now() < untilMs && !shouldStop(); i++) {
+    const k = i % eps.length;
+    const ep = eps[k] as Endpoint;
+    const t0 = performance.now();
+    const r = await get(ep.url(Math.floor(i / eps.length)));
+    // A failed request counts with its time too: a 503 after 30 s is what the user waited.
+    (times[k] as number[]).push(r.ms ?? performance.now() - t0);
+    if (r.error !== undefined) (errors[k] as string[]).push(r.error);
+  }
+  await worker.terminate();
+  return eps.map((ep, k) => {
+    const t = times[k] as number[];
+    const e = errors[k] as string[];
+    return { name: ep.name, n: t.length, errors: e.length, p50: pct(t, 0.5), p95: pct(t, 0.95), p99: pct(t, 0.99), max: t.length ? Math.max(...t) : NaN, errorSamples: [...new Set(e.map((x) => x.slice(0, 200)))].slice(0, 3) };
+  });
+}
