@@ -24,7 +24,7 @@ interface ProbeArgs {
 }
 
 const args = JSON.parse(process.argv[2] ?? '{}') as ProbeArgs;
-const client = await createClickHouse({ dataDir: args.dataDir, database: 'unused' });
+const client = await createClickHouse({ url: undefined, user: undefined, password: undefined, dataDir: args.dataDir, database: 'unused' });
 const door = createClickHouseDoor(client, args.db);
 const HOUR = 3600_000;
 

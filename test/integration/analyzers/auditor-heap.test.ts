@@ -31,7 +31,7 @@ describe('auditor under a small heap', () => {
     probe({ dataDir, db, phase: 'fill', n: N });
     const run = probe({ dataDir, db, phase: 'audit' }, 64) as { result: { recorded: number }; ms: number; metric: Record<string, number>; heapMb: number };
 
-    const ch = await createClickHouse({ dataDir, database: 'unused' });
+    const ch = await createClickHouse({ url: undefined, user: undefined, password: undefined, dataDir, database: 'unused' });
     try {
       const one = async (sql: string) => Number((await rows<{ c: string }>(ch, sql, { db }))[0]?.c);
       const i4Oracle = await one("SELECT count() AS c FROM {db:Identifier}.tool_invocations WHERE status != 'success' AND error IS NULL");
