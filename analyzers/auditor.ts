@@ -7,11 +7,13 @@
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { MetricsRegistry } from '../platform/metrics.ts';
-import { checkTaskPairs, violation, type Violation } from './audit-rules.ts';
+import { keySet, sizedFor } from '../ingest/segment-lookups.ts';
+import { checkTaskPairs, type Violation } from './audit-rules.ts';
 import { DEPENDENCY_JOB } from './dependency-runner.ts';
+import { I11_LOOKBACK_MS, runInvariantChecks } from './invariant-checks.ts';
 import { ManifestAuditor } from './manifest-audit.ts';
 import { periodic, type PeriodicJob } from './scheduler.ts';
-import { callsOfTasks, pairsOfTasks, readWatermark, touchedTasks, writeWatermark } from './store.ts';
+import { callsOfTasks, pairsOfTasks, readWatermark, stepEnd, touchedTaskPages, writeWatermark } from './store.ts';
 
 /** Dependencies of {@link createAuditor}. */
 export interface AuditorDeps {
@@ -22,6 +24,8 @@ export interface AuditorDeps {
   logger: Logger;
   /** Clock, for tests. */
   now?: () => number;
+  /** Step sizes (tests make them small); defaults {@link AUDIT_STEPS}. */
+  steps?: Partial<AuditSteps>;
 }
 
 /** What one audit cycle did. */
@@ -33,109 +37,122 @@ export interface AuditResult {
 }
 
 const AUDITOR_JOB = 'auditor';
-/** I11 compares with what the same stream sent shortly before the slice, too. */
-const I11_LOOKBACK_MS = 3600_000;
-const SLICE = `ingested_at > fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ingested_at <= fromUnixTimestamp64Milli({to:Int64}, 'UTC')`;
 
-const CHECKS: Array<{ sql: string; toViolation: (r: Record<string, string>) => Violation }> = [
-  {
-    sql: `SELECT toString(call_id) AS id, toString(status) AS status, tool_id FROM {db:Identifier}.tool_invocations
-          WHERE ${SLICE} AND status != 'success' AND error IS NULL`,
-    toViolation: (r) => violation('I4', 'no-error', 'tool_call', [r.id ?? ''], `status ${r.status} of ${r.tool_id} has no error message`),
-  },
-  {
-    sql: `SELECT toString(o.output_id) AS oid, toString(o.call_id) AS cid, toString(i.status) AS status
-          FROM (SELECT output_id, call_id FROM {db:Identifier}.tool_outputs WHERE ${SLICE}) AS o
-          LEFT JOIN (SELECT call_id, status FROM {db:Identifier}.tool_invocations
-                     WHERE call_id IN (SELECT call_id FROM {db:Identifier}.tool_outputs WHERE ${SLICE})) AS i ON o.call_id = i.call_id
-          WHERE i.call_id IS NULL OR i.status != 'success'
-          SETTINGS join_use_nulls = 1`,
-    toViolation: (r) =>
-      r.status
-        ? violation('I8', 'call-not-success', 'output_artifact', [r.oid ?? '', r.cid ?? ''], `output of call ${r.cid} whose status is ${r.status}, not success`)
-        : violation('I8', 'no-call', 'output_artifact', [r.oid ?? '', r.cid ?? ''], `output references call ${r.cid}, which has no tool_call`),
-  },
-  {
-    sql: `SELECT toString(call_id) AS cid, arrayStringConcat(arraySort(groupArray(toString(output_id))), ',') AS oids
-          FROM {db:Identifier}.tool_outputs
-          WHERE call_id IN (SELECT call_id FROM {db:Identifier}.tool_outputs WHERE ${SLICE})
-          GROUP BY call_id HAVING count() > 1`,
-    toViolation: (r) => violation('I8', 'several-outputs', 'output_artifact', [r.cid ?? '', ...(r.oids ?? '').split(',')], `call ${r.cid} has ${(r.oids ?? '').split(',').length} outputs; at most one is allowed`),
-  },
-  {
-    sql: `WITH ws AS (SELECT task_id, preceding_call_id AS p, succeeding_call_id AS s FROM {db:Identifier}.tool_workflows WHERE ${SLICE})
-          SELECT task_id, toString(p) AS p, toString(s) AS s,
-                 p IN (SELECT call_id FROM {db:Identifier}.tool_invocations WHERE call_id IN (SELECT p FROM ws)) AS has_p,
-                 s IN (SELECT call_id FROM {db:Identifier}.tool_invocations WHERE call_id IN (SELECT s FROM ws)) AS has_s
-          FROM ws WHERE NOT has_p OR NOT has_s`,
-    toViolation: (r) => {
-      const missing = [Number(r.has_p) ? null : r.p, Number(r.has_s) ? null : r.s].filter(Boolean);
-      return violation('I9', 'missing-call', 'tool_dependency', [r.p ?? '', r.s ?? ''], `dependency in task ${r.task_id} references missing tool_call ${missing.join(' and ')}`);
-    },
-  },
-  {
-    sql: `SELECT instance_id, id, toString(created_at) AS created_at, toString(prev_max) AS prev_max FROM (
-            SELECT instance_id, toString(call_id) AS id, created_at, ingested_at,
-                   max(created_at) OVER (PARTITION BY instance_id, replaceRegexpOne(source, '[@#][0-9]+$', '')
-                                         ORDER BY toUInt64OrZero(extract(source, '[@#]([0-9]+)$'))
-                                         ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_max
-            FROM {db:Identifier}.tool_invocations
-            WHERE ingested_at > fromUnixTimestamp64Milli({lookback:Int64}, 'UTC') AND ingested_at <= fromUnixTimestamp64Milli({to:Int64}, 'UTC'))
-          WHERE created_at < prev_max AND ingested_at > fromUnixTimestamp64Milli({from:Int64}, 'UTC')`,
-    toViolation: (r) =>
-      violation('I11', 'backwards', 'tool_call', [r.id ?? ''], `instance ${r.instance_id} sent created_at ${r.created_at} after ${r.prev_max}: time went backwards`),
-  },
-];
+/** Sizes of the auditor's steps; defaults in {@link AUDIT_STEPS}. */
+export interface AuditSteps {
+  /** Rows of any one segment per step (each check statement works on about this many). */
+  rows: number;
+  /** Longest step, ms. */
+  maxSpanMs: number;
+  /** Tasks per I10 page. */
+  taskPage: number;
+  /** Found violations per record() look-up and insert. */
+  recordChunk: number;
+  /** Rows before the step that I11 compares with, at most (and no more than an hour of them). */
+  lookbackRows: number;
+}
+
+/**
+ * 50 k rows a step: each check statement then stays well under a second on embedded ClickHouse
+ * with ten million calls stored (it runs one statement at a time, so a long one stalls ingest),
+ * and a backlog of a day is a few hundred steps.
+ */
+export const AUDIT_STEPS: AuditSteps = { rows: 50_000, maxSpanMs: 3600_000, taskPage: 500, recordChunk: 10_000, lookbackRows: 200_000 };
+
+/** The last detected_at stamp given to a step in this process (each step gets a later one). */
+let lastStamp = 0;
 
 /** Creates the auditor job. */
 export function createAuditor(deps: AuditorDeps): PeriodicJob<AuditResult> {
   const { clickhouse: ch, metrics } = deps;
   const now = deps.now ?? Date.now;
+  const steps = { ...AUDIT_STEPS, ...deps.steps };
   const manifestAuditor = new ManifestAuditor(ch, deps.windowMs);
+  const count = (invariant: string, n: number) => metrics.inc('tool_audit_violations_total', 'Violations recorded by the auditor', { invariant }, n);
 
+  /** Records the violations not recorded yet, in bounded chunks; returns how many were new. */
   async function record(found: Violation[]): Promise<number> {
-    const unique = new Map(found.map((v) => [v.violation_key, v]));
-    if (unique.size === 0) return 0;
-    const existing = new Set<string>();
-    const keys = [...unique.keys()];
-    for (let i = 0; i < keys.length; i += 1000) {
-      const rows = await ch.select<{ k: string }>('SELECT violation_key AS k FROM {db:Identifier}.violations WHERE violation_key IN {keys:Array(String)}', {
-        keys: keys.slice(i, i + 1000),
-      });
-      for (const r of rows) existing.add(r.k);
+    let recorded = 0;
+    for (let i = 0; i < found.length; i += steps.recordChunk) {
+      const fresh = await unrecorded(ch, found.slice(i, i + steps.recordChunk));
+      await ch.insertRows('violations', fresh.map((v) => ({ key: v.violation_key, row: v })));
+      for (const v of fresh) count(v.invariant, 1);
+      recorded += fresh.length;
     }
-    const fresh = [...unique.values()].filter((v) => !existing.has(v.violation_key));
-    await ch.insertRows('violations', fresh.map((v) => ({ key: v.violation_key, row: v })));
-    for (const v of fresh) metrics.inc('tool_audit_violations_total', 'Violations recorded by the auditor', { invariant: v.invariant });
-    return fresh.length;
+    return recorded;
+  }
+
+  /** One step: the check statements, then I10 a page of tasks at a time. */
+  async function auditStep(from: number, to: number): Promise<{ found: number; recorded: number }> {
+    // A stamp of its own per step (detected_at), by which the step's inserts are counted.
+    const at = (lastStamp = Math.max(Date.now(), lastStamp + 1));
+    const counts = await runInvariantChecks(ch, from, to, at, await i11Lookback(ch, from, steps.lookbackRows));
+    let found = 0;
+    let recorded = 0;
+    for (const [invariant, n] of Object.entries(counts)) {
+      count(invariant, n);
+      found += n;
+      recorded += n;
+    }
+    for await (const tasks of touchedTaskPages(ch, from, to, steps.taskPage)) {
+      const calls = groupBy(await callsOfTasks(ch, tasks), (c) => c.task_id);
+      const pairs = groupBy(await pairsOfTasks(ch, tasks), (p) => p.task_id);
+      const i10: Violation[] = [];
+      for (const task of tasks) i10.push(...checkTaskPairs(task, calls.get(task) ?? [], pairs.get(task) ?? [], deps.windowMs));
+      found += i10.length;
+      recorded += await record(i10);
+    }
+    return { found, recorded };
   }
 
   async function runOnce(): Promise<AuditResult> {
-    const from = await readWatermark(ch, AUDITOR_JOB);
+    const start = await readWatermark(ch, AUDITOR_JOB);
     const analyzed = await readWatermark(ch, DEPENDENCY_JOB);
     // I10 needs the analyzer to have seen the slice; everything needs the grace period to pass.
     const to = Math.min(now() - deps.graceMs, analyzed);
     // The manifest rules keep a watermark of their own (a first manifest audits back to the start).
     const m = await manifestAuditor.run(to, record);
-    if (to <= from) return { from, to: from, found: m.found, recorded: m.recorded };
-    const params = { from, to, lookback: Math.max(0, from - I11_LOOKBACK_MS) };
-    const found: Violation[] = [];
-    for (const check of CHECKS) {
-      for (const r of await ch.select<Record<string, string>>(check.sql, params)) found.push(check.toViolation(r));
+    const total = { from: start, to: Math.max(start, to), found: m.found, recorded: m.recorded };
+    // Step by step, the watermark moving after each: a crash repeats at most one step, and a
+    // backlog is worked through in steps of bounded size.
+    for (let from = start; from < to; ) {
+      const end = await stepEnd(ch, ['tool_invocations', 'tool_outputs', 'tool_workflows'], from, to, steps.rows, steps.maxSpanMs);
+      const r = await auditStep(from, end);
+      total.found += r.found;
+      total.recorded += r.recorded;
+      await writeWatermark(ch, AUDITOR_JOB, end);
+      from = end;
     }
-    const tasks = await touchedTasks(ch, from, to);
-    for (let i = 0; i < tasks.length; i += 500) {
-      const chunk = tasks.slice(i, i + 500);
-      const calls = groupBy(await callsOfTasks(ch, chunk), (c) => c.task_id);
-      const pairs = groupBy(await pairsOfTasks(ch, chunk), (p) => p.task_id);
-      for (const task of chunk) found.push(...checkTaskPairs(task, calls.get(task) ?? [], pairs.get(task) ?? [], deps.windowMs));
-    }
-    const recorded = await record(found);
-    await writeWatermark(ch, AUDITOR_JOB, to);
-    return { from, to, found: found.length + m.found, recorded: recorded + m.recorded };
+    return total;
   }
 
   return periodic('auditor', runOnce, deps.logger);
+}
+
+/**
+ * Where I11's look-back before a step starts: an hour before it, or later when more than
+ * `rows` calls were ingested in that hour (a bulk load), so the window statement stays bounded.
+ */
+async function i11Lookback(ch: ClickHouseDoor, fromMs: number, rows: number): Promise<number> {
+  const lookback = Math.max(0, fromMs - I11_LOOKBACK_MS);
+  const [r] = await ch.select<{ ms: string }>(
+    `SELECT toUnixTimestamp64Milli(ingested_at) AS ms FROM {db:Identifier}.tool_invocations
+     WHERE ingested_at > fromUnixTimestamp64Milli({lookback:Int64}, 'UTC') AND ingested_at <= fromUnixTimestamp64Milli({from:Int64}, 'UTC')
+     ORDER BY ingested_at DESC LIMIT 1 OFFSET {n:UInt64}`,
+    { lookback, from: fromMs, n: rows },
+  );
+  return r ? Math.max(lookback, Number(r.ms)) : lookback;
+}
+
+/** The violations of `found` not in `violations` yet, one per key. */
+async function unrecorded(ch: ClickHouseDoor, found: readonly Violation[]): Promise<Violation[]> {
+  const unique = new Map(found.map((v) => [v.violation_key, v]));
+  if (unique.size === 0) return [];
+  // Keys as a format() literal: an Array(String) parameter of thousands of keys is pathologically slow on chDB.
+  const set = keySet([...unique.keys()], 'String');
+  const existing = await ch.selectFields(`SELECT violation_key FROM {db:Identifier}.violations WHERE violation_key IN ${set.sql}`, {}, sizedFor(set));
+  for (const [k] of existing) unique.delete(k ?? '');
+  return [...unique.values()];
 }
 
 function groupBy<T>(items: T[], key: (t: T) => string): Map<string, T[]> {

@@ -12,9 +12,17 @@ import { chTime } from '../platform/clickhouse/statement.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { MetricsRegistry } from '../platform/metrics.ts';
 import { periodic, type PeriodicJob } from './scheduler.ts';
+import { stepEnd } from './store.ts';
 
 /** Calls ingested this long before the watermark are looked at again (late commits). */
 export const DEDUP_OVERLAP_MS = 60_000;
+/**
+ * Calls per copy statement, and the longest step: a backlog (a first run over a stored table,
+ * a long stop) is copied in steps, the watermark moving after each, so no statement holds the
+ * embedded engine (one statement at a time) for long.
+ */
+const STEP_ROWS = 100_000;
+const STEP_MAX_SPAN_MS = 3600_000;
 
 const PROGRESS = `SELECT toUnixTimestamp64Milli(max(watermark)) AS wm, count() AS runs FROM {db:Identifier}.dedup_progress`;
 const NEWEST = `SELECT toUnixTimestamp64Milli(max(ingested_at)) AS newest, count() AS n
@@ -59,9 +67,14 @@ export async function refreshDedupIndex(ch: ClickHouseDoor, overlapMs = DEDUP_OV
   if (scanned === 0) return { watermarkMs: wm, scanned: 0, copied: 0 };
   const until = Math.max(wm, Number(newest?.newest));
   const before = await one<{ c: number }>(ch, 'SELECT count() AS c FROM {db:Identifier}.dedup_repeats', {});
-  await ch.command(COPY, { since: chTime(since), until: chTime(until) });
+  for (let from = since; from < until; ) {
+    const end = await stepEnd(ch, ['tool_invocations'], from, until, STEP_ROWS, STEP_MAX_SPAN_MS);
+    await ch.command(COPY, { since: chTime(from), until: chTime(end) });
+    // Readers take the largest watermark: a step inside the overlap writes one that changes nothing.
+    await ch.insertRows('dedup_progress', [{ key: `${end}`, row: { watermark: chTime(end) } }]);
+    from = end;
+  }
   const after = await one<{ c: number }>(ch, 'SELECT count() AS c FROM {db:Identifier}.dedup_repeats', {});
-  await ch.insertRows('dedup_progress', [{ key: `${until}`, row: { watermark: chTime(until) } }]);
   return { watermarkMs: until, scanned, copied: Number(after?.c ?? 0) - Number(before?.c ?? 0) };
 }
 

@@ -11,7 +11,7 @@ import type { MetricsRegistry } from '../platform/metrics.ts';
 import { detectDataFlow } from './data-flow.ts';
 import { linkCalls, pairKey, type CallPair } from './pairs.ts';
 import { periodic, type PeriodicJob } from './scheduler.ts';
-import { callsOfTasks, newestIngested, outputsOfCalls, pairsOfTasks, readWatermark, touchedTasks, writeWatermark, type StoredCall } from './store.ts';
+import { callsOfTasks, newestIngested, outputsOfCalls, pairsOfTasks, readWatermark, stepEnd, touchedTaskPages, writeWatermark, type StoredCall } from './store.ts';
 
 /** Dependencies of {@link createDependencyAnalyzer}. */
 export interface DependencyAnalyzerDeps {
@@ -32,6 +32,12 @@ export interface CycleResult {
 }
 
 const TASK_CHUNK = 2000;
+/**
+ * Calls (and dependency rows) per step, and the longest step: a backlog is analyzed in steps of
+ * bounded size, the watermark moving after each (a crash repeats at most one step).
+ */
+const STEP_ROWS = 50_000;
+const STEP_MAX_SPAN_MS = 3600_000;
 /** The analyzer's name in analyzer_progress (the auditor waits for its watermark). */
 export const DEPENDENCY_JOB = 'dependencies';
 
@@ -83,18 +89,24 @@ export function createDependencyAnalyzer(deps: DependencyAnalyzerDeps): Periodic
     const upper = await newestIngested(ch, from);
     metrics.set('tool_audit_analyzer_lag_seconds', 'How far the dependency analyzer is behind ingest (newest ingested_at − watermark)', Math.max(0, upper - wm) / 1000);
     if (upper === 0 || upper <= wm) return { tasks: 0, calls: 0, pairsInserted: 0, watermark: wm };
-    const tasks = await touchedTasks(ch, from, upper);
+    let tasks = 0;
     let calls = 0;
     let inserted = 0;
-    for (let i = 0; i < tasks.length; i += TASK_CHUNK) {
-      const r = await linkTasks(tasks.slice(i, i + TASK_CHUNK));
-      calls += r.calls;
-      inserted += r.inserted;
+    for (let start = from; start < upper; ) {
+      const end = await stepEnd(ch, ['tool_invocations', 'tool_workflows'], start, upper, STEP_ROWS, STEP_MAX_SPAN_MS);
+      for await (const page of touchedTaskPages(ch, start, end, TASK_CHUNK)) {
+        const r = await linkTasks(page);
+        tasks += page.length;
+        calls += r.calls;
+        inserted += r.inserted;
+      }
+      // Never behind the previous watermark: the first step re-scans the overlap before it.
+      if (end > wm) await writeWatermark(ch, DEPENDENCY_JOB, end);
+      start = end;
     }
-    await writeWatermark(ch, DEPENDENCY_JOB, upper);
     metrics.inc('tool_audit_analyzer_pairs_total', 'Dependency pairs written by the analyzer', {}, inserted);
-    metrics.inc('tool_audit_analyzer_tasks_total', 'Tasks (re)analyzed', {}, tasks.length);
-    return { tasks: tasks.length, calls, pairsInserted: inserted, watermark: upper };
+    metrics.inc('tool_audit_analyzer_tasks_total', 'Tasks (re)analyzed', {}, tasks);
+    return { tasks, calls, pairsInserted: inserted, watermark: upper };
   }
 
   return periodic('dependency analyzer', runOnce, deps.logger);

@@ -5,6 +5,7 @@
  * Thin I/O around the pure rules of manifest-rules.ts.
  */
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
+import { keySet, sizedFor } from '../ingest/segment-lookups.ts';
 import type { Violation } from './audit-rules.ts';
 import { loadManifestHistory } from './manifest-store.ts';
 import { callRules, rateLimitRule, retryRule, trifectaRule, ValidatorCache, type AuditCall } from './manifest-rules.ts';
@@ -13,8 +14,11 @@ import { readWatermark, writeWatermark } from './store.ts';
 
 /** Watermark name of the manifest rules. */
 export const MANIFEST_AUDIT_JOB = 'auditor-manifest';
-/** Calls judged per step; a first manifest over months of calls is audited in steps of this size. */
-const SLICE_ROWS = 200_000;
+/**
+ * Calls judged per step; a first manifest over months of calls is audited in steps of this size.
+ * 50 k: the step's calls are held in one array, and each step's statements stay short.
+ */
+const SLICE_ROWS = 50_000;
 const TASK_CHUNK = 500;
 
 const COLUMNS = `toString(call_id) AS call_id, task_id, tool_id, toUnixTimestamp64Milli(created_at) AS t, toString(status) AS status,
@@ -81,7 +85,9 @@ export class ManifestAuditor {
     const tasks = [...new Set(slice.map((c) => c.task_id).filter((t) => t !== ''))];
     for (let i = 0; i < tasks.length; i += TASK_CHUNK) {
       const chunk = tasks.slice(i, i + TASK_CHUNK);
-      const calls = (await this.ch.select<Row>(`SELECT ${COLUMNS} FROM {db:Identifier}.tool_invocations WHERE task_id IN {tasks:Array(String)}`, { tasks: chunk, schema_tools: [] })).map(toCall);
+      // Tasks as a format() literal: Array parameters of many values are pathologically slow on chDB.
+      const set = keySet(chunk, 'String');
+      const calls = (await this.ch.select<Row>(`SELECT ${COLUMNS} FROM {db:Identifier}.tool_invocations WHERE task_id IN ${set.sql}`, { schema_tools: [] }, sizedFor(set))).map(toCall);
       const byTask = new Map<string, AuditCall[]>();
       for (const c of calls) {
         const list = byTask.get(c.task_id);

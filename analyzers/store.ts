@@ -5,6 +5,7 @@
  */
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { chTime } from '../platform/clickhouse/statement.ts';
+import { keySet, sizedFor } from '../ingest/segment-lookups.ts';
 import type { OutputTrace } from './data-flow.ts';
 
 /** A call as the analyzer sees it. */
@@ -24,6 +25,8 @@ export interface StoredPair {
   n: number;
 }
 
+// Keys per look-up; they go into the statement as a format() literal (segment-lookups.ts keySet):
+// Array parameters of thousands of values are pathologically slow on embedded ClickHouse.
 const CHUNK = 2000;
 
 /** The job's watermark (epoch ms of ingested_at), 0 when it never ran. */
@@ -50,26 +53,68 @@ export async function newestIngested(ch: ClickHouseDoor, fromMs: number): Promis
   return Number(r?.ms ?? 0);
 }
 
-/** Tasks with invocations or dependencies ingested in (fromMs, toMs]. */
-export async function touchedTasks(ch: ClickHouseDoor, fromMs: number, toMs: number): Promise<string[]> {
-  const r = await ch.select<{ task_id: string }>(`SELECT DISTINCT task_id FROM (
-       SELECT task_id FROM {db:Identifier}.tool_invocations
-       WHERE ingested_at > fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ingested_at <= fromUnixTimestamp64Milli({to:Int64}, 'UTC') AND task_id != ''
-       UNION ALL
-       SELECT task_id FROM {db:Identifier}.tool_workflows
-       WHERE ingested_at > fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ingested_at <= fromUnixTimestamp64Milli({to:Int64}, 'UTC'))`,
-    { from: fromMs, to: toMs },
+/** The segments whose rows carry ingested_at, as the jobs step through them. */
+export type Segment = 'tool_invocations' | 'tool_outputs' | 'tool_workflows';
+
+const RANGE = `ingested_at > fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ingested_at <= fromUnixTimestamp64Milli({to:Int64}, 'UTC')`;
+
+/**
+ * The end of the next step through (fromMs, toMs]: `toMs`, or earlier so that no segment of
+ * `segments` holds more than about `rows` rows ingested in the step, and the step spans at most
+ * `maxSpanMs` from its first row. The span cap keeps each look-up a scan of one column over a
+ * bounded time range (ingested_at is minmax-indexed, parts are written in time order), however
+ * large the backlog. Rows sharing the step's last millisecond all belong to it (a millisecond is
+ * not split).
+ */
+export async function stepEnd(ch: ClickHouseDoor, segments: readonly Segment[], fromMs: number, toMs: number, rows: number, maxSpanMs: number): Promise<number> {
+  const [first] = await ch.select<{ ms: string; n: string }>(
+    `SELECT toUnixTimestamp64Milli(min(t)) AS ms, count() AS n FROM (
+       ${segments.map((_, i) => `SELECT min(ingested_at) AS t FROM {db:Identifier}.{t${i}:Identifier} WHERE ${RANGE} HAVING count() > 0`).join(' UNION ALL ')})`,
+    { from: fromMs, to: toMs, ...Object.fromEntries(segments.map((t, i) => [`t${i}`, t])) },
   );
-  return r.map((x) => x.task_id);
+  if (!first || Number(first.n) === 0) return toMs; // nothing ingested in the range
+  let end = Math.min(toMs, Number(first.ms) + maxSpanMs);
+  for (const table of segments) {
+    const [r] = await ch.select<{ ms: string }>(
+      `SELECT toUnixTimestamp64Milli(ingested_at) AS ms FROM {db:Identifier}.{table:Identifier} WHERE ${RANGE}
+       ORDER BY ingested_at LIMIT 1 OFFSET {n:UInt64}`,
+      { table, from: fromMs, to: end, n: Math.max(0, rows - 1) },
+    );
+    if (r) end = Math.min(end, Number(r.ms));
+  }
+  return end;
+}
+
+/**
+ * Tasks with invocations or dependencies ingested in (fromMs, toMs], a page at a time in task_id
+ * order: a window of a busy hour names more tasks than one answer should carry.
+ */
+export async function* touchedTaskPages(ch: ClickHouseDoor, fromMs: number, toMs: number, pageSize: number): AsyncGenerator<string[]> {
+  let after = '';
+  for (;;) {
+    const r = await ch.select<{ task_id: string }>(`SELECT DISTINCT task_id FROM (
+         SELECT task_id FROM {db:Identifier}.tool_invocations WHERE ${RANGE} AND task_id > {after:String}
+         UNION ALL
+         SELECT task_id FROM {db:Identifier}.tool_workflows WHERE ${RANGE} AND task_id > {after:String})
+       ORDER BY task_id LIMIT {n:UInt64}`,
+      { from: fromMs, to: toMs, after, n: pageSize },
+    );
+    if (r.length === 0) return;
+    yield r.map((x) => x.task_id);
+    if (r.length < pageSize) return;
+    after = r[r.length - 1]?.task_id ?? '';
+  }
 }
 
 /** Every call of the given tasks (a primary-key range each). */
 export async function callsOfTasks(ch: ClickHouseDoor, tasks: string[]): Promise<StoredCall[]> {
   const out: StoredCall[] = [];
   for (let i = 0; i < tasks.length; i += CHUNK) {
+    const set = keySet(tasks.slice(i, i + CHUNK), 'String');
     const rows = await ch.select<{ call_id: string; task_id: string; tool_id: string; t: string; args: string }>(`SELECT toString(call_id) AS call_id, task_id, tool_id, toUnixTimestamp64Milli(created_at) AS t, args
-       FROM {db:Identifier}.tool_invocations WHERE task_id IN {tasks:Array(String)}`,
-      { tasks: tasks.slice(i, i + CHUNK) },
+       FROM {db:Identifier}.tool_invocations WHERE task_id IN ${set.sql}`,
+      {},
+      sizedFor(set),
     );
     for (const r of rows) out.push({ ...r, t: Number(r.t) });
   }
@@ -83,9 +128,11 @@ export async function callsOfTasks(ch: ClickHouseDoor, tasks: string[]): Promise
 export async function pairsOfTasks(ch: ClickHouseDoor, tasks: string[]): Promise<StoredPair[]> {
   const out: StoredPair[] = [];
   for (let i = 0; i < tasks.length; i += CHUNK) {
+    const set = keySet(tasks.slice(i, i + CHUNK), 'String');
     const rows = await ch.select<{ task_id: string; p: string; s: string; n: string }>(`SELECT task_id, toString(preceding_call_id) AS p, toString(succeeding_call_id) AS s, if(countIf(origin = 'emitted') > 0, countIf(origin = 'emitted'), count()) AS n
-       FROM {db:Identifier}.tool_workflows WHERE task_id IN {tasks:Array(String)} GROUP BY task_id, p, s`,
-      { tasks: tasks.slice(i, i + CHUNK) },
+       FROM {db:Identifier}.tool_workflows WHERE task_id IN ${set.sql} GROUP BY task_id, p, s`,
+      {},
+      sizedFor(set),
     );
     for (const r of rows) out.push({ task_id: r.task_id, preceding_call_id: r.p, succeeding_call_id: r.s, n: Number(r.n) });
   }
@@ -97,9 +144,11 @@ export async function outputsOfCalls(ch: ClickHouseDoor, callIds: string[]): Pro
   const out = new Map<string, OutputTrace[]>();
   for (let i = 0; i < callIds.length; i += CHUNK) {
     // Aliases differ from column names: an alias would shadow call_id in WHERE.
+    const set = keySet(callIds.slice(i, i + CHUNK), 'UUID');
     const rows = await ch.select<{ cid: string; oid: string; ct: string; smp: string }>(`SELECT toString(call_id) AS cid, toString(output_id) AS oid, toString(content_type) AS ct, ifNull(sample, '') AS smp
-       FROM {db:Identifier}.tool_outputs WHERE call_id IN {ids:Array(UUID)}`,
-      { ids: callIds.slice(i, i + CHUNK) },
+       FROM {db:Identifier}.tool_outputs WHERE call_id IN ${set.sql}`,
+      {},
+      sizedFor(set),
     );
     for (const r of rows) {
       const list = out.get(r.cid) ?? [];

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { grants, runInitScript, statements, TEST_ENV } from './users-sql.ts';
 
 const TABLE_FUNCTIONS = 'GRANT CREATE TEMPORARY TABLE ON *.* TO tool_audit_ingest';
+const ANALYZER_TABLE_FUNCTIONS = 'GRANT CREATE TEMPORARY TABLE ON *.* TO tool_audit_analyzer';
 const FORBIDDEN = /\b(ALTER|DELETE|TRUNCATE|DROP|ALL|CREATE|OPTIMIZE|SYSTEM|KILL|ACCESS MANAGEMENT|GRANT OPTION|UPDATE)\b/i;
 
 describe('deploy/clickhouse/initdb/01-users.sh', () => {
@@ -23,7 +24,7 @@ describe('deploy/clickhouse/initdb/01-users.sh', () => {
   it('grants SELECT and INSERT only: no ALTER, DELETE, TRUNCATE, DROP (or anything wider) for anyone', () => {
     for (const g of grants(run.sql)) {
       // Table functions (format(), used by the ingest look-ups) need this grant; it reaches no table.
-      if (g.statement === TABLE_FUNCTIONS) continue;
+      if (g.statement === TABLE_FUNCTIONS || g.statement === ANALYZER_TABLE_FUNCTIONS) continue;
       expect(g.statement).not.toMatch(FORBIDDEN);
       expect(g.privileges.every((p) => p === 'SELECT' || p === 'INSERT'), g.statement).toBe(true);
       expect(g.on.startsWith('tool_audit.'), g.statement).toBe(true);
@@ -44,6 +45,7 @@ describe('deploy/clickhouse/initdb/01-users.sh', () => {
     expect(of('tool_audit_ingest', 'INSERT')).toEqual([...keyLog, ...segments].sort());
     expect(of('tool_audit_ingest', 'SELECT')).toEqual([...keyLog, ...segments, 'call_keys', 'output_keys', 'quarantine_keys'].sort());
     expect(grants(run.sql).filter((g) => g.to === 'tool_audit_ingest' && !g.privileges.every((p) => p === 'SELECT' || p === 'INSERT')).map((g) => g.statement)).toEqual([TABLE_FUNCTIONS]);
+    expect(grants(run.sql).filter((g) => g.to === 'tool_audit_analyzer' && !g.privileges.every((p) => p === 'SELECT' || p === 'INSERT')).map((g) => g.statement)).toEqual([ANALYZER_TABLE_FUNCTIONS]);
     expect(of('tool_audit_analyzer', 'INSERT')).toEqual(['analyzer_progress', 'tool_workflows', 'violations']);
     expect(of('tool_audit_analyzer', 'SELECT')).toEqual(['analyzer_progress', 'tool_invocations', 'tool_manifests', 'tool_outputs', 'tool_workflows', 'violations']);
   });
