@@ -8,6 +8,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { linkCopy } from './ingest-preload.ts';
 import { HISTORY_GENERATOR, type HistoryMeta, type HistoryShape, type RunState } from './history-data.ts';
 
 const ROOT = new URL('../', import.meta.url).pathname;
@@ -47,12 +48,17 @@ export async function ensureHistory(dir: string, shape: HistoryShape, log: (s: s
   return { ...meta, built: true };
 }
 
-/** A fresh copy of the history for one run (`cp -a`: parts are not shared with the base); returns its path and seconds. */
-export function copyHistory(dir: string): { dataDir: string; copySeconds: number; bytes: number } {
+/**
+ * A fresh copy of the history for one run; returns its path and seconds. `full`: `cp -a`, parts
+ * not shared with the base; `link`: part directories hard-linked (ClickHouse never changes a part
+ * in place), for a history too large to hold twice on the disk.
+ */
+export function copyHistory(dir: string, mode: 'full' | 'link' = 'full'): { dataDir: string; copySeconds: number; bytes: number } {
   const run = join(resolve(dir), 'run');
   const t0 = performance.now();
   rmSync(run, { recursive: true, force: true });
-  execFileSync('cp', ['-a', join(resolve(dir), 'base'), run]);
+  if (mode === 'link') linkCopy(join(resolve(dir), 'base'), run);
+  else execFileSync('cp', ['-a', join(resolve(dir), 'base'), run]);
   return { dataDir: run, copySeconds: (performance.now() - t0) / 1000, bytes: Number(execFileSync('du', ['-sb', run]).toString().split('\t')[0]) };
 }
 

@@ -14,6 +14,7 @@
  *
  *   npm run bench:history -- [--invocations 10000000] [--tasks N/100] [--days 21] [--data-dir ./.bench-data/history]
  *        [--minutes 20] [--packets 150000] [--only build|startup|load|ingest[,…]] [--json FILE] [--max-wait-minutes 60]
+ *        [--copy full|link]   (link: the run's copy hard-links the base's parts: a history too large to hold twice)
  *
  * Kafka: KAFKA_BROKERS when set, else a private broker (scripts/kafka-services.sh, port BENCH_KAFKA_PORT or 29192).
  */
@@ -49,6 +50,7 @@ const { values: opt } = parseArgs({
     'max-wait-minutes': { type: 'string', default: '60' },
     'caught-up-lag-s': { type: 'string', default: '60' },
     keep: { type: 'boolean', default: false },
+    copy: { type: 'string', default: 'full' },
   },
 });
 const N = Number(opt.invocations);
@@ -188,7 +190,7 @@ async function main(): Promise<void> {
   // The load run then starts warm on the same copy, as a deployment that has run before does.
   let copy: ReturnType<typeof copyHistory> | undefined;
   if (phases.has('startup')) {
-    copy = copyHistory(dir);
+    copy = copyHistory(dir, opt.copy === 'link' ? 'link' : 'full');
     notes.push(`copy of the history for the runs: ${(copy.bytes / 1e9).toFixed(2)} GB in ${copy.copySeconds.toFixed(1)} s`);
     runs.push(await serveRun('history, no Kafka, cold (no snapshot)', copy.dataDir, meta, undefined, { load: false, waitCatchUp: false }));
     runs.push(await serveRun('history, no Kafka, warm (snapshot)', copy.dataDir, meta, undefined, { load: false, waitCatchUp: false }));
@@ -207,7 +209,7 @@ async function main(): Promise<void> {
     const ing = { brokers, topic: t.topic, admin };
     try {
       if (!copy) {
-        copy = copyHistory(dir);
+        copy = copyHistory(dir, opt.copy === 'link' ? 'link' : 'full');
         notes.push(`copy of the history for the run: ${(copy.bytes / 1e9).toFixed(2)} GB in ${copy.copySeconds.toFixed(1)} s`);
       }
       runs.push(await serveRun('history + Kafka', copy.dataDir, meta, ing, { load: phases.has('load'), waitCatchUp: true }));

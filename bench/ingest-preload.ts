@@ -128,8 +128,8 @@ export async function ensurePreload(calls: number, quarantine: number, root: str
 /** Whether a directory of a table's store is a data part (`<partition>_<min>_<max>_<level>[_<mutation>]`). */
 const isPart = (name: string) => /^[A-Za-z0-9-]+_\d+_\d+_\d+(_\d+)?$/.test(name);
 
-/** Hard links the part directories of `src` into `dst` and copies every other file. */
-function linkCopy(src: string, dst: string): void {
+/** Hard links the part directories of `src` into `dst` and copies every other file (parts are immutable: a run writes new ones). */
+export function linkCopy(src: string, dst: string): void {
   mkdirSync(dst, { recursive: true });
   for (const e of readdirSync(src, { withFileTypes: true })) {
     const from = join(src, e.name);
