@@ -126,6 +126,7 @@ class BloomKeyIndex implements KeyIndex {
   /** Writer's clock when the keys of others were last read: everything stored before it is in the filter. */
   private coveredAt = 0;
   private timer: NodeJS.Timeout | undefined;
+  /** The snapshot being written, or the last one. */
   private writing: Promise<number> | undefined;
   /** Other writers → the last (written_at, seq) read of their log. */
   private readonly seen = new Map<string, { at: string; seq: number }>();
@@ -197,31 +198,33 @@ class BloomKeyIndex implements KeyIndex {
     }
   }
 
-  async snapshot(): Promise<number> {
+  snapshot(): Promise<number> {
+    // One at a time, each after the one before: a snapshot asked for while one is being written
+    // (the one after the load, when close() comes) covers what was added since.
+    const next = (this.writing ?? Promise.resolve(0)).catch(() => 0).then(() => this.writeSnapshot());
+    this.writing = next;
+    return next;
+  }
+
+  private async writeSnapshot(): Promise<number> {
     const path = this.deps.snapshotPath;
     const filter = this.filter;
     if (!path || !filter) return 0;
-    if (this.writing) return this.writing;
     const started = performance.now();
-    // Read the other writers' keys first: the snapshot then covers up to now, and the next start catches up less.
-    await this.refresh();
-    // Taken before the bits are written: a bit only turns on, so the file holds every key covered by then.
-    const header = { version: 1 as const, database: this.deps.clickhouse.database, databaseUuid: this.dbUuid, coveredAt: this.coveredAt, counts: {} as Record<string, number>, sliceMaxBytes: this.deps.maxBytes };
-    this.writing = (async () => {
+    try {
+      // Read the other writers' keys first: the snapshot then covers up to now, and the next start catches up less.
+      await this.refresh();
+      // Taken before the bits are written: a bit only turns on, so the file holds every key covered by then.
+      const header = { version: 1 as const, database: this.deps.clickhouse.database, databaseUuid: this.dbUuid, coveredAt: this.coveredAt, counts: {} as Record<string, number>, sliceMaxBytes: this.deps.maxBytes };
       const [c] = await this.deps.clickhouse.select<Counts>(COUNT, { since: 0 });
       for (const s of SOURCES) header.counts[s.kind] = Number(c?.[s.kind] ?? 0);
-      return writeKeySnapshot(path, header, filter);
-    })();
-    try {
-      const bytes = await this.writing;
+      const bytes = await writeKeySnapshot(path, header, filter);
       this.deps.metrics.set('tool_audit_ingest_key_snapshot_seconds', 'Time the last key filter snapshot took to write', (performance.now() - started) / 1000);
       this.deps.logger?.debug({ path, bytes }, 'key filter snapshot written');
       return bytes;
     } catch (err) {
       this.deps.logger?.warn({ path, err: (err as Error).message }, 'key filter snapshot not written; the next start reads every key');
       throw err;
-    } finally {
-      this.writing = undefined;
     }
   }
 
