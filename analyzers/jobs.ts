@@ -36,8 +36,10 @@ export interface RunningJobs {
 
 /** Starts the chosen jobs on a ClickHouse door. */
 export function startJobs(door: { clickhouse: ClickHouseDoor; metrics: MetricsRegistry; logger: Logger }, opts: JobsOptions): RunningJobs {
-  // Every statement of a job goes after reads and ingest (platform/clickhouse/gate.ts).
-  const deps = { ...door, clickhouse: door.clickhouse.lane('job') };
+  // Every statement of a job goes after reads and ingest (platform/clickhouse/gate.ts); on stop,
+  // a job's next statement fails, so a run working through a long backlog ends within one statement.
+  const stopping = new AbortController();
+  const deps = { ...door, clickhouse: door.clickhouse.lane('job', stopping.signal) };
   const jobs: Array<{ job: PeriodicJob<unknown>; intervalMs: number }> = [];
   const a = opts.analysis;
   if (a) {
@@ -55,6 +57,9 @@ export function startJobs(door: { clickhouse: ClickHouseDoor; metrics: MetricsRe
   for (const { job, intervalMs } of jobs) job.start(intervalMs, observe);
   return {
     health: () => jobs.map(({ job }) => job.health()),
-    stop: async () => void (await Promise.all(jobs.map(({ job }) => job.stop()))),
+    async stop() {
+      stopping.abort();
+      await Promise.all(jobs.map(({ job }) => job.stop()));
+    },
   };
 }

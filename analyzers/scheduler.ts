@@ -53,6 +53,7 @@ export function periodic<R>(name: string, runOnce: () => Promise<R>, logger: Log
             after?.(r, performance.now() - started);
           })
           .catch((err: unknown) => {
+            if (stopped) return; // a run cut short by stop() did not fail
             // Logged at the first failure and then at growing intervals (1, 10, 100… in a row):
             // a job that keeps failing on a slice says so without flooding the log.
             health.failures++;

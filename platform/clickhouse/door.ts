@@ -48,9 +48,10 @@ export interface ClickHouseDoor extends StatementRunner {
   /**
    * The same door with every statement in `lane` (gate.ts): background jobs take `lane('job')`,
    * so their statements go after reads and ingest. Without a lane, `read()` is a read and the
-   * rest is ingest.
+   * rest is ingest. Once `signal` is aborted, every statement of that door fails at once with
+   * `SHUTTING_DOWN` (a job working through a long backlog stops at its next statement).
    */
-  lane(lane: Lane): ClickHouseDoor;
+  lane(lane: Lane, signal?: AbortSignal): ClickHouseDoor;
   /** Statements running and waiting at the gate; null where ClickHouse schedules them itself (a server). */
   gateState(): GateState | null;
   /** Closes the client under the door. */
@@ -163,6 +164,7 @@ export function createClickHouseDoor(ch: ClickHouseClient, database: string, opt
 }
 
 interface DoorParts {
+  signal?: AbortSignal | undefined;
   ch: ClickHouseClient;
   database: string;
   rawInsert: RawInsert | undefined;
@@ -183,8 +185,15 @@ function openDoor(parts: DoorParts, fixed: Lane | undefined): ClickHouseDoor {
     const merged = withLane(lane, settings);
     return merged && Object.keys(merged).length > 0 ? { clickhouse_settings: merged } : {};
   };
+  const open = (): void => {
+    if (parts.signal?.aborted) throw new AppError('SHUTTING_DOWN', `the ${fixed ?? 'door'} statements of ${database} are stopped`, { retryable: false });
+  };
   /** Runs `send` in its turn; the result is read after the slot is given back (chDB has materialized it). */
-  const turn = <T>(lane: Lane, send: () => Promise<T>): Promise<T> => (gate ? gate.run(lane, send) : send());
+  const turn = async <T>(lane: Lane, send: () => Promise<T>): Promise<T> => {
+    open();
+    // Checked again when its turn comes: it may have waited behind other statements meanwhile.
+    return gate ? gate.run(lane, () => (open(), send())) : send();
+  };
   const insert = async (name: string, run: () => Promise<unknown>) => {
     try {
       await turn(laneOf(false), run);
@@ -278,7 +287,7 @@ function openDoor(parts: DoorParts, fixed: Lane | undefined): ClickHouseDoor {
         return { ok: false, detail: errorMessage(err) };
       }
     },
-    lane: (lane) => openDoor(parts, lane),
+    lane: (lane, signal) => openDoor(signal ? { ...parts, signal } : parts, lane),
     gateState: () => gate?.state() ?? null,
     close: () => ch.close(),
   };

@@ -79,5 +79,23 @@ describe('the ClickHouse door on a real engine', () => {
       expect(ended.indexOf('read')).toBe(0);
     }
   });
+
+  it('fails the statements of a stopped lane at once, queued ones included, and leaves the rest of the door working', async () => {
+    const { door } = await freshDatabase('door');
+    const stop = new AbortController();
+    const jobs = door.lane('job', stop.signal);
+    expect(await jobs.select<{ one: number }>('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    // A job statement queued behind a running one, then the stop.
+    const running = jobs.select('SELECT sum(sipHash64(number)) FROM numbers(5000000)');
+    await new Promise((r) => setTimeout(r, 20));
+    const queued = jobs.select('SELECT 2 AS two').catch((e: unknown) => e);
+    stop.abort();
+    // The statement already running ends as it would; the queued one never runs.
+    expect(await running).toHaveLength(1);
+    // (A server runs it beside the other at once, before the stop.)
+    if (door.gateState()) expect(await queued).toMatchObject({ code: 'SHUTTING_DOWN', retryable: false });
+    await expect(jobs.command('SELECT 3')).rejects.toMatchObject({ code: 'SHUTTING_DOWN' });
+    expect(await door.select<{ four: number }>('SELECT 4 AS four')).toEqual([{ four: 4 }]);
+  });
 });
 
