@@ -34,6 +34,11 @@ export interface HistoryShape {
   i11Share: number;
   /** Share of the range (and so of N) in the failure burst without error messages (defect c). */
   i4Share: number;
+  /**
+   * false: no OPTIMIZE … FINAL after the inserts (background merges only): a merge of the largest
+   * table needs its size again in free disk, which a 30 M history on this machine does not have.
+   */
+  optimize?: false;
 }
 
 /** What a build records beside the database (base.json), and the run needs. */
@@ -124,9 +129,9 @@ export async function buildHistory(ch: ClickHouseClient, db: string, shape: Hist
     await ch.command({ query: WORKFLOWS_SQL, query_params: range });
     log(`  tasks ${t + tasks}/${shape.tasks}: ${Math.round((Date.now() - t0) / 1000)} s`);
   }
-  log(`  inserted in ${Math.round((Date.now() - t0) / 1000)} s; merging parts (OPTIMIZE … FINAL)`);
+  log(`  inserted in ${Math.round((Date.now() - t0) / 1000)} s${shape.optimize === false ? ' (no OPTIMIZE: background merges only)' : '; merging parts (OPTIMIZE … FINAL)'}`);
   // A long-running table is mostly merged: start `serve` on that steady state, not on fresh parts.
-  for (const table of ['tool_invocations', 'tool_outputs', 'tool_workflows', 'task_rows']) {
+  for (const table of shape.optimize === false ? [] : ['tool_invocations', 'tool_outputs', 'tool_workflows', 'task_rows']) {
     await ch.command({ query: 'OPTIMIZE TABLE {db:Identifier}.{t:Identifier} FINAL', query_params: { db, t: table } });
   }
   await waitForMutations(ch, db, log);

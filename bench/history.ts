@@ -14,7 +14,7 @@
  *
  *   npm run bench:history -- [--invocations 10000000] [--tasks N/100] [--days 21] [--data-dir ./.bench-data/history]
  *        [--minutes 20] [--packets 150000] [--only build|startup|load|ingest[,…]] [--json FILE] [--max-wait-minutes 60]
- *        [--copy full|link]   (link: the run's copy hard-links the base's parts: a history too large to hold twice)
+ *        [--copy full|link] [--optimize true|false]   (link: the run's copy hard-links the base's parts: a history too large to hold twice)
  *
  * Kafka: KAFKA_BROKERS when set, else a private broker (scripts/kafka-services.sh, port BENCH_KAFKA_PORT or 29192).
  */
@@ -51,10 +51,11 @@ const { values: opt } = parseArgs({
     'caught-up-lag-s': { type: 'string', default: '60' },
     keep: { type: 'boolean', default: false },
     copy: { type: 'string', default: 'full' },
+    optimize: { type: 'string', default: 'true' },
   },
 });
 const N = Number(opt.invocations);
-const shape = { invocations: N, tasks: Number(opt.tasks ?? Math.max(1, Math.round(N / 100))), days: Number(opt.days), i11Share: Number(opt['i11-share']), i4Share: Number(opt['i4-share']) };
+const shape = { invocations: N, tasks: Number(opt.tasks ?? Math.max(1, Math.round(N / 100))), days: Number(opt.days), i11Share: Number(opt['i11-share']), i4Share: Number(opt['i4-share']), ...(opt.optimize === 'false' ? { optimize: false as const } : {}) };
 const phases = new Set((opt.only as string).split(',').map((x) => x.trim()));
 const MAX_WAIT_MS = Number(opt['max-wait-minutes']) * 60_000;
 const log = (s: string) => process.stderr.write(`[bench:history] ${s}\n`);
