@@ -5,14 +5,13 @@
 import { startJobs } from '../analyzers/jobs.ts';
 import { buildApp } from '../api/app.ts';
 import { jobsReport } from '../api/routes/health.ts';
-import { MetricsRegistry } from '../platform/metrics.ts';
 import { hintsJobOptions } from './hints.ts';
 import { onShutdown, startRuntime } from './runtime.ts';
 
 /** Runs until SIGTERM; /healthz, /readyz and /metrics on PORT. */
 export async function analyze(): Promise<void> {
   const rt = await startRuntime('tool-audit-analyze');
-  const metrics = new MetricsRegistry();
+  const { metrics } = rt;
   const jobs = startJobs({ clickhouse: rt.clickhouse, metrics, logger: rt.logger }, { analysis: rt.config.analysis, hints: hintsJobOptions(rt.config, rt.clickhouse) });
   const app = buildApp({
     readiness: async () => {

@@ -5,7 +5,6 @@
 import { buildApp } from '../api/app.ts';
 import type { ReadinessReport } from '../api/routes/health.ts';
 import { AppError } from '../platform/errors.ts';
-import { MetricsRegistry } from '../platform/metrics.ts';
 import { createKafka, ensureTopics } from '../platform/kafka/client.ts';
 import { createWriter, kafkaTopics, pingKafka, startKafkaWorker } from './ingest-wiring.ts';
 import { onShutdown, startRuntime } from './runtime.ts';
@@ -19,7 +18,7 @@ export async function ingest(): Promise<void> {
   if (!config.kafka.brokers) {
     throw new AppError('CONFIG_INVALID', 'tool-audit ingest needs KAFKA_BROKERS (host:port[,host:port…])', { retryable: false });
   }
-  const metrics = new MetricsRegistry();
+  const { metrics } = rt;
   const steps = startupSteps(logger);
   const writer = createWriter(rt, metrics);
   const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, logger });

@@ -7,6 +7,7 @@ import { createClickHouse } from '../platform/clickhouse/client.ts';
 import { createClickHouseDoor, type ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { migrate } from '../platform/clickhouse/migrate.ts';
 import { createLogger, type Logger } from '../platform/logger.ts';
+import { MetricsRegistry } from '../platform/metrics.ts';
 import { startWatchdog } from '../platform/watchdog.ts';
 
 /** What every long-running command starts with. */
@@ -15,6 +16,8 @@ export interface Runtime {
   logger: Logger;
   /** The one door to ClickHouse, on the configured database. */
   clickhouse: ClickHouseDoor;
+  /** The process's metrics (the door records its statements' waits and run times there). */
+  metrics: MetricsRegistry;
 }
 
 /** Parses the environment or exits with status 2 and the list of bad variables. */
@@ -28,8 +31,8 @@ export function configOrExit(opts: LoadOptions = {}): Config {
 }
 
 /** Opens the ClickHouse door of the configured database (the caller closes it). */
-export async function openClickHouse(config: Config): Promise<ClickHouseDoor> {
-  return createClickHouseDoor(await createClickHouse(config.clickhouse), config.clickhouse.database);
+export async function openClickHouse(config: Config, metrics?: MetricsRegistry): Promise<ClickHouseDoor> {
+  return createClickHouseDoor(await createClickHouse(config.clickhouse), config.clickhouse.database, metrics ? { metrics } : {});
 }
 
 /** Checks the whole configuration, then opens ClickHouse and applies migrations. */
@@ -38,12 +41,13 @@ export async function startRuntime(name: string, opts: LoadOptions = {}): Promis
   const logger = createLogger(config.logLevel, name);
   // Before ClickHouse opens: from then on a fatal error would leave the process hanging (watchdog.ts).
   startWatchdog({ timeoutMs: config.watchdogMs, name });
-  const clickhouse = await openClickHouse(config);
+  const metrics = new MetricsRegistry();
+  const clickhouse = await openClickHouse(config, metrics);
   if (config.migrateOnStart) {
     const result = await migrate(clickhouse, { retentionDays: config.retentionDays });
     if (result.applied.length) logger.info({ applied: result.applied }, 'migrations applied');
   }
-  return { config, logger, clickhouse };
+  return { config, logger, clickhouse, metrics };
 }
 
 /**

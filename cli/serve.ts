@@ -13,7 +13,6 @@ import type { PacketIngest } from '../ingest/ports.ts';
 import { jobsReport, type ReadinessReport } from '../api/routes/health.ts';
 import { createKafkaEdge } from '../ingest/kafka-edge.ts';
 import type { IngestWorker } from '../ingest/kafka-worker.ts';
-import { MetricsRegistry } from '../platform/metrics.ts';
 import { createKafka, ensureTopics } from '../platform/kafka/client.ts';
 import { createWriter, kafkaTopics, pingKafka, startKafkaWorker } from './ingest-wiring.ts';
 import { onShutdown, startRuntime } from './runtime.ts';
@@ -29,7 +28,7 @@ import { hintsJobOptions } from './hints.ts';
 export async function serve(): Promise<void> {
   const rt = await startRuntime('tool-audit-serve', { serving: true });
   const { config, logger, clickhouse } = rt;
-  const metrics = new MetricsRegistry();
+  const { metrics } = rt;
   const steps = startupSteps(logger);
   // Budgets are owned by the process whose writer stores the calls (see README "Budgets"); their
   // ledger lives on a thread of its own, which also listens on BUDGET_CHECK_PORT when set.

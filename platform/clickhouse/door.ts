@@ -9,6 +9,7 @@ import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client';
 import { AppError, errorMessage } from '../errors.ts';
 import { StatementGate, type GateState, type Lane } from './gate.ts';
 import { settingsClause, type QuerySpec, type ReadLimits, type StatementRunner } from './statement.ts';
+import type { MetricsRegistry } from '../metrics.ts';
 
 /**
  * A row to insert with the key that identifies it among every row of its table, whoever writes
@@ -140,6 +141,8 @@ export interface DoorOptions {
   jobMaxExecutionSeconds?: number;
   /** A statement waiting this long at the embedded gate goes next whatever its lane; default 2,000 ms. */
   agingMs?: number;
+  /** Where each statement's wait at the gate and its run time are recorded, per lane. */
+  metrics?: MetricsRegistry;
 }
 
 // One gate per embedded client: chDB runs one statement at a time per process, whichever door
@@ -160,11 +163,12 @@ export function createClickHouseDoor(ch: ClickHouseClient, database: string, opt
   const rawInsert = chdbRawInsert(ch);
   let gate = gates.get(ch);
   if (rawInsert && !gate) gates.set(ch, (gate = new StatementGate(1, opts.agingMs ?? 2_000)));
-  return openDoor({ ch, database, rawInsert, gate, jobSeconds: opts.jobMaxExecutionSeconds ?? 300 }, undefined);
+  return openDoor({ ch, database, rawInsert, gate, jobSeconds: opts.jobMaxExecutionSeconds ?? 300, metrics: opts.metrics }, undefined);
 }
 
 interface DoorParts {
   signal?: AbortSignal | undefined;
+  metrics?: MetricsRegistry | undefined;
   ch: ClickHouseClient;
   database: string;
   rawInsert: RawInsert | undefined;
@@ -191,8 +195,24 @@ function openDoor(parts: DoorParts, fixed: Lane | undefined): ClickHouseDoor {
   /** Runs `send` in its turn; the result is read after the slot is given back (chDB has materialized it). */
   const turn = async <T>(lane: Lane, send: () => Promise<T>): Promise<T> => {
     open();
-    // Checked again when its turn comes: it may have waited behind other statements meanwhile.
-    return gate ? gate.run(lane, () => (open(), send())) : send();
+    const asked = performance.now();
+    let began = asked;
+    const timed = (): Promise<T> => {
+      // Checked again when its turn comes: it may have waited behind other statements meanwhile.
+      open();
+      began = performance.now();
+      return send();
+    };
+    try {
+      return await (gate ? gate.run(lane, timed) : timed());
+    } finally {
+      const m = parts.metrics;
+      if (m) {
+        const done = performance.now();
+        m.observe('tool_audit_clickhouse_wait_seconds', 'Time a statement waited for its turn at the embedded gate, per lane', (began - asked) / 1000, { lane });
+        m.observe('tool_audit_clickhouse_statement_seconds', 'Time a statement ran in ClickHouse (to its result, before decoding), per lane', (done - began) / 1000, { lane });
+      }
+    }
   };
   const insert = async (name: string, run: () => Promise<unknown>) => {
     try {
