@@ -1,8 +1,9 @@
 /**
- * The dependency analyzer's runner: finds tasks with newly ingested calls (by ingested_at, so
- * arrival order and lateness do not matter), recomputes each task's full pair set with
- * linkCalls, and inserts only the pairs not yet stored — redeliveries, re-runs and crashes
- * between insert and watermark therefore never add a second row for a pair.
+ * The dependency analyzer's runner: steps through newly ingested calls (by ingested_at, so
+ * arrival order and lateness do not matter), links each step's calls with the calls of their
+ * tasks ingested shortly before (dependency-window.ts; a task with a call that arrived long after
+ * it was made is recomputed whole), and inserts only the pairs not yet stored — redeliveries,
+ * re-runs and crashes between insert and watermark therefore never add a second row for a pair.
  */
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { ANALYZER_FINGERPRINT } from '../ingest/ports.ts';
@@ -11,7 +12,11 @@ import type { MetricsRegistry } from '../platform/metrics.ts';
 import { detectDataFlow } from './data-flow.ts';
 import { linkCalls, pairKey, type CallPair } from './pairs.ts';
 import { periodic, type PeriodicJob } from './scheduler.ts';
-import { callsOfTasks, newestIngested, outputsOfCalls, pairsOfTasks, readWatermark, stepEnd, touchedTaskPages, writeWatermark, type StoredCall } from './store.ts';
+import { callsOfTasks, newestIngested, outputsOfCalls, pairsOfTasks, readWatermark, stepEnd, writeWatermark, type StoredCall } from './store.ts';
+import { windowPairs } from './dependency-window.ts';
+
+/** A pair to write: its task, its calls and the succeeding call's args (for data_flow). */
+type MissingPair = { task: string; pair: CallPair; args: string };
 
 /** Dependencies of {@link createDependencyAnalyzer}. */
 export interface DependencyAnalyzerDeps {
@@ -45,6 +50,7 @@ export const DEPENDENCY_JOB = 'dependencies';
 export function createDependencyAnalyzer(deps: DependencyAnalyzerDeps): PeriodicJob<CycleResult> {
   const { clickhouse: ch, metrics } = deps;
 
+  /** Pairs of whole tasks (the path of tasks with late calls): every call of each task, linked anew. */
   async function linkTasks(tasks: string[]): Promise<{ calls: number; inserted: number }> {
     const calls = await callsOfTasks(ch, tasks);
     const stored = new Set((await pairsOfTasks(ch, tasks)).map((p) => pairKey(p.preceding_call_id, p.succeeding_call_id)));
@@ -54,16 +60,21 @@ export function createDependencyAnalyzer(deps: DependencyAnalyzerDeps): Periodic
       if (list) list.push(c);
       else byTask.set(c.task_id, [c]);
     }
-    const missing: Array<{ task: string; pair: CallPair }> = [];
+    const args = new Map(calls.map((c) => [c.call_id, c.args]));
+    const missing: MissingPair[] = [];
     for (const [task, list] of byTask) {
       for (const pair of linkCalls(list, deps.windowMs)) {
-        if (!stored.has(pairKey(pair.preceding.call_id, pair.succeeding.call_id))) missing.push({ task, pair });
+        if (!stored.has(pairKey(pair.preceding.call_id, pair.succeeding.call_id))) missing.push({ task, pair, args: args.get(pair.succeeding.call_id) ?? '' });
       }
     }
-    if (missing.length === 0) return { calls: calls.length, inserted: 0 };
-    const args = new Map(calls.map((c) => [c.call_id, c.args]));
+    return { calls: calls.length, inserted: await insertPairs(missing) };
+  }
+
+  /** Writes the missing pairs with their data flow (from the preceding call's outputs). */
+  async function insertPairs(missing: MissingPair[]): Promise<number> {
+    if (missing.length === 0) return 0;
     const outputs = await outputsOfCalls(ch, [...new Set(missing.map((m) => m.pair.preceding.call_id))]);
-    const rows = missing.map(({ task, pair }) => ({
+    const rows = missing.map(({ task, pair, args }) => ({
       // Not the bare pair key: an emitted row of the same pair is another row, with its own token.
       key: `analyzer/${pairKey(pair.preceding.call_id, pair.succeeding.call_id)}`,
       row: {
@@ -73,14 +84,14 @@ export function createDependencyAnalyzer(deps: DependencyAnalyzerDeps): Periodic
         preceding_tool_id: pair.preceding.tool_id,
         succeeding_tool_id: pair.succeeding.tool_id,
         time_delta_ms: pair.time_delta_ms,
-        data_flow: detectDataFlow(outputs.get(pair.preceding.call_id) ?? [], args.get(pair.succeeding.call_id) ?? ''),
+        data_flow: detectDataFlow(outputs.get(pair.preceding.call_id) ?? [], args),
         origin: 'analyzer',
         fingerprint: ANALYZER_FINGERPRINT,
         source: 'analyzer',
       },
     }));
     await ch.insertRows('tool_workflows', rows);
-    return { calls: calls.length, inserted: rows.length };
+    return rows.length;
   }
 
   async function runOnce(): Promise<CycleResult> {
@@ -94,7 +105,14 @@ export function createDependencyAnalyzer(deps: DependencyAnalyzerDeps): Periodic
     let inserted = 0;
     for (let start = from; start < upper; ) {
       const end = await stepEnd(ch, ['tool_invocations', 'tool_workflows'], start, upper, STEP_ROWS, STEP_MAX_SPAN_MS);
-      for await (const page of touchedTaskPages(ch, start, end, TASK_CHUNK)) {
+      // The step's calls with those ingested shortly before (dependency-window.ts); whole tasks
+      // only for those with a call that arrived long after it was made.
+      const w = await windowPairs(ch, start, end, deps.windowMs);
+      inserted += await insertPairs(w.missing);
+      tasks += w.tasks;
+      calls += w.calls;
+      for (let i = 0; i < w.late.length; i += TASK_CHUNK) {
+        const page = w.late.slice(i, i + TASK_CHUNK);
         const r = await linkTasks(page);
         tasks += page.length;
         calls += r.calls;

@@ -200,3 +200,11 @@ export async function inspectRun(ch: ClickHouseClient, db: string): Promise<RunS
   const violations = Object.fromEntries((await vs.json<{ invariant: string; n: string }>()).map((r) => [r.invariant, Number(r.n)]));
   return { progress, violations, rows: await countRows(ch, db) };
 }
+
+/** Brings a reused history up to the current schema (new migrations, e.g. projections) and waits for their mutations. */
+export async function migrateHistory(ch: ClickHouseClient, db: string, log: (s: string) => void): Promise<{ applied: string[] }> {
+  const r = await migrate(createClickHouseDoor(ch, db), { retentionDays: RETENTION });
+  await waitForMutations(ch, db, log);
+  return { applied: r.applied };
+}
+

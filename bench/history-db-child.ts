@@ -4,11 +4,12 @@
  *
  *   history-db-child.ts build   '<{"dataDir", "shape"}>'  → prints the HistoryMeta as JSON
  *   history-db-child.ts inspect '<{"dataDir"}>'           → prints the RunState as JSON
+ *   history-db-child.ts migrate '<{"dataDir"}>'           → applies new migrations, waits for their mutations
  *
  * Progress goes to stderr; the last stdout line is the answer.
  */
 import { createClickHouse } from '../platform/clickhouse/client.ts';
-import { buildHistory, HISTORY_DB, inspectRun, type HistoryShape } from './history-data.ts';
+import { buildHistory, HISTORY_DB, inspectRun, migrateHistory, type HistoryShape } from './history-data.ts';
 
 async function main(): Promise<void> {
   const [cmd, json] = process.argv.slice(2);
@@ -18,7 +19,8 @@ async function main(): Promise<void> {
   let out: unknown;
   if (cmd === 'build' && o.shape) out = await buildHistory(ch, HISTORY_DB, o.shape, log);
   else if (cmd === 'inspect') out = await inspectRun(ch, HISTORY_DB);
-  else throw new Error(`usage: history-db-child.ts build|inspect JSON (got ${cmd})`);
+  else if (cmd === 'migrate') out = await migrateHistory(ch, HISTORY_DB, log);
+  else throw new Error(`usage: history-db-child.ts build|inspect|migrate JSON (got ${cmd})`);
   await ch.close();
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }

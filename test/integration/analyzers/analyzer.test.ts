@@ -50,12 +50,17 @@ function setup(ch: ClickHouseClient, db: string, now?: () => number) {
 const packet = (c: GenCall) => JSON.stringify(toolCall({ call_id: c.call_id, tool_id: c.tool, created_at: new Date(c.t).toISOString() }, c.task));
 
 describe('dependency analyzer on real ClickHouse', () => {
-  it('writes exactly the brute-force pair set for random tasks, arrival orders and redeliveries', async () => {
+  // Calls created days before they are stored take the whole-task path; calls stored minutes
+  // after they were made are linked through their step's look-back (dependency-window.ts).
+  it.each([
+    ['days late (whole tasks)', BASE],
+    ['minutes after creation (step and look-back)', Date.now() - 600_000],
+  ])('writes exactly the brute-force pair set for random tasks, arrival orders and redeliveries: calls stored %s', async (_name, base) => {
     const callArb = fc.record({ task: fc.constantFrom('A', 'B', 'C', 'D'), tool: fc.constantFrom('search_web', 'fetch_url', 'python_execute', 'create_chart'), t: fc.oneof(fc.integer({ min: 0, max: 180_000 }), fc.constantFrom(0, 60_000, 59_999, 60_001, 1)) });
     const scenario = fc
       .array(callArb, { minLength: 1, maxLength: 60 })
       .chain((raw) => {
-        const calls = raw.map((c) => ({ ...c, call_id: randomUUID(), t: BASE + c.t }));
+        const calls = raw.map((c) => ({ ...c, call_id: randomUUID(), t: base + c.t }));
         const deliveries = [...calls, ...calls.filter((_, i) => i % 3 === 0)];
         return fc.tuple(fc.constant(calls), fc.shuffledSubarray(deliveries, { minLength: deliveries.length, maxLength: deliveries.length }), fc.integer({ min: 1, max: 5 }));
       });

@@ -1,0 +1,134 @@
+/**
+ * The dependency analyzer's step by ingest time (issue 22). The segments are ordered by task, so
+ * reading "every call of the tasks a step touched" reads most of the table's granules whatever
+ * the step's size (~0.4 s a statement at 10 M calls, several per step): a backlog of weeks took
+ * longer than an hour. A pair is two calls of one task created less than the dependency window
+ * apart, and such calls are ingested close together; so a step reads, through the by_ingest_jobs
+ * projection (migration 013), the calls ingested in the step and in a look-back before it, and
+ * links those. Only a call that reached ClickHouse long after it was created — whose partners
+ * may have been ingested before the look-back — sends its task down the whole-task path.
+ */
+import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
+import { keySet, sizedFor } from '../ingest/segment-lookups.ts';
+import { linkCalls, pairKey, type CallPair } from './pairs.ts';
+
+/** How far before a step its calls' partners are looked for, at most (ingest time). */
+export const LOOKBACK_MS = 3600_000;
+/** At most this many calls of the look-back are read; a busier hour shortens the look-back. */
+export const LOOKBACK_ROWS = 200_000;
+/** Clock difference allowed between producers (created_at) and ClickHouse (ingested_at). */
+export const SKEW_MS = 300_000;
+
+const RANGE = `ingested_at > fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ingested_at <= fromUnixTimestamp64Milli({to:Int64}, 'UTC')`;
+
+/** A call of the window, without its args. */
+interface WindowCall {
+  call_id: string;
+  task_id: string;
+  tool_id: string;
+  t: number;
+  ingested: number;
+}
+
+/** What a step found by its window: the pairs to write, and the tasks that need the whole-task path. */
+export interface WindowPairs {
+  /** Pairs with a call in the step that are not stored, with the task and the succeeding call's args. */
+  missing: Array<{ task: string; pair: CallPair; args: string }>;
+  /** Calls of the step linked here. */
+  calls: number;
+  /** Tasks linked here. */
+  tasks: number;
+  /** Tasks with a call created too long before it was ingested: linked whole by the caller. */
+  late: string[];
+}
+
+/** Where the look-back of a step starting at `fromMs` begins: an hour before, or later in a busy hour. */
+async function lookbackFrom(ch: ClickHouseDoor, fromMs: number): Promise<number> {
+  const lookback = Math.max(0, fromMs - LOOKBACK_MS);
+  const [r] = await ch.select<{ ms: string }>(
+    `SELECT toUnixTimestamp64Milli(ingested_at) AS ms FROM {db:Identifier}.tool_invocations
+     WHERE ${RANGE} ORDER BY ingested_at DESC LIMIT 1 OFFSET {n:UInt64}`,
+    { from: lookback, to: fromMs, n: LOOKBACK_ROWS },
+  );
+  return r ? Math.max(lookback, Number(r.ms)) : lookback;
+}
+
+/** Links the calls ingested in (fromMs, toMs] with those of their look-back; see the module doc. */
+export async function windowPairs(ch: ClickHouseDoor, fromMs: number, toMs: number, windowMs: number): Promise<WindowPairs> {
+  const back = await lookbackFrom(ch, fromMs);
+  const rows = await ch.select<{ call_id: string; task_id: string; tool_id: string; t: string; i: string }>(
+    `SELECT toString(call_id) AS call_id, task_id, tool_id, toUnixTimestamp64Milli(created_at) AS t, toUnixTimestamp64Milli(ingested_at) AS i
+     FROM {db:Identifier}.tool_invocations WHERE ${RANGE} AND task_id != ''`,
+    { from: back, to: toMs },
+  );
+  const calls: WindowCall[] = rows.map((r) => ({ call_id: r.call_id, task_id: r.task_id, tool_id: r.tool_id, t: Number(r.t), ingested: Number(r.i) }));
+  // A call of the step whose partners (created within windowMs of it) may have been ingested
+  // before the look-back began: one that reached ClickHouse later after its creation than that.
+  // A look-back from the epoch leaves nothing before it.
+  const lateAfter = back === 0 ? Number.POSITIVE_INFINITY : fromMs - back - SKEW_MS - windowMs;
+  const stepTasks = new Set<string>();
+  const late = new Set<string>();
+  for (const c of calls) {
+    if (c.ingested <= fromMs) continue;
+    stepTasks.add(c.task_id);
+    if (c.ingested - c.t > lateAfter) late.add(c.task_id);
+  }
+  const byTask = new Map<string, WindowCall[]>();
+  for (const c of calls) {
+    if (!stepTasks.has(c.task_id) || late.has(c.task_id)) continue;
+    const list = byTask.get(c.task_id);
+    if (list) list.push(c);
+    else byTask.set(c.task_id, [c]);
+  }
+  const inStep = new Set(calls.filter((c) => c.ingested > fromMs).map((c) => c.call_id));
+  const found: Array<{ task: string; pair: CallPair }> = [];
+  for (const [task, list] of byTask) {
+    for (const pair of linkCalls(list, windowMs)) if (inStep.has(pair.preceding.call_id) || inStep.has(pair.succeeding.call_id)) found.push({ task, pair });
+  }
+  const stored = await storedPairs(ch, [...byTask.keys()], back);
+  const missing = found.filter((f) => !stored.has(pairKey(f.pair.preceding.call_id, f.pair.succeeding.call_id)));
+  const args = await argsOf(ch, [...new Set(missing.map((m) => m.pair.succeeding.call_id))], back);
+  return {
+    missing: missing.map((m) => ({ ...m, args: args.get(m.pair.succeeding.call_id) ?? '' })),
+    calls: inStep.size,
+    tasks: byTask.size,
+    late: [...late],
+  };
+}
+
+/**
+ * Pair keys stored for the tasks since the look-back began: the analyzer writes a pair after both
+ * its calls are stored, so the row of a pair of two window calls is at least that recent. (An
+ * emitted row stored earlier than its own calls is missed; the analyzer's row beside it is then
+ * superseded by it, as for any emitted row that comes after the analyzer's.)
+ */
+async function storedPairs(ch: ClickHouseDoor, tasks: string[], back: number): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (let i = 0; i < tasks.length; i += 2000) {
+    const set = keySet(tasks.slice(i, i + 2000), 'String');
+    const rows = await ch.selectFields(
+      `SELECT toString(preceding_call_id), toString(succeeding_call_id) FROM {db:Identifier}.tool_workflows
+       WHERE ingested_at > fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND task_id IN ${set.sql}`,
+      { from: back },
+      sizedFor(set),
+    );
+    for (const [p, s] of rows) out.add(pairKey(p ?? '', s ?? ''));
+  }
+  return out;
+}
+
+/** Canonical args of window calls, by call_id (for data_flow of the pairs written). */
+async function argsOf(ch: ClickHouseDoor, callIds: string[], back: number): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (let i = 0; i < callIds.length; i += 2000) {
+    const set = keySet(callIds.slice(i, i + 2000), 'UUID');
+    const rows = await ch.selectFields(
+      `SELECT toString(call_id), args FROM {db:Identifier}.tool_invocations
+       WHERE ingested_at > fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND call_id IN ${set.sql}`,
+      { from: back },
+      sizedFor(set),
+    );
+    for (const [id, a] of rows) out.set(id ?? '', a ?? '');
+  }
+  return out;
+}
