@@ -10,10 +10,11 @@ import type { MetricsRegistry } from '../platform/metrics.ts';
 import { keySet, sizedFor } from '../ingest/segment-lookups.ts';
 import { checkTaskPairs, type Violation } from './audit-rules.ts';
 import { DEPENDENCY_JOB } from './dependency-runner.ts';
+import { storedPairCounts, windowOfStep } from './dependency-window.ts';
 import { I11_LOOKBACK_MS, runInvariantChecks } from './invariant-checks.ts';
 import { ManifestAuditor } from './manifest-audit.ts';
 import { periodic, type PeriodicJob } from './scheduler.ts';
-import { callsOfTasks, pairsOfTasks, readWatermark, stepEnd, touchedTaskPages, writeWatermark } from './store.ts';
+import { callsOfTasks, pairsOfTasks, readWatermark, stepEnd, writeWatermark } from './store.ts';
 
 /** Dependencies of {@link createAuditor}. */
 export interface AuditorDeps {
@@ -94,7 +95,25 @@ export function createAuditor(deps: AuditorDeps): PeriodicJob<AuditResult> {
       found += n;
       recorded += n;
     }
-    for await (const tasks of touchedTaskPages(ch, from, to, steps.taskPage)) {
+    // I10 for the tasks the step touched, from the calls and rows stored since its look-back
+    // (dependency-window.ts); whole tasks only where a call or row reaches further back.
+    const depRows = await ch.select<{ task_id: string; p: string; s: string }>(
+      `SELECT task_id, toString(preceding_call_id) AS p, toString(succeeding_call_id) AS s FROM {db:Identifier}.tool_workflows
+       WHERE ingested_at > fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ingested_at <= fromUnixTimestamp64Milli({to:Int64}, 'UTC')`,
+      { from, to },
+    );
+    const w = await windowOfStep(ch, from, to, deps.windowMs, depRows);
+    const windowTasks = [...w.byTask.keys()];
+    for (let i = 0; i < windowTasks.length; i += steps.taskPage) {
+      const tasks = windowTasks.slice(i, i + steps.taskPage);
+      const pairs = groupBy(await storedPairCounts(ch, tasks, w.back), (p) => p.task_id);
+      const i10 = tasks.flatMap((task) => checkTaskPairs(task, w.byTask.get(task) ?? [], pairs.get(task) ?? [], deps.windowMs));
+      found += i10.length;
+      recorded += await record(i10);
+    }
+    const late = [...w.late];
+    for (let i = 0; i < late.length; i += steps.taskPage) {
+      const tasks = late.slice(i, i + steps.taskPage);
       const calls = groupBy(await callsOfTasks(ch, tasks), (c) => c.task_id);
       const pairs = groupBy(await pairsOfTasks(ch, tasks), (p) => p.task_id);
       const i10: Violation[] = [];

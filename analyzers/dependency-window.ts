@@ -11,6 +11,7 @@
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { keySet, sizedFor } from '../ingest/segment-lookups.ts';
 import { linkCalls, pairKey, type CallPair } from './pairs.ts';
+import type { StoredPair } from './store.ts';
 
 /** How far before a step its calls' partners are looked for, at most (ingest time). */
 export const LOOKBACK_MS = 3600_000;
@@ -22,7 +23,7 @@ export const SKEW_MS = 300_000;
 const RANGE = `ingested_at > fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ingested_at <= fromUnixTimestamp64Milli({to:Int64}, 'UTC')`;
 
 /** A call of the window, without its args. */
-interface WindowCall {
+export interface WindowCall {
   call_id: string;
   task_id: string;
   tool_id: string;
@@ -43,7 +44,7 @@ export interface WindowPairs {
 }
 
 /** Where the look-back of a step starting at `fromMs` begins: an hour before, or later in a busy hour. */
-async function lookbackFrom(ch: ClickHouseDoor, fromMs: number): Promise<number> {
+export async function lookbackFrom(ch: ClickHouseDoor, fromMs: number): Promise<number> {
   const lookback = Math.max(0, fromMs - LOOKBACK_MS);
   const [r] = await ch.select<{ ms: string }>(
     `SELECT toUnixTimestamp64Milli(ingested_at) AS ms FROM {db:Identifier}.tool_invocations
@@ -53,15 +54,27 @@ async function lookbackFrom(ch: ClickHouseDoor, fromMs: number): Promise<number>
   return r ? Math.max(lookback, Number(r.ms)) : lookback;
 }
 
-/** Links the calls ingested in (fromMs, toMs] with those of their look-back; see the module doc. */
-export async function windowPairs(ch: ClickHouseDoor, fromMs: number, toMs: number, windowMs: number): Promise<WindowPairs> {
+/**
+ * The calls of the tasks a step touched, from its look-back on: `byTask` holds the tasks whose
+ * partners are all in it; `late`, those with a call created so long before it was stored that
+ * its partners may lie before the look-back (the caller reads those tasks whole). `rows`: the
+ * step's dependency rows, whose tasks are touched too — by the window when both their calls are
+ * in it, else whole.
+ */
+export async function windowOfStep(
+  ch: ClickHouseDoor,
+  fromMs: number,
+  toMs: number,
+  windowMs: number,
+  rows: ReadonlyArray<{ task_id: string; p: string; s: string }> = [],
+): Promise<{ back: number; calls: WindowCall[]; byTask: Map<string, WindowCall[]>; late: Set<string> }> {
   const back = await lookbackFrom(ch, fromMs);
-  const rows = await ch.select<{ call_id: string; task_id: string; tool_id: string; t: string; i: string }>(
+  const read = await ch.select<{ call_id: string; task_id: string; tool_id: string; t: string; i: string }>(
     `SELECT toString(call_id) AS call_id, task_id, tool_id, toUnixTimestamp64Milli(created_at) AS t, toUnixTimestamp64Milli(ingested_at) AS i
      FROM {db:Identifier}.tool_invocations WHERE ${RANGE} AND task_id != ''`,
     { from: back, to: toMs },
   );
-  const calls: WindowCall[] = rows.map((r) => ({ call_id: r.call_id, task_id: r.task_id, tool_id: r.tool_id, t: Number(r.t), ingested: Number(r.i) }));
+  const calls: WindowCall[] = read.map((r) => ({ call_id: r.call_id, task_id: r.task_id, tool_id: r.tool_id, t: Number(r.t), ingested: Number(r.i) }));
   // A call of the step whose partners (created within windowMs of it) may have been ingested
   // before the look-back began: one that reached ClickHouse later after its creation than that.
   // A look-back from the epoch leaves nothing before it.
@@ -73,6 +86,12 @@ export async function windowPairs(ch: ClickHouseDoor, fromMs: number, toMs: numb
     stepTasks.add(c.task_id);
     if (c.ingested - c.t > lateAfter) late.add(c.task_id);
   }
+  const known = new Set(calls.map((c) => c.call_id));
+  for (const r of rows) {
+    if (r.task_id === '') continue;
+    if (known.has(r.p) && known.has(r.s)) stepTasks.add(r.task_id);
+    else late.add(r.task_id);
+  }
   const byTask = new Map<string, WindowCall[]>();
   for (const c of calls) {
     if (!stepTasks.has(c.task_id) || late.has(c.task_id)) continue;
@@ -80,6 +99,12 @@ export async function windowPairs(ch: ClickHouseDoor, fromMs: number, toMs: numb
     if (list) list.push(c);
     else byTask.set(c.task_id, [c]);
   }
+  return { back, calls, byTask, late };
+}
+
+/** Links the calls ingested in (fromMs, toMs] with those of their look-back; see the module doc. */
+export async function windowPairs(ch: ClickHouseDoor, fromMs: number, toMs: number, windowMs: number): Promise<WindowPairs> {
+  const { back, calls, byTask, late } = await windowOfStep(ch, fromMs, toMs, windowMs);
   const inStep = new Set(calls.filter((c) => c.ingested > fromMs).map((c) => c.call_id));
   const found: Array<{ task: string; pair: CallPair }> = [];
   for (const [task, list] of byTask) {
@@ -103,16 +128,25 @@ export async function windowPairs(ch: ClickHouseDoor, fromMs: number, toMs: numb
  * superseded by it, as for any emitted row that comes after the analyzer's.)
  */
 async function storedPairs(ch: ClickHouseDoor, tasks: string[], back: number): Promise<Set<string>> {
-  const out = new Set<string>();
+  return new Set((await storedPairCounts(ch, tasks, back)).map((p) => pairKey(p.preceding_call_id, p.succeeding_call_id)));
+}
+
+/**
+ * The dependency rows of the tasks stored since the look-back began, one per pair with how many
+ * rows it has (its emitted rows when it has any, else the analyzer's), as pairsOfTasks counts them.
+ */
+export async function storedPairCounts(ch: ClickHouseDoor, tasks: string[], back: number): Promise<StoredPair[]> {
+  const out: StoredPair[] = [];
   for (let i = 0; i < tasks.length; i += 2000) {
     const set = keySet(tasks.slice(i, i + 2000), 'String');
     const rows = await ch.selectFields(
-      `SELECT toString(preceding_call_id), toString(succeeding_call_id) FROM {db:Identifier}.tool_workflows
-       WHERE ingested_at > fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND task_id IN ${set.sql}`,
+      `SELECT task_id, toString(preceding_call_id) AS p, toString(succeeding_call_id) AS s, if(countIf(origin = 'emitted') > 0, countIf(origin = 'emitted'), count())
+       FROM {db:Identifier}.tool_workflows
+       WHERE ingested_at > fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND task_id IN ${set.sql} GROUP BY task_id, p, s`,
       { from: back },
       sizedFor(set),
     );
-    for (const [p, s] of rows) out.add(pairKey(p ?? '', s ?? ''));
+    for (const [task, p, s, n] of rows) out.push({ task_id: task ?? '', preceding_call_id: p ?? '', succeeding_call_id: s ?? '', n: Number(n) });
   }
   return out;
 }

@@ -85,27 +85,6 @@ export async function stepEnd(ch: ClickHouseDoor, segments: readonly Segment[], 
   return end;
 }
 
-/**
- * Tasks with invocations or dependencies ingested in (fromMs, toMs], a page at a time in task_id
- * order: a window of a busy hour names more tasks than one answer should carry.
- */
-export async function* touchedTaskPages(ch: ClickHouseDoor, fromMs: number, toMs: number, pageSize: number): AsyncGenerator<string[]> {
-  let after = '';
-  for (;;) {
-    const r = await ch.select<{ task_id: string }>(`SELECT DISTINCT task_id FROM (
-         SELECT task_id FROM {db:Identifier}.tool_invocations WHERE ${RANGE} AND task_id > {after:String}
-         UNION ALL
-         SELECT task_id FROM {db:Identifier}.tool_workflows WHERE ${RANGE} AND task_id > {after:String})
-       ORDER BY task_id LIMIT {n:UInt64}`,
-      { from: fromMs, to: toMs, after, n: pageSize },
-    );
-    if (r.length === 0) return;
-    yield r.map((x) => x.task_id);
-    if (r.length < pageSize) return;
-    after = r[r.length - 1]?.task_id ?? '';
-  }
-}
-
 /** Every call of the given tasks (a primary-key range each). */
 export async function callsOfTasks(ch: ClickHouseDoor, tasks: string[]): Promise<StoredCall[]> {
   const out: StoredCall[] = [];
