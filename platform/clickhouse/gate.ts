@@ -6,8 +6,10 @@
  * The gate holds statements in JavaScript, one lane per kind of work, and lets the next one go
  * when the running one ends: interactive reads first, then ingest, then background jobs. A read
  * thus waits for at most the one statement already running; the jobs keep their own statements
- * short (bounded slices) so that one is short too. A statement that has waited `agingMs` goes
- * next whatever its lane, so ingest or jobs are delayed by a read storm, never starved.
+ * short (bounded slices) so that one is short too. So that a steady stream of reads (a dashboard
+ * refreshing, a client reading back to back) does not stop ingest and jobs, a waiting lane gets
+ * every `share`-th turn of the lanes above it (default 4: reads keep three turns in four), and a
+ * statement that has waited `agingMs` goes next whatever its lane.
  * Pure: no I/O, no timers.
  */
 
@@ -32,11 +34,14 @@ export interface GateState {
 export class StatementGate {
   private running = 0;
   private readonly queues: Record<Lane, Waiter[]> = { read: [], ingest: [], job: [] };
+  /** Turns the lanes above a lane took while it waited, since it last went. */
+  private readonly passedOver: Record<Lane, number> = { read: 0, ingest: 0, job: 0 };
 
   constructor(
     private readonly slots: number,
     private readonly agingMs: number,
     private readonly now: () => number = () => performance.now(),
+    private readonly share = 4,
   ) {}
 
   /** Runs `work` when its turn comes; the slot is given back when it settles. */
@@ -79,14 +84,20 @@ export class StatementGate {
   }
 
   private next(): Waiter | undefined {
-    // The oldest waiter past its aging bound goes first; otherwise lane order, FIFO within a lane.
+    // The oldest waiter past its aging bound goes first; then the lowest waiting lane whose turn
+    // has come (passed over share − 1 times); otherwise lane order. FIFO within a lane.
     const t = this.now();
     let aged: Waiter | undefined;
     for (const lane of LANES) {
       const head = this.queues[lane][0];
       if (head && t - head.since >= this.agingMs && (!aged || head.since < aged.since)) aged = head;
     }
-    const lane = aged?.lane ?? LANES.find((l) => this.queues[l].length > 0);
-    return lane ? this.queues[lane].shift() : undefined;
+    const due = [...LANES].reverse().find((l) => this.queues[l].length > 0 && this.passedOver[l] >= this.share - 1);
+    const lane = aged?.lane ?? due ?? LANES.find((l) => this.queues[l].length > 0);
+    if (!lane) return undefined;
+    // Every lane below the one going, with statements waiting, has been passed over once more.
+    for (const l of LANES.slice(LANES.indexOf(lane) + 1)) if (this.queues[l].length > 0) this.passedOver[l]++;
+    this.passedOver[lane] = 0;
+    return this.queues[lane].shift();
   }
 }

@@ -73,4 +73,25 @@ describe('the statement gate (issue 22)', () => {
     c.end();
     await Promise.all([a.done, b.done, c.done]);
   });
+
+  it('gives a waiting lane every fourth turn of the lanes above it, so a stream of reads does not stop jobs', async () => {
+    const gate = new StatementGate(1, 60_000);
+    const order: string[] = [];
+    const first = held(gate, 'read', order, 'r0');
+    const queued = [
+      ...Array.from({ length: 8 }, (_, i) => held(gate, 'read', order, `r${i + 1}`)),
+      held(gate, 'job', order, 'j1'),
+      held(gate, 'job', order, 'j2'),
+    ];
+    await tick();
+    first.end();
+    for (let i = 0; i < queued.length; i++) {
+      await tick();
+      for (const q of queued) q.end();
+    }
+    await Promise.all(queued.map((q) => q.done));
+    // Reads keep three turns in four while jobs wait; a read waits for at most one job statement.
+    expect(order).toEqual(['r0', 'r1', 'r2', 'r3', 'j1', 'r4', 'r5', 'r6', 'j2', 'r7', 'r8']);
+  });
 });
+
