@@ -54,11 +54,12 @@ export interface AuditSteps {
 }
 
 /**
- * 50 k rows a step: each check statement then stays well under a second on embedded ClickHouse
- * with ten million calls stored (it runs one statement at a time, so a long one stalls ingest),
- * and a backlog of a day is a few hundred steps.
+ * 50 k rows a step: each check statement then reads about that many rows through the segments'
+ * by_ingest_jobs projections (migration 013), whatever is stored. A step spans at most a day:
+ * the row bound decides (an hour's cap made a quiet backlog of weeks hundreds of steps of a few
+ * statements each, and on embedded ClickHouse under a steady read load each statement waits its turn).
  */
-export const AUDIT_STEPS: AuditSteps = { rows: 50_000, maxSpanMs: 3600_000, taskPage: 500, recordChunk: 10_000, lookbackRows: 200_000 };
+export const AUDIT_STEPS: AuditSteps = { rows: 50_000, maxSpanMs: 86_400_000, taskPage: 500, recordChunk: 10_000, lookbackRows: 200_000 };
 
 /** The last detected_at stamp given to a step in this process (each step gets a later one). */
 let lastStamp = 0;

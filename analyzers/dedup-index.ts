@@ -22,7 +22,7 @@ export const DEDUP_OVERLAP_MS = 60_000;
  * embedded engine (one statement at a time) for long.
  */
 const STEP_ROWS = 100_000;
-const STEP_MAX_SPAN_MS = 3600_000;
+const STEP_MAX_SPAN_MS = 86_400_000;
 
 const PROGRESS = `SELECT toUnixTimestamp64Milli(max(watermark)) AS wm, count() AS runs FROM {db:Identifier}.dedup_progress`;
 const NEWEST = `SELECT toUnixTimestamp64Milli(max(ingested_at)) AS newest, count() AS n

@@ -42,7 +42,7 @@ const TASK_CHUNK = 2000;
  * bounded size, the watermark moving after each (a crash repeats at most one step).
  */
 const STEP_ROWS = 50_000;
-const STEP_MAX_SPAN_MS = 3600_000;
+const STEP_MAX_SPAN_MS = 86_400_000;
 /** The analyzer's name in analyzer_progress (the auditor waits for its watermark). */
 export const DEPENDENCY_JOB = 'dependencies';
 

@@ -61,10 +61,9 @@ const RANGE = `ingested_at > fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND i
 /**
  * The end of the next step through (fromMs, toMs]: `toMs`, or earlier so that no segment of
  * `segments` holds more than about `rows` rows ingested in the step, and the step spans at most
- * `maxSpanMs` from its first row. The span cap keeps each look-up a scan of one column over a
- * bounded time range (ingested_at is minmax-indexed, parts are written in time order), however
- * large the backlog. Rows sharing the step's last millisecond all belong to it (a millisecond is
- * not split).
+ * `maxSpanMs` from its first row. Each look-up is a key range of a projection ordered by
+ * ingested_at (migrations 006, 013), however large the backlog. Rows sharing the step's last
+ * millisecond all belong to it (a millisecond is not split).
  */
 export async function stepEnd(ch: ClickHouseDoor, segments: readonly Segment[], fromMs: number, toMs: number, rows: number, maxSpanMs: number): Promise<number> {
   const [first] = await ch.select<{ ms: string; n: string }>(
