@@ -32,6 +32,7 @@ import type { HistoryMeta } from './history-data.ts';
 import { runLoad } from './history-load.ts';
 import { catchUp, report, type RunFigures } from './history-report.ts';
 import { HISTORY_KEY, logProblems, startServe, stopServe } from './history-serve.ts';
+import { runBench } from './bench-process.ts';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 const { values: opt } = parseArgs({
@@ -240,20 +241,4 @@ const cleanup = () => {
     log(`stopping the broker failed: ${(err as Error).message}`);
   }
 };
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    cleanup();
-    process.exit(130);
-  });
-}
-main().then(
-  () => {
-    cleanup();
-    process.exit();
-  },
-  (err: unknown) => {
-    log(`failed: ${(err as Error).stack ?? String(err)}`);
-    cleanup();
-    process.exit(1);
-  },
-);
+runBench(main, cleanup, log);

@@ -46,6 +46,7 @@ import type { WorkloadCounts } from './ingest-workload.ts';
 import { topicLines, topics, type Topics } from './ingest-topics.ts';
 import { countRows, ensurePreload, freshDataDir, treeChecksum, type CopyMode, type Preload, type RowCounts } from './ingest-preload.ts';
 import { peakRssMiB, phaseResult, rejectPasses, sample, table, type Packets, type PhaseResult, type Sample } from './ingest-report.ts';
+import { runBench } from './bench-process.ts';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 const { values: opt } = parseArgs({
@@ -389,20 +390,4 @@ const cleanup = () => {
     log(`stopping the broker failed: ${(err as Error).message}`);
   }
 };
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    cleanup();
-    process.exit(130);
-  });
-}
-main().then(
-  () => {
-    cleanup();
-    process.exit();
-  },
-  (err: unknown) => {
-    log(`failed: ${(err as Error).stack ?? String(err)}`);
-    cleanup();
-    process.exit(1);
-  },
-);
+runBench(main, cleanup, log);
