@@ -10,7 +10,7 @@ import type { MetricsRegistry } from '../platform/metrics.ts';
 import { keySet, sizedFor } from '../ingest/segment-lookups.ts';
 import { checkTaskPairs, type Violation } from './audit-rules.ts';
 import { DEPENDENCY_JOB } from './dependency-runner.ts';
-import { storedPairCounts, windowOfStep } from './dependency-window.ts';
+import { lookbackFrom, storedPairCounts, windowOfStep } from './dependency-window.ts';
 import { I11_LOOKBACK_MS, runInvariantChecks } from './invariant-checks.ts';
 import { ManifestAuditor } from './manifest-audit.ts';
 import { periodic, type PeriodicJob } from './scheduler.ts';
@@ -88,7 +88,7 @@ export function createAuditor(deps: AuditorDeps): PeriodicJob<AuditResult> {
   async function auditStep(from: number, to: number): Promise<{ found: number; recorded: number }> {
     // A stamp of its own per step (detected_at), by which the step's inserts are counted.
     const at = (lastStamp = Math.max(Date.now(), lastStamp + 1));
-    const counts = await runInvariantChecks(ch, from, to, at, await i11Lookback(ch, from, steps.lookbackRows));
+    const counts = await runInvariantChecks(ch, from, to, at, await lookbackFrom(ch, from, steps.lookbackRows, I11_LOOKBACK_MS));
     let found = 0;
     let recorded = 0;
     for (const [invariant, n] of Object.entries(counts)) {
@@ -147,21 +147,6 @@ export function createAuditor(deps: AuditorDeps): PeriodicJob<AuditResult> {
   }
 
   return periodic('auditor', runOnce, deps.logger);
-}
-
-/**
- * Where I11's look-back before a step starts: an hour before it, or later when more than
- * `rows` calls were ingested in that hour (a bulk load), so the window statement stays bounded.
- */
-async function i11Lookback(ch: ClickHouseDoor, fromMs: number, rows: number): Promise<number> {
-  const lookback = Math.max(0, fromMs - I11_LOOKBACK_MS);
-  const [r] = await ch.select<{ ms: string }>(
-    `SELECT toUnixTimestamp64Milli(ingested_at) AS ms FROM {db:Identifier}.tool_invocations
-     WHERE ingested_at > fromUnixTimestamp64Milli({lookback:Int64}, 'UTC') AND ingested_at <= fromUnixTimestamp64Milli({from:Int64}, 'UTC')
-     ORDER BY ingested_at DESC LIMIT 1 OFFSET {n:UInt64}`,
-    { lookback, from: fromMs, n: rows },
-  );
-  return r ? Math.max(lookback, Number(r.ms)) : lookback;
 }
 
 /** The violations of `found` not in `violations` yet, one per key. */

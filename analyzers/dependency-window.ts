@@ -43,13 +43,17 @@ export interface WindowPairs {
   late: string[];
 }
 
-/** Where the look-back of a step starting at `fromMs` begins: an hour before, or later in a busy hour. */
-export async function lookbackFrom(ch: ClickHouseDoor, fromMs: number): Promise<number> {
-  const lookback = Math.max(0, fromMs - LOOKBACK_MS);
+/**
+ * Where the look-back of a step starting at `fromMs` begins: `spanMs` (an hour) before, or later
+ * when more than `rows` calls were ingested in that span (a bulk load), so the statements that read
+ * it stay bounded. Shared by the analyzer, I10 and I11.
+ */
+export async function lookbackFrom(ch: ClickHouseDoor, fromMs: number, rows = LOOKBACK_ROWS, spanMs = LOOKBACK_MS): Promise<number> {
+  const lookback = Math.max(0, fromMs - spanMs);
   const [r] = await ch.select<{ ms: string }>(
     `SELECT toUnixTimestamp64Milli(ingested_at) AS ms FROM {db:Identifier}.tool_invocations
      WHERE ${RANGE} ORDER BY ingested_at DESC LIMIT 1 OFFSET {n:UInt64}`,
-    { from: lookback, to: fromMs, n: LOOKBACK_ROWS },
+    { from: lookback, to: fromMs, n: rows },
   );
   return r ? Math.max(lookback, Number(r.ms)) : lookback;
 }
