@@ -23,7 +23,7 @@ import { migrate } from '../platform/clickhouse/migrate.ts';
 import { createClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { applyManifest } from '../analyzers/manifest-store.ts';
 import { benchManifest } from './bench-manifest.ts';
-import { CHUNK_TASKS, INVOCATIONS_SQL, OUTPUTS_SQL, RETENTION, WORKFLOWS_SQL, taskKey, waitForMutations } from './queries-data.ts';
+import { freshHistory, insertChunks, INVOCATIONS_SQL, RETENTION, taskKey, waitForMutations } from './queries-data.ts';
 
 /** Shape of the history; a cached database is reused only for the same shape (and generator). */
 export interface HistoryShape {
@@ -99,14 +99,8 @@ async function one<T>(ch: ClickHouseClient, query: string, db: string): Promise<
 /** Drops `db` and builds the history into it; returns its meta (the caller stores it). */
 export async function buildHistory(ch: ClickHouseClient, db: string, shape: HistoryShape, log: (s: string) => void): Promise<HistoryMeta> {
   const t0 = Date.now();
-  await ch.command({ query: 'DROP DATABASE IF EXISTS {db:Identifier}', query_params: { db } });
-  await migrate(createClickHouseDoor(ch, db), { retentionDays: RETENTION });
-  const perTask = Math.floor(shape.invocations / shape.tasks);
-  const spanMs = shape.days * 86_400_000;
   // Ends at the start of today (UTC), as bench:queries' data: within retention, and ≥ the auditor's grace ago.
-  const end = new Date();
-  end.setUTCHours(0, 0, 0, 0);
-  const baseMs = end.getTime() - spanMs;
+  const { perTask, spanMs, baseMs } = await freshHistory(ch, db, shape);
   // The backfill in the middle of the range, the burst at a quarter: apart, so each defect counts alone.
   const i11From = baseMs + Math.round(spanMs * 0.5);
   const i4From = baseMs + Math.round(spanMs * 0.25);
@@ -120,15 +114,7 @@ export async function buildHistory(ch: ClickHouseClient, db: string, shape: Hist
     i4_from: chTime(i4From),
     i4_to: chTime(i4From + Math.round(spanMs * shape.i4Share)),
   };
-  const invocations = historyInvocationsSql();
-  for (let t = 0; t < shape.tasks; t += CHUNK_TASKS) {
-    const tasks = Math.min(CHUNK_TASKS, shape.tasks - t);
-    await ch.command({ query: invocations, query_params: { ...params, start: t * perTask, count: tasks * perTask } });
-    const range = { ...params, lo: taskKey(t), hi: taskKey(t + tasks) };
-    await ch.command({ query: OUTPUTS_SQL, query_params: range });
-    await ch.command({ query: WORKFLOWS_SQL, query_params: range });
-    log(`  tasks ${t + tasks}/${shape.tasks}: ${Math.round((Date.now() - t0) / 1000)} s`);
-  }
+  await insertChunks(ch, shape, historyInvocationsSql(), params, log, t0);
   log(`  inserted in ${Math.round((Date.now() - t0) / 1000)} s${shape.optimize === false ? ' (no OPTIMIZE: background merges only)' : '; merging parts (OPTIMIZE … FINAL)'}`);
   // A long-running table is mostly merged: start `serve` on that steady state, not on fresh parts.
   for (const table of shape.optimize === false ? [] : ['tool_invocations', 'tool_outputs', 'tool_workflows', 'task_rows']) {

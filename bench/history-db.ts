@@ -5,27 +5,16 @@
  * starts from the same untouched history); an empty <data-dir>/baseline for the ingest baseline.
  * Every chDB access runs in bench/history-db-child.ts.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { benchChild } from './bench-process.ts';
 import { linkCopy } from './ingest-preload.ts';
 import { HISTORY_GENERATOR, type HistoryMeta, type HistoryShape, type RunState } from './history-data.ts';
 
-const ROOT = new URL('../', import.meta.url).pathname;
 
-async function child<T>(cmd: 'build' | 'inspect' | 'migrate', o: object, log: (s: string) => void): Promise<T> {
-  const c = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/history-db-child.ts'), cmd, JSON.stringify(o)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  c.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  c.stderr.on('data', (d: Buffer) => {
-    err = (err + d.toString()).slice(-20_000);
-    for (const line of d.toString().split('\n').filter(Boolean)) log(line);
-  });
-  const code = await new Promise<number | null>((r) => c.once('exit', r));
-  if (code !== 0) throw new Error(`history ${cmd} exited (${code}):\n${err}`);
-  return JSON.parse(out.trim().split('\n').pop() ?? '{}') as T;
-}
+/** Runs bench/history-db-child.ts (one data directory per process). */
+const child = <T>(cmd: 'build' | 'inspect' | 'migrate', o: object, log: (s: string) => void): Promise<T> => benchChild<T>('history-db-child.ts', cmd, o, log);
 
 /** The history of this shape: reused when <dir>/base.json records the same shape and generator, else built. */
 export async function ensureHistory(dir: string, shape: HistoryShape, log: (s: string) => void): Promise<HistoryMeta & { built: boolean }> {

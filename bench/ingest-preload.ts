@@ -12,7 +12,8 @@
  * (immutable in ClickHouse: merges and mutations write new parts) and copies the rest (table
  * metadata, which ALTER … MODIFY TTL rewrites, mutation and dedup logs).
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { benchChild } from './bench-process.ts';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,22 +46,7 @@ export type CopyMode = 'full' | 'link';
 const ZERO: RowCounts = { invocations: 0, invocationsUnique: 0, outputs: 0, outputsUnique: 0, quarantine: 0, workflows: 0 };
 
 /** Runs bench/ingest-preload-child.ts and returns the counts it prints. */
-async function child(cmd: 'build' | 'count', o: object, log: (s: string) => void): Promise<RowCounts> {
-  const c = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/ingest-preload-child.ts'), cmd, JSON.stringify(o)], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  c.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  c.stderr.on('data', (d: Buffer) => {
-    err = (err + d.toString()).slice(-20_000);
-    for (const line of d.toString().split('\n').filter(Boolean)) log(line);
-  });
-  const code = await new Promise<number | null>((r) => c.once('exit', r));
-  if (code !== 0) throw new Error(`preload ${cmd} exited (${code}):\n${err}`);
-  return JSON.parse(out.trim().split('\n').pop() ?? '{}') as RowCounts;
-}
+const child = (cmd: 'build' | 'count', o: object, log: (s: string) => void): Promise<RowCounts> => benchChild<RowCounts>('ingest-preload-child.ts', cmd, o, log);
 
 /** Rows of the benchmark's tables in a data directory no process holds. */
 export function countRows(dataDir: string, log: (s: string) => void): Promise<RowCounts> {

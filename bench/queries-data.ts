@@ -37,7 +37,7 @@ const GENERATOR = 5;
 /** Calls of a task are this far apart (± jitter), so only consecutive calls are within 60 s. */
 const STEP_MS = 40_000;
 /** Tasks inserted per INSERT … SELECT statement (bounds each statement's memory). */
-export const CHUNK_TASKS = 10_000;
+const CHUNK_TASKS = 10_000;
 
 const sqlList = (xs: string[]) => `[${xs.map((x) => `'${x}'`).join(', ')}]`;
 
@@ -96,7 +96,7 @@ FROM numbers({start:UInt64}, {count:UInt64})`;
 // an identical output (a shared content hash). The ingest writer stamps an output with its
 // call's task when it saw the call first; 1 in 100 is left unstamped (NULL) here, as an output that
 // reached a worker which had not seen its call (the task view finds those by call_id).
-export const OUTPUTS_SQL = `
+const OUTPUTS_SQL = `
 INSERT INTO {db:Identifier}.tool_outputs
   (output_id, call_id, task_id, tool_id, content_type, content_hash, size_bytes, sample, created_at, fingerprint, source, ingested_at)
 WITH sipHash64('o', call_id) AS h, h % 100 < 20 AS shared,
@@ -118,7 +118,7 @@ WHERE task_id >= {lo:String} AND task_id < {hi:String}
 
 /** INSERT of the emitted dependencies of tasks [lo, hi). */
 // One dependency per consecutive pair of a task's calls (the only pairs within 60 s here).
-export const WORKFLOWS_SQL = `
+const WORKFLOWS_SQL = `
 INSERT INTO {db:Identifier}.tool_workflows
   (task_id, preceding_call_id, succeeding_call_id, preceding_tool_id, succeeding_tool_id, time_delta_ms, data_flow, origin, fingerprint, source)
 SELECT task_id, prev_call, call_id, prev_tool, tool_id, toUInt32(toUnixTimestamp64Milli(created_at) - toUnixTimestamp64Milli(prev_at)),
@@ -194,25 +194,42 @@ async function readMeta(ch: ClickHouseClient, db: string) {
   }
 }
 
-async function build(ch: ClickHouseClient, db: string, shape: BenchShape, log: (s: string) => void): Promise<void> {
-  const t0 = Date.now();
+/**
+ * What every generated history starts with: `db` dropped and made again at the current schema,
+ * the calls per task, and the range — ending at the start of today (UTC), so it stays within
+ * retention for weeks.
+ */
+export async function freshHistory(ch: ClickHouseClient, db: string, shape: BenchShape): Promise<{ perTask: number; spanMs: number; baseMs: number }> {
   await ch.command({ query: 'DROP DATABASE IF EXISTS {db:Identifier}', query_params: { db } });
   await migrate(createClickHouseDoor(ch, db), { retentionDays: RETENTION });
-  const perTask = Math.floor(shape.invocations / shape.tasks);
   const spanMs = shape.days * 86_400_000;
-  // The range ends at the start of today (UTC), so it stays within retention for weeks.
   const end = new Date();
   end.setUTCHours(0, 0, 0, 0);
-  const base = new Date(end.getTime() - spanMs).toISOString().replace('T', ' ').replace('Z', '');
-  const params = { db, per_task: perTask, span_ms: spanMs, base };
+  return { perTask: Math.floor(shape.invocations / shape.tasks), spanMs, baseMs: end.getTime() - spanMs };
+}
+
+/**
+ * Inserts the calls chunk by chunk of {@link CHUNK_TASKS} tasks with `invocationsSql` (numbers
+ * `start`, `count`), then the outputs and dependencies of those tasks; logs the progress.
+ */
+export async function insertChunks(ch: ClickHouseClient, shape: BenchShape, invocationsSql: string, params: Record<string, unknown> & { per_task: number }, log: (s: string) => void, t0: number): Promise<void> {
+  const perTask = params.per_task;
   for (let t = 0; t < shape.tasks; t += CHUNK_TASKS) {
     const tasks = Math.min(CHUNK_TASKS, shape.tasks - t);
-    await ch.command({ query: INVOCATIONS_SQL, query_params: { ...params, start: t * perTask, count: tasks * perTask } });
+    await ch.command({ query: invocationsSql, query_params: { ...params, start: t * perTask, count: tasks * perTask } });
     const range = { ...params, lo: taskKey(t), hi: taskKey(t + tasks) };
     await ch.command({ query: OUTPUTS_SQL, query_params: range });
     await ch.command({ query: WORKFLOWS_SQL, query_params: range });
     log(`  tasks ${t + tasks}/${shape.tasks}: ${Math.round((Date.now() - t0) / 1000)} s`);
   }
+}
+
+async function build(ch: ClickHouseClient, db: string, shape: BenchShape, log: (s: string) => void): Promise<void> {
+  const t0 = Date.now();
+  const { perTask, spanMs, baseMs } = await freshHistory(ch, db, shape);
+  const base = new Date(baseMs).toISOString().replace('T', ' ').replace('Z', '');
+  const params = { db, per_task: perTask, span_ms: spanMs, base };
+  await insertChunks(ch, shape, INVOCATIONS_SQL, params, log, t0);
   await ch.command({ query: VIOLATIONS_SQL, query_params: params });
   log(`  inserted in ${Math.round((Date.now() - t0) / 1000)} s; merging parts (OPTIMIZE … FINAL)`);
   // A long-running table is mostly merged; benchmark that steady state, not a pile of fresh parts.
