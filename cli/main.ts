@@ -21,6 +21,8 @@ const USAGE = `usage: tool-audit <command>
   hints       optimization hints: cache, bundle and retry-storm candidates (--kind K, --from, --to)
   demo        POST a realistic synthetic workload to a running server (--tasks N, --seed S)
               (task/top read ClickHouse directly, or a running server with --url / TOOL_AUDIT_URL)
+  mcp         audit gateway for MCP: tool-audit mcp -- <server command> (stdio), or
+              --upstream URL --listen PORT (Streamable HTTP); see \`tool-audit mcp --help\`
   dashboards  write the Grafana dashboards as JSON (--out DIR, default deploy/grafana/dashboards)
   help        this text
 
@@ -51,6 +53,8 @@ async function main(argv: string[]): Promise<void> {
       return (await import('./cache.ts')).cache(argv.slice(1));
     case 'hints':
       return (await import('./hints.ts')).hints(argv.slice(1));
+    case 'mcp':
+      return (await import('./mcp.ts')).mcp(argv.slice(1));
     case 'demo':
       return (await import('./demo.ts')).demo(argv.slice(1));
     case 'migrate': {

@@ -10,10 +10,10 @@ import { parseName, parseOrchestrator, type Orchestrator, type ToolStatus } from
 import { PacketBuffer, type BufferOptions, type BufferStats } from './buffer.ts';
 import { createHttpTransport, type HttpTransportOptions } from './http-transport.ts';
 import { createKafkaTransport, type KafkaTransportOptions } from './kafka-transport.ts';
-import { encodeOutputArtifact, encodeToolCall, objectJson, packetKey, safeJson, type InvocationRecord, type Outcome } from './packets.ts';
+import { encodeOutputArtifact, encodeToolCall, objectJson, packetKey, safeJson, type InvocationRecord, type Outcome, type RecordedContent } from './packets.ts';
 import { callerValue, failureOutcome, readResult, type AuditedResult } from './result.ts';
 import type { PacketTransport } from './transport.ts';
-import { BudgetChecker, BudgetDeniedError, type BudgetCheckOptions, type BudgetStats } from './budget.ts';
+import { BudgetChecker, BudgetDeniedError, type BudgetCheckOptions, type BudgetDecision, type BudgetStats, type CheckCall } from './budget.ts';
 
 /** How to build an emitter. Exactly one of kafka, http and transport. */
 export interface AuditEmitterOptions {
@@ -67,6 +67,32 @@ export interface ToolContext {
 /** A tool run: returns the tool's value, optionally wrapped by auditResult(), sync or async. */
 export type ToolRun<T> = (ctx: ToolContext) => T | AuditedResult<T> | PromiseLike<T | AuditedResult<T>>;
 
+/**
+ * A call that ran outside invoke (a gateway or proxy saw it happen): recorded as invoke would
+ * have recorded it. Everything is snapshotted when recordCall is called.
+ */
+export interface ObservedCall {
+  toolId: string;
+  args: ToolArgs;
+  /** Default a new UUID; give the one a budget check was made with. */
+  callId?: string;
+  taskId?: string | null;
+  agentId?: string;
+  /** From request to response, fractional milliseconds. */
+  durationMs: number;
+  status: ToolStatus;
+  /** Why it failed; ignored (null) on success. */
+  error?: string | null;
+  resultSummary?: Record<string, unknown>;
+  costUsd?: number | null;
+  tokensUsed?: Record<string, number> | null;
+  /** What the call returned, recorded as an output_artifact on success. */
+  content?: RecordedContent;
+}
+
+/** What a budget check needs to know of a call it is asked about. */
+export type BudgetQuestion = Omit<CheckCall, 'agentId' | 'taskId'> & { agentId?: string; taskId?: string | null };
+
 /** Counters of an emitter (see {@link BufferStats}); `budget` with the budget option. */
 export type EmitterStats = BufferStats & { budget?: BudgetStats };
 
@@ -82,6 +108,10 @@ export interface AuditEmitter {
   flush(timeoutMs?: number): Promise<boolean>;
   /** Flushes (bounded by the deadline), then closes the sink. Later invokes still run, unrecorded. */
   close(timeoutMs?: number): Promise<void>;
+  /** Records a call that ran elsewhere; returns its call_id. Never throws for a bad value: logs it. */
+  recordCall(call: ObservedCall): string;
+  /** The budget decision for a call about to run; undefined without the budget option. Never throws. */
+  checkBudget(call: BudgetQuestion): Promise<BudgetDecision | undefined>;
   stats(): EmitterStats;
 }
 
@@ -121,13 +151,15 @@ export function createAuditEmitter(options: AuditEmitterOptions): AuditEmitter {
     invoke: (toolId, args, run, opts) => e.invoke(toolId, args, run, opts),
     flush: (timeoutMs) => e.buffer.flush(timeoutMs),
     close: (timeoutMs) => e.buffer.close(timeoutMs),
+    recordCall: (call) => e.recordCall(call),
+    checkBudget: (call) => (e.budget ? e.budget.check({ ...call, agentId: call.agentId ?? e.defaultAgent, taskId: call.taskId || null }) : Promise.resolve(undefined)),
     stats: () => (e.budget ? { ...e.buffer.stats(), budget: e.budget.stats() } : e.buffer.stats()),
   };
 }
 
 class Emitter {
   private readonly orchestrator: Orchestrator;
-  private readonly defaultAgent: string;
+  readonly defaultAgent: string;
   private readonly instanceId: string;
   private readonly logger: AuditEmitterOptions['logger'];
   readonly buffer: PacketBuffer<Queued>;
@@ -162,6 +194,27 @@ class Emitter {
     const key = packetKey(rec);
     this.buffer.push(key, { rec, output: false });
     if (outcome.content) this.buffer.push(key, { rec, output: true });
+  }
+
+  recordCall(c: ObservedCall): string {
+    const call: Call = { callId: c.callId ?? randomUUID(), toolId: c.toolId, taskId: c.taskId || null, agentId: c.agentId ?? this.defaultAgent, argsJson: '{}', start: 0 };
+    try {
+      call.argsJson = objectJson(c.args);
+      const ok = c.status === 'success';
+      const outcome: Outcome = {
+        status: c.status,
+        error: ok ? null : c.error || c.status,
+        resultSummaryJson: objectJson(c.resultSummary ?? {}),
+        costUsd: typeof c.costUsd === 'number' && Number.isFinite(c.costUsd) && c.costUsd >= 0 ? c.costUsd : null,
+        tokensUsed: c.tokensUsed ?? null,
+        // size_bytes must be > 0 (I7): empty content is no artifact.
+        content: ok && c.content && c.content.text !== '' ? c.content : undefined,
+      };
+      this.record(call, outcome, c.durationMs);
+    } catch (err) {
+      this.logger?.warn({ err: messageOf(err), toolId: c.toolId }, 'audit record failed');
+    }
+    return call.callId;
   }
 
   private returned(call: Call, result: unknown): unknown {

@@ -1,0 +1,225 @@
+/**
+ * What the gateway knows of one MCP session, fed with copies of the messages passing through
+ * (it never changes them): pending `tools/call` requests become tool_call records when their
+ * answer, error or cancellation arrives; `tools/list` answers (all pages) are reported; the
+ * client's and server's names are read from `initialize`. No I/O: the transports feed it.
+ */
+import type { AuditEmitter } from '../emitter.ts';
+import { cancelOutcome, errorOutcome, lostOutcome, resultOutcome, type CallOutcome } from './call-outcome.ts';
+import { definitionHash, toolsOf, type McpTool } from './tool-definitions.ts';
+
+/** `_meta` key a client sets to name the task of a call (wins over traceparent and the session). */
+export const TASK_META_KEY = 'tool-audit/task_id';
+/** `_meta` key a client sets to name the agent of a call (wins over --agent-id and clientInfo). */
+export const AGENT_META_KEY = 'tool-audit/agent_id';
+
+/** A complete `tools/list` answer: every page, from the first to the one without nextCursor. */
+export interface ToolsListSeen {
+  server: string;
+  serverInfo: Record<string, unknown> | null;
+  tools: McpTool[];
+  seenAtMs: number;
+}
+
+/** What a session is built with. */
+export interface AuditSessionOptions {
+  /** Records calls (an AuditEmitter). */
+  recorder: Pick<AuditEmitter, 'recordCall'>;
+  /** The task of calls that name none (the MCP session id, --task-id, or one per stdio process). */
+  taskId: string;
+  /** --agent-id; default the client's name from initialize, else `mcp-client`. */
+  agentId?: string;
+  /** --server; default the server's name from initialize, else `mcp-server`. */
+  serverName?: string;
+  /** Called with each complete tools/list answer. */
+  onToolsList?: (seen: ToolsListSeen) => void;
+  /** Monotonic milliseconds (default performance.now). */
+  now?: () => number;
+}
+
+/** A tools/call the client made, known to the session until it ends. */
+export interface PendingCall {
+  callId: string | undefined;
+  toolId: string;
+  name: string;
+  args: Record<string, unknown>;
+  taskId: string;
+  agentId: string;
+  start: number;
+}
+
+type Message = Record<string, unknown>;
+type Id = string | number;
+
+/** One MCP session's audit state. */
+export class AuditSession {
+  private readonly calls = new Map<Id, PendingCall>();
+  private readonly lists = new Map<Id, boolean /* first page */>();
+  private listPages: McpTool[] | undefined;
+  private clientName: string | undefined;
+  private serverInfo: Record<string, unknown> | null = null;
+  private initializeId: Id | undefined;
+  /** Definition hash of each tool as the server last announced it. */
+  readonly announced = new Map<string, string>();
+  private readonly now: () => number;
+  private task: string;
+
+  constructor(private readonly o: AuditSessionOptions) {
+    this.now = o.now ?? (() => performance.now());
+    this.task = o.taskId;
+  }
+
+  /** The task of calls that name none. */
+  get taskId(): string {
+    return this.task;
+  }
+
+  /** Files the session under the id the server gave it (Streamable HTTP: after initialize). */
+  retask(taskId: string): void {
+    this.task = taskId;
+  }
+
+  /** The name calls' tool_ids are prefixed with. */
+  get server(): string {
+    const name = this.serverInfo?.name;
+    return this.o.serverName ?? (typeof name === 'string' && name !== '' ? name : 'mcp-server');
+  }
+
+  /** The tool_id of an MCP tool of this session's server: `<server>/<tool>`. */
+  toolId(name: string): string {
+    return `${this.server}/${name}`;
+  }
+
+  /** Calls awaiting their answer. */
+  get pending(): number {
+    return this.calls.size;
+  }
+
+  /** A message (or batch) the client sent, after it was let through. */
+  fromClient(msg: unknown): void {
+    if (Array.isArray(msg)) for (const m of msg) this.clientMessage(m);
+    else this.clientMessage(msg);
+  }
+
+  /** A message (or batch) the server sent. */
+  fromServer(msg: unknown): void {
+    if (Array.isArray(msg)) for (const m of msg) this.serverMessage(m);
+    else this.serverMessage(msg);
+  }
+
+  /** The call a tools/call request describes (for a budget check or a pin) without tracking it. */
+  describe(req: Message): PendingCall {
+    const params = (isObject(req.params) ? req.params : {}) as { name?: unknown; arguments?: unknown; _meta?: unknown };
+    const name = typeof params.name === 'string' ? params.name : '';
+    const meta = isObject(params._meta) ? params._meta : {};
+    const clientName = this.clientName;
+    return {
+      callId: undefined,
+      toolId: this.toolId(name),
+      name,
+      args: isObject(params.arguments) ? params.arguments : {},
+      taskId: nameIn(meta[TASK_META_KEY]) ?? traceId(meta.traceparent) ?? this.task,
+      agentId: nameIn(meta[AGENT_META_KEY]) ?? this.o.agentId ?? clientName ?? 'mcp-client',
+      start: this.now(),
+    };
+  }
+
+  /** Tracks an admitted tools/call under the call_id its budget check used. */
+  track(req: Message, callId?: string): void {
+    if (!isId(req.id)) return;
+    const call = this.describe(req);
+    call.callId = callId;
+    this.calls.set(req.id, call);
+  }
+
+  /** Ends every pending call as lost (the upstream closed, or the gateway is stopping). */
+  close(why: string): void {
+    for (const [id, call] of this.calls) {
+      this.calls.delete(id);
+      this.finish(call, lostOutcome(why));
+    }
+  }
+
+  private clientMessage(m: unknown): void {
+    if (!isObject(m) || typeof m.method !== 'string') return;
+    if (m.method === 'tools/call' && isId(m.id)) this.track(m);
+    else if (m.method === 'tools/list' && isId(m.id)) this.lists.set(m.id, !(isObject(m.params) && m.params.cursor !== undefined));
+    else if (m.method === 'initialize' && isId(m.id)) {
+      this.initializeId = m.id;
+      const info = isObject(m.params) && isObject(m.params.clientInfo) ? m.params.clientInfo : {};
+      this.clientName = nameIn(info.name);
+    } else if (m.method === 'notifications/cancelled' && isObject(m.params) && isId(m.params.requestId)) {
+      const call = this.calls.get(m.params.requestId);
+      if (!call) return;
+      // A server may still answer a cancelled request; the call ended for the client now.
+      this.calls.delete(m.params.requestId);
+      this.finish(call, cancelOutcome(m.params.reason));
+    }
+  }
+
+  private serverMessage(m: unknown): void {
+    // A message with a method is the server's request or notification (sampling, progress): not ours.
+    if (!isObject(m) || m.method !== undefined || !isId(m.id)) return;
+    const call = this.calls.get(m.id);
+    if (call) {
+      this.calls.delete(m.id);
+      this.finish(call, m.error !== undefined ? errorOutcome(m.error) : resultOutcome(m.result));
+      return;
+    }
+    if (m.id === this.initializeId && isObject(m.result)) {
+      this.initializeId = undefined;
+      this.serverInfo = isObject(m.result.serverInfo) ? m.result.serverInfo : null;
+      return;
+    }
+    const first = this.lists.get(m.id);
+    if (first === undefined) return;
+    this.lists.delete(m.id);
+    if (isObject(m.result)) this.listPage(first, m.result);
+  }
+
+  private listPage(first: boolean, result: Message): void {
+    // A page not following a first page (the gateway started mid-listing) cannot make a whole list.
+    if (first) this.listPages = [];
+    if (!this.listPages) return;
+    this.listPages.push(...toolsOf(result));
+    if (typeof result.nextCursor === 'string') return;
+    const tools = this.listPages;
+    this.listPages = undefined;
+    for (const t of tools) this.announced.set(t.name, definitionHash(t));
+    this.o.onToolsList?.({ server: this.server, serverInfo: this.serverInfo, tools, seenAtMs: Date.now() });
+  }
+
+  private finish(call: PendingCall, outcome: CallOutcome): void {
+    this.o.recorder.recordCall({
+      callId: call.callId,
+      toolId: call.toolId,
+      args: call.args,
+      taskId: call.taskId,
+      agentId: call.agentId,
+      durationMs: this.now() - call.start,
+      status: outcome.status,
+      error: outcome.error,
+      resultSummary: outcome.resultSummary,
+      content: outcome.content,
+    });
+  }
+}
+
+/** The trace id of a W3C traceparent (`00-<32 hex>-<16 hex>-<2 hex>`), the task of a traced call. */
+export function traceId(v: unknown): string | undefined {
+  if (typeof v !== 'string') return undefined;
+  const m = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/.exec(v.trim());
+  return m && m[1] !== '0'.repeat(32) ? m[1] : undefined;
+}
+
+function nameIn(v: unknown): string | undefined {
+  return typeof v === 'string' && v.length >= 1 && v.length <= 256 ? v : undefined;
+}
+
+function isId(v: unknown): v is Id {
+  return typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
+}
+
+function isObject(v: unknown): v is Message {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

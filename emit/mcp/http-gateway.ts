@@ -1,0 +1,213 @@
+/**
+ * The Streamable HTTP gateway: a reverse proxy in front of one remote MCP endpoint. Requests
+ * and answers pass byte for byte, headers included (auth, `Mcp-Session-Id`, `Last-Event-ID`),
+ * bar the hop-by-hop ones; SSE streams are streamed through as they come. A copy of each body
+ * is parsed for the audit: request bodies whole, JSON answers whole, SSE answers event by
+ * event. Sessions are told apart by `Mcp-Session-Id`; each is an AuditSession whose task is the
+ * session id.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse, type OutgoingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { StringDecoder } from 'node:string_decoder';
+import { createParser } from 'eventsource-parser';
+import type { MinimalLogger } from '../../platform/minimal-logger.ts';
+import type { AuditSession } from './audit-session.ts';
+import { refusalResponse, type CallGuard } from './call-guard.ts';
+import { batchRefusal, batchWithCall, isToolsCall } from './stdio-gateway.ts';
+
+/** What the HTTP gateway runs with. */
+export interface HttpGatewayOptions {
+  upstream: URL;
+  /** A new session's audit state; `taskId` is its Mcp-Session-Id (or one id per gateway without). */
+  newSession: (taskId: string) => AuditSession;
+  guard: CallGuard | undefined;
+  logger: MinimalLogger;
+  /** Largest request body read (default 32 MiB): larger ones get 413. */
+  maxBodyBytes?: number;
+}
+
+/** A running HTTP gateway. */
+export interface HttpGateway {
+  readonly server: Server;
+  /** Sessions known (by Mcp-Session-Id; '' = a server without sessions). */
+  readonly sessions: Map<string, AuditSession>;
+  close(): Promise<void>;
+}
+
+// RFC 9110 §7.6.1: meaningful for one connection only, never forwarded.
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate']);
+const SESSION_HEADER = 'mcp-session-id';
+
+/** Builds the gateway's HTTP server (not listening yet). */
+export function createHttpGateway(o: HttpGatewayOptions): HttpGateway {
+  const sessions = new Map<string, AuditSession>();
+  const sessionOf = (id: string | undefined): AuditSession => {
+    const key = id ?? '';
+    let s = sessions.get(key);
+    if (!s) {
+      s = o.newSession(id ?? randomUUID());
+      sessions.set(key, s);
+    }
+    return s;
+  };
+  const server = createServer((req, res) => {
+    handle(req, res, o, sessions, sessionOf).catch((err: unknown) => {
+      o.logger.error({ err: (err as Error).message }, 'the gateway failed a request');
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'bad_gateway', message: (err as Error).message }));
+    });
+  });
+  return {
+    server,
+    sessions,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sessions.values()) s.close('the gateway stopped before the answer');
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, o: HttpGatewayOptions, sessions: Map<string, AuditSession>, sessionOf: (id: string | undefined) => AuditSession): Promise<void> {
+  const body = await readBody(req, o.maxBodyBytes ?? 32 * 1024 * 1024);
+  if (body === undefined) {
+    res.writeHead(413, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'body_too_large' }));
+    return;
+  }
+  const sessionId = headerOf(req, SESSION_HEADER);
+  // Without a session id: a server without sessions ('' once known), or an initialize, whose
+  // session is filed under the id its answer gives.
+  let session = sessionId !== undefined ? sessionOf(sessionId) : sessions.get('');
+  const msg = req.method === 'POST' && body.length > 0 ? parseJson(body) : undefined;
+  if (msg !== undefined) {
+    session ??= o.newSession(randomUUID());
+    const refused = o.guard ? await judge(msg, session, o.guard, o.logger) : undefined;
+    if (refused) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(refused));
+      return;
+    }
+    if (!(o.guard && isToolsCall(msg))) session.fromClient(msg);
+  }
+  const upstream = await forward(req, body, o.upstream);
+  if (session && sessionId === undefined) {
+    const key = headerOf(upstream, SESSION_HEADER) ?? '';
+    if (!sessions.has(key)) {
+      if (key !== '') session.retask(key);
+      sessions.set(key, session);
+    }
+  }
+  const audited = session ?? sessionOf(sessionId);
+  res.writeHead(upstream.statusCode ?? 502, endToEnd(upstream.headers));
+  res.flushHeaders();
+  tee(upstream, res, audited);
+  req.once('close', () => {
+    if (!res.writableFinished) upstream.destroy();
+  });
+  if (req.method === 'DELETE' && sessionId !== undefined && (upstream.statusCode ?? 500) < 300) {
+    upstream.once('end', () => {
+      sessions.get(sessionId)?.close('the session was deleted before the answer');
+      sessions.delete(sessionId);
+    });
+  }
+}
+
+/** A refusal to answer in place of forwarding, or undefined to forward. Tracks an admitted call. */
+async function judge(msg: unknown, session: AuditSession, guard: CallGuard, logger: MinimalLogger): Promise<unknown> {
+  if (batchWithCall(msg)) return batchRefusal(msg);
+  if (!isToolsCall(msg)) return undefined;
+  let a;
+  try {
+    a = await guard(session.describe(msg), session.announced);
+  } catch (err) {
+    logger.error({ err: (err as Error).message }, 'the call guard failed; the call is let through');
+    a = { ok: true as const, callId: undefined };
+  }
+  if (a.ok) {
+    session.track(msg, a.callId);
+    return undefined;
+  }
+  logger.warn({ tool: (msg.params as { name?: unknown } | undefined)?.name, reason: a.reason }, a.message);
+  return refusalResponse(msg.id, a);
+}
+
+/** Streams the answer to the client while the audit reads a copy. */
+function tee(upstream: IncomingMessage, res: ServerResponse, session: AuditSession): void {
+  const type = String(upstream.headers['content-type'] ?? '');
+  const encoded = (upstream.headers['content-encoding'] ?? 'identity') !== 'identity';
+  const decoder = new StringDecoder('utf8');
+  let onChunk: ((chunk: Buffer) => void) | undefined;
+  let onEnd: (() => void) | undefined;
+  if (!encoded && type.startsWith('text/event-stream')) {
+    const parser = createParser({ onEvent: (e) => auditJson(e.data, session) });
+    onChunk = (chunk) => parser.feed(decoder.write(chunk));
+  } else if (!encoded && type.startsWith('application/json')) {
+    const chunks: Buffer[] = [];
+    onChunk = (chunk) => chunks.push(chunk);
+    onEnd = () => auditJson(Buffer.concat(chunks).toString('utf8'), session);
+  }
+  upstream.on('data', (chunk: Buffer) => {
+    res.write(chunk);
+    onChunk?.(chunk);
+  });
+  upstream.once('end', () => {
+    res.end();
+    onEnd?.();
+  });
+  upstream.once('error', () => res.destroy());
+}
+
+function auditJson(text: string, session: AuditSession): void {
+  if (text === '') return;
+  try {
+    session.fromServer(JSON.parse(text));
+  } catch {
+    // Not JSON: passed through, not audited.
+  }
+}
+
+function forward(req: IncomingMessage, body: Buffer, upstream: URL): Promise<IncomingMessage> {
+  const headers: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name) && name !== 'host' && value !== undefined) headers[name] = value;
+  if (body.length > 0 || req.headers['content-length'] !== undefined) headers['content-length'] = body.length;
+  const target = new URL(upstream);
+  const incoming = new URL(req.url ?? '/', 'http://gateway');
+  if (incoming.search) target.search = incoming.search;
+  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const out = send(target, { method: req.method, headers }, resolve);
+    out.once('error', reject);
+    out.end(body);
+  });
+}
+
+function endToEnd(headers: IncomingMessage['headers']): OutgoingHttpHeaders {
+  const out: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) if (!HOP_BY_HOP.has(name) && value !== undefined) out[name] = value;
+  return out;
+}
+
+async function readBody(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > max) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function parseJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function headerOf(m: IncomingMessage, name: string): string | undefined {
+  const v = m.headers[name];
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}

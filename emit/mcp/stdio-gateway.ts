@@ -1,0 +1,198 @@
+/**
+ * The stdio gateway: the MCP client launches `tool-audit mcp -- <server command>` instead of
+ * the server. Bytes pass through as they come, in both directions; the gateway parses a copy of
+ * each newline-delimited message for the audit. With enforcement on, a client line is held
+ * until its call is judged (in order: later lines wait behind it), and a refused call is
+ * answered by the gateway, never written to the server.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+import type { MinimalLogger } from '../../platform/minimal-logger.ts';
+import type { AuditSession } from './audit-session.ts';
+import { refusalResponse, type CallGuard } from './call-guard.ts';
+
+/** What the stdio gateway runs with. */
+export interface StdioGatewayOptions {
+  command: string;
+  args: string[];
+  /** The server's environment; default the gateway's own, as if the client had launched the server. */
+  env?: NodeJS.ProcessEnv;
+  session: AuditSession;
+  guard: CallGuard | undefined;
+  /** The client's side: default process.stdin / process.stdout. */
+  input: Readable;
+  output: Writable;
+  logger: MinimalLogger;
+}
+
+/** A running stdio gateway. */
+export interface StdioGateway {
+  /** Resolves with the server's exit status (128 + signal number when killed) once it exited. */
+  readonly exited: Promise<number>;
+  /** Asks the server to stop (SIGTERM, SIGKILL after 2 s). */
+  stop(): void;
+  readonly pid: number | undefined;
+}
+
+/** Splits a byte stream into lines without copying more than it must. */
+export class LineSplitter {
+  private rest: Buffer | undefined;
+
+  /** The complete lines (without their newline) a chunk finishes. */
+  push(chunk: Buffer): Buffer[] {
+    const lines: Buffer[] = [];
+    let data = this.rest ? Buffer.concat([this.rest, chunk]) : chunk;
+    let nl = data.indexOf(0x0a);
+    while (nl !== -1) {
+      lines.push(data.subarray(0, nl));
+      data = data.subarray(nl + 1);
+      nl = data.indexOf(0x0a);
+    }
+    this.rest = data.length > 0 ? data : undefined;
+    return lines;
+  }
+}
+
+/** Parses a line's JSON; undefined when it is not JSON (passed through, not audited). */
+export function parseLine(line: Buffer): unknown {
+  if (line.length === 0) return undefined;
+  try {
+    return JSON.parse(line.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Starts the server and the two pumps. */
+export function startStdioGateway(o: StdioGatewayOptions): StdioGateway {
+  const child = spawn(o.command, o.args, { ...(o.env ? { env: o.env } : {}), stdio: ['pipe', 'pipe', 'inherit'] });
+  const exited = new Promise<number>((resolve) => {
+    child.once('error', (err) => {
+      o.logger.error({ err: err.message, command: o.command }, 'the MCP server could not be started');
+      resolve(127);
+    });
+    child.once('exit', (code, signal) => resolve(code ?? 128 + signalNumber(signal)));
+  });
+  pumpServer(child, o);
+  pumpClient(child, o);
+  let killer: NodeJS.Timeout | undefined;
+  void exited.then(() => {
+    clearTimeout(killer);
+    o.session.close('the MCP server exited before answering');
+  });
+  return {
+    exited,
+    pid: child.pid,
+    stop: () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      killer = setTimeout(() => child.kill('SIGKILL'), 2_000);
+      killer.unref();
+    },
+  };
+}
+
+function pumpServer(child: ChildProcess, o: StdioGatewayOptions): void {
+  const lines = new LineSplitter();
+  child.stdout?.on('data', (chunk: Buffer) => {
+    o.output.write(chunk);
+    for (const line of lines.push(chunk)) {
+      const msg = parseLine(line);
+      if (msg !== undefined) o.session.fromServer(msg);
+    }
+  });
+}
+
+function pumpClient(child: ChildProcess, o: StdioGatewayOptions): void {
+  const lines = new LineSplitter();
+  const toServer = child.stdin;
+  if (!toServer) return;
+  toServer.on('error', (err) => o.logger.warn({ err: err.message }, 'writing to the MCP server failed'));
+  const guard = o.guard;
+  if (!guard) {
+    o.input.on('data', (chunk: Buffer) => {
+      toServer.write(chunk);
+      for (const line of lines.push(chunk)) {
+        const msg = parseLine(line);
+        if (msg !== undefined) o.session.fromClient(msg);
+      }
+    });
+  } else {
+    // Lines wait behind a call being judged so that the server sees them in the client's order.
+    let queue: Promise<void> = Promise.resolve();
+    let judging = false;
+    o.input.on('data', (chunk: Buffer) => {
+      for (const line of lines.push(chunk)) {
+        const msg = parseLine(line);
+        if (batchWithCall(msg)) {
+          o.output.write(`${JSON.stringify(batchRefusal(msg))}\n`);
+          continue;
+        }
+        const call = isToolsCall(msg) ? msg : undefined;
+        if (!call && !judging) {
+          forward(toServer, line, msg, o.session);
+          continue;
+        }
+        judging = true;
+        queue = queue.then(async () => {
+          if (call) await admit(call, line, toServer, guard, o);
+          else forward(toServer, line, msg, o.session);
+        });
+        const mark = queue;
+        void mark.then(() => {
+          if (queue === mark) judging = false;
+        });
+      }
+    });
+  }
+  o.input.on('end', () => toServer.end());
+}
+
+async function admit(call: Record<string, unknown> & { id: string | number }, line: Buffer, toServer: Writable, guard: CallGuard, o: StdioGatewayOptions): Promise<void> {
+  let a;
+  try {
+    a = await guard(o.session.describe(call), o.session.announced);
+  } catch (err) {
+    // A guard that breaks must not swallow the call: it is let through, and said.
+    o.logger.error({ err: (err as Error).message }, 'the call guard failed; the call is let through');
+    a = { ok: true as const, callId: undefined };
+  }
+  if (!a.ok) {
+    o.logger.warn({ tool: (call.params as { name?: unknown } | undefined)?.name, reason: a.reason }, a.message);
+    o.output.write(`${JSON.stringify(refusalResponse(call.id, a))}\n`);
+    return;
+  }
+  o.session.track(call, a.callId);
+  toServer.write(line);
+  toServer.write('\n');
+}
+
+function forward(toServer: Writable, line: Buffer, msg: unknown, session: AuditSession): void {
+  if (msg !== undefined) session.fromClient(msg);
+  toServer.write(line);
+  toServer.write('\n');
+}
+
+/** A JSON-RPC batch holding a tools/call (batches left MCP in 2025-06-18; a guard refuses them whole). */
+export function batchWithCall(msg: unknown): msg is unknown[] {
+  return Array.isArray(msg) && msg.some(isToolsCall);
+}
+
+/** The errors answering every request of a batch refused whole. */
+export function batchRefusal(batch: unknown[]): Record<string, unknown>[] {
+  const message = 'the audit gateway refuses tools/call inside a JSON-RPC batch while it enforces a pin or budgets: send calls one per message';
+  return batch
+    .filter((m): m is { id: string | number } => typeof (m as { id?: unknown } | null)?.id === 'string' || typeof (m as { id?: unknown } | null)?.id === 'number')
+    .map((m) => ({ jsonrpc: '2.0', id: m.id, error: { code: -32600, message } }));
+}
+
+/** A single tools/call request. */
+export function isToolsCall(msg: unknown): msg is Record<string, unknown> & { id: string | number } {
+  const m = msg as { method?: unknown; id?: unknown } | null;
+  return typeof m === 'object' && m !== null && m.method === 'tools/call' && (typeof m.id === 'string' || typeof m.id === 'number');
+}
+
+function signalNumber(signal: NodeJS.Signals | null): number {
+  const numbers: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGTERM: 15 };
+  return (signal && numbers[signal]) ?? 0;
+}
