@@ -74,6 +74,8 @@ export type ToolRun<T> = (ctx: ToolContext) => T | AuditedResult<T> | PromiseLik
 export interface ObservedCall {
   toolId: string;
   args: ToolArgs;
+  /** The args as `json.dumps(args, sort_keys=True)` with the producer's numbers: sent and hashed as is. */
+  argsCanonical?: string;
   /** Default a new UUID; give the one a budget check was made with. */
   callId?: string;
   taskId?: string | null;
@@ -133,6 +135,7 @@ interface Call {
   taskId: string | null;
   agentId: string;
   argsJson: string;
+  argsCanonical?: string;
   start: number;
 }
 
@@ -187,6 +190,7 @@ class Emitter {
       orchestrator: this.orchestrator,
       instanceId: this.instanceId,
       argsJson: call.argsJson,
+      ...(call.argsCanonical !== undefined ? { argsCanonical: call.argsCanonical } : {}),
       durationMs,
       createdAtMs: this.lastCreatedMs,
       outcome,
@@ -199,7 +203,8 @@ class Emitter {
   recordCall(c: ObservedCall): string {
     const call: Call = { callId: c.callId ?? randomUUID(), toolId: c.toolId, taskId: c.taskId || null, agentId: c.agentId ?? this.defaultAgent, argsJson: '{}', start: 0 };
     try {
-      call.argsJson = objectJson(c.args);
+      if (c.argsCanonical !== undefined) call.argsCanonical = c.argsCanonical;
+      else call.argsJson = objectJson(c.args);
       const ok = c.status === 'success';
       const outcome: Outcome = {
         status: c.status,

@@ -4,7 +4,7 @@
  * the background flusher.
  */
 import type { JsonValue } from '../schemas/canonical-json.ts';
-import { argsHash, describeContent } from '../schemas/hashing.ts';
+import { argsHash, describeContent, sha256Hex } from '../schemas/hashing.ts';
 import type { ContentType, Orchestrator, ToolStatus } from '../schemas/vocabulary.ts';
 
 /** Content of a successful call, already serialized. */
@@ -39,6 +39,11 @@ export interface InvocationRecord {
   instanceId: string;
   /** JSON text of the args object, taken when invoke was called. */
   argsJson: string;
+  /**
+   * The args already written as `json.dumps(args, sort_keys=True)` (a relay that kept the
+   * producer's number literals): sent and hashed as is, argsJson then unused.
+   */
+  argsCanonical?: string;
   /** Fractional milliseconds (performance.now difference); rounded when built. */
   durationMs: number;
   /** Epoch milliseconds when the call ended; the packets' created_at. */
@@ -80,7 +85,8 @@ export function packetKey(rec: Pick<InvocationRecord, 'taskId' | 'callId'>): str
 /** Serializes the tool_call packet of a record. */
 export function encodeToolCall(rec: InvocationRecord): string {
   const o = rec.outcome;
-  const args = JSON.parse(rec.argsJson) as Record<string, JsonValue>;
+  const canonical = rec.argsCanonical;
+  const args = (canonical === undefined ? JSON.parse(rec.argsJson) : {}) as Record<string, JsonValue>;
   const invocation: WireInvocation = {
     call_id: rec.callId,
     task_id: rec.taskId,
@@ -90,7 +96,7 @@ export function encodeToolCall(rec: InvocationRecord): string {
     instance_id: rec.instanceId,
     args,
     // Hash of exactly what is sent: ingest recomputes it from the parsed packet (I5).
-    args_hash: argsHash(args),
+    args_hash: canonical === undefined ? argsHash(args) : sha256Hex(canonical),
     status: o.status,
     duration_ms: Math.max(0, Math.round(rec.durationMs)),
     result_summary: JSON.parse(o.resultSummaryJson) as Record<string, unknown>,
@@ -99,7 +105,9 @@ export function encodeToolCall(rec: InvocationRecord): string {
     tokens_used: o.tokensUsed,
     created_at: new Date(rec.createdAtMs).toISOString(),
   };
-  return JSON.stringify({ type: 'tool_call', call_id: rec.callId, invocation });
+  const packet = JSON.stringify({ type: 'tool_call', call_id: rec.callId, invocation });
+  // The only unescaped `"args":{}` is the member itself: inside a string every quote is escaped.
+  return canonical === undefined ? packet : packet.replace('"args":{}', () => `"args":${canonical}`);
 }
 
 /** Serializes the output_artifact packet of a successful record with content, else undefined. */

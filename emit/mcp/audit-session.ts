@@ -4,6 +4,9 @@
  * answer, error or cancellation arrives; `tools/list` answers (all pages) are reported; the
  * client's and server's names are read from `initialize`. No I/O: the transports feed it.
  */
+import { canonicalArgs, type JsonValue } from '../../schemas/canonical-json.ts';
+import { parseLossless } from '../../schemas/lossless-json.ts';
+import { withPythonNumbers } from '../../schemas/python-numbers.ts';
 import type { AuditEmitter } from '../emitter.ts';
 import { cancelOutcome, errorOutcome, lostOutcome, resultOutcome, type CallOutcome } from './call-outcome.ts';
 import { definitionHash, toolsOf, type McpTool } from './tool-definitions.ts';
@@ -43,6 +46,8 @@ export interface PendingCall {
   toolId: string;
   name: string;
   args: Record<string, unknown>;
+  /** The args as CPython's json.loads + json.dumps(sort_keys=True) write them (the args_hash input). */
+  argsCanonical: string;
   taskId: string;
   agentId: string;
   start: number;
@@ -95,10 +100,14 @@ export class AuditSession {
     return this.calls.size;
   }
 
-  /** A message (or batch) the client sent, after it was let through. */
-  fromClient(msg: unknown): void {
-    if (Array.isArray(msg)) for (const m of msg) this.clientMessage(m);
-    else this.clientMessage(msg);
+  /**
+   * A message (or batch) the client sent, after it was let through. `raw` is its JSON text: a
+   * tools/call's args are re-read from it with their number literals (1.0 stays a float).
+   */
+  fromClient(msg: unknown, raw?: string): void {
+    const exact = raw !== undefined && hasCall(msg) ? parseLossless(raw) : undefined;
+    if (Array.isArray(msg)) msg.forEach((m, i) => this.clientMessage(m, Array.isArray(exact) ? exact[i] : undefined));
+    else this.clientMessage(msg, exact);
   }
 
   /** A message (or batch) the server sent. */
@@ -107,9 +116,14 @@ export class AuditSession {
     else this.serverMessage(msg);
   }
 
-  /** The call a tools/call request describes (for a budget check or a pin) without tracking it. */
-  describe(req: Message): PendingCall {
+  /**
+   * The call a tools/call request describes (for a budget check or a pin) without tracking it;
+   * `exact` is the request parsed with its number literals, when the text was at hand.
+   */
+  describe(req: Message, exact?: unknown): PendingCall {
     const params = (isObject(req.params) ? req.params : {}) as { name?: unknown; arguments?: unknown; _meta?: unknown };
+    const args = isObject(params.arguments) ? params.arguments : {};
+    const exactArgs = isObject(exact) && isObject(exact.params) && isObject(exact.params.arguments) ? exact.params.arguments : args;
     const name = typeof params.name === 'string' ? params.name : '';
     const meta = isObject(params._meta) ? params._meta : {};
     const clientName = this.clientName;
@@ -117,17 +131,17 @@ export class AuditSession {
       callId: undefined,
       toolId: this.toolId(name),
       name,
-      args: isObject(params.arguments) ? params.arguments : {},
+      args,
+      argsCanonical: canonicalArgs(withPythonNumbers(exactArgs as JsonValue)),
       taskId: nameIn(meta[TASK_META_KEY]) ?? traceId(meta.traceparent) ?? this.task,
       agentId: nameIn(meta[AGENT_META_KEY]) ?? this.o.agentId ?? clientName ?? 'mcp-client',
       start: this.now(),
     };
   }
 
-  /** Tracks an admitted tools/call under the call_id its budget check used. */
-  track(req: Message, callId?: string): void {
+  /** Tracks an admitted tools/call (already described) under the call_id its budget check used. */
+  track(req: Message, call: PendingCall = this.describe(req), callId?: string): void {
     if (!isId(req.id)) return;
-    const call = this.describe(req);
     call.callId = callId;
     this.calls.set(req.id, call);
   }
@@ -140,9 +154,9 @@ export class AuditSession {
     }
   }
 
-  private clientMessage(m: unknown): void {
+  private clientMessage(m: unknown, exact: unknown): void {
     if (!isObject(m) || typeof m.method !== 'string') return;
-    if (m.method === 'tools/call' && isId(m.id)) this.track(m);
+    if (m.method === 'tools/call' && isId(m.id)) this.track(m, this.describe(m, exact));
     else if (m.method === 'tools/list' && isId(m.id)) this.lists.set(m.id, !(isObject(m.params) && m.params.cursor !== undefined));
     else if (m.method === 'initialize' && isId(m.id)) {
       this.initializeId = m.id;
@@ -194,6 +208,7 @@ export class AuditSession {
       callId: call.callId,
       toolId: call.toolId,
       args: call.args,
+      argsCanonical: call.argsCanonical,
       taskId: call.taskId,
       agentId: call.agentId,
       durationMs: this.now() - call.start,
@@ -210,6 +225,11 @@ export function traceId(v: unknown): string | undefined {
   if (typeof v !== 'string') return undefined;
   const m = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/.exec(v.trim());
   return m && m[1] !== '0'.repeat(32) ? m[1] : undefined;
+}
+
+function hasCall(msg: unknown): boolean {
+  const isCall = (m: unknown) => isObject(m) && m.method === 'tools/call';
+  return Array.isArray(msg) ? msg.some(isCall) : isCall(msg);
 }
 
 function nameIn(v: unknown): string | undefined {

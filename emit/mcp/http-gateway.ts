@@ -12,6 +12,7 @@ import { request as httpsRequest } from 'node:https';
 import { StringDecoder } from 'node:string_decoder';
 import { createParser } from 'eventsource-parser';
 import type { MinimalLogger } from '../../platform/minimal-logger.ts';
+import { parseLossless } from '../../schemas/lossless-json.ts';
 import type { AuditSession } from './audit-session.ts';
 import { refusalResponse, type CallGuard } from './call-guard.ts';
 import { batchRefusal, batchWithCall, isToolsCall } from './stdio-gateway.ts';
@@ -83,12 +84,13 @@ async function handle(req: IncomingMessage, res: ServerResponse, o: HttpGatewayO
   const msg = req.method === 'POST' && body.length > 0 ? parseJson(body) : undefined;
   if (msg !== undefined) {
     session ??= o.newSession(randomUUID());
-    const refused = o.guard ? await judge(msg, session, o.guard, o.logger) : undefined;
+    const raw = body.toString('utf8');
+    const refused = o.guard ? await judge(msg, raw, session, o.guard, o.logger) : undefined;
     if (refused) {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(refused));
       return;
     }
-    if (!(o.guard && isToolsCall(msg))) session.fromClient(msg);
+    if (!(o.guard && isToolsCall(msg))) session.fromClient(msg, raw);
   }
   const upstream = await forward(req, body, o.upstream);
   if (session && sessionId === undefined) {
@@ -114,18 +116,19 @@ async function handle(req: IncomingMessage, res: ServerResponse, o: HttpGatewayO
 }
 
 /** A refusal to answer in place of forwarding, or undefined to forward. Tracks an admitted call. */
-async function judge(msg: unknown, session: AuditSession, guard: CallGuard, logger: MinimalLogger): Promise<unknown> {
+async function judge(msg: unknown, raw: string, session: AuditSession, guard: CallGuard, logger: MinimalLogger): Promise<unknown> {
   if (batchWithCall(msg)) return batchRefusal(msg);
   if (!isToolsCall(msg)) return undefined;
+  const described = session.describe(msg, parseLossless(raw));
   let a;
   try {
-    a = await guard(session.describe(msg), session.announced);
+    a = await guard(described, session.announced);
   } catch (err) {
     logger.error({ err: (err as Error).message }, 'the call guard failed; the call is let through');
     a = { ok: true as const, callId: undefined };
   }
   if (a.ok) {
-    session.track(msg, a.callId);
+    session.track(msg, described, a.callId);
     return undefined;
   }
   logger.warn({ tool: (msg.params as { name?: unknown } | undefined)?.name, reason: a.reason }, a.message);

@@ -8,6 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import type { MinimalLogger } from '../../platform/minimal-logger.ts';
+import { parseLossless } from '../../schemas/lossless-json.ts';
 import type { AuditSession } from './audit-session.ts';
 import { refusalResponse, type CallGuard } from './call-guard.ts';
 
@@ -114,7 +115,7 @@ function pumpClient(child: ChildProcess, o: StdioGatewayOptions): void {
       toServer.write(chunk);
       for (const line of lines.push(chunk)) {
         const msg = parseLine(line);
-        if (msg !== undefined) o.session.fromClient(msg);
+        if (msg !== undefined) o.session.fromClient(msg, line.toString('utf8'));
       }
     });
   } else {
@@ -149,9 +150,10 @@ function pumpClient(child: ChildProcess, o: StdioGatewayOptions): void {
 }
 
 async function admit(call: Record<string, unknown> & { id: string | number }, line: Buffer, toServer: Writable, guard: CallGuard, o: StdioGatewayOptions): Promise<void> {
+  const described = o.session.describe(call, parseLossless(line.toString('utf8')));
   let a;
   try {
-    a = await guard(o.session.describe(call), o.session.announced);
+    a = await guard(described, o.session.announced);
   } catch (err) {
     // A guard that breaks must not swallow the call: it is let through, and said.
     o.logger.error({ err: (err as Error).message }, 'the call guard failed; the call is let through');
@@ -162,13 +164,13 @@ async function admit(call: Record<string, unknown> & { id: string | number }, li
     o.output.write(`${JSON.stringify(refusalResponse(call.id, a))}\n`);
     return;
   }
-  o.session.track(call, a.callId);
+  o.session.track(call, described, a.callId);
   toServer.write(line);
   toServer.write('\n');
 }
 
 function forward(toServer: Writable, line: Buffer, msg: unknown, session: AuditSession): void {
-  if (msg !== undefined) session.fromClient(msg);
+  if (msg !== undefined) session.fromClient(msg, line.toString('utf8'));
   toServer.write(line);
   toServer.write('\n');
 }
