@@ -5,6 +5,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -116,4 +117,39 @@ export function python(): string {
 export function pythonArgsHashes(argsList: unknown[]): string[] {
   const script = 'import sys, json, hashlib\nfor a in json.load(sys.stdin): print(hashlib.sha256(json.dumps(a, sort_keys=True).encode()).hexdigest())';
   return execFileSync(python(), ['-c', script], { input: JSON.stringify(argsList) }).toString().trim().split('\n');
+}
+
+/** A child process (an MCP server or a gateway) listening on a port, stopped by stop(). */
+export interface Listening {
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** Spawns argv (argv[0] the program) and waits until something accepts connections on port. */
+export async function spawnListening(argv: string[], port: number, env: Record<string, string> = gatewayEnv0()): Promise<Listening> {
+  const child = spawn(argv[0] as string, argv.slice(1), { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const end = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${argv.join(' ')} exited with ${child.exitCode}`);
+    const up = await new Promise<boolean>((resolve) => {
+      const s = connect(port, '127.0.0.1', () => (s.end(), resolve(true)));
+      s.once('error', () => resolve(false));
+    });
+    if (up) break;
+    if (Date.now() > end) throw new Error(`nothing listens on ${port}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { port, stop: () => (child.kill('SIGTERM'), exited) };
+}
+
+function gatewayEnv0(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+  return env;
+}
+
+/** argv of the SDK test server (test/helpers/mcp-test-server.ts) through tsx. */
+export function testServer(mode: 'stdio' | 'http', port?: number): string[] {
+  return [process.execPath, join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'test/helpers/mcp-test-server.ts'), mode, ...(port === undefined ? [] : [String(port)])];
 }

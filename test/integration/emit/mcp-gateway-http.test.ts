@@ -1,0 +1,84 @@
+/**
+ * `tool-audit mcp --upstream URL --listen PORT` (Streamable HTTP) with the official TypeScript
+ * SDK client: sessions become tasks (Mcp-Session-Id), SSE answers stream through (progress
+ * notifications, a sampling request and its answer), auth headers reach the server untouched,
+ * and every tools/call is one tool_call with CPython's args_hash.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { everythingServer, gatewayEnv, pythonArgsHashes, randomPort, root, spawnListening, startServe, testServer, waitForCalls, type Listening, type Served } from '../../helpers/mcp.ts';
+import { join } from 'node:path';
+
+let served: Served;
+const running: Listening[] = [];
+beforeAll(async () => {
+  served = await startServe();
+}, 120_000);
+afterAll(async () => {
+  for (const r of running) await r.stop();
+  expect(await served?.stop()).toBe(0);
+});
+
+async function gatewayInFront(upstreamPort: number): Promise<number> {
+  const port = randomPort();
+  const argv = [process.execPath, join(root, 'bin/tool-audit.mjs'), 'mcp', '--upstream', `http://127.0.0.1:${upstreamPort}/mcp`, '--listen', `127.0.0.1:${port}`];
+  running.push(await spawnListening(argv, port, gatewayEnv(served)));
+  return port;
+}
+
+async function connect(port: number, headers: Record<string, string> = {}): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers } });
+  const client = new Client({ name: 'http-test-client', version: '1.0.0' }, { capabilities: { sampling: {} } });
+  client.setRequestHandler(CreateMessageRequestSchema, async () => ({ model: 'test-model', role: 'assistant', content: { type: 'text', text: 'sampled over http' } }));
+  await client.connect(transport);
+  return { client, transport };
+}
+
+describe('tool-audit mcp over Streamable HTTP (TypeScript SDK client)', () => {
+  it('forwards auth headers untouched; one tool_call per call, the session is the task', async () => {
+    const upstream = randomPort();
+    running.push(await spawnListening(testServer('http', upstream), upstream));
+    const port = await gatewayInFront(upstream);
+    const { client, transport } = await connect(port, { authorization: 'Bearer upstream-secret-42' });
+    expect(await client.callTool({ name: 'whoami', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'Bearer upstream-secret-42' }] });
+    const args = Array.from({ length: 30 }, (_, i) => ({ key: `k${i} ü`, ...(i % 3 === 0 ? { n: i / 4 } : {}) }));
+    for (const a of args) await client.callTool({ name: 'lookup', arguments: a });
+    const session = transport.sessionId as string;
+    expect(session).toMatch(/^[0-9a-f-]{36}$/);
+    await transport.terminateSession();
+    await client.close();
+    const calls = await waitForCalls(served, session, 31);
+    expect(calls).toHaveLength(31);
+    const lookups = calls.filter((c) => c.tool_id === 'audit-test-server/lookup');
+    expect(lookups.map((c) => c.args_hash).sort()).toEqual(pythonArgsHashes(args).sort());
+    expect(calls.every((c) => c.status === 'success' && c.agent_id === 'http-test-client')).toBe(true);
+  }, 60_000);
+
+  it('streams SSE answers through: progress, sampling, errors, from the everything server', async () => {
+    const upstream = randomPort();
+    running.push(await spawnListening(everythingServer('streamableHttp'), upstream, { ...gatewayEnv(served), PORT: String(upstream) }));
+    const port = await gatewayInFront(upstream);
+    const { client, transport } = await connect(port);
+    const progress: number[] = [];
+    await client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } }, undefined, { onprogress: (p) => progress.push(p.progress) });
+    expect(progress.length).toBeGreaterThanOrEqual(2);
+    const sampled = await client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'hi', maxTokens: 5 } });
+    expect(JSON.stringify(sampled)).toContain('sampled over http');
+    const bad = await client.callTool({ name: 'echo', arguments: { message: 7 } });
+    expect(bad.isError).toBe(true);
+    const echoes = Array.from({ length: 10 }, (_, i) => ({ message: `e${i}` }));
+    for (const a of echoes) await client.callTool({ name: 'echo', arguments: a });
+    const session = transport.sessionId as string;
+    await client.close();
+    const calls = await waitForCalls(served, session, 13);
+    expect(calls).toHaveLength(13);
+    const status = (tool: string) => calls.filter((c) => c.tool_id === `mcp-servers/everything/${tool}`).map((c) => c.status);
+    expect(status('trigger-long-running-operation')).toEqual(['success']);
+    expect(status('trigger-sampling-request')).toEqual(['success']);
+    expect(status('echo').sort()).toEqual([...Array(10).fill('success'), 'error'].sort());
+    const ok = calls.filter((c) => c.tool_id === 'mcp-servers/everything/echo' && c.status === 'success');
+    expect(ok.map((c) => c.args_hash).sort()).toEqual(pythonArgsHashes(echoes).sort());
+  }, 60_000);
+});
