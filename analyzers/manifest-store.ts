@@ -16,6 +16,15 @@ FROM {db:Identifier}.tool_manifests
 ORDER BY version, tool_id`,
 };
 
+/** The rows of the newest version only (a version is one insert: all there or not at all). */
+export const CURRENT_MANIFEST_ROWS = {
+  name: 'manifest_current_rows',
+  sql: `SELECT version, toUnixTimestamp64Milli(effective_at) AS effective_ms, tools, tool_id, entry, warnings
+FROM {db:Identifier}.tool_manifests
+WHERE version = (SELECT max(version) FROM {db:Identifier}.tool_manifests)
+ORDER BY tool_id`,
+};
+
 const LIMITS: ReadLimits = { limits: { maxExecutionSeconds: 30, maxResultRows: 1_000_000 } };
 
 interface ManifestRow {
@@ -29,7 +38,18 @@ interface ManifestRow {
 
 /** Every applied version, oldest first (a version missing rows, never written whole, is skipped). */
 export async function loadManifestHistory(runner: StatementRunner, db: string, ctx: ReadLimits = LIMITS): Promise<ManifestHistory> {
-  const rows = await runner.read<ManifestRow>(MANIFEST_ROWS, { db }, ctx);
+  return historyOf(await runner.read<ManifestRow>(MANIFEST_ROWS, { db }, ctx));
+}
+
+/**
+ * The newest version alone, as a history of one (what an apply that only replaces part of the
+ * manifest needs): a report sent on every tools/list should not read every version ever applied.
+ */
+export async function loadCurrentManifest(runner: StatementRunner, db: string, ctx: ReadLimits = LIMITS): Promise<ManifestHistory> {
+  return historyOf(await runner.read<ManifestRow>(CURRENT_MANIFEST_ROWS, { db }, ctx));
+}
+
+function historyOf(rows: readonly ManifestRow[]): ManifestHistory {
   const versions = new Map<number, ManifestVersion & { expected: number }>();
   for (const r of rows) {
     const v = Number(r.version);

@@ -11,7 +11,7 @@ import { chTime } from '../platform/clickhouse/statement.ts';
 import type { McpTool, McpToolsAnswer, McpToolsBody } from '../schemas/mcp-tools.ts';
 import type { Manifest, ManifestEntry } from '../schemas/tool-manifest.ts';
 import type { Violation } from './audit-rules.ts';
-import { loadManifestHistory, nextVersionOf, serializedApply, writeManifestVersion } from './manifest-store.ts';
+import { loadCurrentManifest, nextVersionOf, serializedApply, writeManifestVersion } from './manifest-store.ts';
 import { buildServerPart, definitionFindings, describeChanges, diffServerPart, mergeServerPart, serverPartOf, toolOfEntry, type ServerPart } from './mcp-manifest.ts';
 
 /** What an MCP apply did (the answer of POST /v1/mcp/tools), and the findings it recorded anew. */
@@ -26,7 +26,7 @@ export interface McpApplied {
  */
 export function applyMcpTools(door: ClickHouseDoor, body: McpToolsBody, nowMs: number = Date.now()): Promise<McpApplied> {
   return serializedApply(door, async () => {
-    const history = await loadManifestHistory(door, door.database);
+    const history = await loadCurrentManifest(door, door.database);
     const current = history.current?.manifest ?? {};
     const old = serverPartOf(current, body.server);
     const part = buildServerPart(body.server, body.tools, current);

@@ -136,6 +136,17 @@ describe('POST /v1/mcp/tools', () => {
     expect((await get('/v1/manifests')).tools['s/odd']).toMatchObject({ input_schema: null, mcp: { server: 's', tool: 'odd' } });
   });
 
+  it('runs concurrent reports and PUTs one after the other: each its own version, no part lost', async () => {
+    const { report, put, get } = await setup();
+    const answers = await Promise.all([report('a', [readFile]), put('search:\n  tool_id: search\n'), report('b', [fetchUrl]), report('c', [writeFile])]);
+    expect(answers.map((r) => r.statusCode)).toEqual([200, 200, 200, 200]);
+    const [a, p, b, c] = answers.map((r) => r.json().version as number);
+    expect([a, p, b, c].sort()).toEqual([1, 2, 3, 4]);
+    // The PUT replaced the whole manifest: a report's tools survive it only when applied after it.
+    const want = ['search', ...[['a/read_file', a], ['b/fetch', b], ['c/write_file', c]].filter(([, v]) => (v as number) > (p as number)).map(([id]) => id as string)];
+    expect(Object.keys((await get('/v1/manifests')).tools).sort()).toEqual(want.sort());
+  });
+
   it('refuses a bad body naming every problem, and keys without the ingest scope', async () => {
     const { ch, db, post, report } = await setup();
     const bad = await post({ server: '', tools: [{ description: 'no name' }], seen_at: 'today' });
