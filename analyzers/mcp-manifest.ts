@@ -5,6 +5,7 @@
  */
 import { canonicalArgs, type JsonValue } from '../schemas/canonical-json.ts';
 import { changedFields, definitionHash, mcpEntry, mcpToolId, type DefinitionField, type McpTool } from '../schemas/mcp-tools.ts';
+import { schemaChecker } from '../schemas/json-schema-check.ts';
 import type { Manifest, ManifestEntry } from '../schemas/tool-manifest.ts';
 import type { Violation } from './audit-rules.ts';
 
@@ -25,14 +26,14 @@ export function buildServerPart(server: string, tools: readonly McpTool[], curre
   const entries: Manifest = {};
   const byId = new Map<string, McpTool>();
   const warnings: string[] = [];
+  const check = schemaChecker();
   for (const t of tools) {
     const id = mcpToolId(server, t.name);
     const before = current[id];
     const known = before?.mcp?.server === server && before.mcp.definition_hash === definitionHash(t) ? before : undefined;
-    const schemaOk = known
-      ? (s: unknown) => (s === t.inputSchema ? known.input_schema !== null : known.output_schema !== null)
-      : undefined;
-    const built = mcpEntry(server, t, schemaOk);
+    // Unchanged and accepted before: accepted now (refused ones are compiled again for the warning).
+    const problems = (s: unknown) => (known && (s === t.inputSchema ? known.input_schema : known.output_schema) !== null ? [] : check(s));
+    const built = mcpEntry(server, t, problems);
     if (before && before.mcp?.server !== server) built.warnings.push(`${id}: replaces an entry not from this server (${before.mcp ? `MCP server ${before.mcp.server}` : 'declared by hand'})`);
     entries[id] = built.entry;
     byId.set(id, t);

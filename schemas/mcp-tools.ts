@@ -115,17 +115,18 @@ export interface McpEntry {
 }
 
 /**
- * The manifest entry of one MCP tool. `schemaOk` says whether a schema compiles (defaults to
+ * The manifest entry of one MCP tool. `problems` says why a schema does not compile (defaults to
  * compiling it with Ajv); a schema that does not is dropped (null, no M2 check) with a warning,
  * so that one bad schema never refuses the server.
  */
-export function mcpEntry(server: string, t: McpTool, schemaOk: (s: unknown) => boolean = (s) => schemaProblems(s).length === 0): McpEntry {
+export function mcpEntry(server: string, t: McpTool, problems: (s: unknown) => string[] = schemaProblems): McpEntry {
   const toolId = mcpToolId(server, t.name);
   const warnings: string[] = [];
   const usable = (s: Record<string, unknown> | undefined, field: string) => {
     if (s === undefined) return null;
-    if (schemaOk(s)) return s;
-    warnings.push(`${toolId}: ${field} is not a valid JSON Schema (${schemaProblems(s)[0] ?? 'refused'}); kept without it`);
+    const why = problems(s);
+    if (why.length === 0) return s;
+    warnings.push(`${toolId}: ${field} refused (${why[0]}); kept without it`);
     return null;
   };
   const entry = manifestEntrySchema.parse({

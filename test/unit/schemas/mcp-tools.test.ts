@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { changedFields, definitionHash, mcpEntry, mcpToolsBodySchema, type McpTool } from '../../../schemas/mcp-tools.ts';
+import { schemaChecker, schemaProblems } from '../../../schemas/json-schema-check.ts';
 import { parseManifest } from '../../../schemas/tool-manifest.ts';
 
 const read: McpTool = {
@@ -54,7 +55,25 @@ describe('mcpEntry', () => {
     expect(entry.input_schema).toBeNull();
     expect(entry.output_schema).toEqual({ type: 'object' });
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/^s\/odd: inputSchema is not a valid JSON Schema/);
+    expect(warnings[0]).toMatch(/^s\/odd: inputSchema refused \(not a valid JSON Schema: /);
+  });
+});
+
+describe('schemaChecker', () => {
+  it('judges as schemaProblems does, schema after schema, ids and drafts included', () => {
+    const check = schemaChecker();
+    const cases: unknown[] = [
+      { type: 'object' },
+      { type: 'nope' },
+      { type: 'object' },
+      { $id: 'https://x.test/a', type: 'string' },
+      { $id: 'https://x.test/a', type: 'integer' },
+      { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', additionalItems: false },
+      { $ref: '#/$defs/missing' },
+      { type: 'string', format: 'email' },
+    ];
+    for (const s of [...cases, ...cases]) expect(check(s).length > 0, JSON.stringify(s)).toBe(schemaProblems(s).length > 0);
+    expect(check({ type: 'nope' })).toEqual(schemaProblems({ type: 'nope' }));
   });
 });
 
