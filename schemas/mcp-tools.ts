@@ -86,10 +86,15 @@ export function definitionParts(t: McpTool): Record<DefinitionField, JsonValue> 
   };
 }
 
-/** SHA-256 hex of the canonical JSON of `{description, title, inputSchema, outputSchema, annotations}`. */
+/**
+ * SHA-256 hex of the canonical JSON (sorted keys, as args_hash) of `{description, title,
+ * inputSchema, outputSchema, annotations}`, absent fields left out: the hash the gateway's
+ * `--pin-manifest` computes (emit/mcp/tool-definitions.ts), so both name a definition alike.
+ */
 export function definitionHash(t: McpTool): string {
-  const p = definitionParts(t);
-  return sha256Hex(canonicalArgs({ description: p.description, title: p.title, inputSchema: p.input_schema, outputSchema: p.output_schema, annotations: p.annotations }));
+  const def: Record<string, JsonValue> = {};
+  for (const f of ['description', 'title', 'inputSchema', 'outputSchema', 'annotations'] as const) if (t[f] !== undefined) def[f] = t[f] as JsonValue;
+  return sha256Hex(canonicalArgs(def));
 }
 
 /** Which definition fields differ between two versions of a tool. */

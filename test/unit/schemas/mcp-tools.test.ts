@@ -78,9 +78,9 @@ describe('schemaChecker', () => {
 });
 
 describe('definitionHash', () => {
-  it('is SHA-256 of the sorted-key canonical JSON of description, title, inputSchema, outputSchema, annotations', () => {
+  it('is SHA-256 of the sorted-key canonical JSON of description, title, inputSchema, outputSchema, annotations (those present)', () => {
     const t: McpTool = { name: 'n', title: 'Tï', description: 'd', inputSchema: { b: 1, a: [true, null] }, _meta: { ignored: 1 }, extra: 'ignored too' };
-    const canonical = '{"annotations": null, "description": "d", "inputSchema": {"a": [true, null], "b": 1}, "outputSchema": null, "title": "T\\u00ef"}';
+    const canonical = '{"description": "d", "inputSchema": {"a": [true, null], "b": 1}, "title": "T\\u00ef"}';
     expect(definitionHash(t)).toBe(createHash('sha256').update(canonical).digest('hex'));
     expect(definitionHash({ ...t, name: 'other', _meta: { x: 2 } })).toBe(definitionHash(t));
     expect(definitionHash({ ...t, inputSchema: { a: [true, null], b: 1 } })).toBe(definitionHash(t));
