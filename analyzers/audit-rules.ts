@@ -10,8 +10,10 @@ export type ManifestInvariant = 'M1' | 'M2' | 'M3' | 'M4' | 'M5' | 'M6' | 'M7';
 /** A broken SHOULD or cross-segment rule, recorded once in `violations`. */
 export interface Violation {
   violation_key: string;
-  invariant: 'I4' | 'I8' | 'I9' | 'I10' | 'I11' | ManifestInvariant;
-  packet_type: 'tool_call' | 'output_artifact' | 'tool_dependency';
+  /** MCP: a finding of the MCP gateway's reports (tool_definition_changed), not of a packet. */
+  invariant: 'I4' | 'I8' | 'I9' | 'I10' | 'I11' | ManifestInvariant | 'MCP';
+  /** mcp_tools: the finding comes from a tools/list report (POST /v1/mcp/tools). */
+  packet_type: 'tool_call' | 'output_artifact' | 'tool_dependency' | 'mcp_tools';
   ids: string[];
   detail: string;
 }

@@ -16,6 +16,15 @@ FROM {db:Identifier}.tool_manifests
 ORDER BY version, tool_id`,
 };
 
+/** The rows of the newest version only (a version is one insert: all there or not at all). */
+export const CURRENT_MANIFEST_ROWS = {
+  name: 'manifest_current_rows',
+  sql: `SELECT version, toUnixTimestamp64Milli(effective_at) AS effective_ms, tools, tool_id, entry, warnings
+FROM {db:Identifier}.tool_manifests
+WHERE version = (SELECT max(version) FROM {db:Identifier}.tool_manifests)
+ORDER BY tool_id`,
+};
+
 const LIMITS: ReadLimits = { limits: { maxExecutionSeconds: 30, maxResultRows: 1_000_000 } };
 
 interface ManifestRow {
@@ -29,7 +38,18 @@ interface ManifestRow {
 
 /** Every applied version, oldest first (a version missing rows, never written whole, is skipped). */
 export async function loadManifestHistory(runner: StatementRunner, db: string, ctx: ReadLimits = LIMITS): Promise<ManifestHistory> {
-  const rows = await runner.read<ManifestRow>(MANIFEST_ROWS, { db }, ctx);
+  return historyOf(await runner.read<ManifestRow>(MANIFEST_ROWS, { db }, ctx));
+}
+
+/**
+ * The newest version alone, as a history of one (what an apply that only replaces part of the
+ * manifest needs): a report sent on every tools/list should not read every version ever applied.
+ */
+export async function loadCurrentManifest(runner: StatementRunner, db: string, ctx: ReadLimits = LIMITS): Promise<ManifestHistory> {
+  return historyOf(await runner.read<ManifestRow>(CURRENT_MANIFEST_ROWS, { db }, ctx));
+}
+
+function historyOf(rows: readonly ManifestRow[]): ManifestHistory {
   const versions = new Map<number, ManifestVersion & { expected: number }>();
   for (const r of rows) {
     const v = Number(r.version);
@@ -38,7 +58,8 @@ export async function loadManifestHistory(runner: StatementRunner, db: string, c
       mv = { version: v, effectiveMs: Number(r.effective_ms), manifest: {}, warnings: r.warnings, expected: Number(r.tools) };
       versions.set(v, mv);
     }
-    mv.manifest[r.tool_id] = JSON.parse(r.entry) as ManifestEntry;
+    // Versions stored before the `mcp` tag existed have no such field: they declared no MCP tool.
+    mv.manifest[r.tool_id] = { mcp: null, ...(JSON.parse(r.entry) as Omit<ManifestEntry, 'mcp'>) };
   }
   return new ManifestHistory([...versions.values()].filter((v) => Object.keys(v.manifest).length === v.expected));
 }
@@ -56,36 +77,53 @@ export interface AppliedVersion {
 const queues = new WeakMap<ClickHouseDoor, Promise<unknown>>();
 
 /**
+ * Runs `work` after every apply of this process through `door` that came before it: the one
+ * queue under PUT /v1/manifests and POST /v1/mcp/tools, so that an MCP apply's "current
+ * manifest" is still current when its version is written.
+ */
+export function serializedApply<T>(door: ClickHouseDoor, work: () => Promise<T>): Promise<T> {
+  const next = (queues.get(door) ?? Promise.resolve()).then(work, work);
+  queues.set(door, next.catch(() => undefined));
+  return next;
+}
+
+/** The number and effective time the next version gets after `history`'s current one. */
+export function nextVersionOf(history: ManifestHistory, nowMs: number): { version: number; effectiveMs: number } {
+  const last = history.current;
+  return { version: (last?.version ?? 0) + 1, effectiveMs: Math.max(nowMs, (last?.effectiveMs ?? -1) + 1) };
+}
+
+/**
+ * Writes `manifest` as version `next.version` (in one insert: a version is all there or not at
+ * all). Call it inside {@link serializedApply}.
+ */
+export async function writeManifestVersion(door: ClickHouseDoor, manifest: Manifest, next: { version: number; effectiveMs: number }): Promise<AppliedVersion> {
+  const { version, effectiveMs } = next;
+  const warnings = manifestWarnings(manifest);
+  const entries = Object.values(manifest);
+  await door.insertRows(
+    'tool_manifests',
+    entries.map((e) => ({
+      key: `v${version}/${e.tool_id}`,
+      row: {
+        version,
+        effective_at: chTime(effectiveMs),
+        tools: entries.length,
+        tool_id: e.tool_id,
+        entry: JSON.stringify(e),
+        idempotent: e.idempotent ? 1 : 0,
+        cache_ttl_ms: e.cache_ttl_ms,
+        warnings,
+      },
+    })),
+  );
+  return { version, effective_at: new Date(effectiveMs).toISOString(), tools: entries.length, warnings };
+}
+
+/**
  * Stores `manifest` as the next version, taking effect at `nowMs` (or 1 ms after the previous
  * version if the clock went back: versions take effect in apply order). Nothing older changes.
  */
 export function applyManifest(door: ClickHouseDoor, manifest: Manifest, nowMs: number = Date.now()): Promise<AppliedVersion> {
-  const run = async (): Promise<AppliedVersion> => {
-    const history = await loadManifestHistory(door, door.database);
-    const last = history.current;
-    const version = (last?.version ?? 0) + 1;
-    const effective = Math.max(nowMs, (last?.effectiveMs ?? -1) + 1);
-    const warnings = manifestWarnings(manifest);
-    const entries = Object.values(manifest);
-    await door.insertRows(
-      'tool_manifests',
-      entries.map((e) => ({
-        key: `v${version}/${e.tool_id}`,
-        row: {
-          version,
-          effective_at: chTime(effective),
-          tools: entries.length,
-          tool_id: e.tool_id,
-          entry: JSON.stringify(e),
-          idempotent: e.idempotent ? 1 : 0,
-          cache_ttl_ms: e.cache_ttl_ms,
-          warnings,
-        },
-      })),
-    );
-    return { version, effective_at: new Date(effective).toISOString(), tools: entries.length, warnings };
-  };
-  const next = (queues.get(door) ?? Promise.resolve()).then(run, run);
-  queues.set(door, next.catch(() => undefined));
-  return next;
+  return serializedApply(door, async () => writeManifestVersion(door, manifest, nextVersionOf(await loadManifestHistory(door, door.database), nowMs)));
 }

@@ -15,6 +15,7 @@ import { registerReadRoutes, type ReadApiDeps } from './routes/read.ts';
 import { registerTraceRoutes } from './routes/traces.ts';
 import type { SpanMapOptions } from '../ingest/otlp/span-map.ts';
 import { registerManifestRoutes } from './routes/manifests.ts';
+import { registerMcpToolRoutes } from './routes/mcp-tools.ts';
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 
 const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
@@ -35,7 +36,7 @@ export interface AppDeps {
   replay?: ReplayApiDeps;
   /** PUT /v1/budgets and POST /v1/budget/check; absent in processes that do not own budgets. */
   budgets?: BudgetService;
-  /** Where PUT /v1/manifests stores versions; absent in processes that do not take manifests. */
+  /** Where PUT /v1/manifests and POST /v1/mcp/tools store versions; absent in processes that do not take manifests. */
   manifests?: { clickhouse: ClickHouseDoor; now?: () => number };
   readiness: ReadinessCheck;
   metrics: MetricsRegistry;
@@ -96,8 +97,9 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   if (deps.ingest && deps.replay) registerQuarantineReplayRoute(app, { ...deps.replay, ingest: deps.ingest, apiKeys: deps.apiKeys });
   if (deps.budgets) registerBudgetRoutes(app, { budgets: deps.budgets, apiKeys: deps.apiKeys });
   if (deps.manifests) registerManifestRoutes(app, { ...deps.manifests, apiKeys: deps.apiKeys });
+  if (deps.manifests) registerMcpToolRoutes(app, { ...deps.manifests, apiKeys: deps.apiKeys });
   // 405 with Allow for the other methods of every path: as the last plugin, so that it runs after
-  // the routes of earlier plugins (PUT /v1/manifests lives in a scope of its own) are declared.
+  // the routes of earlier plugins (PUT /v1/manifests, POST /v1/mcp/tools live in scopes of their own) are declared.
   void app.register(async (last) => answerOtherMethods(last, routeMethods));
   return app;
 }

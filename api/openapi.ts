@@ -11,6 +11,7 @@ import type { ReadRoute } from './read-route-table.ts';
 import { replayRequestSchema } from './quarantine-replay.ts';
 import { replayAnswerSchema } from '../queries/quarantine-schemas.ts';
 import { budgetCheckAnswerSchema, budgetCheckRequestSchema, budgetSetSchema } from '../queries/budget-schemas.ts';
+import { mcpToolsAnswerSchema, mcpToolsBodySchema } from '../schemas/mcp-tools.ts';
 
 const errorSchema = {
   type: 'object',
@@ -154,6 +155,7 @@ export function openApiDocument(routes: ReadRoute[], version: string): Record<st
     },
   };
   addBudgetWrites(paths, schemas);
+  addMcpToolsReport(paths, schemas);
   for (const [url, summary] of [
     ['/healthz', 'liveness'],
     ['/readyz', 'readiness: ClickHouse (and Kafka when used) reachable'],
@@ -204,6 +206,33 @@ function addBudgetWrites(paths: Record<string, unknown>, schemas: Record<string,
       responses: {
         '200': { description: 'the decision', content: { 'application/json': { schema: { $ref: '#/components/schemas/BudgetCheckAnswer' } } } },
         ...errors({ '400': 'invalid JSON or request', '403': 'the key lacks the ingest scope', '415': 'unsupported media type' }),
+      },
+    },
+  };
+}
+
+/** POST /v1/mcp/tools (api/routes/mcp-tools.ts): the MCP gateway's tools/list reports. */
+function addMcpToolsReport(paths: Record<string, unknown>, schemas: Record<string, unknown>): void {
+  schemas.McpToolsReport = jsonSchema(mcpToolsBodySchema, 'input');
+  schemas.McpToolsAnswer = jsonSchema(mcpToolsAnswerSchema, 'output');
+  paths['/v1/mcp/tools'] = {
+    post: {
+      operationId: 'postMcpTools',
+      summary:
+        "An MCP server's tools/list as the `tool-audit mcp` gateway saw it: its tools (tool_id = server/name) replace the server's part of the tool manifest as the next version when it changed (version null when nothing did); a definition change is a tool_definition_changed finding (README: MCP servers).",
+      tags: ['ingest'],
+      security: [{ bearer: [] }, { apiKey: [] }],
+      requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/McpToolsReport' } } } },
+      responses: {
+        '200': { description: 'applied, or nothing to apply', content: { 'application/json': { schema: { $ref: '#/components/schemas/McpToolsAnswer' } } } },
+        ...errors({
+          '400': 'malformed JSON or report (the message names every problem); nothing applied',
+          '401': 'missing or unknown API key',
+          '403': 'the key lacks the ingest scope',
+          '413': 'body too large (MAX_BODY_BYTES)',
+          '415': 'unsupported media type',
+          '503': 'ClickHouse unavailable (see Retry-After)',
+        }),
       },
     },
   };

@@ -31,6 +31,7 @@ import { budgetDecisionsSchema, budgetListSchema } from '../queries/budget-schem
 import type { BudgetDecisionsParams } from '../queries/budgets.ts';
 import { cacheSimulationSchema, ttlCurveSchema } from '../queries/cache-simulation.ts';
 import { manifestHistorySchema, manifestSchema } from '../queries/manifests.ts';
+import { mcpServersSchema } from '../queries/mcp-servers.ts';
 import { hintsListSchema, type HintsParams } from '../queries/hints.ts';
 import { HINT_KINDS } from '../schemas/optimization-hint.ts';
 import type { TimeWindow } from '../queries/sql.ts';
@@ -363,6 +364,17 @@ export const READ_ROUTES: ReadRoute[] = [
     query: z.strictObject({}),
     response: manifestHistorySchema,
     run: (qs, { params }) => qs.manifestHistory({ toolId: params.tool_id ?? '' }),
+  },
+  {
+    url: '/v1/mcp/servers',
+    operationId: 'mcpServers',
+    method: 'mcpServers',
+    request: () => ({ query: {} }),
+    summary:
+      "MCP servers reported by the `tool-audit mcp` gateway (POST /v1/mcp/tools), each with its tools: latest definition hash, first seen, last change, definitions seen, removed; and its definition changes. At most 10,000 (server, tool) pairs (truncated says when more).",
+    query: z.strictObject({}),
+    response: mcpServersSchema,
+    run: (qs) => qs.mcpServers({}),
   },
   {
     url: '/v1/cache/simulation',

@@ -19,7 +19,7 @@ import type { AgentTools, Dedup, Expensive, Failed, IdenticalOutputs, Invocation
 import { SLOW_CALLS, SLOW_COUNT, slowCalls, type SlowParams } from './slow.ts';
 import type { QueryContext, QuerySpec } from './sql.ts';
 import { TOOL_OUTPUT_SAMPLES, TOOL_OUTPUTS, toolOutputs, type ToolOutputsParams } from './tool-outputs.ts';
-import { TOOLS_SUMMARY, toolsSummary, type ToolsSummaryParams } from './tools-summary.ts';
+import { TOOL_SERVERS, TOOLS_SUMMARY, toolsSummary, type ToolsSummaryParams } from './tools-summary.ts';
 import { TASK_LIST, taskList, type TaskListParams } from './task-list.ts';
 import { TOOL_SERIES, toolSeries, type ToolSeriesParams } from './tool-series.ts';
 import { VIOLATION_COUNTS, VIOLATIONS, violations, type ViolationsParams } from './violations.ts';
@@ -31,6 +31,7 @@ import { CACHE_SIMULATION, CACHE_TTL_CURVE, CACHE_TTL_CURVE_PER_TOOL, cacheSimul
 import { HINTS_LIST, hintsList, type HintsList, type HintsParams } from './hints.ts';
 import { HINT_BUNDLES, HINT_RETRIES } from './hint-candidates.ts';
 import { currentManifest, MANIFEST_VERSIONS, manifestHistory, type ManifestAnswer, type ManifestHistoryAnswer } from './manifests.ts';
+import { MCP_SERVER_TOOLS, mcpServers, type McpServers } from './mcp-servers.ts';
 
 export type {
   ByAgentParams,
@@ -85,6 +86,8 @@ export interface ReadQueries {
   budgetDecisions(p: BudgetDecisionsParams): Promise<BudgetDecisions>;
   manifest(p: Record<string, never>): Promise<ManifestAnswer>;
   manifestHistory(p: { toolId: string }): Promise<ManifestHistoryAnswer>;
+  /** MCP servers the gateway reported, with their tools' definition history. */
+  mcpServers(p: Record<string, never>): Promise<McpServers>;
   cacheSimulation(p: CacheSimulationParams): Promise<CacheSimulation>;
   ttlCurve(p: TtlCurveParams): Promise<TtlCurve>;
   /** Optimization hints, newest first. */
@@ -119,6 +122,7 @@ export function createReadQueries(ch: StatementRunner, db: string, ctx: QueryCon
     budgetDecisions: (p) => budgetDecisions(ch, db, p, ctx),
     manifest: () => currentManifest(ch, db, ctx),
     manifestHistory: (p) => manifestHistory(ch, db, p, ctx),
+    mcpServers: () => mcpServers(ch, db, ctx),
     cacheSimulation: (p) => cacheSimulation(ch, db, p, ctx),
     ttlCurve: (p) => ttlCurve(ch, db, p, ctx),
     hints: (p) => hintsList(ch, db, p, ctx),
@@ -128,6 +132,7 @@ export function createReadQueries(ch: StatementRunner, db: string, ctx: QueryCon
 /** Every statement the read API runs, for Grafana panels and documentation. */
 export const QUERY_CATALOG: readonly QuerySpec[] = [
   TOOLS_SUMMARY,
+  TOOL_SERVERS,
   TOOL_SERIES,
   TASK_LIST,
   TOOL_STATS,
@@ -167,6 +172,7 @@ export const QUERY_CATALOG: readonly QuerySpec[] = [
   BUDGET_SPEND,
   BUDGET_DECISIONS,
   MANIFEST_VERSIONS,
+  MCP_SERVER_TOOLS,
   CACHE_SIMULATION,
   CACHE_TTL_CURVE,
   TOOL_IDEMPOTENT,

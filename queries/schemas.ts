@@ -84,6 +84,7 @@ export const toolsSummarySchema = z.strictObject({
     .array(
       z.strictObject({
         tool_id: z.string(),
+        server: z.string().describe("the MCP server the tool came from (the current manifest's mcp.server); '' for tools not from MCP"),
         invocations: z.number().int(),
         success_rate: z.number(),
         avg_duration_ms: z.number(),

@@ -1,6 +1,7 @@
 /**
  * Every tool at a glance (GET /v1/tools, `tool-audit top`): per tool the figures of ByToolId
- * stats — calls, success rate, average and p95 duration, total cost — busiest first.
+ * stats — calls, success rate, average and p95 duration, total cost — busiest first, and the
+ * MCP server each tool came from (the current manifest's `mcp.server`; '' for other tools).
  */
 import type { ToolsSummary } from './schemas.ts';
 import { runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow, type StatementRunner } from './sql.ts';
@@ -18,6 +19,16 @@ GROUP BY tool_id
 ORDER BY invocations DESC, tool_id
 LIMIT {limit:UInt32}`,
   params: { ...WINDOW_PARAM_DOCS, limit: 'tools to return at most' },
+};
+
+/** The MCP server of each tool of the current manifest that came from one (a few hundred rows). */
+export const TOOL_SERVERS: QuerySpec = {
+  name: 'tool_servers',
+  description: "The mcp.server of each entry of the current manifest version that has one (the tool came from that MCP server's tools/list).",
+  sql: `SELECT tool_id, JSONExtractString(entry, 'mcp', 'server') AS server
+FROM {db:Identifier}.tool_manifests
+WHERE version = (SELECT max(version) FROM {db:Identifier}.tool_manifests) AND server != ''`,
+  params: { db: 'database of the segments (Identifier)' },
 };
 
 /** Parameters of {@link toolsSummary}. */
@@ -38,9 +49,12 @@ interface Row {
 /** Runs the per-tool summary. */
 export async function toolsSummary(ch: StatementRunner, db: string, p: ToolsSummaryParams, ctx: QueryContext): Promise<ToolsSummary> {
   const rows = await runQuery<Row>(ch, TOOLS_SUMMARY, { db, ...windowParams(p.window), limit: p.limit }, ctx);
+  // Joined here rather than in SQL: the manifest is small, and the summary's statement stays as it was.
+  const servers = rows.length ? new Map((await runQuery<{ tool_id: string; server: string }>(ch, TOOL_SERVERS, { db }, ctx)).map((r) => [r.tool_id, r.server])) : new Map<string, string>();
   return {
     tools: rows.map((r) => ({
       tool_id: r.tool_id,
+      server: servers.get(r.tool_id) ?? '',
       invocations: Number(r.invocations),
       success_rate: Number(r.successes) / Number(r.invocations),
       avg_duration_ms: Number(r.avg_duration_ms),

@@ -46,3 +46,27 @@ export function schemaProblems(schema: unknown): string[] {
     return [`not a valid JSON Schema: ${(err as Error).message.slice(0, 300)}`];
   }
 }
+
+/**
+ * A {@link schemaProblems} for many schemas at once (an MCP server's tools/list): one Ajv per
+ * draft, each schema compiled and removed again. A fresh instance compiles the draft's
+ * meta-schema first, ~6 ms per schema; shared, ~0.5 ms. Schemas with an `$id` still get an
+ * instance of their own, so that two tools may use the same id.
+ */
+export function schemaChecker(): (schema: unknown) => string[] {
+  const shared = new Map<string, Ajv>();
+  return (schema) => {
+    if (typeof schema !== 'object' || schema === null || '$id' in schema) return schemaProblems(schema);
+    const declared = String((schema as { $schema?: unknown }).$schema ?? '');
+    let ajv = shared.get(declared);
+    if (!ajv) shared.set(declared, (ajv = ajvFor(schema as AnySchema)));
+    try {
+      ajv.compile(schema as AnySchema);
+      return [];
+    } catch (err) {
+      return [`not a valid JSON Schema: ${(err as Error).message.slice(0, 300)}`];
+    } finally {
+      ajv.removeSchema(schema as AnySchema);
+    }
+  };
+}

@@ -20,6 +20,14 @@ const schemaRef = z
   })
   .transform((v) => (typeof v === 'string' ? null : v));
 
+/** Where an MCP tool's entry came from (schemas/mcp-tools.ts builds it). */
+export const mcpTagSchema = z.strictObject({
+  server: z.string().min(1),
+  tool: z.string().min(1),
+  annotations: z.record(z.string(), z.unknown()).nullable(),
+  definition_hash: z.string().regex(/^[0-9a-f]{64}$/, 'definition_hash must be 64 lowercase hex digits'),
+});
+
 /** One tool's entry with every default applied. */
 export const manifestEntrySchema = z.strictObject({
   tool_id: z.string().min(1).max(MAX_NAME_LENGTH),
@@ -44,6 +52,12 @@ export const manifestEntrySchema = z.strictObject({
   billable: flag,
   /** Our extension: an estimate of one call's cost, for tools whose calls do not report it. */
   cost_usd_per_call: z.number().min(0).nullable().default(null),
+  /**
+   * Our extension: the tool came from an MCP server's tools/list through the `tool-audit mcp`
+   * gateway (POST /v1/mcp/tools); null for tools declared by hand. An MCP apply replaces only the
+   * entries tagged with its server, so the tag is what keeps servers and hand-written tools apart.
+   */
+  mcp: mcpTagSchema.nullable().default(null),
 });
 
 /** A manifest entry as stored and served (defaults applied, `name` defaulted to tool_id). */

@@ -115,8 +115,8 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     const { tools } = await api<ToolsSummary>('/v1/tools?limit=1000');
     const table = page.getByTestId('tool-table');
     const rows = table.locator('tbody tr');
-    const text = async () => (await rows.evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 6).map((td) => td.textContent))));
-    expect(await text()).toEqual(tools.map((t) => [t.tool_id, formatCount(t.invocations), formatPct(t.success_rate), formatMs(t.avg_duration_ms), formatMs(t.p95_duration_ms), formatUsd(t.total_cost_usd)]));
+    const text = async () => (await rows.evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 7).map((td) => td.textContent))));
+    expect(await text()).toEqual(tools.map((t) => [t.tool_id, t.server, formatCount(t.invocations), formatPct(t.success_rate), formatMs(t.avg_duration_ms), formatMs(t.p95_duration_ms), formatUsd(t.total_cost_usd)]));
     for (const t of tools) {
       const label = await table.getByRole('row', { name: new RegExp(`^${t.tool_id} `) }).getByRole('img').first().getAttribute('aria-label');
       expect(label).toMatch(new RegExp(`^calls per \\d+ min: peak \\d+, total ${t.invocations}$`));

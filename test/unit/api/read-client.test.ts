@@ -33,6 +33,7 @@ const SAMPLES: Record<keyof ReadQueries, object> = {
   budgetDecisions: { decision: 'deny', ...page },
   manifest: {},
   manifestHistory: { toolId: 'recipe search/é' },
+  mcpServers: {},
   cacheSimulation: { window, toolId: 'search_web', ttlMs: 300_000 },
   ttlCurve: { toolId: 'fetch_url', window },
   hints: { kind: 'retry_storm', ...page },

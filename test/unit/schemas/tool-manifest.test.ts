@@ -64,6 +64,7 @@ describe('parseManifest', () => {
       cache_ttl_ms: null,
       billable: true,
       cost_usd_per_call: 0.002,
+      mcp: null,
     });
     expect(r.manifest.recipe_search?.cache_ttl_ms).toBe(60000);
     expect(r.manifest.timer_set?.max_retries).toBe(1);

@@ -1,5 +1,5 @@
 /**
- * /tools: the per-tool table of GET /v1/tools (calls, success rate, p95, cost), sortable, with
+ * /tools: the per-tool table of GET /v1/tools (MCP server, calls, success rate, p95, cost), sortable, with
  * sparklines of calls and cost over the window from GET /v1/tools/series.
  */
 import type { ToolSeries, ToolsSummary } from '../../../queries/schemas.ts';
@@ -44,6 +44,8 @@ export async function toolsPage(root: HTMLElement, hours: number, go: (href: str
           `${summary.tools.length} tools with calls in the window; click a header to sort`,
           [
             { title: 'tool', cell: (t) => link(toolHref(t.tool_id), t.tool_id), sort: (t) => t.tool_id },
+            // The MCP server a tool came from (POST /v1/mcp/tools); empty for tools declared otherwise.
+            { title: 'server', cell: (t) => t.server, sort: (t) => t.server },
             { title: 'calls', cell: (t) => formatCount(t.invocations), sort: (t) => t.invocations, numeric: true },
             { title: 'success rate', cell: (t) => formatPct(t.success_rate), sort: (t) => t.success_rate, numeric: true },
             { title: 'avg', cell: (t) => formatMs(t.avg_duration_ms), sort: (t) => t.avg_duration_ms, numeric: true },

@@ -1,0 +1,86 @@
+/**
+ * Applying an MCP server's tools/list (POST /v1/mcp/tools): the server's part of the manifest
+ * replaced, as the next version, only when it differs from the part in force; each definition
+ * change recorded once as a `tool_definition_changed` violation; each added, changed or removed
+ * tool one row of `mcp_tool_definitions`. Runs in the queue of every manifest apply of the
+ * process (manifest-store.ts), so the manifest it starts from is the one it replaces.
+ */
+import { keySet, sizedFor } from '../ingest/segment-lookups.ts';
+import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
+import { chTime } from '../platform/clickhouse/statement.ts';
+import type { McpTool, McpToolsAnswer, McpToolsBody } from '../schemas/mcp-tools.ts';
+import type { Manifest, ManifestEntry } from '../schemas/tool-manifest.ts';
+import type { Violation } from './audit-rules.ts';
+import { loadCurrentManifest, nextVersionOf, serializedApply, writeManifestVersion } from './manifest-store.ts';
+import { buildServerPart, definitionFindings, describeChanges, diffServerPart, mergeServerPart, serverPartOf, toolOfEntry, type ServerPart } from './mcp-manifest.ts';
+
+/** What an MCP apply did (the answer of POST /v1/mcp/tools), and the findings it recorded anew. */
+export interface McpApplied {
+  answer: McpToolsAnswer;
+  recorded: number;
+}
+
+/**
+ * Applies `body` as `server`'s part of the manifest at `nowMs`. A list equal to the part in force
+ * (same definition hashes, same derived entries) writes nothing and answers `version: null`.
+ */
+export function applyMcpTools(door: ClickHouseDoor, body: McpToolsBody, nowMs: number = Date.now()): Promise<McpApplied> {
+  return serializedApply(door, async () => {
+    const history = await loadCurrentManifest(door, door.database);
+    const current = history.current?.manifest ?? {};
+    const old = serverPartOf(current, body.server);
+    const part = buildServerPart(body.server, body.tools, current);
+    const diff = diffServerPart(old, part.entries);
+    const answer: McpToolsAnswer = { server: body.server, version: null, added: diff.added, removed: diff.removed, changed: [], warnings: part.warnings };
+    if (!diff.differs) return { answer, recorded: 0 };
+    const previous = diff.changed.length + diff.removed.length > 0 ? await lastDefinitions(door, body.server) : new Map<string, McpTool>();
+    const changed = describeChanges(diff.changed, old, previous, part.tools);
+    const next = nextVersionOf(history, nowMs);
+    // History and findings before the version: a failure in between leaves the part in force
+    // unchanged, so the gateway's next report redoes all three (the same keys, nothing twice).
+    const changes = [
+      ...diff.added.map((id) => ({ id, change: 'added' as const, tool: part.tools.get(id) as McpTool })),
+      ...changed.map((c) => ({ id: c.tool_id, change: 'changed' as const, tool: part.tools.get(c.tool_id) as McpTool })),
+      ...diff.removed.map((id) => ({ id, change: 'removed' as const, tool: previous.get(id) ?? toolOfEntry(old[id] as ManifestEntry) })),
+    ];
+    await door.insertRows('mcp_tool_definitions', changes.map((c) => ({ key: `v${next.version}/${c.id}`, row: definitionRow(body, c, old, part, next.version) })));
+    const recorded = await recordOnce(door, definitionFindings(body.server, changed));
+    await writeManifestVersion(door, mergeServerPart(current, body.server, part.entries), next);
+    return { answer: { ...answer, version: next.version, changed: changed.map((c) => ({ tool_id: c.tool_id, fields: c.fields })) }, recorded };
+  });
+}
+
+function definitionRow(body: McpToolsBody, c: { id: string; change: 'added' | 'changed' | 'removed'; tool: McpTool }, old: Manifest, part: ServerPart, version: number) {
+  const entry = c.change === 'removed' ? old[c.id] : part.entries[c.id];
+  return {
+    server: body.server,
+    tool_id: c.id,
+    tool: c.tool.name,
+    definition_hash: entry?.mcp?.definition_hash ?? '',
+    definition: JSON.stringify(c.tool),
+    change: c.change,
+    version,
+    seen_at: chTime(Date.parse(body.seen_at)),
+  };
+}
+
+/** The last definition recorded of each tool of `server` (tool_id → tool). */
+async function lastDefinitions(door: ClickHouseDoor, server: string): Promise<Map<string, McpTool>> {
+  const rows = await door.select<{ tool_id: string; definition: string }>(
+    `SELECT tool_id, argMax(definition, version) AS definition FROM {db:Identifier}.mcp_tool_definitions
+     WHERE server = {server:String} GROUP BY tool_id`,
+    { server },
+  );
+  return new Map(rows.map((r) => [r.tool_id, JSON.parse(r.definition) as McpTool]));
+}
+
+/** Inserts the findings whose keys are not in `violations` yet; returns how many. */
+async function recordOnce(door: ClickHouseDoor, found: readonly Violation[]): Promise<number> {
+  if (found.length === 0) return 0;
+  // Keys as a format() literal, as the auditor does: a large Array parameter is slow on chDB.
+  const set = keySet(found.map((v) => v.violation_key), 'String');
+  const existing = new Set((await door.selectFields(`SELECT violation_key FROM {db:Identifier}.violations WHERE violation_key IN ${set.sql}`, {}, sizedFor(set))).map(([k]) => k));
+  const fresh = found.filter((v) => !existing.has(v.violation_key));
+  await door.insertRows('violations', fresh.map((v) => ({ key: v.violation_key, row: v })));
+  return fresh.length;
+}
