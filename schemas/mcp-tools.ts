@@ -91,7 +91,7 @@ export function definitionParts(t: McpTool): Record<DefinitionField, JsonValue> 
  * inputSchema, outputSchema, annotations}`, absent fields left out: the hash the gateway's
  * `--pin-manifest` computes (emit/mcp/tool-definitions.ts), so both name a definition alike.
  */
-export function definitionHash(t: McpTool): string {
+export function definitionHash(t: Readonly<Record<string, unknown>>): string {
   const def: Record<string, JsonValue> = {};
   for (const f of ['description', 'title', 'inputSchema', 'outputSchema', 'annotations'] as const) if (t[f] !== undefined) def[f] = t[f] as JsonValue;
   return sha256Hex(canonicalArgs(def));

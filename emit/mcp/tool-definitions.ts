@@ -2,24 +2,16 @@
  * MCP tool definitions as the gateway judges them (pure): the hash that says whether a tool
  * was redefined, and the pinned set `--pin-manifest` refuses calls against.
  */
-import type { JsonValue } from '../../schemas/canonical-json.ts';
-import { argsHash } from '../../schemas/hashing.ts';
-
-/** The parts of an MCP tool whose change is a redefinition (name is the identity). */
-export const DEFINITION_FIELDS = ['title', 'description', 'inputSchema', 'outputSchema', 'annotations'] as const;
+import { definitionHash } from '../../schemas/mcp-tools.ts';
 
 /** One tool as `tools/list` describes it (only what we read; everything else is kept as sent). */
 export type McpTool = Record<string, unknown> & { name: string };
 
 /**
- * sha256 of the canonical JSON (Python's `json.dumps(sort_keys=True)`, as args_hash) of the
- * tool's definition fields that are present. Anyone can recompute it from a `tools/list` answer.
+ * sha256 of the canonical JSON of the tool's definition fields that are present — the same
+ * hash the server keeps in its manifest (`mcp.definition_hash`), so a pin and the server agree.
  */
-export function definitionHash(tool: Record<string, unknown>): string {
-  const def: Record<string, JsonValue> = {};
-  for (const f of DEFINITION_FIELDS) if (tool[f] !== undefined) def[f] = tool[f] as JsonValue;
-  return argsHash(def);
-}
+export { definitionHash };
 
 /** The tools of a `tools/list` answer that have a string name; the rest are not tools. */
 export function toolsOf(result: unknown): McpTool[] {
