@@ -5,8 +5,11 @@
  * on embedded ClickHouse (HTTP ingest). Added latency = percentile through the gateway −
  * the same percentile direct. Throughput: calls in flight from one client through one gateway
  * process, and then the count stored, which must equal the calls made (every call audited).
+ * Each figure is taken twice: delivering to `tool-audit serve` on this machine (its ClickHouse
+ * ingest competes for the same cores), and to a stand-in sink in its own process that accepts
+ * packets at once (bench/mcp-null-sink.mjs: the gateway's own cost).
  *
- *   npm run bench:mcp [-- --calls 1000 --rounds 5 --throughput-calls 30000 --concurrency 32 --json FILE]
+ *   npm run bench:mcp [-- --calls 1000 --rounds 3 --throughput-calls 30000 --concurrency 32 --only stdio,http,throughput --json FILE]
  */
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -18,9 +21,12 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { gatewayEnv, INGEST_KEY, randomPort, root, spawnListening, startServe, testServer, type Served } from '../test/helpers/mcp.ts';
 
-const { values: v } = parseArgs({ options: { calls: { type: 'string' }, rounds: { type: 'string' }, 'throughput-calls': { type: 'string' }, concurrency: { type: 'string' }, json: { type: 'string' } } });
+const { values: v } = parseArgs({ options: { calls: { type: 'string' }, rounds: { type: 'string' }, 'throughput-calls': { type: 'string' }, concurrency: { type: 'string' }, json: { type: 'string' }, only: { type: 'string' }, sink: { type: 'string' }, rate: { type: 'string' }, seconds: { type: 'string' } } });
+const RATE = Number(v.rate ?? 3000);
+const SECONDS = Number(v.seconds ?? 10);
+const ONLY = new Set((v.only ?? 'stdio,http,throughput').split(','));
 const CALLS = Number(v.calls ?? 1000);
-const ROUNDS = Number(v.rounds ?? 5);
+const ROUNDS = Number(v.rounds ?? 3);
 const THROUGHPUT_CALLS = Number(v['throughput-calls'] ?? 30_000);
 const CONCURRENCY = Number(v.concurrency ?? 32);
 const WARMUP = 200;
@@ -33,9 +39,32 @@ async function client(transport: Transport): Promise<Client> {
   return c;
 }
 
-function stdioTransport(served: Served, via: boolean, server: string): StdioClientTransport {
+/** Where the gateway delivers, and how many tool_calls of a tool arrived there. */
+interface Sink {
+  name: string;
+  env: Record<string, string>;
+  count(toolId: string): Promise<number>;
+}
+
+function serveSink(served: Served): Sink {
+  return { name: 'tool-audit serve (embedded ClickHouse, same machine)', env: gatewayEnv(served), count: (toolId) => storedCalls(served, toolId) };
+}
+
+async function nullSink(served: Served): Promise<Sink & { stop(): Promise<void> }> {
+  const port = randomPort();
+  const p = await spawnListening([process.execPath, join(root, 'bench/mcp-null-sink.mjs'), String(port)], port);
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    name: 'stand-in sink (accepts at once)',
+    env: { ...gatewayEnv(served), TOOL_AUDIT_URL: url },
+    count: async (toolId) => ((await (await fetch(`${url}/count?tool_id=${encodeURIComponent(toolId)}`)).json()) as { tool_calls: number }).tool_calls,
+    stop: () => p.stop(),
+  };
+}
+
+function stdioTransport(sink: Sink, via: boolean, server: string): StdioClientTransport {
   const [command, ...args] = via ? [...gateway(['--server', server, '--task-id', `bench-${server}`]), '--', ...testServer('stdio')] : testServer('stdio');
-  return new StdioClientTransport({ command: command as string, args, env: gatewayEnv(served), stderr: 'inherit' });
+  return new StdioClientTransport({ command: command as string, args, env: sink.env, stderr: 'inherit' });
 }
 
 /** Per-call round trips (ms) of `calls` sequential no-op calls, after a warm-up. */
@@ -50,14 +79,19 @@ async function sequential(c: Client, calls: number): Promise<number[]> {
   return times;
 }
 
-/** calls/s of `total` calls with `concurrency` in flight. */
-async function throughput(c: Client, total: number, concurrency: number): Promise<number> {
+/**
+ * calls/s of `total` calls with `concurrency` in flight; with `rate`, call n is not issued
+ * before n / rate seconds (a paced offer, as agents call, rather than a burst).
+ */
+async function throughput(c: Client, total: number, concurrency: number, rate?: number): Promise<number> {
   let next = 0;
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (next < total) {
         const n = next++;
+        const due = rate ? t0 + (n / rate) * 1000 - performance.now() : 0;
+        if (due > 1) await new Promise((r) => setTimeout(r, due));
         await c.callTool({ name: 'noop', arguments: { n } });
       }
     }),
@@ -76,14 +110,14 @@ async function storedCalls(served: Served, toolId: string): Promise<number> {
   return body.tools?.find((t) => t.tool_id === toolId)?.invocations ?? 0;
 }
 
-async function waitStored(served: Served, toolId: string, n: number): Promise<number> {
+async function waitStored(sink: Sink, toolId: string, n: number): Promise<number> {
   const end = Date.now() + 120_000;
   let got = 0;
-  while (Date.now() < end && (got = await storedCalls(served, toolId)) < n) await new Promise((r) => setTimeout(r, 500));
+  while (Date.now() < end && (got = await sink.count(toolId)) < n) await new Promise((r) => setTimeout(r, 500));
   return got;
 }
 
-async function latency(served: Served, kind: 'stdio' | 'http'): Promise<{ direct: number[]; via: number[] }> {
+async function latency(sink: Sink, kind: 'stdio' | 'http'): Promise<{ direct: number[]; via: number[] }> {
   const direct: number[] = [];
   const via: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
@@ -91,7 +125,7 @@ async function latency(served: Served, kind: 'stdio' | 'http'): Promise<{ direct
       const server = `bench-lat-${kind}-${randomUUID().slice(0, 8)}`;
       let stop: (() => Promise<void>) | undefined;
       let transport: Transport;
-      if (kind === 'stdio') transport = stdioTransport(served, through, server);
+      if (kind === 'stdio') transport = stdioTransport(sink, through, server);
       else {
         const up = randomPort();
         const upstream = await spawnListening(testServer('http', up), up);
@@ -99,7 +133,7 @@ async function latency(served: Served, kind: 'stdio' | 'http'): Promise<{ direct
         let gw: Awaited<ReturnType<typeof spawnListening>> | undefined;
         if (through) {
           port = randomPort();
-          gw = await spawnListening([...gateway(['--server', server, '--upstream', `http://127.0.0.1:${up}/mcp`, '--listen', String(port)])], port, gatewayEnv(served));
+          gw = await spawnListening([...gateway(['--server', server, '--upstream', `http://127.0.0.1:${up}/mcp`, '--listen', String(port)])], port, sink.env);
         }
         stop = async () => {
           await gw?.stop();
@@ -116,24 +150,41 @@ async function latency(served: Served, kind: 'stdio' | 'http'): Promise<{ direct
   return { direct, via };
 }
 
+async function measure(sink: Sink, key: string, report: Record<string, unknown>): Promise<void> {
+  console.log(`— delivering to ${sink.name}`);
+  for (const kind of ['stdio', 'http'] as const) {
+    if (!ONLY.has(kind)) continue;
+    const { direct, via } = await latency(sink, kind);
+    const row = (p: number) => ({ direct: pct(direct, p), via: pct(via, p), added: pct(via, p) - pct(direct, p) });
+    report[`${key}_${kind}_latency_ms`] = { p50: row(50), p99: row(99), n: via.length };
+    console.log(`${kind} latency (ms, n=${via.length} per side): p50 direct ${row(50).direct.toFixed(3)} via ${row(50).via.toFixed(3)} added ${row(50).added.toFixed(3)}; p99 direct ${row(99).direct.toFixed(3)} via ${row(99).via.toFixed(3)} added ${row(99).added.toFixed(3)}`);
+  }
+  if (!ONLY.has('throughput')) return;
+  const runs: Array<{ label: string; through: boolean; total: number; rate?: number }> = [
+    { label: 'direct, unpaced', through: false, total: THROUGHPUT_CALLS },
+    { label: 'through the gateway, unpaced', through: true, total: THROUGHPUT_CALLS },
+    { label: `through the gateway, paced at ${RATE}/s for ${SECONDS} s`, through: true, total: RATE * SECONDS, rate: RATE },
+  ];
+  for (const run of runs) {
+    const server = `bench-tp-${randomUUID().slice(0, 8)}`;
+    const c = await client(stdioTransport(sink, run.through, server));
+    const rate = await throughput(c, run.total, CONCURRENCY, run.rate);
+    await c.close();
+    const stored = run.through ? await waitStored(sink, `${server}/noop`, run.total) : null;
+    report[`${key}_stdio_throughput_${run.label.replace(/\W+/g, '_')}`] = { calls: run.total, calls_per_s: rate, delivered: stored };
+    console.log(`stdio throughput ${run.label}: ${rate.toFixed(0)} calls/s (${run.total} calls, ${CONCURRENCY} in flight)${run.through ? `; delivered ${stored} of ${run.total}` : ''}`);
+  }
+}
+
 async function main(): Promise<void> {
   const served = await startServe();
   const report: Record<string, unknown> = { calls_per_round: CALLS, rounds: ROUNDS, throughput_calls: THROUGHPUT_CALLS, concurrency: CONCURRENCY, node: process.version };
+  const sinks = (v.sink ?? 'serve,null').split(',');
   try {
-    for (const kind of ['stdio', 'http'] as const) {
-      const { direct, via } = await latency(served, kind);
-      const row = (p: number) => ({ direct: pct(direct, p), via: pct(via, p), added: pct(via, p) - pct(direct, p) });
-      report[`${kind}_latency_ms`] = { p50: row(50), p99: row(99), n: via.length };
-      console.log(`${kind} latency (ms, n=${via.length} per side): p50 direct ${row(50).direct.toFixed(3)} via ${row(50).via.toFixed(3)} added ${row(50).added.toFixed(3)}; p99 direct ${row(99).direct.toFixed(3)} via ${row(99).via.toFixed(3)} added ${row(99).added.toFixed(3)}`);
-    }
-    for (const through of [false, true]) {
-      const server = `bench-tp-${randomUUID().slice(0, 8)}`;
-      const c = await client(stdioTransport(served, through, server));
-      const rate = await throughput(c, THROUGHPUT_CALLS, CONCURRENCY);
-      await c.close();
-      const stored = through ? await waitStored(served, `${server}/noop`, THROUGHPUT_CALLS) : null;
-      report[through ? 'stdio_throughput_via' : 'stdio_throughput_direct'] = { calls_per_s: rate, stored };
-      console.log(`stdio throughput ${through ? 'through the gateway' : 'direct'}: ${rate.toFixed(0)} calls/s (${THROUGHPUT_CALLS} calls, ${CONCURRENCY} in flight)${through ? `; stored ${stored} of ${THROUGHPUT_CALLS}` : ''}`);
+    if (sinks.includes('serve')) await measure(serveSink(served), 'serve', report);
+    if (sinks.includes('null')) {
+      const sink = await nullSink(served);
+      await measure(sink, 'null', report).finally(() => sink.stop());
     }
   } finally {
     await served.stop();

@@ -31,7 +31,8 @@ const USAGE = `usage: tool-audit mcp [options] -- <server command> [args…]    
   --pin-manifest FILE    refuse tools absent from FILE (a tools/list result) or redefined since
   --check-budget USD     ask POST /v1/budget/check before forwarding, projecting USD per call
   --budget-unavailable allow|deny   when the check gets no answer in time (default allow)
-  --url URL              the tool-audit server (default TOOL_AUDIT_URL; else KAFKA_BROKERS)`;
+  --url URL              the tool-audit server (default TOOL_AUDIT_URL; else KAFKA_BROKERS)
+  --buffer-packets N     packets held while the sink is slow or away (default 50000); beyond, counted as dropped`;
 
 /** The gateway's options, parsed. */
 export interface McpArgs {
@@ -47,6 +48,7 @@ export interface McpArgs {
   budgetUsd: number | undefined;
   budgetUnavailable: 'allow' | 'deny';
   url: string | undefined;
+  bufferPackets: number;
 }
 
 /** Parses the command line; a message naming every problem when it is wrong. Pure. */
@@ -57,7 +59,7 @@ export function parseMcpArgs(argv: string[]): McpArgs | string {
   let v;
   try {
     const s = { type: 'string' } as const;
-    v = parseArgs({ args: own, strict: true, allowPositionals: false, options: { upstream: s, listen: s, 'agent-id': s, server: s, 'task-id': s, orchestrator: s, 'instance-id': s, 'pin-manifest': s, 'check-budget': s, 'budget-unavailable': s, url: s } }).values;
+    v = parseArgs({ args: own, strict: true, allowPositionals: false, options: { upstream: s, listen: s, 'agent-id': s, server: s, 'task-id': s, orchestrator: s, 'instance-id': s, 'pin-manifest': s, 'check-budget': s, 'budget-unavailable': s, url: s, 'buffer-packets': s } }).values;
   } catch (err) {
     return (err as Error).message;
   }
@@ -77,6 +79,8 @@ export function parseMcpArgs(argv: string[]): McpArgs | string {
   if (budgetUsd !== undefined && !(Number.isFinite(budgetUsd) && budgetUsd >= 0)) problems.push(`--check-budget must be a cost in USD ≥ 0; got ${v['check-budget']}`);
   const unavailable = v['budget-unavailable'] ?? 'allow';
   if (unavailable !== 'allow' && unavailable !== 'deny') problems.push(`--budget-unavailable must be allow or deny; got ${unavailable}`);
+  const bufferPackets = Number(v['buffer-packets'] ?? 50_000);
+  if (!(Number.isInteger(bufferPackets) && bufferPackets >= 1)) problems.push(`--buffer-packets must be a whole number ≥ 1; got ${v['buffer-packets']}`);
   if (problems.length > 0) return problems.join('; ');
   return {
     command,
@@ -91,6 +95,7 @@ export function parseMcpArgs(argv: string[]): McpArgs | string {
     budgetUsd,
     budgetUnavailable: unavailable as 'allow' | 'deny',
     url: v.url,
+    bufferPackets,
   };
 }
 
@@ -137,7 +142,7 @@ export async function mcp(argv: string[]): Promise<void> {
 }
 
 function emitterOf(args: McpArgs, config: Config, url: string | undefined, logger: Logger): AuditEmitter {
-  const common = { orchestrator: args.orchestrator, agentId: args.agentId ?? 'mcp-client', instanceId: args.instanceId, logger };
+  const common = { orchestrator: args.orchestrator, agentId: args.agentId ?? 'mcp-client', instanceId: args.instanceId, logger, buffer: { maxBuffered: args.bufferPackets } };
   const budget = args.budgetUsd === undefined ? undefined : { projectedCostUsd: args.budgetUsd, onUnavailable: args.budgetUnavailable, ...(url ? { url, apiKey: config.client.apiKey } : {}) };
   if (budget && !url) throw new AppError('CONFIG_INVALID', '--check-budget asks a tool-audit server: set TOOL_AUDIT_URL or --url', { retryable: false });
   if (url) return createAuditEmitter({ ...common, http: { url, apiKey: config.client.apiKey }, budget });
