@@ -117,27 +117,39 @@ export async function mcp(argv: string[]): Promise<void> {
   const guard = createCallGuard({ pin, budget: args.budgetUsd === undefined ? undefined : emitter }, guardStats);
   const newSession = (taskId: string) =>
     new AuditSession({ recorder: emitter, taskId, agentId: args.agentId, serverName: args.server, onToolsList: reporter ? (seen) => reporter.report(seen) : undefined });
-  const finish = async (status: number): Promise<never> => {
-    await reporter?.drain();
-    await emitter.close(5_000);
-    logger.info({ emitter: emitter.stats(), tools_lists: reporter?.stats(), guard: guardStats }, 'mcp gateway stopped');
+  let finishing = false;
+  const report = (status: number): never => {
+    const stats = emitter.stats();
+    const undelivered = stats.dropped + stats.buffered;
+    const fields = { emitter: stats, tools_lists: reporter?.stats(), guard: guardStats };
+    if (undelivered > 0) logger.warn({ ...fields, undelivered }, `mcp gateway stopped; ${undelivered} audit packets were not delivered`);
+    else logger.info(fields, 'mcp gateway stopped');
     process.exit(status);
   };
+  // A client closing a stdio server allows ~2 s before SIGTERM: delivery gets 1.5 s of it, and a
+  // signal while it runs reports at once, so the count of what was lost is never lost itself.
+  const finish = async (status: number): Promise<never> => {
+    finishing = true;
+    await Promise.race([reporter?.drain(), new Promise((r) => setTimeout(r, 1_500))]);
+    await emitter.close(1_500);
+    return report(status);
+  };
+  const onSignal = (stop: () => void) => () => (finishing ? report(143) : stop());
   if (args.upstream && args.listen) {
     const gw = createHttpGateway({ upstream: args.upstream, newSession, guard, logger });
     const { host, port } = args.listen;
     await new Promise<void>((resolve, reject) => gw.server.once('error', reject).listen(port, host, resolve));
     const address = gw.server.address();
     logger.info({ listen: address, upstream: args.upstream.href }, 'mcp gateway listening');
-    const stop = () => void gw.close().then(() => finish(0));
-    process.once('SIGTERM', stop).once('SIGINT', stop);
+    const stop = onSignal(() => void gw.close().then(() => finish(0)));
+    process.on('SIGTERM', stop).on('SIGINT', stop);
     return;
   }
   const [command, ...rest] = args.command as [string, ...string[]];
   const session = newSession(args.taskId ?? crypto.randomUUID());
   const gw = startStdioGateway({ command, args: rest, session, guard, input: process.stdin, output: process.stdout, logger });
-  const stop = () => gw.stop();
-  process.once('SIGTERM', stop).once('SIGINT', stop);
+  const stop = onSignal(() => gw.stop());
+  process.on('SIGTERM', stop).on('SIGINT', stop);
   await finish(await gw.exited);
 }
 
