@@ -6,11 +6,11 @@
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gatewayArgs, gatewayEnv, python, randomPort, root, spawnListening, startServe, testServer, waitForCalls, type Listening, type Served } from '../../helpers/mcp.ts';
+import { filesystemServer, gatewayArgs, gatewayEnv, python, randomPort, root, spawnListening, startServe, testServer, waitForCalls, type Listening, type Served } from '../../helpers/mcp.ts';
 
 let served: Served;
 const running: Listening[] = [];
@@ -30,20 +30,45 @@ const PLAIN = Array.from({ length: 16 }, (_, i) => ({ key: `k${i}`, list: [i, i 
 const ARGS_TEXT = `[${SPECIAL},${JSON.stringify(PLAIN).slice(1)}`;
 const KEYS = ['a', 'ü 日本', 'f', 'big', ...PLAIN.map((p) => p.key)];
 
-async function runPython(mode: 'stdio' | 'http', task: string, target: string[]): Promise<{ texts: string[]; hashes: string[] }> {
+async function runPython(mode: 'stdio' | 'http', task: string, target: string[], argsText = ARGS_TEXT): Promise<{ texts: Array<[string, boolean]>; hashes: string[] }> {
   const file = join(served.dir, `args-${task}.json`);
-  writeFileSync(file, ARGS_TEXT);
+  writeFileSync(file, argsText);
   const { stdout } = await promisify(execFile)(python(), [client, mode, file, task, ...target], { env: gatewayEnv(served), timeout: 60_000 });
-  return JSON.parse(stdout) as { texts: string[]; hashes: string[] };
+  return JSON.parse(stdout) as { texts: Array<[string, boolean]>; hashes: string[] };
 }
 
 describe('tool-audit mcp with the Python MCP client', () => {
   it('stdio: N calls are N tool_calls with Python’s args hashes, in the task _meta names', async () => {
     const task = `py-stdio-${randomUUID()}`;
     const out = await runPython('stdio', task, ['--', process.execPath, ...gatewayArgs([], testServer('stdio'))]);
-    expect(out.texts).toEqual(KEYS.map((k) => `value of ${k}`));
+    expect(out.texts).toEqual(KEYS.map((k) => [`value of ${k}`, false]));
     const calls = await waitForCalls(served, task, KEYS.length);
     expect(calls).toHaveLength(KEYS.length);
+    expect(calls.map((c) => c.args_hash).sort()).toEqual([...out.hashes].sort());
+  }, 90_000);
+
+  it('stdio, the filesystem server: reads, a listing and a refused path, each one tool_call', async () => {
+    const dir = mkdtempSync(join(served.dir, 'fs-'));
+    writeFileSync(join(dir, 'a.txt'), 'alpha');
+    const entries = [
+      { tool: 'read_text_file', arguments: { path: join(dir, 'a.txt') } },
+      { tool: 'list_directory', arguments: { path: dir } },
+      { tool: 'get_file_info', arguments: { path: join(dir, 'a.txt') } },
+      { tool: 'read_text_file', arguments: { path: '/etc/hostname' } },
+    ];
+    const task = `py-fs-${randomUUID()}`;
+    const out = await runPython('stdio', task, ['--', process.execPath, ...gatewayArgs([], filesystemServer(dir))], JSON.stringify(entries));
+    expect(out.texts[0]).toEqual(['alpha', false]);
+    expect(out.texts[3]?.[1]).toBe(true); // outside the allowed directory
+    const calls = await waitForCalls(served, task, entries.length);
+    expect(calls.map((c) => [c.tool_id, c.status]).sort()).toEqual(
+      [
+        ['secure-filesystem-server/read_text_file', 'success'],
+        ['secure-filesystem-server/list_directory', 'success'],
+        ['secure-filesystem-server/get_file_info', 'success'],
+        ['secure-filesystem-server/read_text_file', 'error'],
+      ].sort(),
+    );
     expect(calls.map((c) => c.args_hash).sort()).toEqual([...out.hashes].sort());
   }, 90_000);
 

@@ -3,8 +3,9 @@
     python mcp_client.py stdio ARGS_JSON TASK_ID -- <gateway command...>
     python mcp_client.py http  ARGS_JSON TASK_ID URL
 
-Calls `lookup` once per args object in ARGS_JSON with `_meta["tool-audit/task_id"] = TASK_ID`,
-then prints one JSON object: the texts answered and Python's own args hashes
+Calls a tool once per entry of ARGS_JSON — an args object (tool `lookup`) or
+{"tool": name, "arguments": {...}} — with `_meta["tool-audit/task_id"] = TASK_ID`, then prints
+one JSON object: the texts answered, whether each was an error, and Python's own args hashes
 (sha256 of json.dumps(args, sort_keys=True)), the oracle the stored args_hash must equal.
 """
 import asyncio
@@ -18,12 +19,19 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 
+def call_of(entry):
+    if "tool" in entry and "arguments" in entry:
+        return entry["tool"], entry["arguments"]
+    return "lookup", entry
+
+
 async def calls(session: ClientSession, args_list, task_id):
     await session.initialize()
     texts = []
-    for args in args_list:
-        result = await session.call_tool("lookup", args, meta={"tool-audit/task_id": task_id})
-        texts.append(result.content[0].text)
+    for entry in args_list:
+        tool, args = call_of(entry)
+        result = await session.call_tool(tool, args, meta={"tool-audit/task_id": task_id})
+        texts.append([result.content[0].text if result.content else "", bool(result.is_error)])
     return texts
 
 
@@ -41,7 +49,7 @@ async def main():
         async with streamable_http_client(sys.argv[4]) as streams:
             async with ClientSession(streams[0], streams[1]) as session:
                 texts = await calls(session, args_list, task_id)
-    hashes = [hashlib.sha256(json.dumps(a, sort_keys=True).encode()).hexdigest() for a in args_list]
+    hashes = [hashlib.sha256(json.dumps(call_of(e)[1], sort_keys=True).encode()).hexdigest() for e in args_list]
     print(json.dumps({"texts": texts, "hashes": hashes}))
 
 
