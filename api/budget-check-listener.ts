@@ -1,7 +1,7 @@
 /**
  * The dedicated budget-check listener (BUDGET_CHECK_PORT): `POST /v1/budget/check` on plain
  * node:http, served by the budget thread itself, so a check never waits behind the main thread's
- * other requests, its garbage collections or ClickHouse work (README "Budgets", the p99 figure).
+ * other requests, its garbage collections or ClickHouse work (docs/manifests-budgets-hints.md "Budgets", the p99 figure).
  * Same keys, scope (`ingest`), body and answers as the route on the main port; nothing else is
  * served here.
  */

@@ -144,7 +144,7 @@ export function openApiDocument(routes: ReadRoute[], version: string): Record<st
     ...(paths['/v1/manifests'] as object),
     put: {
       operationId: 'putManifest',
-      summary: 'Apply a tool manifest (tool-smith format, JSON or YAML) as the next version, whole, or refuse it with every error named (README: Tool manifests).',
+      summary: 'Apply a tool manifest (tool-smith format, JSON or YAML) as the next version, whole, or refuse it with every error named (docs/manifests-budgets-hints.md: Tool manifests).',
       tags: ['admin'],
       security: [{ bearer: [] }, { apiKey: [] }],
       requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', additionalProperties: { type: 'object' } } }, 'application/yaml': { schema: { type: 'string' } } } },
@@ -186,7 +186,7 @@ function addBudgetWrites(paths: Record<string, unknown>, schemas: Record<string,
     ...(paths['/v1/budgets'] as object),
     put: {
       operationId: 'putBudgets',
-      summary: 'Replace the budget set, whole, as a new version (README: Budgets); refused whole with every error named.',
+      summary: 'Replace the budget set, whole, as a new version (docs/manifests-budgets-hints.md: Budgets); refused whole with every error named.',
       tags: ['admin'],
       security,
       requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(budgetSetSchema, 'input') } } },
@@ -219,7 +219,7 @@ function addMcpToolsReport(paths: Record<string, unknown>, schemas: Record<strin
     post: {
       operationId: 'postMcpTools',
       summary:
-        "An MCP server's tools/list as the `tool-audit mcp` gateway saw it: its tools (tool_id = server/name) replace the server's part of the tool manifest as the next version when it changed (version null when nothing did); a definition change is a tool_definition_changed finding (README: MCP servers).",
+        "An MCP server's tools/list as the `tool-audit mcp` gateway saw it: its tools (tool_id = server/name) replace the server's part of the tool manifest as the next version when it changed (version null when nothing did); a definition change is a tool_definition_changed finding (docs/manifests-budgets-hints.md: MCP servers).",
       tags: ['ingest'],
       security: [{ bearer: [] }, { apiKey: [] }],
       requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/McpToolsReport' } } } },

@@ -13,7 +13,7 @@ export const packetVerdictSchema = z.object({
   packet_type: z.enum(PACKET_TYPES).nullable().describe('null when the packet is not recognisable as one'),
   ids: z.array(z.string()).describe('the keys of the packet: call_id; output_id and call_id; the two call_ids of a dependency; or a hint_id'),
   reason: z
-    .object({ code: z.string().describe('rejection code (README: Packets and rejection codes)'), message: z.string() })
+    .object({ code: z.string().describe('rejection code (docs/api.md: Packets and rejection codes)'), message: z.string() })
     .optional()
     .describe('why the packet was rejected (and quarantined)'),
 });

@@ -381,7 +381,7 @@ export const READ_ROUTES: ReadRoute[] = [
     operationId: 'cacheSimulation',
     method: 'cacheSimulation',
     request: (p: CacheSimulationParams) => ({ query: { ...windowQuery(p.window), tool_id: p.toolId, ttl_ms: p.ttlMs } }),
-    summary: 'What a TTL cache keyed by (tool_id, args_hash) would have served and saved, per tool, replayed over the window (README: Cache simulation).',
+    summary: 'What a TTL cache keyed by (tool_id, args_hash) would have served and saved, per tool, replayed over the window (docs/manifests-budgets-hints.md: Cache simulation).',
     query: z.strictObject({
       from: listQuery.from,
       to: listQuery.to,
@@ -412,7 +412,7 @@ export const READ_ROUTES: ReadRoute[] = [
     operationId: 'hints',
     method: 'hints',
     request: (p: HintsParams) => ({ query: { ...pageQuery(p), kind: p.kind } }),
-    summary: 'Optimization hints (cache_candidate, bundle_candidate, retry_storm) from the hints job and external producers, newest first; from/to apply to created_at (README: Optimization hints).',
+    summary: 'Optimization hints (cache_candidate, bundle_candidate, retry_storm) from the hints job and external producers, newest first; from/to apply to created_at (docs/manifests-budgets-hints.md: Optimization hints).',
     query: z.strictObject({ ...listQuery, kind: z.enum(HINT_KINDS).optional().describe('only this kind') }),
     response: hintsListSchema,
     run: (qs, { query }, d) => {

@@ -1,5 +1,5 @@
 /**
- * `tool-audit budgets apply FILE | list`: apply puts a budget set (a JSON array, see README
+ * `tool-audit budgets apply FILE | list`: apply puts a budget set (a JSON array, see docs/manifests-budgets-hints.md
  * "Budgets") in force on a running server — PUT /v1/budgets with TOOL_AUDIT_API_KEY, which needs
  * the `admin` scope; the file is checked first and refused whole with every offence named. list
  * shows the budgets with their current-period figures (the server's, or ClickHouse's without

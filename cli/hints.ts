@@ -1,6 +1,6 @@
 /**
  * `tool-audit hints [--kind K] [--from ISO] [--to ISO] [--limit N] [--json]`: the optimization
- * hints stored, newest first (README: Optimization hints). Reads ClickHouse directly or a running
+ * hints stored, newest first (docs/manifests-budgets-hints.md: Optimization hints). Reads ClickHouse directly or a running
  * server (--url / TOOL_AUDIT_URL). Also wires the hints job of `serve` and `analyze`.
  */
 import type { JobsOptions } from '../analyzers/jobs.ts';

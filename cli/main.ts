@@ -26,7 +26,7 @@ const USAGE = `usage: tool-audit <command>
   dashboards  write the Grafana dashboards as JSON (--out DIR, default deploy/grafana/dashboards)
   help        this text
 
-Configuration comes from the environment; see README.md.`;
+Configuration comes from the environment; see docs/operations.md.`;
 
 async function main(argv: string[]): Promise<void> {
   const [command] = argv;

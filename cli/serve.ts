@@ -30,7 +30,7 @@ export async function serve(): Promise<void> {
   const { config, logger, clickhouse } = rt;
   const { metrics } = rt;
   const steps = startupSteps(logger);
-  // Budgets are owned by the process whose writer stores the calls (see README "Budgets"); their
+  // Budgets are owned by the process whose writer stores the calls (see docs/manifests-budgets-hints.md "Budgets"); their
   // ledger lives on a thread of its own, which also listens on BUDGET_CHECK_PORT when set.
   const { checkPort, ...budgetTiming } = config.budgets;
   const desk = createThreadDesk(

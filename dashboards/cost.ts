@@ -86,7 +86,7 @@ export function buildCost(opts: DashboardOptions): BuiltDashboard {
   builder.withPanel(
     tablePanel(layout, {
       title: 'Optimization hints',
-      description: 'What the hints job (and external producers) suggest: tools to cache, data-flow sequences to bundle into one call, retry storms; newest first with the estimated savings (README: Optimization hints).',
+      description: 'What the hints job (and external producers) suggest: tools to cache, data-flow sequences to bundle into one call, retry storms; newest first with the estimated savings (docs/manifests-budgets-hints.md: Optimization hints).',
       targets: [{ spec: HINTS_TABLE }],
       w: 24,
       h: 9,

@@ -80,7 +80,7 @@ export function buildPipeline(opts: DashboardOptions): BuiltDashboard {
     tablePanel(layout, {
       title: 'Quarantined packets and their replays',
       description:
-        "Each quarantined packet, newest first, and where its replays stand: waiting (never replayed), still failing, or landed. To fix a producer: `tool-audit quarantine show ID` (or GET /v1/quarantine/{id}) shows the exact bytes and reason; once the producer is fixed, `tool-audit quarantine replay ID [--packet corrected.json]` (POST /v1/quarantine/replay) re-submits it through the pipeline. README: Fixing a producer.",
+        "Each quarantined packet, newest first, and where its replays stand: waiting (never replayed), still failing, or landed. To fix a producer: `tool-audit quarantine show ID` (or GET /v1/quarantine/{id}) shows the exact bytes and reason; once the producer is fixed, `tool-audit quarantine replay ID [--packet corrected.json]` (POST /v1/quarantine/replay) re-submits it through the pipeline. docs/operations.md: Fixing a producer.",
       targets: [{ spec: QUARANTINE_REPLAY_STATE, limit: 200 }],
       w: 24,
       h: 9,

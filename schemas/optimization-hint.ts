@@ -20,7 +20,7 @@ export const optimizationHintSchema = z.strictObject({
   kind: z.enum(HINT_KINDS),
   tool_ids: z.array(nameSchema).min(1).max(32).describe('the tool (cache_candidate, retry_storm) or the sequence in call order (bundle_candidate, ≥ 2)'),
   task_ids_sample: z.array(z.string().min(1).max(256)).max(MAX_TASK_SAMPLE).describe('some tasks where the pattern was seen'),
-  evidence: jsonObjectSchema.describe('kind-specific figures (README: Optimization hints)'),
+  evidence: jsonObjectSchema.describe('kind-specific figures (docs/manifests-budgets-hints.md: Optimization hints)'),
   estimated_savings_ms: z.number().int().min(0),
   estimated_savings_usd: z.number().min(0),
   window_from: timestampSchema.describe('inclusive start of the calls looked at'),

@@ -2,7 +2,7 @@
  * POST /v1/quarantine/replay (`ingest` scope): re-submits quarantined packets — their stored
  * bytes, or the producer's corrected packets — through the process's own pipeline. Answers 200
  * with a verdict per packet, 400 for a malformed request, 404 when an id is unknown (nothing is
- * replayed then). See README "Fixing a producer".
+ * replayed then). See docs/operations.md "Fixing a producer".
  */
 import type { FastifyInstance } from 'fastify';
 import type { ApiKey, Config } from '../../platform/config.ts';

@@ -13,7 +13,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExportResult
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import Status, StatusCode
 
-NAMESPACE = uuid.UUID("6f1b6f2e-9a57-5c1e-8d0a-7c6f746c7370")  # README: OTLP call_id derivation
+NAMESPACE = uuid.UUID("6f1b6f2e-9a57-5c1e-8d0a-7c6f746c7370")  # docs/emitters.md: OTLP call_id derivation
 
 
 def test_python_sdk_export_of_an_agent_run(server, task_id):
