@@ -7,7 +7,7 @@ import type { ApiKey } from '../platform/config.ts';
 import { AppError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { MetricsRegistry } from '../platform/metrics.ts';
-import { answerOtherMethods, collectRouteMethods } from './method-not-allowed.ts';
+import { AllowedMethods, answerOtherMethods, collectRouteMethods, methodNotAllowed } from './method-not-allowed.ts';
 import { registerHealthRoutes, type ReadinessCheck } from './routes/health.ts';
 import type { PacketIngest } from '../ingest/ports.ts';
 import { registerPacketRoutes } from './routes/packets.ts';
@@ -72,7 +72,13 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     if (QUIET_ROUTES.has(route)) req.log.debug(line, 'request');
     else req.log.info(line, 'request');
   });
-  app.setNotFoundHandler(async (req, reply) => reply.code(404).send({ error: 'not_found', message: `no route ${req.method} ${req.url.split('?')[0]}`, request_id: req.id }));
+  const allowed = new AllowedMethods();
+  app.setNotFoundHandler(async (req, reply) => {
+    // A method fastify does not route (PROPFIND…) on a path that exists: 405, as for the others.
+    const allow = app.supportedMethods.includes(req.method) ? undefined : allowed.allowFor(req.url);
+    if (allow) return methodNotAllowed(req, reply, allow);
+    return reply.code(404).send({ error: 'not_found', message: `no route ${req.method} ${req.url.split('?')[0]}`, request_id: req.id });
+  });
   app.setErrorHandler(async (err: { statusCode?: number; code?: string; message: string }, req, reply) => {
     // An infrastructure fault that may pass (ClickHouse or Kafka down) is a 503 worth retrying.
     const status = err instanceof AppError && err.retryable ? 503 : (err.statusCode ?? 500);
@@ -100,6 +106,6 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   if (deps.manifests) registerMcpToolRoutes(app, { ...deps.manifests, apiKeys: deps.apiKeys });
   // 405 with Allow for the other methods of every path: as the last plugin, so that it runs after
   // the routes of earlier plugins (PUT /v1/manifests, POST /v1/mcp/tools live in scopes of their own) are declared.
-  void app.register(async (last) => answerOtherMethods(last, routeMethods));
+  void app.register(async (last) => answerOtherMethods(last, routeMethods, allowed));
   return app;
 }
