@@ -25,12 +25,14 @@ const declare = <T extends z.ZodType>(schema: T, wire: Record<string, unknown>):
   return schema;
 };
 
-// Every component is range-checked by the pattern, days per month and leap years included (the
-// date part is zod's own), so the pattern says exactly what is accepted.
-const TIMESTAMP_PATTERN =
-  '^(?=19[7-9]\\d|2[01]\\d\\d|2200-01-01)(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|' +
-  '\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8])))' +
-  '(T([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d{1,9})?)?([zZ]|[+-]([01]\\d|2[0-3]):?[0-5]\\d)?)?$';
+// Every component is range-checked by the pattern, days per month and leap years included, years
+// 1970…2199 and 2200-01-01, so the pattern says exactly what is accepted. No look-around: RE2-based
+// validators (Go's, Rust's regex) compile it (test/unit/api/openapi-patterns.test.ts). Leap years
+// in range: 1972…1996, 2000…2096, 2104…2196 (2100 is not one).
+const LEAP_DAY = '(?:19(?:7[26]|8[048]|9[26])|20(?:[02468][048]|[13579][26])|21(?:0[48]|[2468][048]|[13579][26]))-02-29';
+const MONTH_DAY = '(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))';
+const TIME_OF_DAY = '(T([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d{1,9})?)?([zZ]|[+-]([01]\\d|2[0-3]):?[0-5]\\d)?)?';
+const TIMESTAMP_PATTERN = `^(?:${LEAP_DAY}|(?:19[7-9]\\d|2[01]\\d\\d)-${MONTH_DAY}|2200-01-01)${TIME_OF_DAY}$`;
 const TIMESTAMP = new RegExp(TIMESTAMP_PATTERN);
 
 /** Epoch ms of a timestamp matching TIMESTAMP (no offset = UTC). */
@@ -51,7 +53,8 @@ const timestamp = declare(
     .transform(timestampMsOf)
     // An offset may move the first or last instants of the range past it: clamped, not refused.
     .transform((ms) => Math.min(Math.max(ms, 0), MAX_TIME_MS)),
-  { type: 'string', pattern: TIMESTAMP_PATTERN },
+  // format for generators and readers (a date-time; a date alone is accepted too); the pattern is exact.
+  { type: 'string', format: 'date-time', pattern: TIMESTAMP_PATTERN },
 );
 
 /** An identifier in a path (tool_id, agent_id, task_id): what a packet may carry. */
