@@ -4,7 +4,7 @@
  * not run; when the server cannot be reached in time, the configured fallback applies and is
  * counted. No dependency: global fetch only.
  */
-import type { ToolArgs } from './emitter.ts';
+import type { ToolArgs } from './packets.ts';
 
 /** A budget's figures as the server's check saw them. */
 export interface BudgetFigures {

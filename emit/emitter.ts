@@ -10,7 +10,7 @@ import { parseName, parseOrchestrator, type Orchestrator, type ToolStatus } from
 import { PacketBuffer, type BufferOptions, type BufferStats } from './buffer.ts';
 import { createHttpTransport, type HttpTransportOptions } from './http-transport.ts';
 import { createKafkaTransport, type KafkaTransportOptions } from './kafka-transport.ts';
-import { encodeOutputArtifact, encodeToolCall, objectJson, packetKey, safeJson, type InvocationRecord, type Outcome, type RecordedContent } from './packets.ts';
+import { encodeOutputArtifact, encodeToolCall, objectJson, packetKey, safeJson, type InvocationRecord, type Outcome, type RecordedContent, type ToolArgs } from './packets.ts';
 import { callerValue, failureOutcome, readResult, type AuditedResult } from './result.ts';
 import type { PacketTransport } from './transport.ts';
 import { BudgetChecker, BudgetDeniedError, type BudgetCheckOptions, type BudgetDecision, type BudgetStats, type CheckCall } from './budget.ts';
@@ -43,8 +43,7 @@ export interface AuditEmitterOptions {
   logger?: MinimalLogger;
 }
 
-/** A tool's input arguments: a JSON object. */
-export type ToolArgs = Record<string, unknown>;
+export type { ToolArgs };
 
 /** Per-call settings of {@link AuditEmitter.invoke}. */
 export interface InvokeOptions {

@@ -7,6 +7,9 @@ import type { JsonValue } from '../schemas/canonical-json.ts';
 import { argsHash, describeContent, sha256Hex } from '../schemas/hashing.ts';
 import type { ContentType, Orchestrator, ToolStatus } from '../schemas/vocabulary.ts';
 
+/** A tool's input arguments: a JSON object. */
+export type ToolArgs = Record<string, unknown>;
+
 /** Content of a successful call, already serialized. */
 export interface RecordedContent {
   /** The content as sent: the tool's string, or JSON.stringify of its value. */

@@ -18,11 +18,10 @@
  * To say more than the value shows (cost, tokens, a summary, the content to store or a
  * content type), return `auditResult(value, details)`: invoke still resolves to `value`.
  */
-import type { ContentType, ToolStatus } from '../schemas/vocabulary.ts';
+import { statusOfCategory, type ContentType, type ErrorCategory, type ToolStatus } from '../schemas/vocabulary.ts';
 import { objectJson, safeJson, type Outcome, type RecordedContent } from './packets.ts';
 
-/** The error categories of tool-smith's Error Contract. */
-export type ErrorCategory = 'validation_error' | 'auth_error' | 'not_found' | 'rate_limit' | 'timeout' | 'server_error';
+export { statusOfCategory, type ErrorCategory };
 
 /** tool-smith's error envelope; a run that returns one is recorded as failed. */
 export interface ToolErrorEnvelope {
@@ -71,16 +70,6 @@ export function auditResult<T>(value: T, details: AuditDetails): AuditedResult<T
   return new AuditedResult(value, details);
 }
 
-const CATEGORY_STATUS = new Map<unknown, ToolStatus>([
-  ['rate_limit', 'rate_limited'],
-  ['validation_error', 'invalid_input'],
-  ['timeout', 'timeout'],
-]);
-
-/** The status an error category is recorded with. */
-export function statusOfCategory(category: unknown): ToolStatus {
-  return CATEGORY_STATUS.get(category) ?? 'error';
-}
 
 /** The outcome of a call that did not return normally (it threw, or timed out). */
 export function failureOutcome(status: ToolStatus, message: string): Outcome {

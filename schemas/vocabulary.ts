@@ -19,6 +19,24 @@ export type ToolStatus = (typeof TOOL_STATUSES)[number];
 /** One of the seven content types. */
 export type ContentType = (typeof CONTENT_TYPES)[number];
 
+/** The error categories of tool-smith's Error Contract. */
+export type ErrorCategory = 'validation_error' | 'auth_error' | 'not_found' | 'rate_limit' | 'timeout' | 'server_error';
+
+const CATEGORY_STATUS = new Map<unknown, ToolStatus>([
+  ['rate_limit', 'rate_limited'],
+  ['validation_error', 'invalid_input'],
+  ['timeout', 'timeout'],
+]);
+
+/**
+ * The status an error category is recorded with (rate_limit → rate_limited, validation_error →
+ * invalid_input, timeout → timeout, anything else → error): the emitters' envelopes and the OTLP
+ * receiver's span mapping both judge by it.
+ */
+export function statusOfCategory(category: unknown): ToolStatus {
+  return CATEGORY_STATUS.get(category) ?? 'error';
+}
+
 /** Longest identifier-like name (tool_id, agent_id, instance_id, task_id), in UTF-16 units as zod counts. */
 export const MAX_NAME_LENGTH = 256;
 

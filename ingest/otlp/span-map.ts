@@ -11,11 +11,10 @@
  *    (`ai.toolCall.name`, `.id`, `.args` or `.input`, `.result` or `.output`).
  */
 import { v5 as uuidv5 } from 'uuid';
-import { statusOfCategory } from '../../emit/result.ts';
 import { canonicalArgs, type JsonValue } from '../../schemas/canonical-json.ts';
 import { describeContent, sha256Hex } from '../../schemas/hashing.ts';
 import { parseLossless } from '../../schemas/lossless-json.ts';
-import { MAX_NAME_LENGTH, ORCHESTRATORS, type Orchestrator, type ToolStatus } from '../../schemas/vocabulary.ts';
+import { MAX_NAME_LENGTH, ORCHESTRATORS, statusOfCategory, type Orchestrator, type ToolStatus } from '../../schemas/vocabulary.ts';
 import type { AttrValue, OtlpSpan } from './otlp-decode.ts';
 
 /**

@@ -98,6 +98,38 @@ describe('layout', () => {
     expect(offences).toEqual([]);
   });
 
+  it('no module imports itself through a cycle of imports', () => {
+    const graph = new Map<string, string[]>();
+    for (const top of [FOUNDATION, ...STAGES]) {
+      for (const file of sources(join(root, top))) {
+        graph.set(
+          relative(root, file),
+          importsOf(file).flatMap((i) => (i.target !== undefined && /\.(ts|mjs)$/.test(i.target) ? [i.target] : [])),
+        );
+      }
+    }
+    const cycles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (node: string, path: string[]): void => {
+      state.set(node, 'open');
+      for (const next of graph.get(node) ?? []) {
+        if (state.get(next) === 'open') cycles.push([...path.slice(path.indexOf(next)), next].join(' → '));
+        else if (!state.has(next)) visit(next, [...path, next]);
+      }
+      state.set(node, 'done');
+    };
+    for (const node of graph.keys()) if (!state.has(node)) visit(node, [node]);
+    expect(cycles).toEqual([]);
+  });
+
+  it('the server does not lean on the client SDK: only emit/ and cli/ (the MCP gateway) import emit/', () => {
+    const offences: string[] = [];
+    for (const top of STAGES.filter((t) => t !== 'emit' && t !== 'cli')) {
+      for (const file of sources(join(root, top))) for (const imp of importsOf(file)) if (imp.top === 'emit') offences.push(`${relative(root, file)} → ${imp.target}`);
+    }
+    expect(offences).toEqual([]);
+  });
+
   it('ships every stage and the foundation in the image', () => {
     const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
     for (const d of [...STAGES, FOUNDATION]) expect(dockerfile, d).toMatch(new RegExp(`^COPY ${d} \\./${d}$`, 'm'));
