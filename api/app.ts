@@ -24,7 +24,7 @@ const ERROR_NAMES: Record<number, string> = { 400: 'bad_request', 404: 'not_foun
 const UNSUPPORTED_MEDIA = 'send the packets as application/json (an array or one packet) or application/x-ndjson';
 import { registerQuarantineReplayRoute, type ReplayApiDeps } from './routes/quarantine-replay.ts';
 import { registerBudgetRoutes } from './routes/budgets.ts';
-import type { BudgetService } from './budget-service.ts';
+import type { BudgetService } from './budgets/service.ts';
 
 /** Dependencies of {@link buildApp}. */
 export interface AppDeps {

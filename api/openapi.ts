@@ -10,7 +10,7 @@ import { wireSchemas } from './read-params.ts';
 import type { ReadRoute } from './read-route-table.ts';
 import { replayRequestSchema } from './quarantine-replay.ts';
 import { replayAnswerSchema } from '../queries/quarantine-schemas.ts';
-import { budgetCheckAnswerSchema, budgetCheckRequestSchema, budgetSetSchema } from '../queries/budget-schemas.ts';
+import { budgetCheckAnswerSchema, budgetCheckRequestSchema, budgetSetSchema } from '../queries/budgets/schemas.ts';
 import { mcpToolsAnswerSchema, mcpToolsBodySchema } from '../schemas/mcp-tools.ts';
 
 const errorSchema = {

@@ -27,8 +27,8 @@ import type {
   TtlCurveParams,
 } from '../queries/index.ts';
 import { quarantineListSchema, quarantineShowSchema } from '../queries/quarantine-schemas.ts';
-import { budgetDecisionsSchema, budgetListSchema } from '../queries/budget-schemas.ts';
-import type { BudgetDecisionsParams } from '../queries/budgets.ts';
+import { budgetDecisionsSchema, budgetListSchema } from '../queries/budgets/schemas.ts';
+import type { BudgetDecisionsParams } from '../queries/budgets/sql.ts';
 import { cacheSimulationSchema, ttlCurveSchema } from '../queries/cache-simulation.ts';
 import { manifestHistorySchema, manifestSchema } from '../queries/manifests.ts';
 import { mcpServersSchema } from '../queries/mcp-servers.ts';

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { AppError } from '../platform/errors.ts';
-import { parseBudgetSet, type BudgetList } from '../queries/budget-schemas.ts';
+import { parseBudgetSet, type BudgetList } from '../queries/budgets/schemas.ts';
 import { configOrExit } from './runtime.ts';
 import { openReadQueries, parseArgs } from './task.ts';
 

@@ -25,8 +25,8 @@ import { TOOL_SERIES, toolSeries, type ToolSeriesParams } from './tool-series.ts
 import { VIOLATION_COUNTS, VIOLATIONS, violations, type ViolationsParams } from './violations.ts';
 import { QUARANTINE_BY_ID, QUARANTINE_COUNTS, QUARANTINE_LIST, QUARANTINE_REPLAYS, quarantineList, quarantineShow, type QuarantineListParams, type QuarantineShowParams } from './quarantine.ts';
 import type { QuarantineList, QuarantineShow } from './quarantine-schemas.ts';
-import { BUDGET_DECISIONS, BUDGET_SET_LATEST, BUDGET_SPEND, budgetDecisions, budgetListFromStore, type BudgetDecisionsParams } from './budgets.ts';
-import type { BudgetDecisions, BudgetList } from './budget-schemas.ts';
+import { BUDGET_DECISIONS, BUDGET_SET_LATEST, BUDGET_SPEND, budgetDecisions, budgetListFromStore, type BudgetDecisionsParams } from './budgets/sql.ts';
+import type { BudgetDecisions, BudgetList } from './budgets/schemas.ts';
 import { CACHE_SIMULATION, CACHE_TTL_CURVE, CACHE_TTL_CURVE_PER_TOOL, cacheSimulation, TOOL_IDEMPOTENT, ttlCurve, type CacheSimulation, type CacheSimulationParams, type TtlCurve, type TtlCurveParams } from './cache-simulation.ts';
 import { HINTS_LIST, hintsList, type HintsList, type HintsParams } from './hints.ts';
 import { HINT_BUNDLES, HINT_RETRIES } from './hint-candidates.ts';

@@ -8,11 +8,11 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiKey } from '../../platform/config.ts';
-import type { Budget } from '../../queries/budget-math.ts';
-import { parseBudgetSet } from '../../queries/budget-schemas.ts';
+import type { Budget } from '../../queries/budgets/math.ts';
+import { parseBudgetSet } from '../../queries/budgets/schemas.ts';
 import { keyIdOf, requireScope } from '../auth.ts';
-import type { BudgetService } from '../budget-service.ts';
-import { jsonBody, judgeCheckBody } from '../budget-check-listener.ts';
+import type { BudgetService } from '../budgets/service.ts';
+import { jsonBody, judgeCheckBody } from '../budgets/check-listener.ts';
 
 const bad = (reply: FastifyReply, req: FastifyRequest, message: string) => reply.code(400).send({ error: 'bad_request', message, request_id: req.id });
 

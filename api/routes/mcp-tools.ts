@@ -11,7 +11,7 @@ import type { ClickHouseDoor } from '../../platform/clickhouse/door.ts';
 import type { ApiKey } from '../../platform/config.ts';
 import { mcpToolsBodySchema } from '../../schemas/mcp-tools.ts';
 import { requireScope } from '../auth.ts';
-import { jsonBody } from '../budget-check-listener.ts';
+import { jsonBody } from '../budgets/check-listener.ts';
 import { issuesText } from '../read-params.ts';
 
 /** Dependencies of {@link registerMcpToolRoutes}: where manifests are applied. */

@@ -15,7 +15,7 @@ import { openApiDocument } from '../openapi.ts';
 import { createRateLimiter, type RateLimitOptions } from '../rate-limit.ts';
 import { BadRequest, issuesText, NotFound, type ReadDefaults } from '../read-params.ts';
 import { READ_ROUTES } from '../read-route-table.ts';
-import type { BudgetService } from '../budget-service.ts';
+import type { BudgetService } from '../budgets/service.ts';
 
 /** Dependencies of {@link registerReadRoutes}. */
 export interface ReadApiDeps {

@@ -7,13 +7,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createBudgetService, type BudgetService } from '../../../api/budget-service.ts';
+import { createBudgetService, type BudgetService } from '../../../api/budgets/service.ts';
 import type { StoredCall } from '../../../ingest/ports.ts';
 import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
 import type { ClickHouseDoor } from '../../../platform/clickhouse/door.ts';
 import { silentLogger } from '../../../platform/logger.ts';
-import type { Budget } from '../../../queries/budget-math.ts';
-import { budgetListFromStore } from '../../../queries/budgets.ts';
+import type { Budget } from '../../../queries/budgets/math.ts';
+import { budgetListFromStore } from '../../../queries/budgets/sql.ts';
 import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
 import { freshDatabase } from '../../helpers/clickhouse.ts';
 import { rng } from '../../helpers/rng.ts';

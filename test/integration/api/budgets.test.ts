@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../api/app.ts';
-import { createBudgetService, type BudgetService } from '../../../api/budget-service.ts';
+import { createBudgetService, type BudgetService } from '../../../api/budgets/service.ts';
 import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
 import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
 import type { ClickHouseDoor } from '../../../platform/clickhouse/door.ts';

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../api/app.ts';
-import { createBudgetService } from '../../../api/budget-service.ts';
+import { createBudgetService } from '../../../api/budgets/service.ts';
 import { packetAnswerSchema } from '../../../api/packet-answer-schema.ts';
 import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
 import { silentLogger } from '../../../platform/logger.ts';

@@ -17,7 +17,7 @@ import { parseManifest } from '../../../schemas/tool-manifest.ts';
 import { MetricsRegistry } from '../../../platform/metrics.ts';
 import { dependency, outputArtifact, toolCall } from '../../helpers/packets.ts';
 import { createClickHouseDoor } from '../../../platform/clickhouse/door.ts';
-import { createBudgetService } from '../../../api/budget-service.ts';
+import { createBudgetService } from '../../../api/budgets/service.ts';
 import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
 import { rng } from '../../helpers/rng.ts';
 

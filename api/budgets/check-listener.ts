@@ -6,10 +6,10 @@
  * served here.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ApiKey } from '../platform/config.ts';
-import { budgetCheckRequestSchema, type BudgetCheckAnswer, type BudgetCheckRequest } from '../queries/budget-schemas.ts';
-import { admit, keyIdOfHeaders } from './auth.ts';
-import { issuesText } from './read-params.ts';
+import type { ApiKey } from '../../platform/config.ts';
+import { budgetCheckRequestSchema, type BudgetCheckAnswer, type BudgetCheckRequest } from '../../queries/budgets/schemas.ts';
+import { admit, keyIdOfHeaders } from '../auth.ts';
+import { issuesText } from '../read-params.ts';
 
 /** A JSON body as a value: text is parsed (the packet routes' parser leaves bodies as text), a parsed body passes. */
 export function jsonBody(body: unknown): { ok: true; value: unknown } | { ok: false; message: string } {

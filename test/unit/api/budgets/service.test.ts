@@ -4,11 +4,11 @@
  * order, each once.
  */
 import { describe, expect, it } from 'vitest';
-import { createBudgetService } from '../../../api/budget-service.ts';
-import type { ClickHouseDoor, KeyedRow } from '../../../platform/clickhouse/door.ts';
-import { AppError } from '../../../platform/errors.ts';
-import { silentLogger } from '../../../platform/logger.ts';
-import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
+import { createBudgetService } from '../../../../api/budgets/service.ts';
+import type { ClickHouseDoor, KeyedRow } from '../../../../platform/clickhouse/door.ts';
+import { AppError } from '../../../../platform/errors.ts';
+import { silentLogger } from '../../../../platform/logger.ts';
+import { DEFAULT_QUERY_CONTEXT } from '../../../../queries/sql.ts';
 
 function fakeDoor() {
   const inserted: KeyedRow[] = [];

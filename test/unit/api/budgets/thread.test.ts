@@ -5,11 +5,11 @@
  * the listener refuses what the main port refuses, and every decision is written once at close.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBudgetService, type BudgetService } from '../../../api/budget-service.ts';
-import { createThreadDesk, type ThreadDesk } from '../../../api/budget-thread.ts';
-import type { ClickHouseDoor, KeyedRow } from '../../../platform/clickhouse/door.ts';
-import { silentLogger } from '../../../platform/logger.ts';
-import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
+import { createBudgetService, type BudgetService } from '../../../../api/budgets/service.ts';
+import { createThreadDesk, type ThreadDesk } from '../../../../api/budgets/thread.ts';
+import type { ClickHouseDoor, KeyedRow } from '../../../../platform/clickhouse/door.ts';
+import { silentLogger } from '../../../../platform/logger.ts';
+import { DEFAULT_QUERY_CONTEXT } from '../../../../queries/sql.ts';
 
 const INGEST = 'ingest-key-0123456789';
 const READ = 'read-key-012345678901';

@@ -1,14 +1,14 @@
 /**
  * The budget thread (worker side): the process's {@link BudgetDesk}, answering the main thread's
- * messages (api/budget-thread.ts) and, with BUDGET_CHECK_PORT, its own check listener. Checks
+ * messages (api/budgets/thread.ts) and, with BUDGET_CHECK_PORT, its own check listener. Checks
  * from either door meet the same ledger on this one thread, in one synchronous step each.
  */
 import { createServer, type Server } from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
-import { SPEND_LOAD_SEEN_MS } from '../queries/budget-math.ts';
-import { BudgetDesk } from './budget-desk.ts';
-import { checkListener } from './budget-check-listener.ts';
-import type { ThreadNote, ThreadReply, ThreadRequest, ThreadOptions } from './budget-thread.ts';
+import { SPEND_LOAD_SEEN_MS } from '../../queries/budgets/math.ts';
+import { BudgetDesk } from './desk.ts';
+import { checkListener } from './check-listener.ts';
+import type { ThreadNote, ThreadReply, ThreadRequest, ThreadOptions } from './thread.ts';
 
 const port = parentPort;
 if (!port) throw new Error('budget-thread-worker runs only as a worker thread');

@@ -4,10 +4,10 @@
  * newest first (GET /v1/budget/decisions). Migration 010.
  */
 import { z } from 'zod';
-import { BudgetLedger, periodKey, periodStartMs, type Budget, type LoadedSpend } from './budget-math.ts';
-import { budgetFiguresSchema, budgetSetSchema, type BudgetDecisions, type BudgetList } from './budget-schemas.ts';
-import { cursorCodec, msKey, uuidKey } from './cursor.ts';
-import { chTime, isoTime, pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, type QueryContext, type QuerySpec, type StatementRunner, type TimeWindow } from './sql.ts';
+import { BudgetLedger, periodKey, periodStartMs, type Budget, type LoadedSpend } from './math.ts';
+import { budgetFiguresSchema, budgetSetSchema, type BudgetDecisions, type BudgetList } from './schemas.ts';
+import { cursorCodec, msKey, uuidKey } from '../cursor.ts';
+import { chTime, isoTime, pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, type QueryContext, type QuerySpec, type StatementRunner, type TimeWindow } from '../sql.ts';
 
 /** The newest version of the budget set. */
 export const BUDGET_SET_LATEST: QuerySpec = {

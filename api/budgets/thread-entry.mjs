@@ -2,4 +2,4 @@
 import { register } from 'tsx/esm/api';
 
 register();
-await import('./budget-thread-worker.ts');
+await import('./thread-worker.ts');

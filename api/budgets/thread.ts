@@ -2,18 +2,18 @@
  * The budget thread (main side): a {@link DeskHandle} whose desk lives on a worker thread of its
  * own. `serve` uses it so a check is decided on a thread with a small heap and nothing else to
  * do; with a listen address the thread also serves `POST /v1/budget/check` itself
- * (BUDGET_CHECK_PORT, api/budget-check-listener.ts). Checks on the main port reach the same desk
+ * (BUDGET_CHECK_PORT, api/budgets/check-listener.ts). Checks on the main port reach the same desk
  * through a message round trip, so there is one ledger per process whichever door a check uses.
  */
 import { Worker } from 'node:worker_threads';
-import type { StoredCall } from '../ingest/ports.ts';
-import type { ApiKey } from '../platform/config.ts';
-import type { KeyedRow } from '../platform/clickhouse/door.ts';
-import { AppError } from '../platform/errors.ts';
-import type { Logger } from '../platform/logger.ts';
-import type { Budget } from '../queries/budget-math.ts';
-import type { BudgetCheckAnswer, BudgetCheckRequest, BudgetList } from '../queries/budget-schemas.ts';
-import type { DeskHandle, DeskState } from './budget-desk.ts';
+import type { StoredCall } from '../../ingest/ports.ts';
+import type { ApiKey } from '../../platform/config.ts';
+import type { KeyedRow } from '../../platform/clickhouse/door.ts';
+import { AppError } from '../../platform/errors.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { Budget } from '../../queries/budgets/math.ts';
+import type { BudgetCheckAnswer, BudgetCheckRequest, BudgetList } from '../../queries/budgets/schemas.ts';
+import type { DeskHandle, DeskState } from './desk.ts';
 
 /** What the thread is started with (its workerData). */
 export interface ThreadOptions {
@@ -52,7 +52,7 @@ type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void };
 type Op = ThreadRequest['op'];
 type Without<T> = T extends unknown ? Omit<T, 'id' | 'op'> : never;
 
-const ENTRY = new URL('./budget-thread-entry.mjs', import.meta.url);
+const ENTRY = new URL('./thread-entry.mjs', import.meta.url);
 
 /** Starts the budget thread. Its desk is empty until load(). */
 export function createThreadDesk(options: ThreadOptions, logger: Logger): ThreadDesk {

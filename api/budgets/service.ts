@@ -13,14 +13,14 @@
  * before it, and the desk skips their reports for as long after the switch. Exact unless a commit
  * round reports its calls more than SPEND_LOAD_SEEN_MS after storing them (then they count twice).
  */
-import type { StoredCall } from '../ingest/ports.ts';
-import type { ClickHouseDoor, KeyedRow } from '../platform/clickhouse/door.ts';
-import type { Logger } from '../platform/logger.ts';
-import { NO_SPEND, SPEND_LOAD_SEEN_MS, type Budget, type LoadedSpend } from '../queries/budget-math.ts';
-import type { BudgetCheckAnswer, BudgetCheckRequest, BudgetList } from '../queries/budget-schemas.ts';
-import { latestBudgetSet, loadBudgetSpend } from '../queries/budgets.ts';
-import type { QueryContext } from '../queries/sql.ts';
-import { createLocalDesk, type DeskHandle } from './budget-desk.ts';
+import type { StoredCall } from '../../ingest/ports.ts';
+import type { ClickHouseDoor, KeyedRow } from '../../platform/clickhouse/door.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { NO_SPEND, SPEND_LOAD_SEEN_MS, type Budget, type LoadedSpend } from '../../queries/budgets/math.ts';
+import type { BudgetCheckAnswer, BudgetCheckRequest, BudgetList } from '../../queries/budgets/schemas.ts';
+import { latestBudgetSet, loadBudgetSpend } from '../../queries/budgets/sql.ts';
+import type { QueryContext } from '../../queries/sql.ts';
+import { createLocalDesk, type DeskHandle } from './desk.ts';
 
 /** Options of {@link createBudgetService}. */
 export interface BudgetServiceOptions {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BudgetLedger, periodKey, scopeMatches, type Budget, type CallFacts, type Decision } from '../../../queries/budget-math.ts';
+import { BudgetLedger, periodKey, scopeMatches, type Budget, type CallFacts, type Decision } from '../../../../queries/budgets/math.ts';
 
 const TIMEOUT = 60_000;
 const facts = fc.record({ agent_id: fc.constantFrom('a', 'b'), tool_id: fc.constantFrom('x', 'y'), task_id: fc.constantFrom('t1', 't2', '') });

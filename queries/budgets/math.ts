@@ -102,7 +102,7 @@ export interface PeriodSpend {
   spent: number;
 }
 /**
- * What one spend load read (queries/budgets.ts loadBudgetSpend): the spend of the loaded budgets
+ * What one spend load read (queries/budgets/sql.ts loadBudgetSpend): the spend of the loaded budgets
  * per period, from the period in force at the load on, and `seen`: ids of the calls it counted that
  * were stored shortly before it, whose report may still reach the ledger after the load began.
  */

@@ -2,16 +2,16 @@
  * The budget desk (issue 14): the one ledger of spend and reservations of a process, the budget
  * set in force, and the decisions recorded but not yet written. No I/O, so it runs where the
  * checks are answered: in the API's thread (tests, {@link createLocalDesk}) or on a thread of its
- * own (`serve`, api/budget-thread.ts), whose small heap keeps a check's latency clear of the
+ * own (`serve`, api/budgets/thread.ts), whose small heap keeps a check's latency clear of the
  * main thread's garbage collections and ClickHouse work.
  */
 import { randomUUID } from 'node:crypto';
-import type { StoredCall } from '../ingest/ports.ts';
-import type { KeyedRow } from '../platform/clickhouse/door.ts';
-import { BudgetLedger, SPEND_LOAD_SEEN_MS, type Budget, type LoadedSpend } from '../queries/budget-math.ts';
-import type { BudgetCheckAnswer, BudgetCheckRequest, BudgetList } from '../queries/budget-schemas.ts';
-import { budgetListOf } from '../queries/budgets.ts';
-import { chTime } from '../queries/sql.ts';
+import type { StoredCall } from '../../ingest/ports.ts';
+import type { KeyedRow } from '../../platform/clickhouse/door.ts';
+import { BudgetLedger, SPEND_LOAD_SEEN_MS, type Budget, type LoadedSpend } from '../../queries/budgets/math.ts';
+import type { BudgetCheckAnswer, BudgetCheckRequest, BudgetList } from '../../queries/budgets/schemas.ts';
+import { budgetListOf } from '../../queries/budgets/sql.ts';
+import { chTime } from '../../queries/sql.ts';
 
 /** A set put in force: its budgets, its version and the spend read for the budgets it loaded. */
 export interface DeskState {
