@@ -7,6 +7,8 @@ ENV NODE_ENV=production
 COPY package.json package-lock.json ./
 # The emitter is an npm workspace of the root package: npm install needs its package.json.
 COPY emit/package.json ./emit/
+# patches/: applied by patch-package at install (postinstall): kafkajs's negative timeout on Node >= 24.
+COPY patches ./patches
 # Dev dependencies are kept out; tsx (a runtime dependency) runs the TypeScript sources: compiled
 # JavaScript would start `serve` ~0.3 s sooner, not worth a build stage (README, "tsx or compiled").
 # `npm install`, not `npm ci`: chdb's optional packages for other platforms are not in the registry.
