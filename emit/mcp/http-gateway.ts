@@ -9,7 +9,9 @@
 import { randomUUID } from 'node:crypto';
 import { Agent as HttpAgent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse, type OutgoingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { PassThrough, type Transform } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { createParser } from 'eventsource-parser';
 import type { MinimalLogger } from '../../platform/minimal-logger.ts';
 import { parseLossless } from '../../schemas/lossless-json.ts';
@@ -140,30 +142,45 @@ async function judge(msg: unknown, raw: string, session: AuditSession, guard: Ca
   return refusalResponse(msg.id, a);
 }
 
-/** Streams the answer to the client while the audit reads a copy. */
+/** Streams the answer to the client while the audit reads a copy (decompressed when it is compressed). */
 function tee(upstream: IncomingMessage, res: ServerResponse, session: AuditSession): void {
   const type = String(upstream.headers['content-type'] ?? '');
-  const encoded = (upstream.headers['content-encoding'] ?? 'identity') !== 'identity';
+  const copy = auditCopy(String(upstream.headers['content-encoding'] ?? 'identity').trim().toLowerCase());
   const decoder = new StringDecoder('utf8');
-  let onChunk: ((chunk: Buffer) => void) | undefined;
+  let onData: ((chunk: Buffer) => void) | undefined;
   let onEnd: (() => void) | undefined;
-  if (!encoded && type.startsWith('text/event-stream')) {
+  if (copy && type.startsWith('text/event-stream')) {
     const parser = createParser({ onEvent: (e) => auditJson(e.data, session) });
-    onChunk = (chunk) => parser.feed(decoder.write(chunk));
-  } else if (!encoded && type.startsWith('application/json')) {
+    onData = (chunk) => parser.feed(decoder.write(chunk));
+  } else if (copy && type.startsWith('application/json')) {
     const chunks: Buffer[] = [];
-    onChunk = (chunk) => chunks.push(chunk);
+    onData = (chunk) => chunks.push(chunk);
     onEnd = () => auditJson(Buffer.concat(chunks).toString('utf8'), session);
+  }
+  if (copy && onData) {
+    copy.on('data', onData);
+    copy.once('end', () => onEnd?.());
+    // A copy that cannot be decompressed is not audited; the client still gets every byte.
+    copy.once('error', () => undefined);
   }
   upstream.on('data', (chunk: Buffer) => {
     res.write(chunk);
-    onChunk?.(chunk);
+    if (onData) copy?.write(chunk);
   });
   upstream.once('end', () => {
     res.end();
-    onEnd?.();
+    if (onData) copy?.end();
   });
   upstream.once('error', () => res.destroy());
+}
+
+/** Where the audit's copy of an answer goes: as is, or through zlib; undefined for an encoding zlib does not know. */
+function auditCopy(encoding: string): Transform | undefined {
+  if (encoding === 'identity' || encoding === '') return new PassThrough();
+  if (encoding === 'gzip' || encoding === 'x-gzip') return createGunzip();
+  if (encoding === 'deflate') return createInflate();
+  if (encoding === 'br') return createBrotliDecompress();
+  return undefined;
 }
 
 function auditJson(text: string, session: AuditSession): void {

@@ -9,7 +9,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { everythingServer, gatewayEnv, pythonArgsHashes, randomPort, root, spawnListening, startServe, testServer, waitForCalls, type Listening, type Served } from '../../helpers/mcp.ts';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 
 let served: Served;
 const running: Listening[] = [];
@@ -54,6 +57,31 @@ describe('tool-audit mcp over Streamable HTTP (TypeScript SDK client)', () => {
     const lookups = calls.filter((c) => c.tool_id === 'audit-test-server/lookup');
     expect(lookups.map((c) => c.args_hash).sort()).toEqual(pythonArgsHashes(args).sort());
     expect(calls.every((c) => c.status === 'success' && c.agent_id === 'http-test-client')).toBe(true);
+  }, 60_000);
+
+  it('audits answers the server compressed (gzip JSON), passing the compressed bytes through', async () => {
+    // A minimal Streamable HTTP server answering JSON, gzip-compressed: enough MCP for a session.
+    const upstream = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const msg = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { id?: number; method?: string; params?: { protocolVersion?: string } };
+        if (msg.id === undefined) return void res.writeHead(202).end();
+        const result = msg.method === 'initialize' ? { protocolVersion: msg.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'gzip-server', version: '1.0.0' } } : { content: [{ type: 'text', text: `done ${msg.id}` }] };
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'mcp-session-id': 'gzip-session-1' }).end(gzipSync(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result })));
+      });
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = await gatewayInFront((upstream.address() as AddressInfo).port);
+      const { client } = await connect(port);
+      for (let i = 0; i < 5; i++) expect(JSON.stringify(await client.callTool({ name: 'compress', arguments: { i } }))).toContain('done');
+      await client.close();
+      const calls = await waitForCalls(served, 'gzip-session-1', 5);
+      expect(calls.map((c) => [c.tool_id, c.status])).toEqual(Array(5).fill(['gzip-server/compress', 'success']));
+    } finally {
+      upstream.close();
+    }
   }, 60_000);
 
   it('streams SSE answers through: progress, sampling, errors, from the everything server', async () => {
