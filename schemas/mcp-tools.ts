@@ -29,7 +29,8 @@ export const mcpToolSchema = z.looseObject({
   name: z.string().min(1),
   title: z.string().optional(),
   description: z.string().optional(),
-  inputSchema: jsonObject,
+  // MCP requires inputSchema; a server that omits it still gets its tools kept (no M2 check for them).
+  inputSchema: jsonObject.optional(),
   outputSchema: jsonObject.optional(),
   annotations: annotationsSchema.optional(),
   _meta: jsonObject.optional(),
@@ -40,7 +41,8 @@ export type McpTool = z.infer<typeof mcpToolSchema>;
 export const mcpToolsBodySchema = z
   .strictObject({
     server: z.string().min(1).max(128).describe("the gateway's name for the upstream server, e.g. secure-filesystem-server"),
-    server_info: z.looseObject({ name: z.string(), version: z.string() }).nullable().describe('the serverInfo of its initialize answer, if any'),
+    // Kept as the server sent it: a server that leaves out its version must not lose its report.
+    server_info: z.looseObject({ name: z.string().optional(), version: z.string().optional() }).nullable().describe('the serverInfo of its initialize answer, if any'),
     tools: z.array(mcpToolSchema).max(MAX_MCP_TOOLS).describe('every tool of tools/list, all pages gathered'),
     seen_at: z.iso.datetime({ offset: true }).describe('when the gateway saw the list (ISO-8601)'),
   })
@@ -80,7 +82,7 @@ export function definitionParts(t: McpTool): Record<DefinitionField, JsonValue> 
   return {
     description: t.description ?? null,
     title: t.title ?? null,
-    input_schema: t.inputSchema as JsonValue,
+    input_schema: (t.inputSchema ?? null) as JsonValue,
     output_schema: (t.outputSchema ?? null) as JsonValue,
     annotations: (t.annotations ?? null) as JsonValue,
   };

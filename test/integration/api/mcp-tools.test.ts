@@ -149,7 +149,7 @@ describe('POST /v1/mcp/tools', () => {
 
   it('refuses a bad body naming every problem, and keys without the ingest scope', async () => {
     const { ch, db, post, report } = await setup();
-    const bad = await post({ server: '', tools: [{ description: 'no name' }], seen_at: 'today' });
+    const bad = await post({ server: '', tools: [{ description: 'no name', inputSchema: 'object' }], seen_at: 'today' });
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toMatchObject({ error: 'bad_request' });
     for (const where of ['server:', 'server_info:', 'tools.0.name:', 'tools.0.inputSchema:', 'seen_at:']) expect(bad.json().message).toContain(where);

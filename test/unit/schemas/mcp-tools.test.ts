@@ -106,10 +106,12 @@ describe('mcpToolsBodySchema', () => {
   });
 
   it('names every problem', () => {
-    const r = mcpToolsBodySchema.safeParse({ server: '', server_info: { name: 'x' }, tools: [read, { ...read }, { name: 'y' }], seen_at: 'yesterday', colour: 'red' });
+    const r = mcpToolsBodySchema.safeParse({ server: '', server_info: { name: 7 }, tools: [read, { ...read }, { name: 'y', inputSchema: 'object' }], seen_at: 'yesterday', colour: 'red' });
     expect(r.success).toBe(false);
     const paths = r.error?.issues.map((i) => i.path.join('.')).sort();
-    expect(paths).toEqual(expect.arrayContaining(['server', 'server_info.version', 'tools.2.inputSchema', 'seen_at', '']));
+    expect(paths).toEqual(expect.arrayContaining(['server', 'server_info.name', 'tools.2.inputSchema', 'seen_at', '']));
+    // What MCP requires but a careless server leaves out does not cost the report.
+    expect(mcpToolsBodySchema.safeParse({ ...body, server_info: { name: 'x' }, tools: [{ name: 'no-schema' }] }).success).toBe(true);
     const dup = mcpToolsBodySchema.safeParse({ ...body, tools: [read, read] });
     expect(dup.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([['tools.1.name', '"read_file" is listed twice']]);
     expect(mcpToolsBodySchema.safeParse({ ...body, tools: [{ ...read, name: 'x'.repeat(260) }] }).error?.issues[0]?.message).toMatch(/over 256 characters/);
