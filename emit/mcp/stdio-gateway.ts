@@ -35,21 +35,27 @@ export interface StdioGateway {
   readonly pid: number | undefined;
 }
 
-/** Splits a byte stream into lines without copying more than it must. */
+/**
+ * Splits a byte stream into lines, copying each byte at most once: the pieces of an unfinished
+ * line are kept as they came and joined when its newline arrives (a 10 MB line over 64 KB
+ * chunks is one join, not one per chunk).
+ */
 export class LineSplitter {
-  private rest: Buffer | undefined;
+  private pieces: Buffer[] = [];
 
   /** The complete lines (without their newline) a chunk finishes. */
   push(chunk: Buffer): Buffer[] {
     const lines: Buffer[] = [];
-    let data = this.rest ? Buffer.concat([this.rest, chunk]) : chunk;
-    let nl = data.indexOf(0x0a);
+    let start = 0;
+    let nl = chunk.indexOf(0x0a);
     while (nl !== -1) {
-      lines.push(data.subarray(0, nl));
-      data = data.subarray(nl + 1);
-      nl = data.indexOf(0x0a);
+      const tail = chunk.subarray(start, nl);
+      lines.push(this.pieces.length > 0 ? Buffer.concat([...this.pieces, tail]) : tail);
+      this.pieces = [];
+      start = nl + 1;
+      nl = chunk.indexOf(0x0a, start);
     }
-    this.rest = data.length > 0 ? data : undefined;
+    if (start < chunk.length) this.pieces.push(chunk.subarray(start));
     return lines;
   }
 }
@@ -95,8 +101,13 @@ export function startStdioGateway(o: StdioGatewayOptions): StdioGateway {
 
 function pumpServer(child: ChildProcess, o: StdioGatewayOptions): void {
   const lines = new LineSplitter();
-  child.stdout?.on('data', (chunk: Buffer) => {
-    o.output.write(chunk);
+  const fromServer = child.stdout;
+  fromServer?.on('data', (chunk: Buffer) => {
+    // A client that reads slowly slows the server down, rather than the gateway buffering without bound.
+    if (!o.output.write(chunk)) {
+      fromServer.pause();
+      o.output.once('drain', () => fromServer.resume());
+    }
     for (const line of lines.push(chunk)) {
       const msg = parseLine(line);
       if (msg !== undefined) o.session.fromServer(msg);
@@ -112,7 +123,10 @@ function pumpClient(child: ChildProcess, o: StdioGatewayOptions): void {
   const guard = o.guard;
   if (!guard) {
     o.input.on('data', (chunk: Buffer) => {
-      toServer.write(chunk);
+      if (!toServer.write(chunk)) {
+        o.input.pause();
+        toServer.once('drain', () => o.input.resume());
+      }
       for (const line of lines.push(chunk)) {
         const msg = parseLine(line);
         if (msg !== undefined) o.session.fromClient(msg, line.toString('utf8'));

@@ -23,6 +23,21 @@ describe('LineSplitter', () => {
   });
 });
 
+describe('LineSplitter on long lines', () => {
+  it('joins a 4 MB line that came in 4 KB pieces once, and keeps what follows it', () => {
+    const line = Buffer.from(`{"big":"${'x'.repeat(4 * 1024 * 1024)}"}`);
+    const stream = Buffer.concat([line, Buffer.from('\n{"next":1}\n{"part')]);
+    const s = new LineSplitter();
+    const out: Buffer[] = [];
+    const t0 = performance.now();
+    for (let i = 0; i < stream.length; i += 4096) out.push(...s.push(stream.subarray(i, i + 4096)));
+    expect(performance.now() - t0).toBeLessThan(2_000);
+    expect(out.map((b) => b.length)).toEqual([line.length, 10]);
+    expect(out[0]?.equals(line)).toBe(true);
+    expect(s.push(Buffer.from('":2}\n')).map(String)).toEqual(['{"part":2}']);
+  });
+});
+
 describe('ToolPin and the guard', () => {
   const read = { name: 'read', description: 'reads', inputSchema: { type: 'object' } };
   const pin = ToolPin.parse({ tools: [read] }) as ToolPin;
