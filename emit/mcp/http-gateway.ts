@@ -79,7 +79,16 @@ export function createHttpGateway(o: HttpGatewayOptions): HttpGateway {
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse, o: HttpGatewayOptions & { agent: HttpAgent }, sessions: Map<string, AuditSession>, sessionOf: (id: string | undefined) => AuditSession): Promise<void> {
-  const body = await readBody(req, o.maxBodyBytes ?? 32 * 1024 * 1024);
+  const max = o.maxBodyBytes ?? 32 * 1024 * 1024;
+  if (Number(req.headers['content-length'] ?? 0) > max) {
+    // Too large to hold for the audit: passed through as it streams, its calls unaudited (said).
+    o.logger.warn({ bytes: Number(req.headers['content-length']), max }, 'a request too large to audit passed through unaudited');
+    const upstream = await forward(req, req, o.upstream, o.agent);
+    res.writeHead(upstream.statusCode ?? 502, endToEnd(upstream.headers));
+    tee(upstream, res, sessionOf(headerOf(req, SESSION_HEADER)));
+    return;
+  }
+  const body = await readBody(req, max);
   if (body === undefined) {
     res.writeHead(413, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'body_too_large' }));
     return;
@@ -192,10 +201,11 @@ function auditJson(text: string, session: AuditSession): void {
   }
 }
 
-function forward(req: IncomingMessage, body: Buffer, upstream: URL, agent: HttpAgent): Promise<IncomingMessage> {
+/** Sends the request upstream with its body: the bytes read, or the request itself streamed. */
+function forward(req: IncomingMessage, body: Buffer | IncomingMessage, upstream: URL, agent: HttpAgent): Promise<IncomingMessage> {
   const headers: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name) && name !== 'host' && value !== undefined) headers[name] = value;
-  if (body.length > 0 || req.headers['content-length'] !== undefined) headers['content-length'] = body.length;
+  if (Buffer.isBuffer(body) && (body.length > 0 || req.headers['content-length'] !== undefined)) headers['content-length'] = body.length;
   const target = new URL(upstream);
   const incoming = new URL(req.url ?? '/', 'http://gateway');
   if (incoming.search) target.search = incoming.search;
@@ -203,7 +213,8 @@ function forward(req: IncomingMessage, body: Buffer, upstream: URL, agent: HttpA
   return new Promise((resolve, reject) => {
     const out = send(target, { method: req.method, headers, agent }, resolve);
     out.once('error', reject);
-    out.end(body);
+    if (Buffer.isBuffer(body)) out.end(body);
+    else body.pipe(out);
   });
 }
 

@@ -48,6 +48,9 @@ describe('tool-audit mcp over Streamable HTTP (TypeScript SDK client)', () => {
     expect(await client.callTool({ name: 'whoami', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'Bearer upstream-secret-42' }] });
     const args = Array.from({ length: 30 }, (_, i) => ({ key: `k${i} ü`, ...(i % 3 === 0 ? { n: i / 4 } : {}) }));
     for (const a of args) await client.callTool({ name: 'lookup', arguments: a });
+    // A request too large to hold for the audit (over 32 MiB) still reaches the server, unaudited.
+    const huge = 'h'.repeat(33 * 1024 * 1024);
+    expect(JSON.stringify(await client.callTool({ name: 'lookup', arguments: { key: huge } })).length).toBeGreaterThan(huge.length);
     const session = transport.sessionId as string;
     expect(session).toMatch(/^[0-9a-f-]{36}$/);
     await transport.terminateSession();
