@@ -116,7 +116,14 @@ export async function mcp(argv: string[]): Promise<void> {
   const guardStats = newGuardStats();
   const guard = createCallGuard({ pin, budget: args.budgetUsd === undefined ? undefined : emitter }, guardStats);
   const newSession = (taskId: string) =>
-    new AuditSession({ recorder: emitter, taskId, agentId: args.agentId, serverName: args.server, onToolsList: reporter ? (seen) => reporter.report(seen) : undefined });
+    new AuditSession({
+      recorder: emitter,
+      taskId,
+      agentId: args.agentId,
+      serverName: args.server,
+      onToolsList: reporter ? (seen) => reporter.report(seen) : undefined,
+      onAuditError: (err) => logger.warn({ err: (err as Error).message }, 'a message was relayed but could not be audited'),
+    });
   let finishing = false;
   const report = (status: number): never => {
     const stats = emitter.stats();
@@ -130,8 +137,10 @@ export async function mcp(argv: string[]): Promise<void> {
   // signal while it runs reports at once, so the count of what was lost is never lost itself.
   const finish = async (status: number): Promise<never> => {
     finishing = true;
+    // One deadline for both: the tools/list reports and the packets.
+    const deadline = Date.now() + 1_500;
     await Promise.race([reporter?.drain(), new Promise((r) => setTimeout(r, 1_500))]);
-    await emitter.close(1_500);
+    await emitter.close(Math.max(1, deadline - Date.now()));
     return report(status);
   };
   const onSignal = (stop: () => void) => () => (finishing ? report(143) : stop());

@@ -4,7 +4,7 @@
  * answer, error or cancellation arrives; `tools/list` answers (all pages) are reported; the
  * client's and server's names are read from `initialize`. No I/O: the transports feed it.
  */
-import { canonicalArgs, type JsonValue } from '../../schemas/canonical-json.ts';
+import { canonicalArgs, RawNumber, type JsonValue } from '../../schemas/canonical-json.ts';
 import { parseLossless } from '../../schemas/lossless-json.ts';
 import { withPythonNumbers } from '../../schemas/python-numbers.ts';
 import type { AuditEmitter } from '../emitter.ts';
@@ -36,6 +36,8 @@ export interface AuditSessionOptions {
   serverName?: string;
   /** Called with each complete tools/list answer. */
   onToolsList?: (seen: ToolsListSeen) => void;
+  /** Told when a message could not be audited (it was relayed all the same). */
+  onAuditError?: (err: unknown) => void;
   /** Monotonic milliseconds (default performance.now). */
   now?: () => number;
 }
@@ -46,8 +48,11 @@ export interface PendingCall {
   toolId: string;
   name: string;
   args: Record<string, unknown>;
-  /** The args as CPython's json.loads + json.dumps(sort_keys=True) write them (the args_hash input). */
-  argsCanonical: string;
+  /**
+   * The args as CPython's json.loads + json.dumps(sort_keys=True) write them (the args_hash
+   * input); undefined when they hold what JSON cannot carry (1e400 is Infinity to Python).
+   */
+  argsCanonical: string | undefined;
   taskId: string;
   agentId: string;
   start: number;
@@ -57,21 +62,42 @@ type Message = Record<string, unknown>;
 type Id = string | number;
 
 /** One MCP session's audit state. */
+/** What sessions of one server share: the names from initialize and the tools announced. */
+interface Identity {
+  clientName: string | undefined;
+  serverInfo: Record<string, unknown> | null;
+  /** Definition hash of each tool as the server last announced it. */
+  announced: Map<string, string>;
+}
+
 export class AuditSession {
   private readonly calls = new Map<Id, PendingCall>();
   private readonly lists = new Map<Id, boolean /* first page */>();
   private listPages: McpTool[] | undefined;
-  private clientName: string | undefined;
-  private serverInfo: Record<string, unknown> | null = null;
   private initializeId: Id | undefined;
-  /** Definition hash of each tool as the server last announced it. */
-  readonly announced = new Map<string, string>();
   private readonly now: () => number;
   private task: string;
 
-  constructor(private readonly o: AuditSessionOptions) {
+  constructor(
+    private readonly o: AuditSessionOptions,
+    private readonly identity: Identity = { clientName: undefined, serverInfo: null, announced: new Map() },
+  ) {
     this.now = o.now ?? (() => performance.now());
     this.task = o.taskId;
+  }
+
+  /** Definition hash of each tool as the server last announced it. */
+  get announced(): Map<string, string> {
+    return this.identity.announced;
+  }
+
+  /**
+   * A session of its own for one exchange, sharing this one's task, names and tools: over HTTP a
+   * server without sessions answers each request on its own response, and two clients may use
+   * the same JSON-RPC ids, so their calls must not meet in one map.
+   */
+  fork(): AuditSession {
+    return new AuditSession({ ...this.o, taskId: this.task }, this.identity);
   }
 
   /** The task of calls that name none. */
@@ -86,7 +112,7 @@ export class AuditSession {
 
   /** The name calls' tool_ids are prefixed with. */
   get server(): string {
-    const name = this.serverInfo?.name;
+    const name = this.identity.serverInfo?.name;
     return this.o.serverName ?? (typeof name === 'string' && name !== '' ? name : 'mcp-server');
   }
 
@@ -105,15 +131,34 @@ export class AuditSession {
    * tools/call's args are re-read from it with their number literals (1.0 stays a float).
    */
   fromClient(msg: unknown, raw?: string): void {
-    const exact = raw !== undefined && hasCall(msg) ? parseLossless(raw) : undefined;
-    if (Array.isArray(msg)) msg.forEach((m, i) => this.clientMessage(m, Array.isArray(exact) ? exact[i] : undefined));
-    else this.clientMessage(msg, exact);
+    // What a message does to the audit must never break the relay: a message too deep to
+    // canonicalise (RangeError) is not audited, and is said.
+    guarded(() => {
+      const exact = raw !== undefined && hasCall(msg) ? parseLossless(raw) : undefined;
+      if (Array.isArray(msg)) msg.forEach((m, i) => this.clientMessage(m, Array.isArray(exact) ? exact[i] : undefined));
+      else this.clientMessage(msg, exact);
+    }, this.o.onAuditError);
   }
 
   /** A message (or batch) the server sent. */
   fromServer(msg: unknown): void {
-    if (Array.isArray(msg)) for (const m of msg) this.serverMessage(m);
-    else this.serverMessage(msg);
+    guarded(() => {
+      if (Array.isArray(msg)) for (const m of msg) this.serverMessage(m);
+      else this.serverMessage(msg);
+    }, this.o.onAuditError);
+  }
+
+  /**
+   * Ends the calls a request made whose answer will not come as a JSON-RPC response (the HTTP
+   * request failed, or the server answered it with an HTTP error).
+   */
+  endCalls(ids: Id[], why: string): void {
+    for (const id of ids) {
+      const call = this.calls.get(id);
+      if (!call) continue;
+      this.calls.delete(id);
+      this.finish(call, lostOutcome(why));
+    }
   }
 
   /**
@@ -126,13 +171,13 @@ export class AuditSession {
     const exactArgs = isObject(exact) && isObject(exact.params) && isObject(exact.params.arguments) ? exact.params.arguments : args;
     const name = typeof params.name === 'string' ? params.name : '';
     const meta = isObject(params._meta) ? params._meta : {};
-    const clientName = this.clientName;
+    const clientName = this.identity.clientName;
     return {
       callId: undefined,
       toolId: this.toolId(name),
       name,
       args,
-      argsCanonical: canonicalArgs(withPythonNumbers(exactArgs as JsonValue)),
+      argsCanonical: pythonCanonical(exactArgs as JsonValue),
       taskId: nameIn(meta[TASK_META_KEY]) ?? traceId(meta.traceparent) ?? this.task,
       agentId: nameIn(meta[AGENT_META_KEY]) ?? this.o.agentId ?? clientName ?? 'mcp-client',
       start: this.now(),
@@ -161,7 +206,7 @@ export class AuditSession {
     else if (m.method === 'initialize' && isId(m.id)) {
       this.initializeId = m.id;
       const info = isObject(m.params) && isObject(m.params.clientInfo) ? m.params.clientInfo : {};
-      this.clientName = nameIn(info.name);
+      this.identity.clientName = nameIn(info.name);
     } else if (m.method === 'notifications/cancelled' && isObject(m.params) && isId(m.params.requestId)) {
       const call = this.calls.get(m.params.requestId);
       if (!call) return;
@@ -182,7 +227,7 @@ export class AuditSession {
     }
     if (m.id === this.initializeId && isObject(m.result)) {
       this.initializeId = undefined;
-      this.serverInfo = isObject(m.result.serverInfo) ? m.result.serverInfo : null;
+      this.identity.serverInfo = isObject(m.result.serverInfo) ? m.result.serverInfo : null;
       return;
     }
     const first = this.lists.get(m.id);
@@ -200,7 +245,7 @@ export class AuditSession {
     const tools = this.listPages;
     this.listPages = undefined;
     for (const t of tools) this.announced.set(t.name, definitionHash(t));
-    this.o.onToolsList?.({ server: this.server, serverInfo: this.serverInfo, tools, seenAtMs: Date.now() });
+    this.o.onToolsList?.({ server: this.server, serverInfo: this.identity.serverInfo, tools, seenAtMs: Date.now() });
   }
 
   private finish(call: PendingCall, outcome: CallOutcome): void {
@@ -225,6 +270,28 @@ export function traceId(v: unknown): string | undefined {
   if (typeof v !== 'string') return undefined;
   const m = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/.exec(v.trim());
   return m && m[1] !== '0'.repeat(32) ? m[1] : undefined;
+}
+
+/** canonicalArgs of the args with Python's numbers, or undefined when a number is not finite there. */
+function pythonCanonical(args: JsonValue): string | undefined {
+  const python = withPythonNumbers(args);
+  // Infinity/NaN are not JSON: spliced into a packet they would make it unreadable.
+  return hasNonFinite(python) ? undefined : canonicalArgs(python);
+}
+
+function hasNonFinite(v: JsonValue): boolean {
+  if (v instanceof RawNumber) return !/^-?\d/.test(v.literal);
+  if (Array.isArray(v)) return v.some(hasNonFinite);
+  if (v !== null && typeof v === 'object') return Object.values(v).some(hasNonFinite);
+  return false;
+}
+
+function guarded(run: () => void, onError: ((err: unknown) => void) | undefined): void {
+  try {
+    run();
+  } catch (err) {
+    onError?.(err);
+  }
 }
 
 function hasCall(msg: unknown): boolean {

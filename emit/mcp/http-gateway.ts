@@ -6,7 +6,6 @@
  * event. Sessions are told apart by `Mcp-Session-Id`; each is an AuditSession whose task is the
  * session id.
  */
-import { randomUUID } from 'node:crypto';
 import { Agent as HttpAgent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse, type OutgoingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { PassThrough, type Transform } from 'node:stream';
@@ -17,6 +16,7 @@ import type { MinimalLogger } from '../../platform/minimal-logger.ts';
 import { parseLossless } from '../../schemas/lossless-json.ts';
 import type { AuditSession } from './audit-session.ts';
 import { refusalResponse, type CallGuard } from './call-guard.ts';
+import { HttpSessions } from './http-sessions.ts';
 import { batchRefusal, batchWithCall, isToolsCall } from './stdio-gateway.ts';
 
 /** What the HTTP gateway runs with. */
@@ -33,8 +33,8 @@ export interface HttpGatewayOptions {
 /** A running HTTP gateway. */
 export interface HttpGateway {
   readonly server: Server;
-  /** Sessions known (by Mcp-Session-Id; '' = a server without sessions). */
-  readonly sessions: Map<string, AuditSession>;
+  /** Sessions known, by Mcp-Session-Id. */
+  readonly sessions: HttpSessions;
   close(): Promise<void>;
 }
 
@@ -47,19 +47,10 @@ const AGENT_OPTIONS = { keepAlive: true, noDelay: true, maxFreeSockets: 64 };
 
 /** Builds the gateway's HTTP server (not listening yet). */
 export function createHttpGateway(o: HttpGatewayOptions): HttpGateway {
-  const sessions = new Map<string, AuditSession>();
+  const sessions = new HttpSessions(o.newSession);
   const agent = o.upstream.protocol === 'https:' ? new HttpsAgent(AGENT_OPTIONS) : new HttpAgent(AGENT_OPTIONS);
-  const sessionOf = (id: string | undefined): AuditSession => {
-    const key = id ?? '';
-    let s = sessions.get(key);
-    if (!s) {
-      s = o.newSession(id ?? randomUUID());
-      sessions.set(key, s);
-    }
-    return s;
-  };
   const server = createServer((req, res) => {
-    handle(req, res, { ...o, agent }, sessions, sessionOf).catch((err: unknown) => {
+    handle(req, res, { ...o, agent }, sessions).catch((err: unknown) => {
       o.logger.error({ err: (err as Error).message }, 'the gateway failed a request');
       if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: 'bad_gateway', message: (err as Error).message }));
@@ -70,7 +61,7 @@ export function createHttpGateway(o: HttpGatewayOptions): HttpGateway {
     sessions,
     close: () =>
       new Promise<void>((resolve) => {
-        for (const s of sessions.values()) s.close('the gateway stopped before the answer');
+        sessions.closeAll('the gateway stopped before the answer');
         server.close(() => resolve());
         server.closeAllConnections();
         agent.destroy();
@@ -78,73 +69,97 @@ export function createHttpGateway(o: HttpGatewayOptions): HttpGateway {
   };
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, o: HttpGatewayOptions & { agent: HttpAgent }, sessions: Map<string, AuditSession>, sessionOf: (id: string | undefined) => AuditSession): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, o: HttpGatewayOptions & { agent: HttpAgent }, sessions: HttpSessions): Promise<void> {
   const max = o.maxBodyBytes ?? 32 * 1024 * 1024;
-  if (Number(req.headers['content-length'] ?? 0) > max) {
-    // Too large to hold for the audit: passed through as it streams, its calls unaudited (said).
-    o.logger.warn({ bytes: Number(req.headers['content-length']), max }, 'a request too large to audit passed through unaudited');
-    const upstream = await forward(req, req, o.upstream, o.agent);
-    res.writeHead(upstream.statusCode ?? 502, endToEnd(upstream.headers));
-    tee(upstream, res, sessionOf(headerOf(req, SESSION_HEADER)));
-    return;
-  }
+  const sessionId = headerOf(req, SESSION_HEADER);
+  if (Number(req.headers['content-length'] ?? 0) > max) return passLarge(req, res, o, max);
   const body = await readBody(req, max);
   if (body === undefined) {
-    res.writeHead(413, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'body_too_large' }));
+    res.writeHead(413, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'body_too_large', message: `a body without Content-Length over ${max} bytes` }));
     return;
   }
-  const sessionId = headerOf(req, SESSION_HEADER);
-  // Without a session id: a server without sessions ('' once known), or an initialize, whose
-  // session is filed under the id its answer gives.
-  let session = sessionId !== undefined ? sessionOf(sessionId) : sessions.get('');
   const msg = req.method === 'POST' && body.length > 0 ? parseJson(body) : undefined;
+  // A request naming a session is audited in it; one without, in a session of its own (an
+  // initialize), or in a fork of a session-less server's template.
+  const { session, fork } = sessionId !== undefined ? { session: sessions.of(sessionId), fork: false } : sessions.anonymous();
   if (msg !== undefined) {
-    session ??= o.newSession(randomUUID());
     const raw = body.toString('utf8');
     const refused = o.guard ? await judge(msg, raw, session, o.guard, o.logger) : undefined;
     if (refused) {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(refused));
+      if (fork) sessions.done(session);
       return;
     }
     if (!(o.guard && isToolsCall(msg))) session.fromClient(msg, raw);
   }
-  const upstream = await forward(req, body, o.upstream, o.agent);
-  if (session && sessionId === undefined) {
-    const key = headerOf(upstream, SESSION_HEADER) ?? '';
-    if (!sessions.has(key)) {
-      if (key !== '') session.retask(key);
-      sessions.set(key, session);
-    }
+  const calls = callIdsOf(msg);
+  let upstream: IncomingMessage;
+  try {
+    upstream = await forward(req, body, o.upstream, o.agent);
+  } catch (err) {
+    session.endCalls(calls, `the MCP server could not be reached: ${(err as Error).message}`);
+    if (fork) sessions.done(session);
+    throw err;
   }
-  const audited = session ?? sessionOf(sessionId);
-  res.writeHead(upstream.statusCode ?? 502, endToEnd(upstream.headers));
+  const status = upstream.statusCode ?? 502;
+  if (sessionId === undefined && !fork && isInitialize(msg) && status < 300) sessions.initialized(session, headerOf(upstream, SESSION_HEADER));
+  res.writeHead(status, endToEnd(upstream.headers));
   res.flushHeaders();
-  tee(upstream, res, audited);
-  req.once('close', () => {
+  tee(upstream, res, session);
+  // The client went away mid-answer (a dropped SSE stream): so does the upstream stream.
+  res.once('close', () => {
     if (!res.writableFinished) upstream.destroy();
   });
-  if (req.method === 'DELETE' && sessionId !== undefined && (upstream.statusCode ?? 500) < 300) {
-    upstream.once('end', () => {
-      sessions.get(sessionId)?.close('the session was deleted before the answer');
-      sessions.delete(sessionId);
-    });
+  upstream.once('end', () => {
+    // An HTTP error is the answer: the calls it carried will get no JSON-RPC response.
+    if (status >= 400) session.endCalls(calls, `the MCP server answered HTTP ${status}`);
+    if (fork) sessions.done(session);
+    if (sessionId !== undefined && (status === 404 || (req.method === 'DELETE' && status < 300))) sessions.end(sessionId, status === 404 ? 'the MCP server no longer knows the session' : 'the session was deleted before the answer');
+  });
+}
+
+/** A request too large to hold: streamed through, its calls unaudited; refused while enforcing (it could not be judged). */
+async function passLarge(req: IncomingMessage, res: ServerResponse, o: HttpGatewayOptions & { agent: HttpAgent }, max: number): Promise<void> {
+  const bytes = Number(req.headers['content-length']);
+  if (o.guard) {
+    o.logger.warn({ bytes, max }, 'a request too large to judge was refused');
+    res.writeHead(413, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'body_too_large', message: `over ${max} bytes: too large for the gateway to judge while it enforces a pin or budgets` }));
+    return;
   }
+  o.logger.warn({ bytes, max }, 'a request too large to audit passed through unaudited');
+  const upstream = await forward(req, req, o.upstream, o.agent);
+  res.writeHead(upstream.statusCode ?? 502, endToEnd(upstream.headers));
+  upstream.pipe(res);
+  res.once('close', () => {
+    if (!res.writableFinished) upstream.destroy();
+  });
+}
+
+/** The ids of the tools/call requests a message (or batch) carries. */
+function callIdsOf(msg: unknown): Array<string | number> {
+  const all = Array.isArray(msg) ? msg : [msg];
+  return all.filter(isToolsCall).map((m) => m.id);
+}
+
+function isInitialize(msg: unknown): boolean {
+  return (msg as { method?: unknown } | null)?.method === 'initialize';
 }
 
 /** A refusal to answer in place of forwarding, or undefined to forward. Tracks an admitted call. */
 async function judge(msg: unknown, raw: string, session: AuditSession, guard: CallGuard, logger: MinimalLogger): Promise<unknown> {
   if (batchWithCall(msg)) return batchRefusal(msg);
   if (!isToolsCall(msg)) return undefined;
-  const described = session.describe(msg, parseLossless(raw));
+  let described;
   let a;
   try {
+    described = session.describe(msg, parseLossless(raw));
     a = await guard(described, session.announced);
   } catch (err) {
     logger.error({ err: (err as Error).message }, 'the call guard failed; the call is let through');
     a = { ok: true as const, callId: undefined };
   }
   if (a.ok) {
-    session.track(msg, described, a.callId);
+    if (described) session.track(msg, described, a.callId);
     return undefined;
   }
   logger.warn({ tool: (msg.params as { name?: unknown } | undefined)?.name, reason: a.reason }, a.message);

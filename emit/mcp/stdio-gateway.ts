@@ -6,11 +6,13 @@
  * answered by the gateway, never written to the server.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import type { MinimalLogger } from '../../platform/minimal-logger.ts';
 import { parseLossless } from '../../schemas/lossless-json.ts';
 import type { AuditSession } from './audit-session.ts';
 import { refusalResponse, type CallGuard } from './call-guard.ts';
+import { ClientWriter } from './client-writer.ts';
 
 /** What the stdio gateway runs with. */
 export interface StdioGatewayOptions {
@@ -78,10 +80,13 @@ export function startStdioGateway(o: StdioGatewayOptions): StdioGateway {
       o.logger.error({ err: err.message, command: o.command }, 'the MCP server could not be started');
       resolve(127);
     });
-    child.once('exit', (code, signal) => resolve(code ?? 128 + signalNumber(signal)));
+    // 'close', not 'exit': the server's stdout is read to its end first, so an answer it sent
+    // just before exiting is still matched to its call.
+    child.once('close', (code, signal) => resolve(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0)));
   });
-  pumpServer(child, o);
-  pumpClient(child, o);
+  const client = new ClientWriter(o.output, { pause: () => child.stdout?.pause(), resume: () => child.stdout?.resume() });
+  pumpServer(child, client, o);
+  pumpClient(child, client, o);
   let killer: NodeJS.Timeout | undefined;
   void exited.then(() => {
     clearTimeout(killer);
@@ -99,74 +104,86 @@ export function startStdioGateway(o: StdioGatewayOptions): StdioGateway {
   };
 }
 
-function pumpServer(child: ChildProcess, o: StdioGatewayOptions): void {
+function pumpServer(child: ChildProcess, client: ClientWriter, o: StdioGatewayOptions): void {
   const lines = new LineSplitter();
-  const fromServer = child.stdout;
-  fromServer?.on('data', (chunk: Buffer) => {
-    // A client that reads slowly slows the server down, rather than the gateway buffering without bound.
-    if (!o.output.write(chunk)) {
-      fromServer.pause();
-      o.output.once('drain', () => fromServer.resume());
-    }
+  child.stdout?.on('data', (chunk: Buffer) => {
+    client.server(chunk);
     for (const line of lines.push(chunk)) {
       const msg = parseLine(line);
       if (msg !== undefined) o.session.fromServer(msg);
     }
   });
+  child.stdout?.once('end', () => client.end());
 }
 
-function pumpClient(child: ChildProcess, o: StdioGatewayOptions): void {
-  const lines = new LineSplitter();
+function pumpClient(child: ChildProcess, client: ClientWriter, o: StdioGatewayOptions): void {
   const toServer = child.stdin;
   if (!toServer) return;
   toServer.on('error', (err) => o.logger.warn({ err: err.message }, 'writing to the MCP server failed'));
+  /** Writes to the server; false when its stdin is gone (nothing written). */
+  const send = (data: Buffer | string): boolean => {
+    if (toServer.writableEnded || toServer.destroyed) return false;
+    // A server that reads slowly slows the client down.
+    if (!toServer.write(data)) {
+      o.input.pause();
+      toServer.once('drain', () => o.input.resume());
+    }
+    return true;
+  };
+  const lines = new LineSplitter();
   const guard = o.guard;
   if (!guard) {
     o.input.on('data', (chunk: Buffer) => {
-      if (!toServer.write(chunk)) {
-        o.input.pause();
-        toServer.once('drain', () => o.input.resume());
-      }
+      send(chunk);
       for (const line of lines.push(chunk)) {
         const msg = parseLine(line);
         if (msg !== undefined) o.session.fromClient(msg, line.toString('utf8'));
       }
     });
-  } else {
-    // Lines wait behind a call being judged so that the server sees them in the client's order.
-    let queue: Promise<void> = Promise.resolve();
-    let judging = false;
-    o.input.on('data', (chunk: Buffer) => {
-      for (const line of lines.push(chunk)) {
-        const msg = parseLine(line);
-        if (batchWithCall(msg)) {
-          o.output.write(`${JSON.stringify(batchRefusal(msg))}\n`);
-          continue;
-        }
-        const call = isToolsCall(msg) ? msg : undefined;
-        if (!call && !judging) {
-          forward(toServer, line, msg, o.session);
-          continue;
-        }
-        judging = true;
-        queue = queue.then(async () => {
-          if (call) await admit(call, line, toServer, guard, o);
-          else forward(toServer, line, msg, o.session);
-        });
-        const mark = queue;
-        void mark.then(() => {
-          if (queue === mark) judging = false;
-        });
-      }
-    });
+    o.input.on('end', () => toServer.end());
+    return;
   }
-  o.input.on('end', () => toServer.end());
+  // Lines wait behind a call being judged so that the server sees them in the client's order.
+  let queue: Promise<void> = Promise.resolve();
+  let judging = false;
+  const forward = (line: Buffer, msg: unknown): void => {
+    if (msg !== undefined) o.session.fromClient(msg, line.toString('utf8'));
+    send(Buffer.concat([line, NEWLINE]));
+  };
+  o.input.on('data', (chunk: Buffer) => {
+    for (const line of lines.push(chunk)) {
+      const msg = parseLine(line);
+      if (batchWithCall(msg)) {
+        client.inject(JSON.stringify(batchRefusal(msg)));
+        continue;
+      }
+      const call = isToolsCall(msg) ? msg : undefined;
+      if (!call && !judging) {
+        forward(line, msg);
+        continue;
+      }
+      judging = true;
+      // The chain never rejects: a failure is logged and the lines after it still go.
+      queue = queue
+        .then(async () => (call ? admit(call, line, client, send, guard, o) : forward(line, msg)))
+        .catch((err: unknown) => o.logger.error({ err: (err as Error).message }, 'a client line could not be relayed'));
+      const mark = queue;
+      void mark.then(() => {
+        if (queue === mark) judging = false;
+      });
+    }
+  });
+  // Stdin's end waits for the lines still being judged.
+  o.input.on('end', () => void queue.then(() => toServer.end()));
 }
 
-async function admit(call: Record<string, unknown> & { id: string | number }, line: Buffer, toServer: Writable, guard: CallGuard, o: StdioGatewayOptions): Promise<void> {
-  const described = o.session.describe(call, parseLossless(line.toString('utf8')));
+const NEWLINE = Buffer.from('\n');
+
+async function admit(call: Record<string, unknown> & { id: string | number }, line: Buffer, client: ClientWriter, send: (data: Buffer) => boolean, guard: CallGuard, o: StdioGatewayOptions): Promise<void> {
+  let described;
   let a;
   try {
+    described = o.session.describe(call, parseLossless(line.toString('utf8')));
     a = await guard(described, o.session.announced);
   } catch (err) {
     // A guard that breaks must not swallow the call: it is let through, and said.
@@ -175,18 +192,11 @@ async function admit(call: Record<string, unknown> & { id: string | number }, li
   }
   if (!a.ok) {
     o.logger.warn({ tool: (call.params as { name?: unknown } | undefined)?.name, reason: a.reason }, a.message);
-    o.output.write(`${JSON.stringify(refusalResponse(call.id, a))}\n`);
+    client.inject(JSON.stringify(refusalResponse(call.id, a)));
     return;
   }
-  o.session.track(call, described, a.callId);
-  toServer.write(line);
-  toServer.write('\n');
-}
-
-function forward(toServer: Writable, line: Buffer, msg: unknown, session: AuditSession): void {
-  if (msg !== undefined) session.fromClient(msg, line.toString('utf8'));
-  toServer.write(line);
-  toServer.write('\n');
+  // Tracked only when it reaches the server: a call the server never saw is no call.
+  if (send(Buffer.concat([line, NEWLINE])) && described) o.session.track(call, described, a.callId);
 }
 
 /** A JSON-RPC batch holding a tools/call (batches left MCP in 2025-06-18; a guard refuses them whole). */
@@ -208,7 +218,3 @@ export function isToolsCall(msg: unknown): msg is Record<string, unknown> & { id
   return typeof m === 'object' && m !== null && m.method === 'tools/call' && (typeof m.id === 'string' || typeof m.id === 'number');
 }
 
-function signalNumber(signal: NodeJS.Signals | null): number {
-  const numbers: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGTERM: 15 };
-  return (signal && numbers[signal]) ?? 0;
-}
