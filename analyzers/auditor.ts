@@ -59,7 +59,7 @@ export interface AuditSteps {
  * the row bound decides (an hour's cap made a quiet backlog of weeks hundreds of steps of a few
  * statements each, and on embedded ClickHouse under a steady read load each statement waits its turn).
  */
-export const AUDIT_STEPS: AuditSteps = { rows: 50_000, maxSpanMs: 86_400_000, taskPage: 500, recordChunk: 10_000, lookbackRows: 200_000 };
+const AUDIT_STEPS: AuditSteps = { rows: 50_000, maxSpanMs: 86_400_000, taskPage: 500, recordChunk: 10_000, lookbackRows: 200_000 };
 
 /** The last detected_at stamp given to a step in this process (each step gets a later one). */
 let lastStamp = 0;
@@ -150,12 +150,19 @@ export function createAuditor(deps: AuditorDeps): PeriodicJob<AuditResult> {
 }
 
 /** The violations of `found` not in `violations` yet, one per key. */
-async function unrecorded(ch: ClickHouseDoor, found: readonly Violation[]): Promise<Violation[]> {
+/** The violations whose keys are not in `violations` yet (each key once). */
+export async function unrecorded(ch: ClickHouseDoor, found: readonly Violation[]): Promise<Violation[]> {
   const unique = new Map(found.map((v) => [v.violation_key, v]));
   if (unique.size === 0) return [];
   // Keys as a format() literal: an Array(String) parameter of thousands of keys is pathologically slow on chDB.
   const set = keySet([...unique.keys()], 'String');
-  const existing = await ch.selectFields(`SELECT violation_key FROM {db:Identifier}.violations WHERE violation_key IN ${set.sql}`, {}, sizedFor(set));
+  // The invariants first: violations is ordered by (invariant, detected_at), so only their ranges are read.
+  const invariants = keySet([...new Set(found.map((v) => v.invariant))], 'String');
+  const existing = await ch.selectFields(
+    `SELECT violation_key FROM {db:Identifier}.violations WHERE invariant IN ${invariants.sql} AND violation_key IN ${set.sql}`,
+    {},
+    sizedFor(set, invariants),
+  );
   for (const [k] of existing) unique.delete(k ?? '');
   return [...unique.values()];
 }

@@ -17,7 +17,7 @@ ORDER BY version, tool_id`,
 };
 
 /** The rows of the newest version only (a version is one insert: all there or not at all). */
-export const CURRENT_MANIFEST_ROWS = {
+const CURRENT_MANIFEST_ROWS = {
   name: 'manifest_current_rows',
   sql: `SELECT version, toUnixTimestamp64Milli(effective_at) AS effective_ms, tools, tool_id, entry, warnings
 FROM {db:Identifier}.tool_manifests
@@ -125,5 +125,5 @@ export async function writeManifestVersion(door: ClickHouseDoor, manifest: Manif
  * version if the clock went back: versions take effect in apply order). Nothing older changes.
  */
 export function applyManifest(door: ClickHouseDoor, manifest: Manifest, nowMs: number = Date.now()): Promise<AppliedVersion> {
-  return serializedApply(door, async () => writeManifestVersion(door, manifest, nextVersionOf(await loadManifestHistory(door, door.database), nowMs)));
+  return serializedApply(door, async () => writeManifestVersion(door, manifest, nextVersionOf(await loadCurrentManifest(door, door.database), nowMs)));
 }

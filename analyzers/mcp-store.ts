@@ -11,6 +11,7 @@ import { chTime } from '../platform/clickhouse/statement.ts';
 import type { McpTool, McpToolsAnswer, McpToolsBody } from '../schemas/mcp-tools.ts';
 import type { Manifest, ManifestEntry } from '../schemas/tool-manifest.ts';
 import type { Violation } from './audit-rules.ts';
+import { unrecorded } from './auditor.ts';
 import { loadCurrentManifest, nextVersionOf, serializedApply, writeManifestVersion } from './manifest-store.ts';
 import { buildServerPart, definitionFindings, describeChanges, diffServerPart, mergeServerPart, serverPartOf, toolOfEntry, type ServerPart } from './mcp-manifest.ts';
 
@@ -33,7 +34,7 @@ export function applyMcpTools(door: ClickHouseDoor, body: McpToolsBody, nowMs: n
     const diff = diffServerPart(old, part.entries);
     const answer: McpToolsAnswer = { server: body.server, version: null, added: diff.added, removed: diff.removed, changed: [], warnings: part.warnings };
     if (!diff.differs) return { answer, recorded: 0 };
-    const previous = diff.changed.length + diff.removed.length > 0 ? await lastDefinitions(door, body.server) : new Map<string, McpTool>();
+    const previous = await lastDefinitions(door, body.server, [...diff.changed.map((c) => c.tool_id), ...diff.removed]);
     const changed = describeChanges(diff.changed, old, previous, part.tools);
     const next = nextVersionOf(history, nowMs);
     // History and findings before the version: a failure in between leaves the part in force
@@ -64,23 +65,22 @@ function definitionRow(body: McpToolsBody, c: { id: string; change: 'added' | 'c
   };
 }
 
-/** The last definition recorded of each tool of `server` (tool_id → tool). */
-async function lastDefinitions(door: ClickHouseDoor, server: string): Promise<Map<string, McpTool>> {
+/** The last definition recorded of each of `ids` (tool_id → tool): only those, not the server's whole history. */
+async function lastDefinitions(door: ClickHouseDoor, server: string, ids: readonly string[]): Promise<Map<string, McpTool>> {
+  if (ids.length === 0) return new Map();
+  const set = keySet(ids, 'String');
   const rows = await door.select<{ tool_id: string; definition: string }>(
     `SELECT tool_id, argMax(definition, version) AS definition FROM {db:Identifier}.mcp_tool_definitions
-     WHERE server = {server:String} GROUP BY tool_id`,
+     WHERE server = {server:String} AND tool_id IN ${set.sql} GROUP BY tool_id`,
     { server },
+    sizedFor(set),
   );
   return new Map(rows.map((r) => [r.tool_id, JSON.parse(r.definition) as McpTool]));
 }
 
 /** Inserts the findings whose keys are not in `violations` yet; returns how many. */
 async function recordOnce(door: ClickHouseDoor, found: readonly Violation[]): Promise<number> {
-  if (found.length === 0) return 0;
-  // Keys as a format() literal, as the auditor does: a large Array parameter is slow on chDB.
-  const set = keySet(found.map((v) => v.violation_key), 'String');
-  const existing = new Set((await door.selectFields(`SELECT violation_key FROM {db:Identifier}.violations WHERE violation_key IN ${set.sql}`, {}, sizedFor(set))).map(([k]) => k));
-  const fresh = found.filter((v) => !existing.has(v.violation_key));
+  const fresh = await unrecorded(door, found);
   await door.insertRows('violations', fresh.map((v) => ({ key: v.violation_key, row: v })));
   return fresh.length;
 }

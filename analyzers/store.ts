@@ -66,13 +66,18 @@ const RANGE = `ingested_at > fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND i
  * millisecond all belong to it (a millisecond is not split).
  */
 export async function stepEnd(ch: ClickHouseDoor, segments: readonly Segment[], fromMs: number, toMs: number, rows: number, maxSpanMs: number): Promise<number> {
-  const [first] = await ch.select<{ ms: string; n: string }>(
-    `SELECT toUnixTimestamp64Milli(min(t)) AS ms, count() AS n FROM (
-       ${segments.map((_, i) => `SELECT min(ingested_at) AS t FROM {db:Identifier}.{t${i}:Identifier} WHERE ${RANGE} HAVING count() > 0`).join(' UNION ALL ')})`,
-    { from: fromMs, to: toMs, ...Object.fromEntries(segments.map((t, i) => [`t${i}`, t])) },
-  );
-  if (!first || Number(first.n) === 0) return toMs; // nothing ingested in the range
-  let end = Math.min(toMs, Number(first.ms) + maxSpanMs);
+  // The first row of each segment, read in ingested_at order (one granule), not min() over the
+  // range: a backlog of millions would be read whole on every step.
+  let firstMs = Number.POSITIVE_INFINITY;
+  for (const table of segments) {
+    const [r] = await ch.select<{ ms: string }>(
+      `SELECT toUnixTimestamp64Milli(ingested_at) AS ms FROM {db:Identifier}.{table:Identifier} WHERE ${RANGE} ORDER BY ingested_at LIMIT 1`,
+      { table, from: fromMs, to: toMs },
+    );
+    if (r) firstMs = Math.min(firstMs, Number(r.ms));
+  }
+  if (firstMs === Number.POSITIVE_INFINITY) return toMs; // nothing ingested in the range
+  let end = Math.min(toMs, firstMs + maxSpanMs);
   for (const table of segments) {
     const [r] = await ch.select<{ ms: string }>(
       `SELECT toUnixTimestamp64Milli(ingested_at) AS ms FROM {db:Identifier}.{table:Identifier} WHERE ${RANGE}

@@ -97,9 +97,12 @@ const chunkSql = (s: (typeof SOURCES)[number]) =>
   `SELECT arrayStringConcat(groupArray(${keyPair(s.kind, 'k')})) AS h
    FROM (SELECT ${s.key} AS k FROM {db:Identifier}.${s.table} WHERE ${storedSince(s)} AND cityHash64(k) % {chunks:UInt64} = {chunk:UInt64})`;
 
+const totals = SOURCES.map((s) => `(SELECT count() FROM {db:Identifier}.${s.table} WHERE ${s.where}) AS ${s.kind}`).join(', ');
 /** Rows of each source in all, and stored after {since}; the server's time; the database's identity. */
-const COUNT = `SELECT ${SOURCES.map((s) => `(SELECT count() FROM {db:Identifier}.${s.table} WHERE ${s.where}) AS ${s.kind}, (SELECT count() FROM {db:Identifier}.${s.table} WHERE ${storedSince(s)}) AS ${s.kind}_since`).join(', ')},
+const COUNT = `SELECT ${totals}, ${SOURCES.map((s) => `(SELECT count() FROM {db:Identifier}.${s.table} WHERE ${storedSince(s)}) AS ${s.kind}_since`).join(', ')},
   toString(now64(3)) AS now, (SELECT toString(uuid) FROM system.databases WHERE name = {db:String}) AS db_uuid`;
+/** Rows of each source in all (what a snapshot records): not counted twice as COUNT with since 0 would. */
+const COUNT_ALL = `SELECT ${totals}`;
 type Counts = Record<KeyKind | `${KeyKind}_since`, string> & { now: string; db_uuid: string };
 
 /** Hash pairs remembered between a round's questions and its log, per kind (a bound, not a need). */
@@ -112,7 +115,7 @@ const FIRST_READ_SLACK_MS = 60_000;
  * How far before a snapshot's `coveredAt` the catch-up reads: an insert's rows carry the time
  * it began (ClickHouse's clock), and the writer's clock may differ from ClickHouse's.
  */
-export const SNAPSHOT_SLACK_MS = 600_000;
+const SNAPSHOT_SLACK_MS = 600_000;
 
 class BloomKeyIndex implements KeyIndex {
   readonly writer = randomUUID();
@@ -216,7 +219,7 @@ class BloomKeyIndex implements KeyIndex {
       await this.refresh();
       // Taken before the bits are written: a bit only turns on, so the file holds every key covered by then.
       const header = { version: 1 as const, database: this.deps.clickhouse.database, databaseUuid: this.dbUuid, coveredAt: this.coveredAt, counts: {} as Record<string, number>, sliceMaxBytes: this.deps.maxBytes };
-      const [c] = await this.deps.clickhouse.select<Counts>(COUNT, { since: 0 });
+      const [c] = await this.deps.clickhouse.select<Record<KeyKind, string>>(COUNT_ALL, {});
       for (const s of SOURCES) header.counts[s.kind] = Number(c?.[s.kind] ?? 0);
       const bytes = await writeKeySnapshot(path, header, filter);
       this.deps.metrics.set('tool_audit_ingest_key_snapshot_seconds', 'Time the last key filter snapshot took to write', (performance.now() - started) / 1000);

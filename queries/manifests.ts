@@ -3,7 +3,7 @@
  * tool's entry in every version (GET /v1/manifests/{tool_id}/history).
  */
 import { z } from 'zod';
-import { loadManifestHistory, MANIFEST_ROWS } from '../analyzers/manifest-store.ts';
+import { loadCurrentManifest, loadManifestHistory, MANIFEST_ROWS } from '../analyzers/manifest-store.ts';
 import { manifestEntrySchema } from '../schemas/tool-manifest.ts';
 import type { QueryContext, QuerySpec, StatementRunner } from './sql.ts';
 
@@ -32,7 +32,8 @@ export type ManifestHistoryAnswer = z.infer<typeof manifestHistorySchema>;
 
 /** The current manifest. */
 export async function currentManifest(ch: StatementRunner, db: string, ctx: QueryContext): Promise<ManifestAnswer> {
-  const cur = (await loadManifestHistory(ch, db, ctx)).current;
+  // The newest version only: every version is a whole copy, so the history grows with each apply.
+  const cur = (await loadCurrentManifest(ch, db, ctx)).current;
   if (!cur) return { version: null, effective_at: null, tools: {}, warnings: [] };
   return { version: cur.version, effective_at: new Date(cur.effectiveMs).toISOString(), tools: cur.manifest, warnings: cur.warnings };
 }

@@ -21,14 +21,14 @@ LIMIT {limit:UInt32}`,
   params: { ...WINDOW_PARAM_DOCS, limit: 'tools to return at most' },
 };
 
-/** The MCP server of each tool of the current manifest that came from one (a few hundred rows). */
+/** The MCP server of each of the listed tools in the current manifest that came from one. */
 export const TOOL_SERVERS: QuerySpec = {
   name: 'tool_servers',
-  description: "The mcp.server of each entry of the current manifest version that has one (the tool came from that MCP server's tools/list).",
+  description: "The mcp.server of the listed tools' entries in the current manifest version (the tool came from that MCP server's tools/list).",
   sql: `SELECT tool_id, JSONExtractString(entry, 'mcp', 'server') AS server
 FROM {db:Identifier}.tool_manifests
-WHERE version = (SELECT max(version) FROM {db:Identifier}.tool_manifests) AND server != ''`,
-  params: { db: 'database of the segments (Identifier)' },
+WHERE version = (SELECT max(version) FROM {db:Identifier}.tool_manifests) AND tool_id IN {tool_ids:Array(String)} AND server != ''`,
+  params: { db: 'database of the segments (Identifier)', tool_ids: 'the tools of the summary page (at most its limit)' },
 };
 
 /** Parameters of {@link toolsSummary}. */
@@ -49,8 +49,9 @@ interface Row {
 /** Runs the per-tool summary. */
 export async function toolsSummary(ch: StatementRunner, db: string, p: ToolsSummaryParams, ctx: QueryContext): Promise<ToolsSummary> {
   const rows = await runQuery<Row>(ch, TOOLS_SUMMARY, { db, ...windowParams(p.window), limit: p.limit }, ctx);
-  // Joined here rather than in SQL: the manifest is small, and the summary's statement stays as it was.
-  const servers = rows.length ? new Map((await runQuery<{ tool_id: string; server: string }>(ch, TOOL_SERVERS, { db }, ctx)).map((r) => [r.tool_id, r.server])) : new Map<string, string>();
+  // Joined here rather than in SQL: only the page's tools' entries are read, and the summary's statement stays as it was.
+  const ids = rows.map((r) => r.tool_id);
+  const servers = ids.length ? new Map((await runQuery<{ tool_id: string; server: string }>(ch, TOOL_SERVERS, { db, tool_ids: ids }, ctx)).map((r) => [r.tool_id, r.server])) : new Map<string, string>();
   return {
     tools: rows.map((r) => ({
       tool_id: r.tool_id,
