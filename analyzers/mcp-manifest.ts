@@ -22,11 +22,10 @@ export interface ServerPart {
  * verdict it had (Ajv compiles a schema in milliseconds; a list of thousands re-sent unchanged
  * should cost nothing).
  */
-export function buildServerPart(server: string, tools: readonly McpTool[], current: Manifest): ServerPart {
+export function buildServerPart(server: string, tools: readonly McpTool[], current: Manifest, check: (schema: unknown) => string[] = schemaChecker()): ServerPart {
   const entries: Manifest = {};
   const byId = new Map<string, McpTool>();
   const warnings: string[] = [];
-  const check = schemaChecker();
   for (const t of tools) {
     const id = mcpToolId(server, t.name);
     const before = current[id];

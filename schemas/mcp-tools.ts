@@ -58,7 +58,7 @@ export const mcpToolsBodySchema = z
 export type McpToolsBody = z.infer<typeof mcpToolsBodySchema>;
 
 /** The fields whose change is a definition change, as the answer names them. */
-export const DEFINITION_FIELDS = ['description', 'title', 'input_schema', 'output_schema', 'annotations'] as const;
+const DEFINITION_FIELDS = ['description', 'title', 'input_schema', 'output_schema', 'annotations'] as const;
 export type DefinitionField = (typeof DEFINITION_FIELDS)[number];
 
 /** The answer of POST /v1/mcp/tools. */
@@ -78,7 +78,7 @@ export function mcpToolId(server: string, name: string): string {
 }
 
 /** The parts of a tool that define it (a change of any is a finding); absent ones are null. */
-export function definitionParts(t: McpTool): Record<DefinitionField, JsonValue> {
+function definitionParts(t: McpTool): Record<DefinitionField, JsonValue> {
   return {
     description: t.description ?? null,
     title: t.title ?? null,
@@ -110,7 +110,7 @@ export function changedFields(before: McpTool, after: McpTool): DefinitionField[
  * Capability tags (M6) from explicit annotations only: an open-world tool takes in and sends out
  * what it finds beyond the user; a closed-world one works on the user's own data; no hint, no tag.
  */
-export function capabilityTags(t: McpTool): Pick<ManifestEntry, 'accesses_private_data' | 'receives_untrusted_input' | 'communicates_externally'> {
+function capabilityTags(t: McpTool): Pick<ManifestEntry, 'accesses_private_data' | 'receives_untrusted_input' | 'communicates_externally'> {
   const open = t.annotations?.openWorldHint;
   return { accesses_private_data: open === false, receives_untrusted_input: open === true, communicates_externally: open === true };
 }

@@ -9,7 +9,9 @@ import { parseLossless } from '../../schemas/lossless-json.ts';
 import { withPythonNumbers } from '../../schemas/python-numbers.ts';
 import type { AuditEmitter } from '../emitter.ts';
 import { cancelOutcome, errorOutcome, lostOutcome, resultOutcome, type CallOutcome } from './call-outcome.ts';
-import { definitionHash, toolsOf, type McpTool } from './tool-definitions.ts';
+import { definitionHash, mcpToolId, type McpTool } from '../../schemas/mcp-tools.ts';
+import { hasCall, isId, isObject, type Id } from './json-rpc.ts';
+import { toolsOf } from './tool-definitions.ts';
 
 /** `_meta` key a client sets to name the task of a call (wins over traceparent and the session). */
 export const TASK_META_KEY = 'tool-audit/task_id';
@@ -59,7 +61,6 @@ export interface PendingCall {
 }
 
 type Message = Record<string, unknown>;
-type Id = string | number;
 
 /** One MCP session's audit state. */
 /** What sessions of one server share: the names from initialize and the tools announced. */
@@ -118,7 +119,7 @@ export class AuditSession {
 
   /** The tool_id of an MCP tool of this session's server: `<server>/<tool>`. */
   toolId(name: string): string {
-    return `${this.server}/${name}`;
+    return mcpToolId(this.server, name);
   }
 
   /** Calls awaiting their answer. */
@@ -134,7 +135,7 @@ export class AuditSession {
     // What a message does to the audit must never break the relay: a message too deep to
     // canonicalise (RangeError) is not audited, and is said.
     guarded(() => {
-      const exact = raw !== undefined && hasCall(msg) ? parseLossless(raw) : undefined;
+      const exact = raw !== undefined && hasCall(msg) ? exactOf(raw) : undefined;
       if (Array.isArray(msg)) msg.forEach((m, i) => this.clientMessage(m, Array.isArray(exact) ? exact[i] : undefined));
       else this.clientMessage(msg, exact);
     }, this.o.onAuditError);
@@ -272,6 +273,15 @@ export function traceId(v: unknown): string | undefined {
   return m && m[1] !== '0'.repeat(32) ? m[1] : undefined;
 }
 
+/**
+ * The message re-read with its number literals, when JSON.parse may have lost one Python keeps
+ * (a fraction or exponent: 1.0 is a float there; an integer of 16 digits or more); else
+ * undefined, and the parsed message is exact. The lossless parser is slow: most calls skip it.
+ */
+export function exactOf(raw: string): unknown {
+  return /\d[.eE]|\d{16}/.test(raw) ? parseLossless(raw) : undefined;
+}
+
 /** canonicalArgs of the args with Python's numbers, or undefined when a number is not finite there. */
 function pythonCanonical(args: JsonValue): string | undefined {
   const python = withPythonNumbers(args);
@@ -294,19 +304,7 @@ function guarded(run: () => void, onError: ((err: unknown) => void) | undefined)
   }
 }
 
-function hasCall(msg: unknown): boolean {
-  const isCall = (m: unknown) => isObject(m) && m.method === 'tools/call';
-  return Array.isArray(msg) ? msg.some(isCall) : isCall(msg);
-}
 
 function nameIn(v: unknown): string | undefined {
   return typeof v === 'string' && v.length >= 1 && v.length <= 256 ? v : undefined;
-}
-
-function isId(v: unknown): v is Id {
-  return typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
-}
-
-function isObject(v: unknown): v is Message {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { ToolStatus } from '../../schemas/vocabulary.ts';
 import type { RecordedContent } from '../packets.ts';
+import { isObject } from './json-rpc.ts';
 
 /** What the gateway records of one call's end. */
 export interface CallOutcome {
@@ -110,8 +111,4 @@ function textOf(blocks: Block[]): string {
 
 function clip(s: string): string {
   return s.length > MAX_ERROR_CHARS ? `${s.slice(0, MAX_ERROR_CHARS)}…` : s;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -13,11 +13,10 @@ import { StringDecoder } from 'node:string_decoder';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { createParser } from 'eventsource-parser';
 import type { MinimalLogger } from '../../platform/minimal-logger.ts';
-import { parseLossless } from '../../schemas/lossless-json.ts';
-import type { AuditSession } from './audit-session.ts';
+import { exactOf, type AuditSession } from './audit-session.ts';
 import { refusalResponse, type CallGuard } from './call-guard.ts';
 import { HttpSessions } from './http-sessions.ts';
-import { batchRefusal, batchWithCall, isToolsCall } from './stdio-gateway.ts';
+import { batchRefusal, batchWithCall, isToolsCall } from './json-rpc.ts';
 
 /** What the HTTP gateway runs with. */
 export interface HttpGatewayOptions {
@@ -78,12 +77,12 @@ async function handle(req: IncomingMessage, res: ServerResponse, o: HttpGatewayO
     res.writeHead(413, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'body_too_large', message: `a body without Content-Length over ${max} bytes` }));
     return;
   }
-  const msg = req.method === 'POST' && body.length > 0 ? parseJson(body) : undefined;
+  const raw = req.method === 'POST' ? body.toString('utf8') : '';
+  const msg = raw !== '' ? parseJson(raw) : undefined;
   // A request naming a session is audited in it; one without, in a session of its own (an
   // initialize), or in a fork of a session-less server's template.
   const { session, fork } = sessionId !== undefined ? { session: sessions.of(sessionId), fork: false } : sessions.anonymous();
   if (msg !== undefined) {
-    const raw = body.toString('utf8');
     const refused = o.guard ? await judge(msg, raw, session, o.guard, o.logger) : undefined;
     if (refused) {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(refused));
@@ -105,7 +104,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, o: HttpGatewayO
   if (sessionId === undefined && !fork && isInitialize(msg) && status < 300) sessions.initialized(session, headerOf(upstream, SESSION_HEADER));
   res.writeHead(status, endToEnd(upstream.headers));
   res.flushHeaders();
-  tee(upstream, res, session);
+  tee(upstream, res, session, () => session.endCalls(calls, `the answer was over ${max} bytes: too large to audit`), max);
   // The client went away mid-answer (a dropped SSE stream): so does the upstream stream.
   res.once('close', () => {
     if (!res.writableFinished) upstream.destroy();
@@ -152,7 +151,7 @@ async function judge(msg: unknown, raw: string, session: AuditSession, guard: Ca
   let described;
   let a;
   try {
-    described = session.describe(msg, parseLossless(raw));
+    described = session.describe(msg, exactOf(raw));
     a = await guard(described, session.announced);
   } catch (err) {
     logger.error({ err: (err as Error).message }, 'the call guard failed; the call is let through');
@@ -167,7 +166,7 @@ async function judge(msg: unknown, raw: string, session: AuditSession, guard: Ca
 }
 
 /** Streams the answer to the client while the audit reads a copy (decompressed when it is compressed). */
-function tee(upstream: IncomingMessage, res: ServerResponse, session: AuditSession): void {
+function tee(upstream: IncomingMessage, res: ServerResponse, session: AuditSession, tooLarge: () => void, max: number): void {
   const type = String(upstream.headers['content-type'] ?? '');
   const copy = auditCopy(String(upstream.headers['content-encoding'] ?? 'identity').trim().toLowerCase());
   const decoder = new StringDecoder('utf8');
@@ -177,9 +176,15 @@ function tee(upstream: IncomingMessage, res: ServerResponse, session: AuditSessi
     const parser = createParser({ onEvent: (e) => auditJson(e.data, session) });
     onData = (chunk) => parser.feed(decoder.write(chunk));
   } else if (copy && type.startsWith('application/json')) {
-    const chunks: Buffer[] = [];
-    onData = (chunk) => chunks.push(chunk);
-    onEnd = () => auditJson(Buffer.concat(chunks).toString('utf8'), session);
+    // The copy is bounded as requests are: past `max`, the answer passes on unaudited.
+    let chunks: Buffer[] | undefined = [];
+    let size = 0;
+    onData = (chunk) => {
+      size += chunk.length;
+      if (size > max) chunks = undefined;
+      else chunks?.push(chunk);
+    };
+    onEnd = () => (chunks ? auditJson(Buffer.concat(chunks).toString('utf8'), session) : tooLarge());
   }
   if (copy && onData) {
     copy.on('data', onData);
@@ -250,9 +255,9 @@ async function readBody(req: IncomingMessage, max: number): Promise<Buffer | und
   return Buffer.concat(chunks);
 }
 
-function parseJson(body: Buffer): unknown {
+function parseJson(text: string): unknown {
   try {
-    return JSON.parse(body.toString('utf8'));
+    return JSON.parse(text);
   } catch {
     return undefined;
   }

@@ -19,7 +19,10 @@ export class HttpSessions {
   /** Exchanges with such a server still running. */
   private readonly forks = new Set<AuditSession>();
 
-  constructor(private readonly newSession: (taskId: string) => AuditSession) {}
+  constructor(
+    private readonly newSession: (taskId: string) => AuditSession,
+    private readonly maxSessions = MAX_SESSIONS,
+  ) {}
 
   /** How many sessions are held (forks excluded). */
   get size(): number {
@@ -77,7 +80,7 @@ export class HttpSessions {
   }
 
   private evict(): void {
-    while (this.byId.size > MAX_SESSIONS) {
+    while (this.byId.size > this.maxSessions) {
       const [oldest] = this.byId.keys();
       if (oldest === undefined) return;
       this.end(oldest, 'the gateway held too many sessions and ended the least recently used');

@@ -9,10 +9,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import type { MinimalLogger } from '../../platform/minimal-logger.ts';
-import { parseLossless } from '../../schemas/lossless-json.ts';
-import type { AuditSession } from './audit-session.ts';
+import { exactOf, type AuditSession } from './audit-session.ts';
 import { refusalResponse, type CallGuard } from './call-guard.ts';
 import { ClientWriter } from './client-writer.ts';
+import { batchRefusal, batchWithCall, isToolsCall } from './json-rpc.ts';
 
 /** What the stdio gateway runs with. */
 export interface StdioGatewayOptions {
@@ -62,13 +62,14 @@ export class LineSplitter {
   }
 }
 
-/** Parses a line's JSON; undefined when it is not JSON (passed through, not audited). */
-export function parseLine(line: Buffer): unknown {
-  if (line.length === 0) return undefined;
+/** A line's text and its JSON (undefined when it is not JSON: passed through, not audited). */
+function parseLine(line: Buffer): { text: string; msg: unknown } {
+  const text = line.toString('utf8');
+  if (text === '') return { text, msg: undefined };
   try {
-    return JSON.parse(line.toString('utf8'));
+    return { text, msg: JSON.parse(text) };
   } catch {
-    return undefined;
+    return { text, msg: undefined };
   }
 }
 
@@ -109,7 +110,7 @@ function pumpServer(child: ChildProcess, client: ClientWriter, o: StdioGatewayOp
   child.stdout?.on('data', (chunk: Buffer) => {
     client.server(chunk);
     for (const line of lines.push(chunk)) {
-      const msg = parseLine(line);
+      const { msg } = parseLine(line);
       if (msg !== undefined) o.session.fromServer(msg);
     }
   });
@@ -136,8 +137,8 @@ function pumpClient(child: ChildProcess, client: ClientWriter, o: StdioGatewayOp
     o.input.on('data', (chunk: Buffer) => {
       send(chunk);
       for (const line of lines.push(chunk)) {
-        const msg = parseLine(line);
-        if (msg !== undefined) o.session.fromClient(msg, line.toString('utf8'));
+        const { msg, text } = parseLine(line);
+        if (msg !== undefined) o.session.fromClient(msg, text);
       }
     });
     o.input.on('end', () => toServer.end());
@@ -146,26 +147,26 @@ function pumpClient(child: ChildProcess, client: ClientWriter, o: StdioGatewayOp
   // Lines wait behind a call being judged so that the server sees them in the client's order.
   let queue: Promise<void> = Promise.resolve();
   let judging = false;
-  const forward = (line: Buffer, msg: unknown): void => {
-    if (msg !== undefined) o.session.fromClient(msg, line.toString('utf8'));
+  const forward = (line: Buffer, msg: unknown, text: string): void => {
+    if (msg !== undefined) o.session.fromClient(msg, text);
     send(Buffer.concat([line, NEWLINE]));
   };
   o.input.on('data', (chunk: Buffer) => {
     for (const line of lines.push(chunk)) {
-      const msg = parseLine(line);
+      const { msg, text } = parseLine(line);
       if (batchWithCall(msg)) {
         client.inject(JSON.stringify(batchRefusal(msg)));
         continue;
       }
       const call = isToolsCall(msg) ? msg : undefined;
       if (!call && !judging) {
-        forward(line, msg);
+        forward(line, msg, text);
         continue;
       }
       judging = true;
       // The chain never rejects: a failure is logged and the lines after it still go.
       queue = queue
-        .then(async () => (call ? admit(call, line, client, send, guard, o) : forward(line, msg)))
+        .then(async () => (call ? admit(call, line, text, client, send, guard, o) : forward(line, msg, text)))
         .catch((err: unknown) => o.logger.error({ err: (err as Error).message }, 'a client line could not be relayed'));
       const mark = queue;
       void mark.then(() => {
@@ -179,11 +180,11 @@ function pumpClient(child: ChildProcess, client: ClientWriter, o: StdioGatewayOp
 
 const NEWLINE = Buffer.from('\n');
 
-async function admit(call: Record<string, unknown> & { id: string | number }, line: Buffer, client: ClientWriter, send: (data: Buffer) => boolean, guard: CallGuard, o: StdioGatewayOptions): Promise<void> {
+async function admit(call: Record<string, unknown> & { id: string | number }, line: Buffer, text: string, client: ClientWriter, send: (data: Buffer) => boolean, guard: CallGuard, o: StdioGatewayOptions): Promise<void> {
   let described;
   let a;
   try {
-    described = o.session.describe(call, parseLossless(line.toString('utf8')));
+    described = o.session.describe(call, exactOf(text));
     a = await guard(described, o.session.announced);
   } catch (err) {
     // A guard that breaks must not swallow the call: it is let through, and said.
@@ -197,24 +198,5 @@ async function admit(call: Record<string, unknown> & { id: string | number }, li
   }
   // Tracked only when it reaches the server: a call the server never saw is no call.
   if (send(Buffer.concat([line, NEWLINE])) && described) o.session.track(call, described, a.callId);
-}
-
-/** A JSON-RPC batch holding a tools/call (batches left MCP in 2025-06-18; a guard refuses them whole). */
-export function batchWithCall(msg: unknown): msg is unknown[] {
-  return Array.isArray(msg) && msg.some(isToolsCall);
-}
-
-/** The errors answering every request of a batch refused whole. */
-export function batchRefusal(batch: unknown[]): Record<string, unknown>[] {
-  const message = 'the audit gateway refuses tools/call inside a JSON-RPC batch while it enforces a pin or budgets: send calls one per message';
-  return batch
-    .filter((m): m is { id: string | number } => typeof (m as { id?: unknown } | null)?.id === 'string' || typeof (m as { id?: unknown } | null)?.id === 'number')
-    .map((m) => ({ jsonrpc: '2.0', id: m.id, error: { code: -32600, message } }));
-}
-
-/** A single tools/call request. */
-export function isToolsCall(msg: unknown): msg is Record<string, unknown> & { id: string | number } {
-  const m = msg as { method?: unknown; id?: unknown } | null;
-  return typeof m === 'object' && m !== null && m.method === 'tools/call' && (typeof m.id === 'string' || typeof m.id === 'number');
 }
 

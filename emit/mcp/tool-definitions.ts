@@ -2,16 +2,8 @@
  * MCP tool definitions as the gateway judges them (pure): the hash that says whether a tool
  * was redefined, and the pinned set `--pin-manifest` refuses calls against.
  */
-import { definitionHash } from '../../schemas/mcp-tools.ts';
+import { definitionHash, type McpTool } from '../../schemas/mcp-tools.ts';
 
-/** One tool as `tools/list` describes it (only what we read; everything else is kept as sent). */
-export type McpTool = Record<string, unknown> & { name: string };
-
-/**
- * sha256 of the canonical JSON of the tool's definition fields that are present — the same
- * hash the server keeps in its manifest (`mcp.definition_hash`), so a pin and the server agree.
- */
-export { definitionHash };
 
 /** The tools of a `tools/list` answer that have a string name; the rest are not tools. */
 export function toolsOf(result: unknown): McpTool[] {

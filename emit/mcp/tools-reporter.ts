@@ -1,8 +1,10 @@
 /**
  * Reports each complete `tools/list` answer to the tool-audit server (`POST /v1/mcp/tools`),
  * which keeps the server's tools as a manifest version and records redefinitions. In the
- * background, bounded: an answer that cannot be delivered after a few tries is counted and
- * dropped (the next tools/list carries the same information again).
+ * background, bounded: a list equal to the one last delivered for its server is not sent again
+ * (over HTTP every session lists the tools), at most one list per server waits (a newer one
+ * replaces it: it carries the same information, newer), and one that cannot be delivered after
+ * a few tries is counted and dropped (the next tools/list carries it again).
  */
 import type { MinimalLogger } from '../../platform/minimal-logger.ts';
 import type { ToolsListSeen } from './audit-session.ts';
@@ -11,6 +13,8 @@ import type { ToolsListSeen } from './audit-session.ts';
 export interface ToolsReportStats {
   reported: number;
   failed: number;
+  /** Lists equal to the one last delivered for their server: not sent. */
+  unchanged: number;
 }
 
 /** What the reporter is built with. */
@@ -36,12 +40,13 @@ export function createToolsReporter(o: ToolsReporterOptions): ToolsReporter {
   const endpoint = `${o.url.replace(/\/+$/, '')}/v1/mcp/tools`;
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (o.apiKey) headers.authorization = `Bearer ${o.apiKey}`;
-  const counts: ToolsReportStats = { reported: 0, failed: 0 };
-  const inFlight = new Set<Promise<void>>();
-  // One answer at a time, in order: a later list must not be applied before an earlier one.
-  let chain: Promise<void> = Promise.resolve();
+  const counts: ToolsReportStats = { reported: 0, failed: 0, unchanged: 0 };
+  /** Per server: what was last delivered (the list without its time), and the list waiting. */
+  const delivered = new Map<string, string>();
+  const waiting = new Map<string, { list: string; body: string }>();
+  let pumping: Promise<void> | undefined;
 
-  const send = async (body: string): Promise<void> => {
+  const send = async (body: string): Promise<boolean> => {
     const attempts = o.attempts ?? 3;
     let last = '';
     for (let i = 0; i < attempts; i++) {
@@ -50,7 +55,7 @@ export function createToolsReporter(o: ToolsReporterOptions): ToolsReporter {
         const text = await res.text();
         if (res.status === 200) {
           counts.reported++;
-          return;
+          return true;
         }
         last = `${res.status}: ${text.slice(0, 300)}`;
         // A refusal will not change on a retry; a 5xx or 429 may.
@@ -62,17 +67,31 @@ export function createToolsReporter(o: ToolsReporterOptions): ToolsReporter {
     }
     counts.failed++;
     o.logger.warn({ endpoint, err: last }, 'a tools/list answer could not be reported');
+    return false;
+  };
+
+  // One list at a time, in order: a later list must not be applied before an earlier one.
+  const pump = async (): Promise<void> => {
+    for (let next = waiting.entries().next(); !next.done; next = waiting.entries().next()) {
+      const [server, w] = next.value;
+      waiting.delete(server);
+      if (await send(w.body)) delivered.set(server, w.list);
+    }
+    pumping = undefined;
   };
 
   return {
     report(seen) {
-      const body = JSON.stringify({ server: seen.server, server_info: seen.serverInfo, tools: seen.tools, seen_at: new Date(seen.seenAtMs).toISOString() });
-      const p = (chain = chain.then(() => send(body)));
-      inFlight.add(p);
-      void p.then(() => inFlight.delete(p));
+      const list = JSON.stringify({ server: seen.server, server_info: seen.serverInfo, tools: seen.tools });
+      if (!waiting.has(seen.server) && delivered.get(seen.server) === list) {
+        counts.unchanged++;
+        return;
+      }
+      waiting.set(seen.server, { list, body: `${list.slice(0, -1)},"seen_at":${JSON.stringify(new Date(seen.seenAtMs).toISOString())}}` });
+      pumping ??= pump();
     },
     drain: async () => {
-      await Promise.all([...inFlight]);
+      await pumping;
     },
     stats: () => ({ ...counts }),
   };

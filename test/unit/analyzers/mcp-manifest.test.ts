@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildServerPart, definitionFindings, describeChanges, diffServerPart, mergeServerPart, serverPartOf, toolOfEntry } from '../../../analyzers/mcp-manifest.ts';
 import { definitionHash, type McpTool } from '../../../schemas/mcp-tools.ts';
+import { schemaProblems } from '../../../schemas/json-schema-check.ts';
 import { parseManifest, type Manifest } from '../../../schemas/tool-manifest.ts';
 
 const tool = (name: string, description: string, extra: Partial<McpTool> = {}): McpTool => ({ name, description, inputSchema: { type: 'object' }, ...extra });
@@ -58,12 +59,19 @@ describe("an MCP server's part of the manifest", () => {
 
   it('reuses the verdict on a schema of an unchanged tool, warning again about one it refused', () => {
     const bad = tool('odd', 'x', { inputSchema: { type: 'nope' } });
-    const a = buildServerPart('s', [bad], {});
+    const good = tool('fine', 'y', { inputSchema: { type: 'object' } });
+    const compiled: unknown[] = [];
+    const counting = (s: unknown) => (compiled.push(s), schemaProblems(s));
+    const a = buildServerPart('s', [bad, good], {}, counting);
     expect(a.entries['s/odd']?.input_schema).toBeNull();
     expect(a.warnings).toHaveLength(1);
-    const b = buildServerPart('s', [bad], a.entries);
+    expect(compiled).toEqual([bad.inputSchema, good.inputSchema]);
+    compiled.length = 0;
+    const b = buildServerPart('s', [bad, good], a.entries, counting);
     expect(b.entries).toEqual(a.entries);
     expect(b.warnings).toEqual(a.warnings);
+    // The accepted schema of the unchanged tool is not compiled again; the refused one is.
+    expect(compiled).toEqual([bad.inputSchema]);
   });
 
   it('recovers an MCP tool from its entry when no definition was recorded', () => {

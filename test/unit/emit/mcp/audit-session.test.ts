@@ -3,11 +3,10 @@
  * tools/call whatever ends it, the task from _meta / traceparent / the session, tools/list
  * pages gathered into one report, and messages that are not ours ignored.
  */
-import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ObservedCall } from '../../../../emit/emitter.ts';
 import { AuditSession, traceId, type ToolsListSeen } from '../../../../emit/mcp/audit-session.ts';
-import { definitionHash } from '../../../../emit/mcp/tool-definitions.ts';
+import { definitionHash } from '../../../../schemas/mcp-tools.ts';
 
 function session(opts: { agentId?: string; serverName?: string } = {}) {
   const recorded: ObservedCall[] = [];
@@ -109,11 +108,5 @@ describe('AuditSession', () => {
     s.fromClient({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: { cursor: 'p2' } });
     s.fromServer({ jsonrpc: '2.0', id: 3, result: { tools: [t2] } });
     expect(lists).toHaveLength(1);
-  });
-
-  it('definitionHash is sha256 of Python-canonical JSON of the definition fields present', () => {
-    const tool = { name: 'x', description: 'd', inputSchema: { type: 'object', b: 1, a: 'é' }, extra: 'ignored' };
-    const canonical = '{"description": "d", "inputSchema": {"a": "\\u00e9", "b": 1, "type": "object"}}';
-    expect(definitionHash(tool)).toBe(createHash('sha256').update(canonical).digest('hex'));
   });
 });

@@ -95,6 +95,18 @@ describe('HttpSessions', () => {
     sessions.end('gone', 'the MCP server no longer knows the session');
     expect(rec.recorded.map((r) => r.error)).toEqual(['the MCP server no longer knows the session']);
     expect(sessions.size).toBe(0);
+
+    const bounded = new HttpSessions((taskId) => new AuditSession({ recorder: rec, taskId }), 2);
+    bounded.of('A').fromClient(call(1, 'a'));
+    bounded.of('B');
+    bounded.of('A'); // A is now the most recent: B goes first
+    bounded.of('C');
+    expect(bounded.size).toBe(2);
+    bounded.of('D'); // then A, with its call pending
+    expect(rec.recorded.map((r) => [r.taskId, r.error])).toEqual([
+      ['gone', 'the MCP server no longer knows the session'],
+      ['A', 'the gateway held too many sessions and ended the least recently used'],
+    ]);
   });
 });
 
