@@ -17,8 +17,11 @@ import { periodic, type PeriodicJob } from './scheduler.ts';
 /** Dependencies of {@link createHintsJob}. */
 export interface HintsJobDeps {
   clickhouse: ClickHouseDoor;
-  /** What the rules need over a window (queries/hint-candidates.ts measureHints, wired by the CLI). */
-  measure: (w: HintWindow) => Promise<HintMeasures>;
+  /**
+   * What the rules need over a window (queries/hint-candidates.ts measureHints, wired by the CLI),
+   * measured through the job's own door: its lane and stop signal.
+   */
+  measure: (ch: ClickHouseDoor, w: HintWindow) => Promise<HintMeasures>;
   thresholds: HintThresholds;
   intervalMs: number;
   windowMs: number;
@@ -55,7 +58,7 @@ export function createHintsJob(deps: HintsJobDeps): PeriodicJob<HintsRunResult> 
   async function runOnce(): Promise<HintsRunResult> {
     const at = now();
     const window = alignedWindow(at, deps.intervalMs, deps.windowMs);
-    const hints = hintsOf(await deps.measure(window), deps.thresholds, window, at);
+    const hints = hintsOf(await deps.measure(deps.clickhouse, window), deps.thresholds, window, at);
     const stored = hints.length ? await storedHints(deps.clickhouse, hints.map((h) => h.hint_id)) : new Map<string, string>();
     const fresh = hints.filter((h) => !stored.has(h.hint_id));
     await deps.clickhouse.insertRows('workflow_optimizations', fresh.map((h) => ({ key: `hint/${h.hint_id}`, row: hintRow(h) })));

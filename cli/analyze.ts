@@ -12,7 +12,7 @@ import { onShutdown, startRuntime } from './runtime.ts';
 export async function analyze(): Promise<void> {
   const rt = await startRuntime('tool-audit-analyze');
   const { metrics } = rt;
-  const jobs = startJobs({ clickhouse: rt.clickhouse, metrics, logger: rt.logger }, { analysis: rt.config.analysis, hints: hintsJobOptions(rt.config, rt.clickhouse) });
+  const jobs = startJobs({ clickhouse: rt.clickhouse, metrics, logger: rt.logger }, { analysis: rt.config.analysis, hints: hintsJobOptions(rt.config) });
   const app = buildApp({
     readiness: async () => {
       const clickhouse = await rt.clickhouse.ping();

@@ -5,7 +5,6 @@
  */
 import type { JobsOptions } from '../analyzers/jobs.ts';
 import { listQuery, windowOf } from '../api/read-params.ts';
-import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import type { Config } from '../platform/config.ts';
 import { measureHints } from '../queries/hint-candidates.ts';
 import type { HintsList } from '../queries/hints.ts';
@@ -15,14 +14,13 @@ import { table } from './cache.ts';
 import { configOrExit } from './runtime.ts';
 import { formatDuration, openReadQueries, parseArgs } from './task.ts';
 
-/** The hints job of a process (undefined when HINTS_INTERVAL_MS is 0): config, and measuring queries on the door. */
-export function hintsJobOptions(config: Config, clickhouse: ClickHouseDoor): JobsOptions['hints'] {
+/** The hints job of a process (undefined when HINTS_INTERVAL_MS is 0): its config and measuring queries. */
+export function hintsJobOptions(config: Config): JobsOptions['hints'] {
   const h = config.hints;
   if (h.intervalMs <= 0) return undefined;
   const ctx: QueryContext = { limits: { maxExecutionSeconds: config.queries.maxExecutionSeconds, maxResultRows: config.queries.maxResultRows }, expensiveThresholdUsd: config.queries.expensiveThresholdUsd };
-  // A background job: its measuring queries go after reads and ingest.
-  const jobs = clickhouse.lane('job');
-  return { ...h, thresholds: h, measure: (w) => measureHints(jobs, jobs.database, w, h, ctx) };
+  // Measured on the job's door (startJobs: the job lane, stopped with the jobs).
+  return { ...h, thresholds: h, measure: (ch, w) => measureHints(ch, ch.database, w, h, ctx) };
 }
 
 /** One line of evidence per kind, the figures a reader looks at first. Pure. */

@@ -59,7 +59,7 @@ export async function serve(): Promise<void> {
     {
       analysis: config.analysis.enabledInServe ? config.analysis : undefined,
       dedupIndexIntervalMs: config.queries.dedupIndexIntervalMs,
-      hints: config.analysis.enabledInServe ? hintsJobOptions(config, clickhouse) : undefined,
+      hints: config.analysis.enabledInServe ? hintsJobOptions(config) : undefined,
     },
   );
 

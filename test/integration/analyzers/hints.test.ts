@@ -108,7 +108,7 @@ async function load(ch: ClickHouseClient, db: string): Promise<void> {
 function job(door: ClickHouseDoor, now: number) {
   return createHintsJob({
     clickhouse: door,
-    measure: (w: HintWindow) => measureHints(door, door.database, w, THRESHOLDS, DEFAULT_QUERY_CONTEXT),
+    measure: (ch: ClickHouseDoor, w: HintWindow) => measureHints(ch, ch.database, w, THRESHOLDS, DEFAULT_QUERY_CONTEXT),
     thresholds: THRESHOLDS,
     intervalMs: HOUR,
     windowMs: 24 * HOUR,
