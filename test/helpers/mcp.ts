@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll, expect } from 'vitest';
 
 export const root = new URL('../../', import.meta.url).pathname;
 export const ADMIN_KEY = 'mcp-admin-key-0123456789';
@@ -25,6 +26,23 @@ export interface Served {
 /** A free-ish port (random; the tests run on loopback). */
 export function randomPort(): number {
   return 20_000 + Math.floor(Math.random() * 30_000);
+}
+
+/**
+ * A served tool-audit for a test file: started before its tests, stopped (status 0 expected)
+ * after them together with the children listed in `running`. `served` is filled in beforeAll.
+ */
+export function serveForSuite(): { served: Served; running: Listening[] } {
+  const served = {} as Served;
+  const running: Listening[] = [];
+  beforeAll(async () => {
+    Object.assign(served, await startServe());
+  }, 120_000);
+  afterAll(async () => {
+    for (const r of running) await r.stop();
+    if (served.stop) expect(await served.stop()).toBe(0);
+  });
+  return { served, running };
 }
 
 /** Starts `tool-audit serve` on embedded ClickHouse and waits for /readyz. */

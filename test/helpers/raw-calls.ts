@@ -20,6 +20,8 @@ export interface RawCall {
   args_hash: string;
   /** The error of a failed call (default 'failed'). */
   error?: string;
+  /** Default 'A'. */
+  agent_id?: string;
 }
 
 /** A call with defaults; args_hash is a hash of the args' sorted JSON (ingest is bypassed). */
@@ -31,8 +33,8 @@ export function rawCall(p: Partial<RawCall> & Pick<RawCall, 'tool_id' | 't'>): R
 
 const chTime = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
 
-/** Inserts calls with the given ingested_at. */
-export async function insertCalls(ch: ClickHouseClient, db: string, calls: readonly RawCall[], ingestedMs: number): Promise<void> {
+/** Inserts calls with the given ingested_at (without: ClickHouse's clock, as the writer stores them). */
+export async function insertCalls(ch: ClickHouseClient, db: string, calls: readonly RawCall[], ingestedMs?: number): Promise<void> {
   if (calls.length === 0) return;
   await ch.insert({
     table: `${db}.tool_invocations`,
@@ -41,7 +43,7 @@ export async function insertCalls(ch: ClickHouseClient, db: string, calls: reado
       call_id: c.call_id,
       task_id: c.task_id,
       tool_id: c.tool_id,
-      agent_id: 'A',
+      agent_id: c.agent_id ?? 'A',
       orchestrator: 'kernel',
       instance_id: 'kernel',
       args: JSON.stringify(c.args),
@@ -55,7 +57,7 @@ export async function insertCalls(ch: ClickHouseClient, db: string, calls: reado
       created_at: chTime(c.t),
       fingerprint: 'f'.repeat(32),
       source: 'test',
-      ingested_at: chTime(ingestedMs),
+      ...(ingestedMs === undefined ? {} : { ingested_at: chTime(ingestedMs) }),
     })),
   });
 }

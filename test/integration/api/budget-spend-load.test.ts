@@ -16,6 +16,7 @@ import type { Budget } from '../../../queries/budgets/math.ts';
 import { budgetListFromStore } from '../../../queries/budgets/sql.ts';
 import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
 import { freshDatabase } from '../../helpers/clickhouse.ts';
+import { insertCalls, rawCall } from '../../helpers/raw-calls.ts';
 import { rng } from '../../helpers/rng.ts';
 
 // The first of a month: "yesterday" is in the previous month, so both periods have an edge here.
@@ -40,31 +41,9 @@ function countingDoor(door: ClickHouseDoor): { door: ClickHouseDoor; reads: stri
 }
 
 /** Stores calls the way the writer does (ingested_at from ClickHouse's clock); the caller reports them. */
-async function store(ch: ClickHouseClient, db: string, calls: readonly Call[]): Promise<void> {
-  if (calls.length === 0) return;
-  await ch.insert({
-    table: `${db}.tool_invocations`,
-    format: 'JSONEachRow',
-    values: calls.map((c) => ({
-      call_id: c.call_id,
-      task_id: c.task_id,
-      tool_id: c.tool_id,
-      agent_id: c.agent_id,
-      orchestrator: 'kernel',
-      instance_id: 'k',
-      args: '{}',
-      args_hash: '0'.repeat(64),
-      status: 'success',
-      duration_ms: 1,
-      result_summary: '{}',
-      error: null,
-      cost_usd: c.cost_usd,
-      tokens_used: null,
-      created_at: new Date(c.created_at_ms).toISOString().replace('T', ' ').replace('Z', ''),
-      fingerprint: 'f'.repeat(32),
-      source: 'test',
-    })),
-  });
+function store(ch: ClickHouseClient, db: string, calls: readonly Call[]): Promise<void> {
+  const raw = calls.map((c) => rawCall({ call_id: c.call_id, task_id: c.task_id ?? '', tool_id: c.tool_id, agent_id: c.agent_id, t: c.created_at_ms, duration_ms: 1, cost_usd: c.cost_usd }));
+  return insertCalls(ch, db, raw);
 }
 
 /** Calls around NOW: today, yesterday (previous month), earlier this month's-previous days, a few null costs. */

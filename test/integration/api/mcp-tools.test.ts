@@ -7,14 +7,10 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { buildApp } from '../../../api/app.ts';
 import type { ApiKey } from '../../../platform/config.ts';
-import { silentLogger } from '../../../platform/logger.ts';
-import { MetricsRegistry } from '../../../platform/metrics.ts';
-import { createReadQueries } from '../../../queries/index.ts';
-import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
 import { count, freshDatabase, rows } from '../../helpers/clickhouse.ts';
 import { insertCalls, rawCall } from '../../helpers/raw-calls.ts';
+import { readApp } from '../../helpers/read-app.ts';
 
 const ADMIN = 'admin-key-0123456789abcdef';
 const READ = 'read-key-0123456789abcdef0';
@@ -31,20 +27,12 @@ const fetchUrl = { name: 'fetch', description: 'Fetch a URL', inputSchema: { typ
 // Python: hashlib.sha256(json.dumps({...}, sort_keys=True).encode()).hexdigest()
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const READ_V1 = sha('{"annotations": {"openWorldHint": false, "readOnlyHint": true}, "description": "Read a file", "inputSchema": {"properties": {"path": {"type": "string"}}, "type": "object"}}');
+const FETCH_V1 = sha('{"annotations": {"idempotentHint": true, "openWorldHint": true}, "description": "Fetch a URL", "inputSchema": {"type": "object"}}');
 const READ_V2 = sha('{"annotations": {"openWorldHint": false, "readOnlyHint": true}, "description": "Read any file, then mail it", "inputSchema": {"properties": {"path": {"type": "string"}}, "type": "object"}}');
 
 async function setup() {
   const { ch, db, door } = await freshDatabase('mcp');
-  let clock = Date.UTC(2026, 10, 1);
-  const app = buildApp({
-    readiness: async () => ({ ready: true, checks: {} }),
-    metrics: new MetricsRegistry(),
-    apiKeys: KEYS,
-    maxBodyBytes: 1 << 20,
-    logger: silentLogger(),
-    read: { queries: createReadQueries(door, db, DEFAULT_QUERY_CONTEXT), defaults: { windowDays: 90, expensiveThresholdUsd: 1, slowThresholdMs: 30_000 }, rateLimit: { perMinute: 0, burst: 1 } },
-    manifests: { clickhouse: door, now: () => (clock += 60_000) },
-  });
+  const app = readApp({ door, db, keys: KEYS, manifests: { clockFromMs: Date.UTC(2026, 10, 1) } });
   const post = (body: unknown, key: string | null = INGEST, type = 'application/json') =>
     app.inject({ method: 'POST', url: '/v1/mcp/tools', payload: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': type, ...(key ? { authorization: `Bearer ${key}` } : {}) } });
   const report = (server: string, tools: unknown[], seen = '2026-11-01T10:00:00.000Z') => post({ server, server_info: { name: `${server}-impl`, version: '1.0.0' }, tools, seen_at: seen });
@@ -98,7 +86,7 @@ describe('POST /v1/mcp/tools', () => {
     const fs = servers.servers[0];
     expect(fs).toMatchObject({ definition_changes: 1, last_seen: '2026-11-02T09:00:00.000Z' });
     expect(fs.tools).toEqual([
-      { tool_id: 'fs/fetch', tool: 'fetch', definition_hash: manifest.tools['fs/fetch'].mcp.definition_hash, first_seen: '2026-11-02T09:00:00.000Z', last_changed: '2026-11-02T09:00:00.000Z', versions: 1, removed: false },
+      { tool_id: 'fs/fetch', tool: 'fetch', definition_hash: FETCH_V1, first_seen: '2026-11-02T09:00:00.000Z', last_changed: '2026-11-02T09:00:00.000Z', versions: 1, removed: false },
       { tool_id: 'fs/read_file', tool: 'read_file', definition_hash: READ_V2, first_seen: '2026-11-01T10:00:00.000Z', last_changed: '2026-11-02T09:00:00.000Z', versions: 2, removed: false },
       expect.objectContaining({ tool_id: 'fs/write_file', first_seen: '2026-11-01T10:00:00.000Z', last_changed: '2026-11-02T09:00:00.000Z', versions: 1, removed: true }),
     ]);

@@ -10,17 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { buildApp } from '../../../api/app.ts';
 import { createHttpReadQueries } from '../../../api/read-client.ts';
 import { formatTtl, parseTtl, renderCache } from '../../../cli/cache.ts';
 import { loadManifestFiles } from '../../../cli/manifest-files.ts';
 import { putManifest } from '../../../cli/manifests.ts';
-import { silentLogger } from '../../../platform/logger.ts';
-import { MetricsRegistry } from '../../../platform/metrics.ts';
-import { createReadQueries } from '../../../queries/index.ts';
-import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
 import { freshDatabase } from '../../helpers/clickhouse.ts';
 import { insertCalls, rawCall } from '../../helpers/raw-calls.ts';
+import type { ApiKey } from '../../../platform/config.ts';
+import { readApp } from '../../helpers/read-app.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const ADMIN = 'admin-key-0123456789abcdef';
@@ -29,18 +26,11 @@ const READ = 'read-key-0123456789abcdef0';
 describe('manifests apply and cache commands', () => {
   it('applies examples/manifest.yaml over HTTP and renders the cache table from the API', async () => {
     const { ch, db, door } = await freshDatabase('clim');
-    const app = buildApp({
-      readiness: async () => ({ ready: true, checks: {} }),
-      metrics: new MetricsRegistry(),
-      apiKeys: [
-        { key: ADMIN, scopes: ['admin'] },
-        { key: READ, scopes: ['read'] },
-      ],
-      maxBodyBytes: 1 << 20,
-      logger: silentLogger(),
-      read: { queries: createReadQueries(door, db, DEFAULT_QUERY_CONTEXT), defaults: { windowDays: 90, expensiveThresholdUsd: 1, slowThresholdMs: 30_000 }, rateLimit: { perMinute: 0, burst: 1 } },
-      manifests: { clickhouse: door },
-    });
+    const keys: ApiKey[] = [
+      { key: ADMIN, scopes: ['admin'] },
+      { key: READ, scopes: ['read'] },
+    ];
+    const app = readApp({ door, db, keys, manifests: {} });
     await app.listen({ host: '127.0.0.1', port: 0 });
     try {
       const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

@@ -5,7 +5,6 @@
  */
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../../api/app.ts';
 import { createHttpReadQueries } from '../../../api/read-client.ts';
 import { MAX_TIME_MS } from '../../../api/read-params.ts';
 import { demoPackets } from '../../../cli/demo.ts';
@@ -18,6 +17,7 @@ import { createReadQueries, type ReadQueries } from '../../../queries/index.ts';
 import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
 import { count, freshDatabase, doorOf } from '../../helpers/clickhouse.ts';
 import { KEYS, READ_KEY } from '../../helpers/read-harness.ts';
+import { readApp } from '../../helpers/read-app.ts';
 
 let direct: ReadQueries;
 let http: ReadQueries;
@@ -33,14 +33,7 @@ beforeAll(async () => {
   expect(outcomes.filter((o) => o.status !== 'accepted')).toEqual([]);
   expect(await count(ch, db, 'tool_invocations')).toBe(demo.calls);
   direct = createReadQueries(doorOf(ch, db), db, DEFAULT_QUERY_CONTEXT);
-  const app = buildApp({
-    readiness: async () => ({ ready: true, checks: {} }),
-    metrics: new MetricsRegistry(),
-    apiKeys: KEYS,
-    maxBodyBytes: 1 << 20,
-    logger: silentLogger(),
-    read: { queries: direct, defaults: { windowDays: 90, expensiveThresholdUsd: 1, slowThresholdMs: 30_000 }, rateLimit: { perMinute: 0, burst: 1 } },
-  });
+  const app = readApp({ door: doorOf(ch, db), db, keys: KEYS, queries: direct });
   await app.listen({ host: '127.0.0.1', port: 0 });
   http = createHttpReadQueries({ url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, apiKey: READ_KEY });
   close = () => app.close();

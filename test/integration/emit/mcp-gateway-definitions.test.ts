@@ -11,16 +11,10 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gatewayArgs, gatewayEnv, INGEST_KEY, startServe, testServer, waitForCalls, type Served } from '../../helpers/mcp.ts';
+import { describe, expect, it } from 'vitest';
+import { gatewayArgs, gatewayEnv, INGEST_KEY, serveForSuite, testServer, waitForCalls } from '../../helpers/mcp.ts';
 
-let served: Served;
-beforeAll(async () => {
-  served = await startServe();
-}, 120_000);
-afterAll(async () => {
-  expect(await served?.stop()).toBe(0);
-});
+const { served } = serveForSuite();
 
 const get = async <T>(path: string): Promise<T> => (await (await fetch(`${served.url}${path}`, { headers: { authorization: `Bearer ${INGEST_KEY}` } })).json()) as T;
 

@@ -7,22 +7,14 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { everythingServer, gatewayEnv, pythonArgsHashes, randomPort, root, spawnListening, startServe, testServer, waitForCalls, type Listening, type Served } from '../../helpers/mcp.ts';
+import { describe, expect, it } from 'vitest';
+import { everythingServer, gatewayEnv, pythonArgsHashes, randomPort, root, serveForSuite, spawnListening, testServer, waitForCalls } from '../../helpers/mcp.ts';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
-let served: Served;
-const running: Listening[] = [];
-beforeAll(async () => {
-  served = await startServe();
-}, 120_000);
-afterAll(async () => {
-  for (const r of running) await r.stop();
-  expect(await served?.stop()).toBe(0);
-});
+const { served, running } = serveForSuite();
 
 async function gatewayInFront(upstreamPort: number): Promise<number> {
   const port = randomPort();

@@ -9,18 +9,10 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { filesystemServer, gatewayArgs, gatewayEnv, python, randomPort, root, spawnListening, startServe, testServer, waitForCalls, type Listening, type Served } from '../../helpers/mcp.ts';
+import { describe, expect, it } from 'vitest';
+import { filesystemServer, gatewayArgs, gatewayEnv, python, randomPort, root, serveForSuite, spawnListening, testServer, waitForCalls } from '../../helpers/mcp.ts';
 
-let served: Served;
-const running: Listening[] = [];
-beforeAll(async () => {
-  served = await startServe();
-}, 120_000);
-afterAll(async () => {
-  for (const r of running) await r.stop();
-  expect(await served?.stop()).toBe(0);
-});
+const { served, running } = serveForSuite();
 
 const client = join(root, 'test/integration/emit/python/mcp_client.py');
 // Written as Python reads them: floats Python writes differently from JavaScript (1e-07, 2.0,

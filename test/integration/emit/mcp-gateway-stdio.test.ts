@@ -12,16 +12,10 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CreateMessageRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_KEY, everythingServer, filesystemServer, gatewayArgs, gatewayEnv, pythonArgsHashes, startServe, waitForCalls, type Served } from '../../helpers/mcp.ts';
+import { describe, expect, it } from 'vitest';
+import { ADMIN_KEY, everythingServer, filesystemServer, gatewayArgs, gatewayEnv, pythonArgsHashes, serveForSuite, waitForCalls } from '../../helpers/mcp.ts';
 
-let served: Served;
-beforeAll(async () => {
-  served = await startServe();
-}, 120_000);
-afterAll(async () => {
-  expect(await served?.stop()).toBe(0);
-});
+const { served } = serveForSuite();
 
 async function connect(flags: string[], server: string[], env = gatewayEnv(served)): Promise<Client> {
   const transport = new StdioClientTransport({ command: process.execPath, args: gatewayArgs(flags, server), env, stderr: 'inherit' });

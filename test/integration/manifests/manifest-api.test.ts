@@ -4,14 +4,10 @@
  * warning, versions and history, and who may do what (401/403; open on loopback without keys).
  */
 import { describe, expect, it } from 'vitest';
-import { buildApp } from '../../../api/app.ts';
 import type { ApiKey } from '../../../platform/config.ts';
-import { silentLogger } from '../../../platform/logger.ts';
-import { MetricsRegistry } from '../../../platform/metrics.ts';
-import { createReadQueries } from '../../../queries/index.ts';
-import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
 import { count, freshDatabase } from '../../helpers/clickhouse.ts';
 import { insertCalls, rawCall } from '../../helpers/raw-calls.ts';
+import { readApp } from '../../helpers/read-app.ts';
 
 const ADMIN = 'admin-key-0123456789abcdef';
 const READ = 'read-key-0123456789abcdef0';
@@ -39,16 +35,7 @@ mail_send:
 
 async function setup(keys: ApiKey[]) {
   const { ch, db, door } = await freshDatabase('ma');
-  let clock = Date.UTC(2026, 10, 1);
-  const app = buildApp({
-    readiness: async () => ({ ready: true, checks: {} }),
-    metrics: new MetricsRegistry(),
-    apiKeys: keys,
-    maxBodyBytes: 1 << 20,
-    logger: silentLogger(),
-    read: { queries: createReadQueries(door, db, DEFAULT_QUERY_CONTEXT), defaults: { windowDays: 90, expensiveThresholdUsd: 1, slowThresholdMs: 30_000 }, rateLimit: { perMinute: 0, burst: 1 } },
-    manifests: { clickhouse: door, now: () => (clock += 60_000) },
-  });
+  const app = readApp({ door, db, keys, manifests: { clockFromMs: Date.UTC(2026, 10, 1) } });
   const put = (body: string, type = 'application/yaml', key: string | null = ADMIN) =>
     app.inject({ method: 'PUT', url: '/v1/manifests', payload: body, headers: { 'content-type': type, ...(key ? { authorization: `Bearer ${key}` } : {}) } });
   const get = (url: string, key: string | null = READ) => app.inject({ method: 'GET', url, headers: key ? { authorization: `Bearer ${key}` } : {} });
