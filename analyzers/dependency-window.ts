@@ -14,11 +14,11 @@ import { linkCalls, pairKey, type CallPair } from './pairs.ts';
 import type { StoredPair } from './store.ts';
 
 /** How far before a step its calls' partners are looked for, at most (ingest time). */
-export const LOOKBACK_MS = 3600_000;
+const LOOKBACK_MS = 3600_000;
 /** At most this many calls of the look-back are read; a busier hour shortens the look-back. */
-export const LOOKBACK_ROWS = 200_000;
+const LOOKBACK_ROWS = 200_000;
 /** Clock difference allowed between producers (created_at) and ClickHouse (ingested_at). */
-export const SKEW_MS = 300_000;
+const SKEW_MS = 300_000;
 
 const RANGE = `ingested_at > fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ingested_at <= fromUnixTimestamp64Milli({to:Int64}, 'UTC')`;
 

@@ -15,7 +15,7 @@ import { GrowingKeyFilter, KeyFilter } from './key-filter.ts';
 const MAGIC = Buffer.from('TAKFSNAP1\n');
 
 /** What a snapshot says of itself. */
-export const keySnapshotHeaderSchema = z.object({
+const keySnapshotHeaderSchema = z.object({
   version: z.literal(1),
   /** The database's name and UUID: a database dropped and made again is another one. */
   database: z.string(),

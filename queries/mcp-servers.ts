@@ -7,7 +7,7 @@ import { iso } from './schemas.ts';
 import { isoTime, runQuery, type QueryContext, type QuerySpec, type StatementRunner } from './sql.ts';
 
 /** Most (server, tool) pairs one answer carries; `truncated` says when there were more. */
-export const MAX_MCP_SERVER_TOOLS = 10_000;
+const MAX_MCP_SERVER_TOOLS = 10_000;
 
 /** Per (server, tool): its latest definition, when first seen and last changed, how many definitions. */
 export const MCP_SERVER_TOOLS: QuerySpec = {

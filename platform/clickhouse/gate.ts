@@ -14,7 +14,7 @@
  */
 
 /** Kinds of work, most urgent first. */
-export const LANES = ['read', 'ingest', 'job'] as const;
+const LANES = ['read', 'ingest', 'job'] as const;
 /** A kind of work whose statements the gate orders. */
 export type Lane = (typeof LANES)[number];
 

@@ -85,7 +85,7 @@ export async function latestBudgetSet(ch: StatementRunner, db: string, ctx: Quer
 }
 
 /** Budgets per spend statement: its parameters travel in the request, so a set of thousands is read in a few statements. */
-export const BUDGETS_PER_STATEMENT = 500;
+const BUDGETS_PER_STATEMENT = 500;
 
 const shapeOf = (b: Budget): number => (b.scope.agent_id === undefined ? 0 : 1) | (b.scope.tool_id === undefined ? 0 : 2) | (b.scope.task_id === undefined ? 0 : 4);
 
