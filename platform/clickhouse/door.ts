@@ -7,9 +7,12 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client';
 import { AppError, errorMessage } from '../errors.ts';
+import { clickhouseError, statementName, tsvUnescape } from './error-map.ts';
 import { StatementGate, type GateState, type Lane } from './gate.ts';
 import { settingsClause, type QuerySpec, type ReadLimits, type StatementRunner } from './statement.ts';
 import type { MetricsRegistry } from '../metrics.ts';
+
+export { clickhouseError, tsvUnescape } from './error-map.ts';
 
 /**
  * A row to insert with the key that identifies it among every row of its table, whoever writes
@@ -57,52 +60,6 @@ export interface ClickHouseDoor extends StatementRunner {
   gateState(): GateState | null;
   /** Closes the client under the door. */
   close(): Promise<void>;
-}
-
-// ClickHouse codes of the read limits set by settingsClause: TIMEOUT_EXCEEDED, TOO_MANY_ROWS,
-// TOO_MANY_ROWS_OR_BYTES, MEMORY_LIMIT_EXCEEDED. Row limits hit again on a retry; time and memory may not.
-const LIMIT_CODES = new Set(['159', '158', '396', '241']);
-const ROW_LIMIT_CODES = new Set(['158', '396']);
-const LIMIT_TEXT = /Timeout exceeded|Limit for result exceeded|Memory limit .* exceeded/i;
-// Codes of a statement that is wrong or not allowed: the same statement fails again, so it is a
-// bug or a grant to fix (syntax, unknown identifier/setting/parameter, type and parse errors,
-// read-only user, access and authentication). Not an unknown table or database (60, 81): one
-// detached or being migrated comes back, and ingest holds its offsets until it does.
-const STATEMENT_CODES = new Set([
-  '1', '6', '26', '27', '36', '38', '41', '42', '43', '44', '46', '47', '48', '53', '62', '70', '72', '115', '117', '164', '192', '194', '215',
-  '352', '386', '456', '457', '497', '516',
-]);
-
-/** How a failed ad-hoc statement is named in its error: its first line. */
-const statementName = (query: string, what: 'query' | 'statement' = 'query'): string => `${what} (${query.trim().split('\n')[0]?.slice(0, 80)})`;
-
-const TSV_UNESCAPES: Record<string, string> = { t: '\t', n: '\n', r: '\r', '0': '\0', b: '\b', f: '\f', "'": "'", '\\': '\\' };
-
-/** A TabSeparated field as text (ClickHouse escapes \\ \t \n \r \0 \b \f and quotes there). */
-export function tsvUnescape(field: string): string {
-  return field.includes('\\') ? field.replace(/\\(.)/gs, (_m, c: string) => TSV_UNESCAPES[c] ?? c) : field;
-}
-
-/**
- * The one error map: a ClickHouse failure as an AppError. A limit of a read is
- * `CLICKHOUSE_LIMIT_EXCEEDED` (the request asked too much); a statement ClickHouse refuses as
- * wrong or forbidden is `CLICKHOUSE_QUERY_FAILED`, not retryable; anything else (connection
- * refused, timeouts, a busy or overloaded server, too many parts) is `CLICKHOUSE_UNAVAILABLE`,
- * retryable.
- */
-export function clickhouseError(err: unknown, what: string): AppError {
-  if (err instanceof AppError) return err;
-  const code = String((err as { code?: unknown } | null)?.code ?? '');
-  const message = errorMessage(err);
-  if (LIMIT_CODES.has(code) || LIMIT_TEXT.test(message)) {
-    const first = message.split('\n')[0]?.slice(0, 200);
-    return new AppError('CLICKHOUSE_LIMIT_EXCEEDED', `${what} exceeded a server-side limit (${first}); narrow from/to or lower limit`, {
-      retryable: !ROW_LIMIT_CODES.has(code),
-      cause: err,
-    });
-  }
-  if (STATEMENT_CODES.has(code)) return new AppError('CLICKHOUSE_QUERY_FAILED', `${what} failed: ${message.slice(0, 500)}`, { retryable: false, cause: err });
-  return new AppError('CLICKHOUSE_UNAVAILABLE', `${what} failed: ${message.slice(0, 500)}`, { retryable: true, cause: err });
 }
 
 /**
