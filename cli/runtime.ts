@@ -3,7 +3,7 @@
  * ClickHouse with the schema migrated, and signal handling for a clean shutdown.
  */
 import { loadConfig, type Config, type LoadOptions } from '../platform/config.ts';
-import { createClickHouse } from '../platform/clickhouse/client.ts';
+import { createLaneClients } from '../platform/clickhouse/client.ts';
 import { createClickHouseDoor, type ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { migrate } from '../platform/clickhouse/migrate.ts';
 import { createLogger, type Logger } from '../platform/logger.ts';
@@ -30,9 +30,9 @@ export function configOrExit(opts: LoadOptions = {}): Config {
   return result.config;
 }
 
-/** Opens the ClickHouse door of the configured database (the caller closes it). */
+/** Opens the ClickHouse door of the configured database, a connection per lane (the caller closes it). */
 export async function openClickHouse(config: Config, metrics?: MetricsRegistry): Promise<ClickHouseDoor> {
-  return createClickHouseDoor(await createClickHouse(config.clickhouse), config.clickhouse.database, metrics ? { metrics } : {});
+  return createClickHouseDoor(await createLaneClients(config.clickhouse), config.clickhouse.database, metrics ? { metrics } : {});
 }
 
 /** Checks the whole configuration, then opens ClickHouse and applies migrations. */

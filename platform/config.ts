@@ -55,6 +55,8 @@ const envSchema = z.object({
   CLICKHOUSE_PASSWORD: optionalString,
   CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, 'must be a plain identifier').default('tool_audit'),
   TOOL_AUDIT_DATA_DIR: z.string().default('./data'),
+  CLICKHOUSE_READ_CONNECTIONS: intFromEnv(2, 1),
+  CLICKHOUSE_JOB_THREADS: intFromEnv(1, 0),
 
   KAFKA_BROKERS: optionalString,
   KAFKA_TOPIC: z.string().min(1).default('tool_audit.packets'),
@@ -131,6 +133,10 @@ export interface Config {
     password: string | undefined;
     database: string;
     dataDir: string;
+    /** Embedded engine: connections serving API reads side by side (ingest and jobs have one each). */
+    readConnections: number;
+    /** Embedded engine: `max_threads` of the job connection (0 = the engine's default), so a read keeps a core. */
+    jobThreads: number;
   };
   kafka: {
     brokers: string[] | undefined;
@@ -274,6 +280,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         password: e.CLICKHOUSE_PASSWORD,
         database: e.CLICKHOUSE_DATABASE,
         dataDir: e.TOOL_AUDIT_DATA_DIR,
+        readConnections: e.CLICKHOUSE_READ_CONNECTIONS,
+        jobThreads: e.CLICKHOUSE_JOB_THREADS,
       },
       kafka: {
         brokers: e.KAFKA_BROKERS?.split(',').map((b) => b.trim()).filter(Boolean),

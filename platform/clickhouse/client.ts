@@ -1,5 +1,5 @@
 /**
- * Creates the ClickHouse client: HTTP to a server or cluster when CLICKHOUSE_URL is set,
+ * Creates the ClickHouse clients: HTTP to a server or cluster when CLICKHOUSE_URL is set,
  * otherwise embedded ClickHouse (chDB) in-process on TOOL_AUDIT_DATA_DIR. Either way every
  * query goes through @clickhouse/client.
  */
@@ -11,8 +11,26 @@ import { AppError } from '../errors.ts';
 
 export type { ClickHouseClient } from '@clickhouse/client';
 
-/** Opens a client for the configured ClickHouse. The caller owns it and must close it. */
-export async function createClickHouse(cfg: Config['clickhouse']): Promise<ClickHouseClient> {
+/** Where a client connects: a server URL, or the embedded engine's data directory. */
+export type ClientTarget = Pick<Config['clickhouse'], 'url' | 'user' | 'password' | 'database' | 'dataDir'>;
+
+/**
+ * The clients of each lane of work (gate.ts's lanes): the door sends a lane's statements to its
+ * own clients. On a server one client serves every lane (the server runs statements side by
+ * side and orders them by the priority the door sends); on the embedded engine each lane has
+ * connections of its own, which chDB runs in parallel.
+ */
+export interface LaneClients {
+  read: readonly ClickHouseClient[];
+  ingest: ClickHouseClient;
+  job: ClickHouseClient;
+}
+
+/** The longest statement the embedded engine parses: room for values rendered into it. */
+const MAX_QUERY_BYTES = 256 * 1024 * 1024;
+
+/** Opens one client for the configured ClickHouse. The caller owns it and must close it. */
+export async function createClickHouse(cfg: ClientTarget): Promise<ClickHouseClient> {
   if (cfg.url) {
     return createClient({
       url: cfg.url,
@@ -29,11 +47,44 @@ export async function createClickHouse(cfg: Config['clickhouse']): Promise<Click
     const { createChdbConnection } = await import('chdb/connection');
     // chdb builds against its own copy of @clickhouse/client-common; the shapes are identical.
     const connection = createChdbConnection({ path }) as unknown as NonNullable<Parameters<typeof createClient>[0]>['connection'];
-    return createClient({ connection });
+    const client = createClient({ connection });
+    // Values are rendered into the statement on this engine (literals.ts), so a statement is as
+    // long as its values: the parser's 256 KiB default would refuse a large key look-up that a
+    // bound statement passes. A session setting of this connection (chDB applies clickhouse_settings as SETs).
+    await client.command({ query: 'SELECT 1', clickhouse_settings: { max_query_size: String(MAX_QUERY_BYTES) } });
+    return client;
   } catch (err) {
     throw new AppError('CLICKHOUSE_UNAVAILABLE', `cannot open embedded ClickHouse at ${path}: ${(err as Error).message}`, {
       retryable: false,
       cause: err,
     });
+  }
+}
+
+/**
+ * Opens the clients of every lane: one shared client on a server; on the embedded engine
+ * `readConnections` read connections, one ingest and one job connection on the same data
+ * directory, the job connection limited to `jobThreads` threads (a session setting of that
+ * connection alone) so that a read always finds a core. The caller owns them (the door closes them).
+ */
+export async function createLaneClients(cfg: Config['clickhouse']): Promise<LaneClients> {
+  const first = await createClickHouse(cfg);
+  if (cfg.url) return { read: [first], ingest: first, job: first };
+  const opened: ClickHouseClient[] = [first];
+  try {
+    const open = async () => {
+      const c = await createClickHouse(cfg);
+      opened.push(c);
+      return c;
+    };
+    const job = await open();
+    // chDB applies clickhouse_settings as SETs of the connection's session: they stay for its later statements.
+    if (cfg.jobThreads > 0) await job.command({ query: 'SELECT 1', clickhouse_settings: { max_threads: cfg.jobThreads } });
+    const read: ClickHouseClient[] = [];
+    for (let i = 0; i < cfg.readConnections; i++) read.push(await open());
+    return { read, ingest: first, job };
+  } catch (err) {
+    await Promise.allSettled(opened.map((c) => c.close()));
+    throw err instanceof AppError ? err : new AppError('CLICKHOUSE_UNAVAILABLE', `cannot open embedded ClickHouse connections: ${(err as Error).message}`, { retryable: false, cause: err });
   }
 }

@@ -6,9 +6,12 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client';
-import { AppError, errorMessage } from '../errors.ts';
+import { AppError } from '../errors.ts';
+import type { LaneClients } from './client.ts';
 import { clickhouseError, statementName, tsvUnescape } from './error-map.ts';
-import { StatementGate, type GateState, type Lane } from './gate.ts';
+import type { GateState, Lane } from './gate.ts';
+import { laneConnections, type Connection, type LaneConnections } from './lanes.ts';
+import { renderStatement } from './literals.ts';
 import { settingsClause, type QuerySpec, type ReadLimits, type StatementRunner } from './statement.ts';
 import type { MetricsRegistry } from '../metrics.ts';
 
@@ -29,9 +32,10 @@ export interface ClickHouseDoor extends StatementRunner {
   /** The database every statement's `{db:Identifier}` and every insert's table refer to. */
   readonly database: string;
   /**
-   * Runs a SELECT and returns its rows (JSONEachRow); `db` is bound unless params name it.
-   * `settings` stay set for the rest of the session on embedded ClickHouse (chDB): pass only
-   * settings harmless to later statements, or put them in the statement's SETTINGS clause.
+   * Runs a SELECT and returns its rows (JSONEachRow); `{db:Identifier}` is the door's database
+   * unless params name it. `settings` stay set for the rest of the session of the lane's
+   * connection on embedded ClickHouse (chDB): pass only settings harmless to later statements,
+   * or put them in the statement's SETTINGS clause.
    */
   select<T>(query: string, params?: Record<string, unknown>, settings?: ClickHouseSettings): Promise<T[]>;
   /**
@@ -56,9 +60,9 @@ export interface ClickHouseDoor extends StatementRunner {
    * `SHUTTING_DOWN` (a job working through a long backlog stops at its next statement).
    */
   lane(lane: Lane, signal?: AbortSignal): ClickHouseDoor;
-  /** Statements running and waiting at the gate; null where ClickHouse schedules them itself (a server). */
+  /** Statements running and waiting at the gates; null where ClickHouse schedules them itself (a server). */
   gateState(): GateState | null;
-  /** Closes the client under the door. */
+  /** Closes the clients under the door. */
   close(): Promise<void>;
 }
 
@@ -77,34 +81,21 @@ export function dedupToken(table: string, keys: readonly string[]): string {
 // deduplicates on its own.
 const INSERT_SETTINGS = { deduplicate_blocks_in_dependent_materialized_views: 1, date_time_input_format: 'best_effort' } as const;
 
-type RawInsert = (p: { table: string; values: Buffer; format: 'TabSeparated' | 'JSONEachRow'; columns?: readonly string[]; settings: Record<string, string | number> }) => Promise<unknown>;
-
-/**
- * Embedded ClickHouse (chDB) takes an insert body as a Buffer, with its settings in the INSERT
- * statement itself. Both matter: the client's generic insert converts the body twice, and chDB
- * applies `clickhouse_settings` as session-wide SETs, so an insert's deduplication token would
- * stay set for every later statement of the process (an INSERT … SELECT of a migration or of
- * the dedup indexer would then be dropped as a duplicate). Found by feature detection on the
- * client's connection; any other client takes settings per request.
- */
-function chdbRawInsert(ch: ClickHouseClient): RawInsert | undefined {
-  const raw = (ch as unknown as { connection?: { chdb?: { rawInsert?: unknown } } }).connection?.chdb?.rawInsert;
-  return typeof raw === 'function' ? (raw as RawInsert) : undefined;
-}
-
-/** How the statements of a door are scheduled (issue 22). */
+/** How the statements of a door are scheduled and sent (issues 22 and 28). */
 export interface DoorOptions {
   /** A job's statement may run this long on a ClickHouse server (`max_execution_time`); default 300 s. */
   jobMaxExecutionSeconds?: number;
-  /** A statement waiting this long at the embedded gate goes next whatever its lane; default 2,000 ms. */
+  /** A statement waiting this long at an embedded connection's gate goes next whatever its lane; default 2,000 ms. */
   agingMs?: number;
   /** Where each statement's wait at the gate and its run time are recorded, per lane. */
   metrics?: MetricsRegistry;
+  /**
+   * How values reach the engine: `render` as typed, escaped literals (literals.ts), `bind` as
+   * query parameters. Default: `render` on the embedded engine (chdb-node runs every bound
+   * statement of the process one at a time, whatever its connection), `bind` on a server.
+   */
+  parameters?: 'render' | 'bind';
 }
-
-// One gate per embedded client: chDB runs one statement at a time per process, whichever door
-// (database) it comes from. A server schedules concurrent statements itself.
-const gates = new WeakMap<ClickHouseClient, StatementGate>();
 
 /**
  * Per-lane settings sent to a ClickHouse server, where statements run concurrently: its own
@@ -115,105 +106,115 @@ function serverSettings(lane: Lane, jobSeconds: number): ClickHouseSettings {
   return lane === 'read' ? { priority: '1' } : lane === 'ingest' ? { priority: '2' } : { priority: '3', max_execution_time: jobSeconds };
 }
 
-/** Opens the door of `database` on a client (which the door then owns: close() closes it). */
-export function createClickHouseDoor(ch: ClickHouseClient, database: string, opts: DoorOptions = {}): ClickHouseDoor {
-  const rawInsert = chdbRawInsert(ch);
-  let gate = gates.get(ch);
-  if (rawInsert && !gate) gates.set(ch, (gate = new StatementGate(1, opts.agingMs ?? 2_000)));
-  return openDoor({ ch, database, rawInsert, gate, jobSeconds: opts.jobMaxExecutionSeconds ?? 300, metrics: opts.metrics }, undefined);
+/**
+ * Opens the door of `database` on a client, or on the clients of each lane (client.ts's
+ * createLaneClients); the door then owns them: close() closes them.
+ */
+export function createClickHouseDoor(clients: ClickHouseClient | LaneClients, database: string, opts: DoorOptions = {}): ClickHouseDoor {
+  const conns = laneConnections(clients, opts.agingMs ?? 2_000);
+  const render = (opts.parameters ?? (conns.embedded ? 'render' : 'bind')) === 'render';
+  return openDoor({ conns, database, render, jobSeconds: opts.jobMaxExecutionSeconds ?? 300, metrics: opts.metrics }, undefined);
 }
 
 interface DoorParts {
   signal?: AbortSignal | undefined;
   metrics?: MetricsRegistry | undefined;
-  ch: ClickHouseClient;
+  conns: LaneConnections;
   database: string;
-  rawInsert: RawInsert | undefined;
-  gate: StatementGate | undefined;
+  render: boolean;
   jobSeconds: number;
 }
 
+/** The statement text and parameters as sent: values rendered into the text, or bound. */
+type Prepared = { query: string; query_params?: Record<string, unknown> };
+
 function openDoor(parts: DoorParts, fixed: Lane | undefined): ClickHouseDoor {
-  const { ch, database, rawInsert, gate } = parts;
-  const bind = (params: Record<string, unknown> = {}) => ('db' in params ? params : { db: database, ...params });
+  const { conns, database } = parts;
+  const prepare = (query: string, params: Record<string, unknown> = {}): Prepared => {
+    const all = 'db' in params ? params : { db: database, ...params };
+    return parts.render ? { query: renderStatement(query, all) } : { query, query_params: all };
+  };
   const table = (name: string) => `${database}.${name}`;
   const laneOf = (isRead: boolean): Lane => fixed ?? (isRead ? 'read' : 'ingest');
-  // Settings of a statement: on the gate (chDB applies clickhouse_settings session-wide, see
-  // INSERT_SETTINGS) only the caller's; on a server, the lane's too.
-  const withLane = (lane: Lane, settings?: ClickHouseSettings): ClickHouseSettings | undefined =>
-    gate ? settings : { ...serverSettings(lane, parts.jobSeconds), ...settings };
-  const settingsOf = (lane: Lane, settings?: ClickHouseSettings) => {
-    const merged = withLane(lane, settings);
+  // Settings of a statement: on an embedded connection (chDB applies clickhouse_settings
+  // session-wide, see INSERT_SETTINGS) only the caller's; on a server, the lane's too.
+  const withLane = (c: Connection, lane: Lane, settings?: ClickHouseSettings): ClickHouseSettings | undefined =>
+    c.gate ? settings : { ...serverSettings(lane, parts.jobSeconds), ...settings };
+  const settingsOf = (c: Connection, lane: Lane, settings?: ClickHouseSettings) => {
+    const merged = withLane(c, lane, settings);
     return merged && Object.keys(merged).length > 0 ? { clickhouse_settings: merged } : {};
   };
   const open = (): void => {
     if (parts.signal?.aborted) throw new AppError('SHUTTING_DOWN', `the ${fixed ?? 'door'} statements of ${database} are stopped`, { retryable: false });
   };
-  /** Runs `send` in its turn; the result is read after the slot is given back (chDB has materialized it). */
-  const turn = async <T>(lane: Lane, send: () => Promise<T>): Promise<T> => {
+  /** Runs `send` in its turn on a connection of `lane`; the result is read after the turn (chDB has materialized it). */
+  const turn = async <T>(lane: Lane, send: (c: Connection) => Promise<T>): Promise<T> => {
     open();
     const asked = performance.now();
     let began = asked;
-    const timed = (): Promise<T> => {
-      // Checked again when its turn comes: it may have waited behind other statements meanwhile.
-      open();
-      began = performance.now();
-      return send();
-    };
     try {
-      return await (gate ? gate.run(lane, timed) : timed());
+      // Checked again when its turn comes: it may have waited behind other statements meanwhile.
+      return await conns.run(lane, send, () => {
+        open();
+        began = performance.now();
+      });
     } finally {
       const m = parts.metrics;
       if (m) {
         const done = performance.now();
-        m.observe('tool_audit_clickhouse_wait_seconds', 'Time a statement waited for its turn at the embedded gate, per lane', (began - asked) / 1000, { lane });
+        m.observe('tool_audit_clickhouse_wait_seconds', 'Time a statement waited for its turn at its connection, per lane', (began - asked) / 1000, { lane });
         m.observe('tool_audit_clickhouse_statement_seconds', 'Time a statement ran in ClickHouse (to its result, before decoding), per lane', (done - began) / 1000, { lane });
       }
     }
   };
-  const insert = async (name: string, run: () => Promise<unknown>) => {
+  const query = (lane: Lane, sql: string, params: Record<string, unknown> | undefined, format: 'JSONEachRow' | 'TabSeparated', settings?: ClickHouseSettings) => {
+    const prepared = prepare(sql, params);
+    return turn(lane, (c) => c.ch.query({ ...prepared, format, ...settingsOf(c, lane, settings) }));
+  };
+  const insert = async (name: string, body: Buffer | object[], format: 'TabSeparated' | 'JSONEachRow', keys: readonly string[], columns?: readonly string[]) => {
+    const settings = { ...INSERT_SETTINGS, insert_deduplication_token: dedupToken(name, keys) };
+    const lane = laneOf(false);
     try {
-      await turn(laneOf(false), run);
+      await turn(lane, (c) => {
+        if (c.rawInsert) {
+          // chDB: the body as a Buffer (the client's generic insert converts it twice) and the
+          // settings in the INSERT itself (as clickhouse_settings they would stay set for every
+          // later statement of the connection: a later INSERT … SELECT would be dropped as a duplicate).
+          const values = Buffer.isBuffer(body) ? body : Buffer.from(body.map((v) => JSON.stringify(v)).join('\n'));
+          return c.rawInsert({ table: table(name), values, format, settings, ...(columns ? { columns } : {}) });
+        }
+        const values = Buffer.isBuffer(body) ? Readable.from([body], { objectMode: false }) : body;
+        return c.ch.insert({ table: table(name), values, format, ...(columns ? { columns: columns as [string, ...string[]] } : {}), clickhouse_settings: { ...withLane(c, lane), ...settings } });
+      });
     } catch (err) {
       throw clickhouseError(err, `insert into ${name}`);
     }
   };
 
-  async function select<T>(query: string, params?: Record<string, unknown>, settings?: ClickHouseSettings): Promise<T[]> {
-    const lane = laneOf(false);
-    try {
-      const rs = await turn(lane, () => ch.query({ query, query_params: bind(params), format: 'JSONEachRow', ...settingsOf(lane, settings) }));
-      return await rs.json<T>();
-    } catch (err) {
-      throw clickhouseError(err, statementName(query));
-    }
-  }
-
-  async function selectFields(query: string, params?: Record<string, unknown>, settings?: ClickHouseSettings): Promise<string[][]> {
-    const lane = laneOf(false);
-    let text: string;
-    try {
-      const rs = await turn(lane, () => ch.query({ query, query_params: bind(params), format: 'TabSeparated', ...settingsOf(lane, settings) }));
-      text = await rs.text();
-    } catch (err) {
-      throw clickhouseError(err, statementName(query));
-    }
-    const lines = text.split('\n');
-    if (lines.at(-1) === '') lines.pop(); // every row ends with a newline
-    return lines.map((line) => line.split('\t').map(tsvUnescape));
-  }
-
   return {
     database,
-    select,
-    selectFields,
+    async select<T>(sql: string, params?: Record<string, unknown>, settings?: ClickHouseSettings): Promise<T[]> {
+      try {
+        return await (await query(laneOf(false), sql, params, 'JSONEachRow', settings)).json<T>();
+      } catch (err) {
+        throw clickhouseError(err, statementName(sql));
+      }
+    },
+    async selectFields(sql, params, settings) {
+      let text: string;
+      try {
+        text = await (await query(laneOf(false), sql, params, 'TabSeparated', settings)).text();
+      } catch (err) {
+        throw clickhouseError(err, statementName(sql));
+      }
+      const lines = text.split('\n');
+      if (lines.at(-1) === '') lines.pop(); // every row ends with a newline
+      return lines.map((line) => line.split('\t').map(tsvUnescape));
+    },
     async read(spec, params, ctx) {
       const started = performance.now();
-      const lane = laneOf(true);
       try {
-        const query = spec.sql + settingsClause(ctx.limits, spec.settings);
-        const rs = await turn(lane, () => ch.query({ query, query_params: bind(params), format: 'JSONEachRow', ...settingsOf(lane) }));
-        const rows = await rs.json<never>();
+        const rows = await (await query(laneOf(true), spec.sql + settingsClause(ctx.limits, spec.settings), params, 'JSONEachRow')).json<never>();
         ctx.metrics?.observe('tool_audit_query_seconds', 'Read query latency (ClickHouse + decoding)', (performance.now() - started) / 1000, { query: spec.name });
         return rows;
       } catch (err) {
@@ -223,49 +224,24 @@ function openDoor(parts: DoorParts, fixed: Lane | undefined): ClickHouseDoor {
         throw e;
       }
     },
-    async command(query, params, settings) {
+    async command(sql, params, settings) {
       const lane = laneOf(false);
       try {
-        await turn(lane, () => ch.command({ query, query_params: bind(params), ...settingsOf(lane, settings) }));
+        const prepared = prepare(sql, params);
+        await turn(lane, (c) => c.ch.command({ ...prepared, ...settingsOf(c, lane, settings) }));
       } catch (err) {
-        throw clickhouseError(err, statementName(query, 'statement'));
+        throw clickhouseError(err, statementName(sql, 'statement'));
       }
     },
     async insertRows(name, rows) {
-      if (rows.length === 0) return;
-      const settings = { ...INSERT_SETTINGS, insert_deduplication_token: dedupToken(name, rows.map((r) => r.key)) };
-      const values = rows.map((r) => r.row);
-      await insert(name, () =>
-        rawInsert
-          ? rawInsert({ table: table(name), values: Buffer.from(values.map((v) => JSON.stringify(v)).join('\n')), format: 'JSONEachRow', settings })
-          : ch.insert({ table: table(name), values, format: 'JSONEachRow', clickhouse_settings: { ...withLane(laneOf(false)), ...settings } }),
-      );
+      if (rows.length > 0) await insert(name, rows.map((r) => r.row), 'JSONEachRow', rows.map((r) => r.key));
     },
     async insertLines(name, columns, body, keys) {
-      if (keys.length === 0) return;
-      const settings = { ...INSERT_SETTINGS, insert_deduplication_token: dedupToken(name, keys) };
-      await insert(name, () =>
-        rawInsert
-          ? rawInsert({ table: table(name), values: body, format: 'TabSeparated', columns, settings })
-          : ch.insert({
-              table: table(name),
-              values: Readable.from([body], { objectMode: false }),
-              format: 'TabSeparated',
-              columns: columns as [string, ...string[]],
-              clickhouse_settings: { ...withLane(laneOf(false)), ...settings },
-            }),
-      );
+      if (keys.length > 0) await insert(name, body, 'TabSeparated', keys, columns);
     },
-    async ping() {
-      try {
-        const r = await ch.ping();
-        return r.success ? { ok: true } : { ok: false, detail: errorMessage(r.error) };
-      } catch (err) {
-        return { ok: false, detail: errorMessage(err) };
-      }
-    },
+    ping: () => conns.ping(),
     lane: (lane, signal) => openDoor(signal ? { ...parts, signal } : parts, lane),
-    gateState: () => gate?.state() ?? null,
-    close: () => ch.close(),
+    gateState: () => conns.state(),
+    close: () => conns.close(),
   };
 }

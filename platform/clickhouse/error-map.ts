@@ -10,12 +10,13 @@ const LIMIT_CODES = new Set(['159', '158', '396', '241']);
 const ROW_LIMIT_CODES = new Set(['158', '396']);
 const LIMIT_TEXT = /Timeout exceeded|Limit for result exceeded|Memory limit .* exceeded/i;
 // Codes of a statement that is wrong or not allowed: the same statement fails again, so it is a
-// bug or a grant to fix (syntax, unknown identifier/setting/parameter, type and parse errors,
+// bug or a grant to fix (syntax, unknown identifier/setting/parameter, type and parse errors —
+// of a value too: an array, a UUID or a Bool that cannot be read —,
 // read-only user, access and authentication). Not an unknown table or database (60, 81): one
 // detached or being migrated comes back, and ingest holds its offsets until it does.
 const STATEMENT_CODES = new Set([
   '1', '6', '26', '27', '36', '38', '41', '42', '43', '44', '46', '47', '48', '53', '62', '70', '72', '115', '117', '164', '192', '194', '215',
-  '352', '386', '456', '457', '497', '516',
+  '130', '352', '376', '386', '456', '457', '467', '497', '516',
 ]);
 
 /** How a failed ad-hoc statement is named in its error: its first line. */

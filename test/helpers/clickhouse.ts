@@ -5,23 +5,31 @@
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createClickHouse, type ClickHouseClient } from '../../platform/clickhouse/client.ts';
+import { createClickHouse, createLaneClients, type ClickHouseClient, type LaneClients } from '../../platform/clickhouse/client.ts';
 import { createClickHouseDoor, type ClickHouseDoor } from '../../platform/clickhouse/door.ts';
 import { migrate } from '../../platform/clickhouse/migrate.ts';
 
 const RETENTION = { invocations: 90, outputs: 30, workflows: 30, quarantine: 90 };
 let shared: Promise<ClickHouseClient> | undefined;
 
+const target = () => ({
+  url: process.env.CLICKHOUSE_URL || undefined,
+  user: process.env.CLICKHOUSE_USER || undefined,
+  password: process.env.CLICKHOUSE_PASSWORD || undefined,
+  database: 'unused',
+  dataDir: process.env.TOOL_AUDIT_TEST_DATA_DIR ?? join(tmpdir(), `tool-audit-test-${process.pid}`),
+});
+
 /** The process-wide client (chDB admits one data directory per process). */
 export function testClickHouse(): Promise<ClickHouseClient> {
-  shared ??= createClickHouse({
-    url: process.env.CLICKHOUSE_URL || undefined,
-    user: process.env.CLICKHOUSE_USER || undefined,
-    password: process.env.CLICKHOUSE_PASSWORD || undefined,
-    database: 'unused',
-    dataDir: process.env.TOOL_AUDIT_TEST_DATA_DIR ?? join(tmpdir(), `tool-audit-test-${process.pid}`),
-  });
+  shared ??= createClickHouse(target());
   return shared;
+}
+
+/** Clients of every lane on the test data directory, as serve opens them (the caller closes them). */
+export async function testLaneClients(opts: { readConnections?: number; jobThreads?: number } = {}): Promise<LaneClients> {
+  await testClickHouse(); // the directory is made and migrated through the shared client first
+  return createLaneClients({ ...target(), readConnections: opts.readConnections ?? 2, jobThreads: opts.jobThreads ?? 1 });
 }
 
 /**

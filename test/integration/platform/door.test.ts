@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { clickhouseError, dedupToken } from '../../../platform/clickhouse/door.ts';
+import { clickhouseError, createClickHouseDoor, dedupToken } from '../../../platform/clickhouse/door.ts';
 import { AppError } from '../../../platform/errors.ts';
-import { count, freshDatabase, rows } from '../../helpers/clickhouse.ts';
+import { count, freshDatabase, rows, testLaneClients } from '../../helpers/clickhouse.ts';
 
 const TABLE = `CREATE TABLE {db:Identifier}.door_t (k String, v UInt32) ENGINE = MergeTree ORDER BY k
   SETTINGS non_replicated_deduplication_window = 100`;
@@ -97,5 +97,44 @@ describe('the ClickHouse door on a real engine', () => {
     await expect(jobs.command('SELECT 3')).rejects.toMatchObject({ code: 'SHUTTING_DOWN' });
     expect(await door.select<{ four: number }>('SELECT 4 AS four')).toEqual([{ four: 4 }]);
   });
-});
 
+  it('runs a read beside a running job statement when each lane has its connections (issue 28), and its values rendered', async () => {
+    const { db } = await freshDatabase('door');
+    const slow = 'SELECT sum(sipHash64(number)) AS s FROM numbers({n:UInt64})';
+    const probe = { name: 'probe', sql: 'SELECT {one:UInt8} AS one, getSetting({s:String}) AS threads' };
+    const limits = { limits: { maxExecutionSeconds: 30, maxResultRows: 10 } };
+    /** How long a read took while a job statement of ~1 s ran on the job lane, against that statement. */
+    const readBesideJob = async (door: ReturnType<typeof createClickHouseDoor>) => {
+      const t0 = performance.now();
+      await door.lane('job').select(slow, { n: 20_000_000 });
+      const jobMs = performance.now() - t0;
+      const job = door.lane('job').select(slow, { n: 20_000_000 });
+      await new Promise((r) => setTimeout(r, 30));
+      const asked = performance.now();
+      const [read] = await door.read<{ one: number; threads: number }>(probe, { one: 1, s: 'max_threads' }, limits);
+      const readMs = performance.now() - asked;
+      await job;
+      return { jobMs, readMs, read };
+    };
+    const lanes = createClickHouseDoor(await testLaneClients({ readConnections: 2, jobThreads: 1 }), db);
+    try {
+      const parallel = await readBesideJob(lanes);
+      // The read did not wait for the job statement (it took a fraction of it), and the job
+      // connection's thread limit is its own: the read connection keeps the engine's default.
+      expect(parallel.readMs).toBeLessThan(parallel.jobMs * 0.3);
+      expect(parallel.read?.one).toBe(1);
+      expect(Number(parallel.read?.threads)).toBeGreaterThan(1);
+      expect(await lanes.lane('job').select<{ t: number }>("SELECT getSetting('max_threads') AS t")).toEqual([{ t: 1 }]);
+      // Bound instead of rendered, the same lanes are one at a time again: chdb-node runs every
+      // statement with query parameters through one chain for the whole process.
+      if (lanes.gateState()) {
+        const bound = createClickHouseDoor(await testLaneClients({ readConnections: 2, jobThreads: 1 }), db, { parameters: 'bind' });
+        const serial = await readBesideJob(bound);
+        await bound.close();
+        expect(serial.readMs).toBeGreaterThan(serial.jobMs * 0.5);
+      }
+    } finally {
+      await lanes.close();
+    }
+  });
+});

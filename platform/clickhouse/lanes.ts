@@ -1,0 +1,103 @@
+/**
+ * Which connection runs a statement (issue 28). The embedded engine (chDB) runs one statement at
+ * a time per connection but separate connections side by side, so each lane of work (gate.ts) has
+ * connections of its own (client.ts's LaneClients): a read never waits for a job's or ingest's
+ * statement. Each embedded connection keeps a gate: when lanes share a connection (a door on one
+ * client, as tests and benchmarks open it) the gate still orders them reads first; when a lane
+ * has several connections a statement takes the least busy one. A server schedules concurrent
+ * statements itself: no gate.
+ */
+import type { ClickHouseClient } from '@clickhouse/client';
+import { errorMessage } from '../errors.ts';
+import type { LaneClients } from './client.ts';
+import { StatementGate, type GateState, type Lane } from './gate.ts';
+
+/** chDB's insert of a Buffer body with its settings in the INSERT statement (see door.ts). */
+export type RawInsert = (p: { table: string; values: Buffer; format: 'TabSeparated' | 'JSONEachRow'; columns?: readonly string[]; settings: Record<string, string | number> }) => Promise<unknown>;
+
+/** One client with what the door needs to know of it. */
+export interface Connection {
+  ch: ClickHouseClient;
+  /** chDB's raw insert: present exactly when the client is an embedded connection. */
+  rawInsert: RawInsert | undefined;
+  /** Orders the statements of an embedded connection; none on a server. */
+  gate: StatementGate | undefined;
+}
+
+/** The connections of every lane of a door. */
+export interface LaneConnections {
+  /** True on the embedded engine (values are rendered into statements there, see literals.ts). */
+  readonly embedded: boolean;
+  /** Runs `send` on a connection of `lane` when its turn there comes. */
+  run<T>(lane: Lane, send: (c: Connection) => Promise<T>, started?: () => void): Promise<T>;
+  /** Statements running and waiting at the gates; null on a server. */
+  state(): GateState | null;
+  /** Whether ClickHouse answers (a read connection, never queued at a gate). */
+  ping(): Promise<{ ok: boolean; detail?: string }>;
+  /** Closes every client. */
+  close(): Promise<void>;
+}
+
+/** Found by feature detection on the client's connection: only chDB's has `chdb.rawInsert`. */
+function chdbRawInsert(ch: ClickHouseClient): RawInsert | undefined {
+  const raw = (ch as unknown as { connection?: { chdb?: { rawInsert?: unknown } } }).connection?.chdb?.rawInsert;
+  return typeof raw === 'function' ? (raw as RawInsert) : undefined;
+}
+
+// One gate per embedded client, whichever doors (databases) share it: the connection runs one
+// statement at a time, and the gate decides which goes next.
+const gates = new WeakMap<ClickHouseClient, StatementGate>();
+
+function connectionOf(ch: ClickHouseClient, agingMs: number): Connection {
+  const rawInsert = chdbRawInsert(ch);
+  let gate = gates.get(ch);
+  if (rawInsert && !gate) gates.set(ch, (gate = new StatementGate(1, agingMs)));
+  return { ch, rawInsert, gate };
+}
+
+const load = (c: Connection): number => {
+  const s = c.gate?.state();
+  return s ? s.running + s.waiting.read + s.waiting.ingest + s.waiting.job : 0;
+};
+
+/** The connections of `clients` (one client: every lane on it). */
+export function laneConnections(clients: ClickHouseClient | LaneClients, agingMs: number): LaneConnections {
+  const lanes: LaneClients = 'read' in clients && Array.isArray(clients.read) ? (clients as LaneClients) : { read: [clients as ClickHouseClient], ingest: clients as ClickHouseClient, job: clients as ClickHouseClient };
+  if (lanes.read.length === 0) throw new Error('a door needs at least one read client');
+  const byLane: Record<Lane, Connection[]> = {
+    read: lanes.read.map((c) => connectionOf(c, agingMs)),
+    ingest: [connectionOf(lanes.ingest, agingMs)],
+    job: [connectionOf(lanes.job, agingMs)],
+  };
+  const all = [...new Set([...byLane.read, ...byLane.ingest, ...byLane.job].map((c) => c.ch))].map((ch) => connectionOf(ch, agingMs));
+  const embedded = all.every((c) => c.rawInsert !== undefined);
+  return {
+    embedded,
+    async run(lane, send, started) {
+      const candidates = byLane[lane];
+      const c = candidates.length === 1 ? (candidates[0] as Connection) : candidates.reduce((a, b) => (load(b) < load(a) ? b : a));
+      const go = () => {
+        started?.();
+        return send(c);
+      };
+      return c.gate ? c.gate.run(lane, go) : go();
+    },
+    state() {
+      const states = all.flatMap((c) => (c.gate ? [c.gate.state()] : []));
+      if (states.length === 0) return null;
+      const sum = (f: (s: GateState) => number) => states.reduce((n, s) => n + f(s), 0);
+      return { running: sum((s) => s.running), waiting: { read: sum((s) => s.waiting.read), ingest: sum((s) => s.waiting.ingest), job: sum((s) => s.waiting.job) } };
+    },
+    async ping() {
+      try {
+        const r = await (byLane.read[0] as Connection).ch.ping();
+        return r.success ? { ok: true } : { ok: false, detail: errorMessage(r.error) };
+      } catch (err) {
+        return { ok: false, detail: errorMessage(err) };
+      }
+    },
+    close: async () => {
+      await Promise.all(all.map((c) => c.ch.close()));
+    },
+  };
+}
