@@ -9,6 +9,8 @@
  * Progress goes to stderr; the last stdout line is the answer.
  */
 import { createClickHouse } from '../platform/clickhouse/client.ts';
+import { createClickHouseDoor } from '../platform/clickhouse/door.ts';
+import { removeReplacedParts } from '../platform/clickhouse/part-cleanup.ts';
 import { buildHistory, HISTORY_DB, inspectRun, migrateHistory, type HistoryShape } from './history-data.ts';
 
 async function main(): Promise<void> {
@@ -21,6 +23,9 @@ async function main(): Promise<void> {
   else if (cmd === 'inspect') out = await inspectRun(ch, HISTORY_DB);
   else if (cmd === 'migrate') out = await migrateHistory(ch, HISTORY_DB, log);
   else throw new Error(`usage: history-db-child.ts build|inspect|migrate JSON (got ${cmd})`);
+  // The history is copied and measured after this process exits: active parts only (issue 28).
+  const left = await removeReplacedParts(createClickHouseDoor(ch, HISTORY_DB));
+  if (left.outdatedParts || left.merges) log(`  ${left.outdatedParts} replaced parts and ${left.merges} merges left after ${left.waitedMs} ms`);
   await ch.close();
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }
