@@ -5,11 +5,15 @@
  *   history-db-child.ts build   '<{"dataDir", "shape"}>'  → prints the HistoryMeta as JSON
  *   history-db-child.ts inspect '<{"dataDir"}>'           → prints the RunState as JSON
  *   history-db-child.ts migrate '<{"dataDir"}>'           → applies new migrations, waits for their mutations
+ *   history-db-child.ts storage '<{"dataDir"}>'           → prints the StorageReport (bench/storage-report.ts) as JSON
  *
  * Progress goes to stderr; the last stdout line is the answer.
  */
 import { createClickHouse } from '../platform/clickhouse/client.ts';
+import { createClickHouseDoor } from '../platform/clickhouse/door.ts';
+import { removeReplacedParts } from '../platform/clickhouse/part-cleanup.ts';
 import { buildHistory, HISTORY_DB, inspectRun, migrateHistory, type HistoryShape } from './history-data.ts';
+import { storageReport } from './storage-report.ts';
 
 async function main(): Promise<void> {
   const [cmd, json] = process.argv.slice(2);
@@ -20,7 +24,11 @@ async function main(): Promise<void> {
   if (cmd === 'build' && o.shape) out = await buildHistory(ch, HISTORY_DB, o.shape, log);
   else if (cmd === 'inspect') out = await inspectRun(ch, HISTORY_DB);
   else if (cmd === 'migrate') out = await migrateHistory(ch, HISTORY_DB, log);
-  else throw new Error(`usage: history-db-child.ts build|inspect|migrate JSON (got ${cmd})`);
+  else if (cmd === 'storage') out = await storageReport(ch, HISTORY_DB);
+  else throw new Error(`usage: history-db-child.ts build|inspect|migrate|storage JSON (got ${cmd})`);
+  // The history is copied and measured after this process exits: active parts only (issue 28).
+  const left = await removeReplacedParts(createClickHouseDoor(ch, HISTORY_DB));
+  if (left.outdatedParts || left.merges) log(`  ${left.outdatedParts} replaced parts and ${left.merges} merges left after ${left.waitedMs} ms`);
   await ch.close();
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }

@@ -10,11 +10,12 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join, resolve } from 'node:path';
 import { benchChild } from './bench-process.ts';
 import { linkCopy } from './ingest-preload.ts';
+import type { StorageReport } from './storage-report.ts';
 import { HISTORY_GENERATOR, type HistoryMeta, type HistoryShape, type RunState } from './history-data.ts';
 
 
 /** Runs bench/history-db-child.ts (one data directory per process). */
-const child = <T>(cmd: 'build' | 'inspect' | 'migrate', o: object, log: (s: string) => void): Promise<T> => benchChild<T>('history-db-child.ts', cmd, o, log);
+const child = <T>(cmd: 'build' | 'inspect' | 'migrate' | 'storage', o: object, log: (s: string) => void): Promise<T> => benchChild<T>('history-db-child.ts', cmd, o, log);
 
 /** The history of this shape: reused when <dir>/base.json records the same shape and generator, else built. */
 export async function ensureHistory(dir: string, shape: HistoryShape, log: (s: string) => void): Promise<HistoryMeta & { built: boolean }> {
@@ -61,6 +62,11 @@ export function emptyDataDir(dir: string): string {
   rmSync(d, { recursive: true, force: true });
   mkdirSync(d, { recursive: true });
   return d;
+}
+
+/** Bytes per table, projection and column of a data directory's active parts (bench:storage). */
+export function storageOf(dataDir: string, log: (s: string) => void): Promise<StorageReport> {
+  return child<StorageReport>('storage', { dataDir }, log);
 }
 
 /** Watermark writes, violations and rows of a stopped run's data directory. */

@@ -9,11 +9,10 @@
  *
  * Prints one JSON line (the counts) on stdout.
  */
-import { rmSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { createClickHouse, type ClickHouseClient } from '../platform/clickhouse/client.ts';
 import { createClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { migrate } from '../platform/clickhouse/migrate.ts';
+import { removeReplacedParts } from '../platform/clickhouse/part-cleanup.ts';
 import { ensureBenchData, type BenchShape } from './queries-data.ts';
 
 /** Rows of the tables the ingest benchmark verifies. */
@@ -111,18 +110,13 @@ async function count(ch: ClickHouseClient, db: string): Promise<RowCounts> {
 const [cmd, json] = process.argv.slice(2);
 const o = JSON.parse(json ?? '{}') as { dataDir: string; database: string; shape?: BenchShape; quarantine?: number };
 const ch = await createClickHouse({ url: undefined, user: undefined, password: undefined, database: o.database, dataDir: o.dataDir });
-let outdated: string[] = [];
 try {
-  if (cmd === 'build') {
-    await build(ch, o.database, o.shape ?? { invocations: 0, tasks: 0, days: 30 }, o.quarantine ?? 0);
-    // Parts merged away by OPTIMIZE stay on disk for minutes (old_parts_lifetime): not worth caching.
-    const rs = await ch.query({ query: 'SELECT path FROM system.parts WHERE database = {db:String} AND NOT active', query_params: { db: o.database }, format: 'JSONEachRow' });
-    outdated = (await rs.json<{ path: string }>()).map((r) => r.path);
-  } else if (cmd !== 'count') throw new Error(`unknown command ${cmd}`);
+  if (cmd === 'build') await build(ch, o.database, o.shape ?? { invocations: 0, tasks: 0, days: 30 }, o.quarantine ?? 0);
+  else if (cmd !== 'count') throw new Error(`unknown command ${cmd}`);
   process.stdout.write(`${JSON.stringify(await count(ch, o.database))}\n`);
+  // Parts merged away by OPTIMIZE would stay on disk after this process (issue 28): not worth caching.
+  const left = await removeReplacedParts(createClickHouseDoor(ch, o.database));
+  if (left.outdatedParts) log(`  ${left.outdatedParts} replaced parts left after ${left.waitedMs} ms`);
 } finally {
   await ch.close();
 }
-// Removed once the database is closed: nothing refers to a part covered by a merged one.
-for (const p of outdated) rmSync(resolve(o.dataDir, p), { recursive: true, force: true });
-if (outdated.length) log(`  removed ${outdated.length} outdated parts`);

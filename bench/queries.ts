@@ -24,6 +24,7 @@ import { createReadQueries, type ReadQueries } from '../queries/index.ts';
 import type { TimeWindow } from '../queries/sql.ts';
 import { ensureBenchData } from './queries-data.ts';
 import { createClickHouseDoor } from '../platform/clickhouse/door.ts';
+import { removeReplacedParts } from '../platform/clickhouse/part-cleanup.ts';
 import { applyManifest, loadManifestHistory } from '../analyzers/manifest-store.ts';
 import { benchManifest } from './bench-manifest.ts';
 
@@ -165,6 +166,8 @@ async function main(): Promise<void> {
   }
   await client.terminate();
   await app.close();
+  // The cached database keeps active parts only (issue 28): the build's merges replaced most of its parts.
+  await removeReplacedParts(door);
   await ch.close();
 
   const head = ['endpoint', 'n', 'raw p50 ms', 'raw p95 ms', 'API p50 ms', 'API p95 ms', 'API/raw p50', 'API/raw p95', 'API/raw paired', 'target'];

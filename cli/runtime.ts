@@ -6,6 +6,7 @@ import { loadConfig, type Config, type LoadOptions } from '../platform/config.ts
 import { createLaneClients } from '../platform/clickhouse/client.ts';
 import { createClickHouseDoor, type ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { migrate } from '../platform/clickhouse/migrate.ts';
+import { removeReplacedParts } from '../platform/clickhouse/part-cleanup.ts';
 import { createLogger, type Logger } from '../platform/logger.ts';
 import { MetricsRegistry } from '../platform/metrics.ts';
 import { startWatchdog } from '../platform/watchdog.ts';
@@ -30,9 +31,21 @@ export function configOrExit(opts: LoadOptions = {}): Config {
   return result.config;
 }
 
-/** Opens the ClickHouse door of the configured database, a connection per lane (the caller closes it). */
+/**
+ * Opens the ClickHouse door of the configured database, a connection per lane (the caller closes it). Its close() first
+ * lets embedded ClickHouse remove the parts merges replaced (part-cleanup.ts): an exiting
+ * process would leave them in the data directory.
+ */
 export async function openClickHouse(config: Config, metrics?: MetricsRegistry): Promise<ClickHouseDoor> {
-  return createClickHouseDoor(await createLaneClients(config.clickhouse), config.clickhouse.database, metrics ? { metrics } : {});
+  const door = createClickHouseDoor(await createLaneClients(config.clickhouse), config.clickhouse.database, metrics ? { metrics } : {});
+  const close = async (): Promise<void> => {
+    try {
+      await removeReplacedParts(door);
+    } finally {
+      await door.close();
+    }
+  };
+  return { ...door, close };
 }
 
 /** Checks the whole configuration, then opens ClickHouse and applies migrations. */

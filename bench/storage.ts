@@ -1,0 +1,61 @@
+/**
+ * `npm run bench:storage` (issue 28): what the bench:history workload costs on disk, per call —
+ * each table and projection of its active parts, the largest columns — and whether its data
+ * directory holds anything else once the process that wrote it has exited.
+ *
+ *   npm run bench:storage -- [--invocations 1000000] [--data-dir ./.bench-data/history] [--columns 40] [--json FILE]
+ *
+ * Builds (or reuses, migrating it first) the history of bench:history with the same shape
+ * options and defaults (so either reuses the other's), in a child process; measures `du -sb` of
+ * the directory once that child has exited (what it left behind), then reads system.parts and
+ * system.projection_parts (active only) in another child, and `du` again after that one exited.
+ */
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ensureHistory, storageOf } from './history-db.ts';
+import { storageTables } from './storage-report.ts';
+import { runBench } from './bench-process.ts';
+
+const { values: opt } = parseArgs({
+  options: {
+    invocations: { type: 'string', default: '1000000' },
+    tasks: { type: 'string' },
+    days: { type: 'string', default: '21' },
+    'data-dir': { type: 'string', default: './.bench-data/history' },
+    'i11-share': { type: 'string', default: '0.1' },
+    'i4-share': { type: 'string', default: '0.005' },
+    columns: { type: 'string', default: '40' },
+    json: { type: 'string' },
+  },
+});
+const N = Number(opt.invocations);
+const shape = { invocations: N, tasks: Number(opt.tasks ?? Math.max(1, Math.round(N / 100))), days: Number(opt.days), i11Share: Number(opt['i11-share']), i4Share: Number(opt['i4-share']) };
+const log = (s: string) => process.stderr.write(`[bench:storage] ${s}\n`);
+const du = (dir: string) => Number(execFileSync('du', ['-sb', dir]).toString().split('\t')[0]);
+
+async function main(): Promise<void> {
+  const dir = resolve(opt['data-dir'] as string);
+  const meta = await ensureHistory(dir, shape, log);
+  const base = join(dir, 'base');
+  const afterWriter = du(base);
+  const report = await storageOf(base, log);
+  const afterReader = du(base);
+  const calls = meta.rows.invocations;
+  const ratio = (b: number) => (b / Math.max(1, report.activeBytes)).toFixed(3);
+  process.stdout.write(
+    [
+      `bench:storage — N = ${calls.toLocaleString('en')} calls (${meta.built ? `built now in ${meta.buildSeconds.toFixed(0)} s` : `reused, built ${meta.builtAt}`}), ${base}`,
+      '',
+      `active parts: ${report.activeBytes.toLocaleString('en')} bytes = **${(report.activeBytes / calls).toFixed(1)} bytes per call**; replaced parts still listed: ${report.outdatedParts}`,
+      `data directory after the ${meta.built ? 'builder' : 'migration'} exited: ${afterWriter.toLocaleString('en')} bytes (${ratio(afterWriter)}× the active parts); after the reader exited: ${afterReader.toLocaleString('en')} (${ratio(afterReader)}×)`,
+      '',
+      storageTables(report, calls),
+      '',
+    ].join('\n'),
+  );
+  if (opt.json) writeFileSync(opt.json, JSON.stringify({ shape, calls, afterWriter, afterReader, ...report }, null, 2));
+}
+
+runBench(main, () => undefined, log);
