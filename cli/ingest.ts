@@ -41,8 +41,9 @@ export async function ingest(): Promise<void> {
     await writer.close?.();
     await clickhouse.close();
   });
-  // The key filter loads before consuming starts (a snapshot and the rows since, or every stored key).
-  await steps.run('key_filter', () => writer.ready?.() ?? Promise.resolve());
+  // The key filter loads (a snapshot and the rows since, or every stored key) while consuming
+  // starts: until it is loaded every key of a round is looked up exactly (key-index.ts).
+  void steps.run('key_filter', () => writer.ready?.() ?? Promise.resolve());
   await steps.run('kafka', async () => {
     await ensureTopics(kafka, kafkaTopics(config));
     worker = await startKafkaWorker(rt, kafka, writer, metrics);

@@ -48,7 +48,7 @@ export async function serve(): Promise<void> {
   const kafka = config.kafka.brokers ? createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, logger }) : undefined;
   let worker: IngestWorker | undefined;
   let producer: Producer | undefined;
-  // Packets are taken once their path is ready: the writer's key filter, or the Kafka producer.
+  // Packets are taken once their path is ready: at once without Kafka, else once the producer is.
   let ingest: PacketIngest | undefined;
   const notYet = (what: string) => Promise.reject(new AppError('STARTING', `tool-audit is starting: ${what} not ready yet (see /readyz)`, { retryable: true }));
 
@@ -64,7 +64,7 @@ export async function serve(): Promise<void> {
   );
 
   const app = buildApp({
-    ingest: { submit: (packets) => (ingest ? ingest.submit(packets) : notYet(kafka ? 'Kafka' : 'the key filter')) },
+    ingest: { submit: (packets) => (ingest ? ingest.submit(packets) : notYet('Kafka')) },
     readiness: async (): Promise<ReadinessReport> => {
       const checks: ReadinessReport['checks'] = { clickhouse: await clickhouse.ping(), ...steps.checks() };
       if (kafka && steps.done('kafka')) checks.kafka = await pingKafka(kafka);
@@ -105,18 +105,19 @@ export async function serve(): Promise<void> {
     await budgets.start();
     if (desk.checkPort() !== null) logger.info({ port: desk.checkPort(), host: config.host }, 'budget checks served on a port of their own');
   });
-  void steps.run('key_filter', () => writer.ready?.() ?? Promise.resolve(), () => describeKeys(writer.progress?.())).then(async () => {
-    if (!kafka) {
-      ingest = { submit: (packets) => writer.write(packets) };
-      return;
-    }
-    await steps.run('kafka', async () => {
-      await ensureTopics(kafka, kafkaTopics(config));
-      if (config.ingest.workerInProcess) worker = await startKafkaWorker(rt, kafka, writer, metrics);
-      producer = kafka.producer({ allowAutoTopicCreation: false, idempotent: false });
-      await producer.connect();
-      ingest = createKafkaEdge({ producer, topic: config.kafka.topic, maxPacketBytes: config.ingest.maxPacketBytes });
-    });
+  // The key filter loads while packets are taken: until it is loaded every key of a round is
+  // looked up exactly (key-index.ts), so a start without a snapshot does not hold ingest back.
+  void steps.run('key_filter', () => writer.ready?.() ?? Promise.resolve(), () => describeKeys(writer.progress?.()));
+  if (!kafka) {
+    ingest = { submit: (packets) => writer.write(packets) };
+    return;
+  }
+  void steps.run('kafka', async () => {
+    await ensureTopics(kafka, kafkaTopics(config));
+    if (config.ingest.workerInProcess) worker = await startKafkaWorker(rt, kafka, writer, metrics);
+    producer = kafka.producer({ allowAutoTopicCreation: false, idempotent: false });
+    await producer.connect();
+    ingest = createKafkaEdge({ producer, topic: config.kafka.topic, maxPacketBytes: config.ingest.maxPacketBytes });
   });
 }
 

@@ -10,6 +10,10 @@
  *    written_at grows with seq and nothing it logged is skipped.
  * A "maybe" (a stored key, or a false positive) goes to the exact look-up of segment-lookups.ts.
  * The look-up cost of a round thus follows the keys that may be stored, not the table sizes.
+ * While the filter loads (a start without a snapshot reads every stored key: tens of seconds at
+ * tens of millions of calls) the writer does not wait: every key is a "maybe", so every key goes
+ * to the exact look-up, and the keys it logs meanwhile are kept aside and added once the filter
+ * exists (the load's scan may have passed them already).
  */
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
@@ -134,6 +138,8 @@ class BloomKeyIndex implements KeyIndex {
   /** Other writers → the last (written_at, seq) read of their log. */
   private readonly seen = new Map<string, { at: string; seq: number }>();
   private seq = 0;
+  /** Hash pairs (h1, h2, h1, h2, …) this writer logged while the filter loaded, added to it when it is built. */
+  private pending: number[] = [];
   /** Hash pairs of the keys asked about since the last log(): a round asks, then logs, the same keys. */
   private readonly asked: Record<KeyKind, Map<string, readonly [number, number]>> = { invocation: new Map(), output: new Map(), dependency: new Map(), quarantine: new Map() };
   private readonly now: () => number;
@@ -185,6 +191,9 @@ class BloomKeyIndex implements KeyIndex {
         this.progressNow.keys = keys;
       }
     }
+    // Synchronous from here to the assignment: no round logs a key between the two.
+    for (let i = 0; i < this.pending.length; i += 2) filter.add(this.pending[i] as number, this.pending[i + 1] as number);
+    this.pending = [];
     this.filter = filter;
     this.coveredAt = coveredAt;
     this.progressNow = { state: 'ready', source: from ? 'snapshot' : 'segments', keys: filter.added, of: total };
@@ -238,7 +247,8 @@ class BloomKeyIndex implements KeyIndex {
   }
 
   private gauges(): void {
-    const f = this.filter as GrowingKeyFilter;
+    const f = this.filter;
+    if (!f) return;
     this.deps.metrics.set('tool_audit_ingest_key_filter_keys', 'Keys added to the ingest key filter', f.added);
     this.deps.metrics.set('tool_audit_ingest_key_filter_bytes', 'Memory of the ingest key filter', f.bytes);
     this.deps.metrics.set('tool_audit_ingest_key_filter_slices', 'Slices of the ingest key filter (it grows by a slice when full)', f.parts.length);
@@ -246,6 +256,9 @@ class BloomKeyIndex implements KeyIndex {
   }
 
   async refresh(): Promise<void> {
+    // Before the filter exists there is nothing to add to: the load's first refresh reads the
+    // other writers' log from before the load began (firstReadFrom).
+    if (!this.filter) return;
     const ch = this.deps.clickhouse;
     const startedAt = this.now();
     const others = await ch.select<{ writer: string }>('SELECT DISTINCT writer FROM {db:Identifier}.ingest_writers WHERE writer != {me:String}', { me: this.writer });
@@ -276,17 +289,19 @@ class BloomKeyIndex implements KeyIndex {
     const pair = keyHashes(kind, key);
     const asked = this.asked[kind];
     if (asked.size < MAX_ASKED) asked.set(key, pair);
-    return (this.filter as GrowingKeyFilter).mayHave(pair[0], pair[1]);
+    // While the filter loads, every key may be stored: the exact look-up decides.
+    return this.filter ? this.filter.mayHave(pair[0], pair[1]) : true;
   }
 
   async log(keys: ReadonlyArray<readonly [KeyKind, string]>): Promise<void> {
     if (keys.length === 0) return;
-    const f = this.filter as GrowingKeyFilter;
+    const f = this.filter;
     const seq = ++this.seq;
     const lines: string[] = new Array<string>(keys.length);
     keys.forEach(([kind, key], j) => {
       const [h1, h2] = this.asked[kind].get(key) ?? keyHashes(kind, key);
-      f.add(h1, h2);
+      if (f) f.add(h1, h2);
+      else this.pending.push(h1, h2);
       lines[j] = `${this.writer}\t${seq}\t${h1}\t${h2}\n`;
     });
     for (const m of Object.values(this.asked)) m.clear();

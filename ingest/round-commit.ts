@@ -176,7 +176,10 @@ class RoundCommitter {
 
   /** Judges and writes one round; the outcomes per batch. */
   async commit(round: readonly RoundBatch[]): Promise<PacketOutcome[][]> {
-    await this.deps.keyIndex.ready();
+    // The filter's load starts with the first round unless the process started it; rounds do not
+    // wait for it (every key is looked up until it is loaded). A failed load is tried again by
+    // the next round (or fails the start-up step that started it).
+    this.deps.keyIndex.ready().catch(() => undefined);
     const r = new RoundIndex(round);
     const v = judgeRound(r, (kind, key, fp) => this.cache.get(kind, key, fp));
     const quarantined = await this.lookUp(r, v);

@@ -56,6 +56,8 @@ const envSchema = z.object({
   CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, 'must be a plain identifier').default('tool_audit'),
   TOOL_AUDIT_DATA_DIR: z.string().default('./data'),
   CLICKHOUSE_READ_CONNECTIONS: intFromEnv(2, 1),
+  CLICKHOUSE_INGEST_CONNECTIONS: intFromEnv(2, 1),
+  CLICKHOUSE_JOB_CONNECTIONS: intFromEnv(1, 1),
   CLICKHOUSE_JOB_THREADS: intFromEnv(1, 0),
 
   KAFKA_BROKERS: optionalString,
@@ -133,9 +135,13 @@ export interface Config {
     password: string | undefined;
     database: string;
     dataDir: string;
-    /** Embedded engine: connections serving API reads side by side (ingest and jobs have one each). */
+    /** Embedded engine: connections serving API reads side by side. */
     readConnections: number;
-    /** Embedded engine: `max_threads` of the job connection (0 = the engine's default), so a read keeps a core. */
+    /** Embedded engine: connections of ingest (look-ups and inserts beside the key filter's load). */
+    ingestConnections: number;
+    /** Embedded engine: connections of the background jobs. */
+    jobConnections: number;
+    /** Embedded engine: `max_threads` of each job connection (0 = the engine's default), so a read keeps a core. */
     jobThreads: number;
   };
   kafka: {
@@ -281,6 +287,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         database: e.CLICKHOUSE_DATABASE,
         dataDir: e.TOOL_AUDIT_DATA_DIR,
         readConnections: e.CLICKHOUSE_READ_CONNECTIONS,
+        ingestConnections: e.CLICKHOUSE_INGEST_CONNECTIONS,
+        jobConnections: e.CLICKHOUSE_JOB_CONNECTIONS,
         jobThreads: e.CLICKHOUSE_JOB_THREADS,
       },
       kafka: {

@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 
@@ -22,8 +22,8 @@ export type ClientTarget = Pick<Config['clickhouse'], 'url' | 'user' | 'password
  */
 export interface LaneClients {
   read: readonly ClickHouseClient[];
-  ingest: ClickHouseClient;
-  job: ClickHouseClient;
+  ingest: readonly ClickHouseClient[];
+  job: readonly ClickHouseClient[];
 }
 
 /** The longest statement the embedded engine parses: room for values rendered into it. */
@@ -63,26 +63,31 @@ export async function createClickHouse(cfg: ClientTarget): Promise<ClickHouseCli
 
 /**
  * Opens the clients of every lane: one shared client on a server; on the embedded engine
- * `readConnections` read connections, one ingest and one job connection on the same data
- * directory, the job connection limited to `jobThreads` threads (a session setting of that
- * connection alone) so that a read always finds a core. The caller owns them (the door closes them).
+ * `readConnections` read, `ingestConnections` ingest and `jobConnections` job connections on the
+ * same data directory, the job ones limited to `jobThreads` threads (a session setting of those
+ * connections alone) so that a read always finds a core. The caller owns them (the door closes them).
  */
 export async function createLaneClients(cfg: Config['clickhouse']): Promise<LaneClients> {
   const first = await createClickHouse(cfg);
-  if (cfg.url) return { read: [first], ingest: first, job: first };
+  if (cfg.url) return { read: [first], ingest: [first], job: [first] };
   const opened: ClickHouseClient[] = [first];
   try {
-    const open = async () => {
-      const c = await createClickHouse(cfg);
-      opened.push(c);
-      return c;
+    /** `n` connections (the first of the ingest lane is the one already open), each with `settings` set for its session. */
+    const open = async (n: number, settings?: ClickHouseSettings): Promise<ClickHouseClient[]> => {
+      const out: ClickHouseClient[] = [];
+      for (let i = 0; i < n; i++) {
+        const c = opened.length === 1 && out.length === 0 && settings === undefined ? first : await createClickHouse(cfg);
+        if (c !== first) opened.push(c);
+        // chDB applies clickhouse_settings as SETs of the connection's session: they stay for its later statements.
+        if (settings) await c.command({ query: 'SELECT 1', clickhouse_settings: settings });
+        out.push(c);
+      }
+      return out;
     };
-    const job = await open();
-    // chDB applies clickhouse_settings as SETs of the connection's session: they stay for its later statements.
-    if (cfg.jobThreads > 0) await job.command({ query: 'SELECT 1', clickhouse_settings: { max_threads: cfg.jobThreads } });
-    const read: ClickHouseClient[] = [];
-    for (let i = 0; i < cfg.readConnections; i++) read.push(await open());
-    return { read, ingest: first, job };
+    const ingest = await open(cfg.ingestConnections);
+    const job = await open(cfg.jobConnections, cfg.jobThreads > 0 ? { max_threads: cfg.jobThreads } : undefined);
+    const read = await open(cfg.readConnections);
+    return { read, ingest, job };
   } catch (err) {
     await Promise.allSettled(opened.map((c) => c.close()));
     throw err instanceof AppError ? err : new AppError('CLICKHOUSE_UNAVAILABLE', `cannot open embedded ClickHouse connections: ${(err as Error).message}`, { retryable: false, cause: err });

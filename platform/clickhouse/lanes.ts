@@ -62,12 +62,13 @@ const load = (c: Connection): number => {
 
 /** The connections of `clients` (one client: every lane on it). */
 export function laneConnections(clients: ClickHouseClient | LaneClients, agingMs: number): LaneConnections {
-  const lanes: LaneClients = 'read' in clients && Array.isArray(clients.read) ? (clients as LaneClients) : { read: [clients as ClickHouseClient], ingest: clients as ClickHouseClient, job: clients as ClickHouseClient };
-  if (lanes.read.length === 0) throw new Error('a door needs at least one read client');
+  const one = clients as ClickHouseClient;
+  const lanes: LaneClients = 'read' in clients && Array.isArray(clients.read) ? (clients as LaneClients) : { read: [one], ingest: [one], job: [one] };
+  if (lanes.read.length === 0 || lanes.ingest.length === 0 || lanes.job.length === 0) throw new Error('a door needs a client in every lane');
   const byLane: Record<Lane, Connection[]> = {
     read: lanes.read.map((c) => connectionOf(c, agingMs)),
-    ingest: [connectionOf(lanes.ingest, agingMs)],
-    job: [connectionOf(lanes.job, agingMs)],
+    ingest: lanes.ingest.map((c) => connectionOf(c, agingMs)),
+    job: lanes.job.map((c) => connectionOf(c, agingMs)),
   };
   const all = [...new Set([...byLane.read, ...byLane.ingest, ...byLane.job].map((c) => c.ch))].map((ch) => connectionOf(ch, agingMs));
   const embedded = all.every((c) => c.rawInsert !== undefined);

@@ -1,7 +1,8 @@
 /**
  * Fills a data directory with N stored calls inside ClickHouse (INSERT … SELECT FROM numbers(),
  * no rows through JavaScript), in a process of its own: embedded ClickHouse admits one data
- * directory per process. argv: data directory, database, N. Used by the start-up tests (issue 22).
+ * directory per process. argv: data directory, database, N. Prints N and the call_id of the
+ * first call. Used by the start-up tests (issue 22).
  */
 import { createClickHouse } from '../../platform/clickhouse/client.ts';
 import { createClickHouseDoor } from '../../platform/clickhouse/door.ts';
@@ -20,6 +21,7 @@ await door.command(
    FROM numbers({n:UInt64})`,
   { n: Number(n) },
 );
-const [row] = await door.select<{ c: string }>('SELECT count() AS c FROM {db:Identifier}.tool_invocations');
-process.stdout.write(`${row?.c ?? 0}\n`);
+const [row] = await door.select<{ c: string; first: string }>("SELECT count() AS c, toString(reinterpretAsUUID(sipHash128('fill', toUInt64(0)))) AS first FROM {db:Identifier}.tool_invocations");
+// The count, then the call_id of the first call (a key a test can send again).
+process.stdout.write(`${row?.c ?? 0}\n${row?.first ?? ''}\n`);
 await door.close();

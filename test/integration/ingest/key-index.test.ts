@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { keyHashes, murmur3 } from '../../../ingest/key-filter.ts';
+import { createKeyIndex } from '../../../ingest/key-index.ts';
 import type { RawPacket } from '../../../ingest/rows.ts';
 import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
 import { silentLogger } from '../../../platform/logger.ts';
@@ -47,6 +48,7 @@ describe('ingest key index', () => {
 
     const metrics = new MetricsRegistry();
     const later = writerOn(ch, db, metrics);
+    await later.ready?.(); // loaded (as serve's start-up step loads it): rounds before that ask about every key
     const fresh = Array.from({ length: 500 }, (_, i) => toolCall({ args: { fresh: i } }, 'task-fresh'));
     const reused = { ...old, invocation: { ...old.invocation, duration_ms: (old.invocation.duration_ms as number) + 1 } };
     const reusedOutput = { ...oldOutput, output: { ...oldOutput.output, created_at: '2026-11-22T10:00:01.001Z' } };
@@ -126,5 +128,38 @@ describe('ingest key index', () => {
     expect(await count(ch, db, 'tool_invocations')).toBe(1);
     expect(await count(ch, db, 'tool_outputs')).toBe(1);
     expect(await count(ch, db, 'quarantine', "source_key = 'kafka:key-view/0@3'")).toBe(1);
+  });
+
+  it('judges exactly before its filter is loaded, and keeps what it logged meanwhile (issue 28)', async () => {
+    const { ch, db } = await freshDatabase('keyload');
+    const stored = toolCall({}, 'task-stored');
+    expect((await writerOn(ch, db).write([kafka(stored)])).map((o) => o.status)).toEqual(['accepted']);
+    // A writer that never loaded its filter: every key is a "maybe", so the exact look-up decides.
+    const metrics = new MetricsRegistry();
+    const early = writerOn(ch, db, metrics);
+    const fresh = toolCall({}, 'task-fresh');
+    const reused = { ...stored, invocation: { ...stored.invocation, duration_ms: (stored.invocation.duration_ms as number) + 1 } };
+    const outcomes = await early.write([stored, reused, fresh].map(kafka));
+    expect(outcomes.map((o) => [o.status, o.reason?.code])).toEqual([
+      ['duplicate', undefined],
+      ['rejected', 'I1_call_id_reused'],
+      ['accepted', undefined],
+    ]);
+    // Both call_ids (the stored one and the fresh one) were asked of ClickHouse; none ruled out.
+    expect([asked(metrics, 'yes'), asked(metrics, 'no')]).toEqual([2, 0]);
+    await early.ready?.();
+    expect((await early.write([kafka(fresh)])).map((o) => o.status)).toEqual(['duplicate']);
+    expect(await count(ch, db, 'tool_invocations')).toBe(2);
+
+    // A key logged before the load (never stored: the load's scan cannot find it) is in the filter after it.
+    const index = createKeyIndex({ clickhouse: doorOf(ch, db), maxBytes: 1 << 20, metrics: new MetricsRegistry() });
+    const logged = randomUUID();
+    expect(index.mayHave('invocation', logged)).toBe(true);
+    await index.log([['invocation', logged]]);
+    await index.ready();
+    expect(index.mayHave('invocation', logged)).toBe(true);
+    expect(index.mayHave('invocation', stored.call_id)).toBe(true);
+    // Once loaded, a key neither stored nor logged is ruled out (the filter holds 3 keys: no false positive to expect).
+    expect(index.mayHave('invocation', randomUUID())).toBe(false);
   });
 });
