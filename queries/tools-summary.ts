@@ -3,21 +3,58 @@
  * stats — calls, success rate, average and p95 duration, total cost — busiest first, and the
  * MCP server each tool came from (the current manifest's `mcp.server`; '' for other tools).
  */
+import { CREATED_IN_WINDOW } from './dashboard-common.ts';
 import type { ToolsSummary } from './schemas.ts';
+import { EDGE_CALLS, HOURS_OUTSIDE_DAYS, WHOLE_DAYS, WINDOW_BOUNDS } from './window-aggregates.ts';
 import { runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow, type StatementRunner } from './sql.ts';
 
-/** Per-tool aggregates. */
+/**
+ * Per-tool aggregates from `tool_days` / `tool_hours` for the window's whole days and hours and
+ * the calls of its edges (queries/window-aggregates.ts). The p95 is quantileExactInclusive's,
+ * exactly: the merged per-bucket counts give the duration_bucket holding ranks k and k + 1
+ * (h = 0.95 (n − 1) + 1, k = ⌊h⌋), and only those buckets' durations are read from the calls
+ * (`by_tool_duration`: tool, bucket, created_at), then interpolated as ClickHouse does.
+ */
 export const TOOLS_SUMMARY: QuerySpec = {
   name: 'tools_summary',
   description: 'Per tool: invocations, successes, average and p95 duration (linear interpolation), total cost; most invoked first.',
-  sql: `SELECT tool_id, count() AS invocations, countIf(status = 'success') AS successes,
-  avg(duration_ms) AS avg_duration_ms, quantileExactInclusive(0.95)(duration_ms) AS p95_duration_ms,
-  sum(ifNull(cost_usd, 0)) AS total_cost_usd
-FROM {db:Identifier}.tool_invocations
-WHERE created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
-GROUP BY tool_id
-ORDER BY invocations DESC, tool_id
-LIMIT {limit:UInt32}`,
+  sql: `WITH ${WINDOW_BOUNDS},
+  totals AS (
+    SELECT tool_id, sum(n) AS invocations, sum(ok) AS successes, sum(dsum) AS duration_sum, sum(cost) AS total_cost_usd,
+      sumMap(hist) AS counts, 0.95 * (invocations - 1) + 1 AS h, toUInt64(h) AS k,
+      arrayCumSum(mapValues(counts)) AS cum, arrayFirstIndex(c -> c >= k, cum) AS i,
+      mapKeys(counts)[i] AS b1, if(k < invocations, mapKeys(counts)[arrayFirstIndex(c -> c > k, cum)], b1) AS b2,
+      cum[i] - mapValues(counts)[i] AS below
+    FROM (
+      SELECT tool_id, calls AS n, successes AS ok, duration_ms_sum AS dsum, cost_usd AS cost, buckets AS hist
+      FROM {db:Identifier}.tool_days
+      WHERE ${WHOLE_DAYS}
+      UNION ALL
+      SELECT tool_id, calls, successes, duration_ms_sum, cost_usd, buckets
+      FROM {db:Identifier}.tool_hours
+      WHERE ${HOURS_OUTSIDE_DAYS}
+      UNION ALL
+      SELECT tool_id, count(), countIf(status = 'success'), sum(duration_ms), sum(ifNull(cost_usd, 0)), sumMap(map(duration_bucket, toUInt64(1)))
+      FROM {db:Identifier}.tool_invocations
+      WHERE ${EDGE_CALLS}
+      GROUP BY tool_id
+    )
+    GROUP BY tool_id
+    ORDER BY invocations DESC, tool_id
+    LIMIT {limit:UInt32}
+  )
+SELECT tool_id, invocations, successes, duration_sum / invocations AS avg_duration_ms,
+  -- ds: the sorted durations of buckets b1 and b2, the calls of ranks below + 1 onwards
+  toFloat64(ds[k - below]) + if(k < invocations, (h - k) * toFloat64(ds[k + 1 - below] - ds[k - below]), 0) AS p95_duration_ms,
+  total_cost_usd
+FROM totals
+LEFT JOIN (
+  SELECT tool_id, arraySort(groupArray(duration_ms)) AS ds
+  FROM {db:Identifier}.tool_invocations
+  WHERE ${CREATED_IN_WINDOW} AND (tool_id, duration_bucket) IN (SELECT tool_id, arrayJoin([b1, b2]) FROM totals)
+  GROUP BY tool_id
+) AS d USING tool_id
+ORDER BY invocations DESC, tool_id`,
   params: { ...WINDOW_PARAM_DOCS, limit: 'tools to return at most' },
 };
 

@@ -55,7 +55,12 @@ export async function migrate(ch: ClickHouseDoor, opts: { retentionDays: Config[
   }
 }
 
-const RETENTION: Array<[table: string, column: string, param: string]> = [
+/**
+ * TTL of each table: its time column + the retention of `param` (+ `extraDays`). The aggregates of
+ * migration 015 keep a day more than their calls (an hour's or day's row must outlive every call it
+ * counts; reads start at the oldest stored call, so the extra day is never read).
+ */
+const RETENTION: Array<[table: string, column: string, param: string, extraDays?: number]> = [
   ['tool_invocations', 'created_at', 'invocations_days'],
   ['dedup_repeats', 'created_at', 'invocations_days'],
   ['tool_outputs', 'created_at', 'outputs_days'],
@@ -70,16 +75,19 @@ const RETENTION: Array<[table: string, column: string, param: string]> = [
   ['output_keys', 'created_at', 'outputs_days'],
   ['quarantine_keys', 'received_at', 'quarantine_days'],
   ['workflow_optimizations', 'created_at', 'workflows_days'],
+  ['task_hours', 'hour', 'invocations_days', 1],
+  ['tool_hours', 'hour', 'invocations_days', 1],
+  ['tool_days', 'day', 'invocations_days', 2],
 ];
 
 // Metadata only: existing parts are not rewritten.
 const TTL_SETTINGS = { materialize_ttl_after_modify: 0 } as const;
 
 async function syncRetention(ch: ClickHouseDoor, params: Record<string, unknown>): Promise<void> {
-  for (const [table, column, param] of RETENTION) {
+  for (const [table, column, param, extraDays = 0] of RETENTION) {
     await ch.command(
-      `ALTER TABLE {db:Identifier}.{table:Identifier} MODIFY TTL toDateTime({column:Identifier}) + toIntervalDay({${param}:UInt32})`,
-      { ...params, table, column },
+      `ALTER TABLE {db:Identifier}.{table:Identifier} MODIFY TTL toDateTime({column:Identifier}) + toIntervalDay({${param}:UInt32} + {extra_days:UInt32})`,
+      { ...params, table, column, extra_days: extraDays },
       TTL_SETTINGS,
     );
   }
