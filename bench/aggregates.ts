@@ -49,8 +49,16 @@ async function run(ch: ClickHouseClient, sql: string, params: Record<string, unk
   return { ms: performance.now() - t0, rows };
 }
 
-/** Rounds floats to 9 significant digits: a sum of partial sums differs from the scan's in the last bits. */
-const canon = (rows: unknown[]) => JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'number' && !Number.isInteger(v) ? Number(v.toPrecision(9)) : v));
+/** Equal up to 1e-9 relative for floats: a sum of partial sums differs from the scan's in the last bits. */
+function same(a: unknown, b: unknown): boolean {
+  if (typeof a === 'number' && typeof b === 'number') return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => same(x, b[i]));
+  if (a && b && typeof a === 'object' && typeof b === 'object') {
+    const ka = Object.keys(a);
+    return ka.length === Object.keys(b).length && ka.every((k) => same((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  }
+  return a === b;
+}
 
 async function main(): Promise<void> {
   const log = (s: string) => process.stderr.write(`${s}\n`);
@@ -71,15 +79,15 @@ async function main(): Promise<void> {
     for (const name of Object.keys(BEFORE)) {
       const before: number[] = [];
       const after: number[] = [];
-      let same = true;
+      let equal = true;
       for (let i = 0; i < Number(opt.rounds); i++) {
         const x = await run(ch, BEFORE[name] as string, params);
         const y = await run(ch, AFTER[name] as string, params);
         before.push(x.ms);
         after.push(y.ms);
-        same &&= canon(x.rows) === canon(y.rows);
+        equal &&= same(x.rows, y.rows);
       }
-      out.push(`${label.padEnd(20)} ${name.padEnd(14)} before ${pct(before, 0.5).toFixed(1)} / ${pct(before, 0.95).toFixed(1)}  after ${pct(after, 0.5).toFixed(1)} / ${pct(after, 0.95).toFixed(1)}  ${same ? 'same answer' : 'ANSWERS DIFFER'}`);
+      out.push(`${label.padEnd(20)} ${name.padEnd(14)} before ${pct(before, 0.5).toFixed(1)} / ${pct(before, 0.95).toFixed(1)}  after ${pct(after, 0.5).toFixed(1)} / ${pct(after, 0.95).toFixed(1)}  ${equal ? 'same answer' : 'ANSWERS DIFFER'}`);
     }
   }
   const sizes = await run(
