@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
 import { AppError, isRetryable } from '../errors.ts';
+import { settleCutover } from './cutover.ts';
 import type { ClickHouseDoor } from './door.ts';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
@@ -39,6 +40,7 @@ export async function migrate(ch: ClickHouseDoor, opts: { retentionDays: Config[
         result.alreadyApplied.push(file);
         continue;
       }
+      await BEFORE[file]?.(ch);
       for (const statement of splitStatements(readFileSync(MIGRATIONS_DIR + file, 'utf8'))) {
         await ch.command(statement, params);
       }
@@ -54,6 +56,11 @@ export async function migrate(ch: ClickHouseDoor, opts: { retentionDays: Config[
     });
   }
 }
+
+/** Steps run before a migration file: waits its statements depend on (SQL cannot wait). */
+const BEFORE: Record<string, (ch: ClickHouseDoor) => Promise<void>> = {
+  '016_window_aggregates_backfill.sql': settleCutover,
+};
 
 /**
  * TTL of each table: its time column + the retention of `param` (+ `extraDays`). The aggregates of
@@ -78,6 +85,7 @@ const RETENTION: Array<[table: string, column: string, param: string, extraDays?
   ['task_hours', 'hour', 'invocations_days', 1],
   ['tool_hours', 'hour', 'invocations_days', 1],
   ['tool_days', 'day', 'invocations_days', 2],
+  ['tool_durations', 'created_at', 'invocations_days', 1],
 ];
 
 // Metadata only: existing parts are not rewritten.

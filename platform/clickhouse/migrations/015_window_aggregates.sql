@@ -8,7 +8,7 @@
 
 -- A coarse, monotone bucket of duration_ms (exact below 32 ms, then 12 per octave, 255 from
 -- ~3.5 h): the aggregates count calls per bucket, which finds the bucket holding the p95 rank; the
--- exact durations of that bucket alone are then read through by_tool_duration.
+-- exact durations of that bucket alone are then read from tool_durations.
 ALTER TABLE {db:Identifier}.tool_invocations
     ADD COLUMN IF NOT EXISTS duration_bucket UInt8
     MATERIALIZED if(duration_ms < 32, toUInt8(duration_ms), toUInt8(least(255, 32 + toUInt32((log2(greatest(duration_ms, 32)) - 5) * 12))))
@@ -21,12 +21,6 @@ ALTER TABLE {db:Identifier}.tool_invocations
     ADD PROJECTION IF NOT EXISTS by_created (
         SELECT created_at, task_id, tool_id, agent_id, status, duration_ms, duration_bucket, cost_usd ORDER BY created_at);
 ALTER TABLE {db:Identifier}.tool_invocations MATERIALIZE PROJECTION by_created;
-
--- The durations of one tool's bucket in a window: a key range (~10 bytes per call).
-ALTER TABLE {db:Identifier}.tool_invocations
-    ADD PROJECTION IF NOT EXISTS by_tool_duration (
-        SELECT tool_id, duration_bucket, created_at, duration_ms ORDER BY tool_id, duration_bucket, created_at);
-ALTER TABLE {db:Identifier}.tool_invocations MATERIALIZE PROJECTION by_tool_duration;
 
 -- Per hour and task: the task list. Unmerged rows of a key are summed by the readers (sum, min,
 -- max and the union of agents are what the SimpleAggregateFunctions merge to anyway).
@@ -83,44 +77,49 @@ ORDER BY (tool_id, day)
 TTL day + toIntervalDay({invocations_days:UInt32} + 2)
 SETTINGS non_replicated_deduplication_window = 10000;
 
+-- The durations of one tool's bucket in a window: a key range (~10 bytes per call). A table of
+-- its own, not a projection of the calls: ClickHouse 26.7 picks a projection before the read's
+-- (tool, bucket) set is known and fell back to by_created over the whole window.
+CREATE TABLE IF NOT EXISTS {db:Identifier}.tool_durations
+(
+    tool_id         LowCardinality(String),
+    duration_bucket UInt8,
+    created_at      DateTime64(3, 'UTC'),
+    duration_ms     UInt64
+)
+ENGINE = MergeTree
+PARTITION BY toYYYYMM(created_at)
+ORDER BY (tool_id, duration_bucket, created_at)
+TTL toDateTime(created_at) + toIntervalDay({invocations_days:UInt32} + 1);
+
+-- The views count the calls ingested from the cutover on, 016 those ingested before: each call
+-- once, by its ingested_at, whatever inserts run meanwhile. Empty until migrate.ts sets it
+-- (platform/clickhouse/cutover.ts), which counts as never: the views count nothing until then.
+CREATE TABLE IF NOT EXISTS {db:Identifier}.window_aggregates_cutover (at DateTime64(3, 'UTC')) ENGINE = MergeTree ORDER BY tuple();
+
 CREATE MATERIALIZED VIEW IF NOT EXISTS {db:Identifier}.task_hours_mv TO {db:Identifier}.task_hours AS
 SELECT toStartOfHour(created_at) AS hour, task_id, count() AS calls, countIf(status != 'success') AS failures,
        sum(ifNull(cost_usd, 0)) AS cost_usd, min(created_at) AS first_at, max(created_at) AS last_at,
        groupUniqArray(toString(agent_id)) AS agents
 FROM {db:Identifier}.tool_invocations
-WHERE task_id != ''
+WHERE task_id != '' AND ingested_at >= (SELECT if(count() = 0, toDateTime64('2299-12-31 23:59:59', 3, 'UTC'), min(at)) FROM {db:Identifier}.window_aggregates_cutover)
 GROUP BY hour, task_id;
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS {db:Identifier}.tool_hours_mv TO {db:Identifier}.tool_hours AS
 SELECT tool_id, toStartOfHour(created_at) AS hour, count() AS calls, countIf(status = 'success') AS successes,
        sum(duration_ms) AS duration_ms_sum, sum(ifNull(cost_usd, 0)) AS cost_usd, sumMap(map(duration_bucket, toUInt64(1))) AS buckets
 FROM {db:Identifier}.tool_invocations
+WHERE ingested_at >= (SELECT if(count() = 0, toDateTime64('2299-12-31 23:59:59', 3, 'UTC'), min(at)) FROM {db:Identifier}.window_aggregates_cutover)
 GROUP BY tool_id, hour;
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS {db:Identifier}.tool_days_mv TO {db:Identifier}.tool_days AS
 SELECT tool_id, toStartOfDay(created_at) AS day, count() AS calls, countIf(status = 'success') AS successes,
        sum(duration_ms) AS duration_ms_sum, sum(ifNull(cost_usd, 0)) AS cost_usd, sumMap(map(duration_bucket, toUInt64(1))) AS buckets
 FROM {db:Identifier}.tool_invocations
+WHERE ingested_at >= (SELECT if(count() = 0, toDateTime64('2299-12-31 23:59:59', 3, 'UTC'), min(at)) FROM {db:Identifier}.window_aggregates_cutover)
 GROUP BY tool_id, day;
 
--- Calls stored before the views existed. Run this migration with no writer inserting calls (as
--- `tool-audit migrate` before `serve`): a call inserted between a view's creation and its
--- backfill would be counted twice.
-INSERT INTO {db:Identifier}.task_hours
-SELECT toStartOfHour(created_at) AS hour, task_id, count(), countIf(status != 'success'), sum(ifNull(cost_usd, 0)),
-       min(created_at), max(created_at), groupUniqArray(toString(agent_id))
+CREATE MATERIALIZED VIEW IF NOT EXISTS {db:Identifier}.tool_durations_mv TO {db:Identifier}.tool_durations AS
+SELECT tool_id, duration_bucket, created_at, duration_ms
 FROM {db:Identifier}.tool_invocations
-WHERE task_id != ''
-GROUP BY hour, task_id;
-
-INSERT INTO {db:Identifier}.tool_hours
-SELECT tool_id, toStartOfHour(created_at) AS hour, count(), countIf(status = 'success'), sum(duration_ms), sum(ifNull(cost_usd, 0)),
-       sumMap(map(duration_bucket, toUInt64(1)))
-FROM {db:Identifier}.tool_invocations
-GROUP BY tool_id, hour;
-
-INSERT INTO {db:Identifier}.tool_days
-SELECT tool_id, toStartOfDay(created_at) AS day, count(), countIf(status = 'success'), sum(duration_ms), sum(ifNull(cost_usd, 0)),
-       sumMap(map(duration_bucket, toUInt64(1)))
-FROM {db:Identifier}.tool_invocations
-GROUP BY tool_id, day;
+WHERE ingested_at >= (SELECT if(count() = 0, toDateTime64('2299-12-31 23:59:59', 3, 'UTC'), min(at)) FROM {db:Identifier}.window_aggregates_cutover);

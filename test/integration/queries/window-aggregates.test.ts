@@ -88,6 +88,29 @@ async function storedCalls(ch: ClickHouseClient, db: string): Promise<RawCall[]>
   return got.map((c) => ({ ...c, t: Number(c.t), duration_ms: Number(c.duration_ms), cost_usd: c.cost_usd === null ? null : Number(c.cost_usd), args: {}, args_hash: '' }));
 }
 
+const RETENTION = { invocations: 90, outputs: 30, workflows: 30, quarantine: 90 };
+const MIGRATIONS = ['015_window_aggregates.sql', '016_window_aggregates_backfill.sql'];
+
+/** Back to before 015's views and aggregates: calls inserted now are seen by no view. */
+async function unmigrate015(ch: ClickHouseClient, db: string): Promise<void> {
+  for (const v of ['task_hours_mv', 'tool_hours_mv', 'tool_days_mv', 'tool_durations_mv']) await ch.command({ query: 'DROP VIEW {db:Identifier}.{v:Identifier}', query_params: { db, v } });
+  for (const t of ['task_hours', 'tool_hours', 'tool_days', 'tool_durations', 'window_aggregates_cutover']) await ch.command({ query: 'DROP TABLE {db:Identifier}.{t:Identifier}', query_params: { db, t } });
+  await ch.command({ query: "DELETE FROM {db:Identifier}.schema_migrations WHERE name LIKE '015_%' OR name LIKE '016_%'", query_params: { db } });
+}
+
+/** Calls counted by each aggregate. */
+async function sums(ch: ClickHouseClient, db: string): Promise<Record<string, number>> {
+  const [got] = await rows<Record<string, string>>(
+    ch,
+    `SELECT (SELECT sum(calls) FROM {db:Identifier}.task_hours) AS tasks, (SELECT sum(calls) FROM {db:Identifier}.tool_hours) AS tools,
+            (SELECT sum(calls) FROM {db:Identifier}.tool_days) AS days, (SELECT count() FROM {db:Identifier}.tool_durations) AS durations`,
+    { db },
+  );
+  return Object.fromEntries(Object.entries(got ?? {}).map(([k, v]) => [k, Number(v)]));
+}
+
+const expectedSums = (calls: readonly RawCall[]) => ({ tasks: calls.filter((c) => c.task_id !== '').length, tools: calls.length, days: calls.length, durations: calls.length });
+
 // Four days ending at the current hour: within the tests' 90-day retention.
 const start = Math.floor(Date.now() / HOUR) * HOUR - 96 * HOUR;
 
@@ -109,25 +132,40 @@ describe('reads from the window aggregates (migration 015)', () => {
 
   it("counts calls stored before the migration's views exist exactly once (the backfill)", async () => {
     const { ch, db, door } = await freshDatabase('aggb');
-    // Back to before 015's views and aggregates, then calls that no view sees.
-    for (const v of ['task_hours_mv', 'tool_hours_mv', 'tool_days_mv']) await ch.command({ query: 'DROP VIEW {db:Identifier}.{v:Identifier}', query_params: { db, v } });
-    for (const t of ['task_hours', 'tool_hours', 'tool_days']) await ch.command({ query: 'DROP TABLE {db:Identifier}.{t:Identifier}', query_params: { db, t } });
-    await ch.command({ query: "DELETE FROM {db:Identifier}.schema_migrations WHERE name LIKE '015_%'", query_params: { db } });
     const before = generate(4, 1500, start, 96);
     await insertShuffled(ch, db, before, 5);
-    expect((await migrate(door, { retentionDays: { invocations: 90, outputs: 30, workflows: 30, quarantine: 90 } })).applied).toEqual(['015_window_aggregates.sql']);
+    await unmigrate015(ch, db);
+    await insertShuffled(ch, db, generate(12, 300, start, 96), 13);
+    const early = await storedCalls(ch, db);
+    expect((await migrate(door, { retentionDays: RETENTION })).applied).toEqual(MIGRATIONS);
     const after = generate(6, 1500, start, 96);
     await insertShuffled(ch, db, after, 7);
-    const calls = [...before, ...after];
-    const [sums] = await rows<{ tasks: number; tools: number; days: number }>(
-      ch,
-      `SELECT toUInt32((SELECT sum(calls) FROM {db:Identifier}.task_hours)) AS tasks, toUInt32((SELECT sum(calls) FROM {db:Identifier}.tool_hours)) AS tools,
-              toUInt32((SELECT sum(calls) FROM {db:Identifier}.tool_days)) AS days`,
-      { db },
-    );
-    expect(sums).toEqual({ tasks: calls.filter((c) => c.task_id !== '').length, tools: calls.length, days: calls.length });
+    const calls = [...early, ...after];
+    expect(await sums(ch, db)).toEqual(expectedSums(calls));
     const q = createReadQueries(door, db, DEFAULT_QUERY_CONTEXT);
     for (const [from, to] of windowsOver(start, start + 96 * HOUR, calls.map((c) => c.t), 8, 20)) await expectWindow(q, calls, from, to);
+  }, 240_000);
+
+  it('count every call once when calls are inserted while the migration runs', async () => {
+    const { ch, db, door } = await freshDatabase('aggc');
+    await insertShuffled(ch, db, generate(14, 1500, start, 96), 15);
+    await unmigrate015(ch, db);
+    // Batches keep arriving between every statement of 015, the cutover and 016's backfill.
+    const during = generate(16, 3000, start, 96);
+    let batches = 0;
+    const inserting = (async () => {
+      for (; batches < 200; batches++) await insertCalls(ch, db, during.slice(batches * 15, batches * 15 + 15));
+    })();
+    expect((await migrate(door, { retentionDays: RETENTION })).applied).toEqual(MIGRATIONS);
+    // Some batches went in before the migration ended, some after: the race happened.
+    expect(batches).toBeGreaterThan(0);
+    expect(batches).toBeLessThan(200);
+    await inserting;
+    const calls = await storedCalls(ch, db);
+    expect(calls.length).toBe(4500);
+    expect(await sums(ch, db)).toEqual(expectedSums(calls));
+    const q = createReadQueries(door, db, DEFAULT_QUERY_CONTEXT);
+    for (const [from, to] of windowsOver(start, start + 96 * HOUR, calls.map((c) => c.t), 17, 12)) await expectWindow(q, calls, from, to);
   }, 240_000);
 
   it('agree with the calls TTL left, the hour TTL cuts into included', async () => {
