@@ -1,6 +1,6 @@
 /**
- * The cutover of the window aggregates (migrations 015 and 016): the views of 015 count the calls
- * whose ingested_at is at or after it, the backfill of 016 those before it. Calls may be inserted
+ * The cutover of the window aggregates (migrations 015 and 017): the views of 015 count the calls
+ * whose ingested_at is at or after it, the backfill of 017 those before it. Calls may be inserted
  * throughout (an `ingest` process beside `serve`), and each is still counted exactly once:
  *
  *  1. Wait until every insert begun before now has ended: every insert still running, or to come,
@@ -10,7 +10,7 @@
  *     insert) is set, so a call with ingested_at ≥ C is read against C: counted by its view.
  *     Calls with ingested_at < C are refused by the views whether they read C or "not set yet".
  *  3. Wait until C has passed and every insert begun before it has ended: every call with
- *     ingested_at < C is stored, and none can come later. Then 016 counts them.
+ *     ingested_at < C is stored, and none can come later. Then 017 counts them.
  */
 import { AppError } from '../errors.ts';
 import type { ClickHouseDoor } from './door.ts';
@@ -43,7 +43,7 @@ async function insertsEnded(ch: ClickHouseDoor, beforeMs: number): Promise<void>
   }
 }
 
-/** Sets the cutover (unless a previous run did) and returns once 016 may backfill (module TSDoc). */
+/** Sets the cutover (unless a previous run did) and returns once 017 may backfill (module TSDoc). */
 export async function settleCutover(ch: ClickHouseDoor): Promise<void> {
   const [set] = await ch.select<{ n: string; at: string }>('SELECT count() AS n, toUnixTimestamp64Milli(min(at)) AS at FROM {db:Identifier}.window_aggregates_cutover');
   let cutover = Number(set?.at);
@@ -68,6 +68,6 @@ async function noCallsBetween(ch: ClickHouseDoor, fromMs: number, toMs: number):
     { from: fromMs, to: toMs },
   );
   if (Number(row?.n) > 0) {
-    throw new AppError('MIGRATION_FAILED', 'the window aggregates cutover was stored late while calls were inserted: drop tables task_hours, tool_hours, tool_days, tool_durations, window_aggregates_cutover, their views, and the 015/016 rows of schema_migrations, then migrate again', { retryable: false });
+    throw new AppError('MIGRATION_FAILED', 'the window aggregates cutover was stored late while calls were inserted: drop tables task_hours, tool_hours, tool_days, tool_durations, window_aggregates_cutover, their views, and the 015/017 rows of schema_migrations, then migrate again', { retryable: false });
   }
 }

@@ -59,7 +59,7 @@ export async function migrate(ch: ClickHouseDoor, opts: { retentionDays: Config[
 
 /** Steps run before a migration file: waits its statements depend on (SQL cannot wait). */
 const BEFORE: Record<string, (ch: ClickHouseDoor) => Promise<void>> = {
-  '016_window_aggregates_backfill.sql': settleCutover,
+  '017_window_aggregates_backfill.sql': settleCutover,
 };
 
 /**

@@ -92,7 +92,7 @@ PARTITION BY toYYYYMM(created_at)
 ORDER BY (tool_id, duration_bucket, created_at)
 TTL toDateTime(created_at) + toIntervalDay({invocations_days:UInt32} + 1);
 
--- The views count the calls ingested from the cutover on, 016 those ingested before: each call
+-- The views count the calls ingested from the cutover on, 017 those ingested before: each call
 -- once, by its ingested_at, whatever inserts run meanwhile. Empty until migrate.ts sets it
 -- (platform/clickhouse/cutover.ts), which counts as never: the views count nothing until then.
 CREATE TABLE IF NOT EXISTS {db:Identifier}.window_aggregates_cutover (at DateTime64(3, 'UTC')) ENGINE = MergeTree ORDER BY tuple();

@@ -89,13 +89,13 @@ async function storedCalls(ch: ClickHouseClient, db: string): Promise<RawCall[]>
 }
 
 const RETENTION = { invocations: 90, outputs: 30, workflows: 30, quarantine: 90 };
-const MIGRATIONS = ['015_window_aggregates.sql', '016_window_aggregates_backfill.sql'];
+const MIGRATIONS = ['015_window_aggregates.sql', '017_window_aggregates_backfill.sql'];
 
 /** Back to before 015's views and aggregates: calls inserted now are seen by no view. */
 async function unmigrate015(ch: ClickHouseClient, db: string): Promise<void> {
   for (const v of ['task_hours_mv', 'tool_hours_mv', 'tool_days_mv', 'tool_durations_mv']) await ch.command({ query: 'DROP VIEW {db:Identifier}.{v:Identifier}', query_params: { db, v } });
   for (const t of ['task_hours', 'tool_hours', 'tool_days', 'tool_durations', 'window_aggregates_cutover']) await ch.command({ query: 'DROP TABLE {db:Identifier}.{t:Identifier}', query_params: { db, t } });
-  await ch.command({ query: "DELETE FROM {db:Identifier}.schema_migrations WHERE name LIKE '015_%' OR name LIKE '016_%'", query_params: { db } });
+  await ch.command({ query: "DELETE FROM {db:Identifier}.schema_migrations WHERE name LIKE '015_%' OR name LIKE '017_%'", query_params: { db } });
 }
 
 /** Calls counted by each aggregate. */
@@ -150,7 +150,7 @@ describe('reads from the window aggregates (migration 015)', () => {
     const { ch, db, door } = await freshDatabase('aggc');
     await insertShuffled(ch, db, generate(14, 1500, start, 96), 15);
     await unmigrate015(ch, db);
-    // Batches keep arriving between every statement of 015, the cutover and 016's backfill.
+    // Batches keep arriving between every statement of 015, the cutover and 017's backfill.
     const during = generate(16, 3000, start, 96);
     let batches = 0;
     const inserting = (async () => {
