@@ -19,7 +19,7 @@ import type { AgentTools, Dedup, Expensive, Failed, IdenticalOutputs, Invocation
 import { SLOW_CALLS, SLOW_COUNT, slowCalls, type SlowParams } from './slow.ts';
 import type { QueryContext, QuerySpec } from './sql.ts';
 import { TOOL_OUTPUT_SAMPLES, TOOL_OUTPUTS, toolOutputs, type ToolOutputsParams } from './tool-outputs.ts';
-import { TOOL_SERVERS, TOOLS_SUMMARY, toolsSummary, type ToolsSummaryParams } from './tools-summary.ts';
+import { TOOL_P95_DURATIONS, TOOL_SERVERS, TOOLS_SUMMARY, toolsSummary, type ToolsSummaryParams } from './tools-summary.ts';
 import { TASK_LIST, taskList, type TaskListParams } from './task-list.ts';
 import { TOOL_SERIES, toolSeries, type ToolSeriesParams } from './tool-series.ts';
 import { VIOLATION_COUNTS, VIOLATIONS, violations, type ViolationsParams } from './violations.ts';
@@ -132,6 +132,7 @@ export function createReadQueries(ch: StatementRunner, db: string, ctx: QueryCon
 /** Every statement the read API runs, for Grafana panels and documentation. */
 export const QUERY_CATALOG: readonly QuerySpec[] = [
   TOOLS_SUMMARY,
+  TOOL_P95_DURATIONS,
   TOOL_SERVERS,
   TOOL_SERIES,
   TASK_LIST,

@@ -4,19 +4,43 @@
  * list; the Cost dashboard's "cost per task" panel is the same aggregation ordered by cost.
  */
 import type { TaskList } from './schemas.ts';
+import { EDGE_CALLS, WHOLE_HOURS, WINDOW_BOUNDS } from './window-aggregates.ts';
 import { isoTime, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type StatementRunner, type TimeWindow } from './sql.ts';
 
-/** Tasks of the window, newest activity first. */
+/** The window's edge calls (partial hours) of tasks. */
+const EDGE_TASK_CALLS = `FROM {db:Identifier}.tool_invocations WHERE ${EDGE_CALLS} AND task_id != ''`;
+
+/**
+ * Tasks of the window, newest activity first: the whole hours from `task_hours`, the edges from
+ * the calls (queries/window-aggregates.ts); the same answer as grouping the window's calls.
+ *
+ * Only candidate tasks are summed. `cut` is the hour of the `limit`-th distinct task met reading
+ * whole hours newest first (the key order, so a short read): `limit` tasks have a call at or after
+ * `cut`, so a task whose whole hours all lie before it (and with no edge call) ends before every
+ * one of them and cannot be listed — ties included. With fewer tasks, `cut` is the oldest of their
+ * newest hours and every task is a candidate. The candidates' figures are then exact.
+ */
 export const TASK_LIST: QuerySpec = {
   name: 'task_list',
   description: 'Per task with calls in the window: calls, failed calls, total cost (null cost as 0), agents, first and last call; last call descending, then task_id.',
-  sql: `SELECT task_id, count() AS calls, countIf(status != 'success') AS failures,
-  sum(ifNull(cost_usd, 0)) AS total_cost_usd,
-  arraySort(groupUniqArray(toString(agent_id))) AS agents,
-  toUnixTimestamp64Milli(min(created_at)) AS first_ms, toUnixTimestamp64Milli(max(created_at)) AS last_ms
-FROM {db:Identifier}.tool_invocations
-WHERE created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
-  AND task_id != ''
+  sql: `WITH ${WINDOW_BOUNDS},
+  (SELECT min(hour) FROM (
+    SELECT task_id, hour FROM {db:Identifier}.task_hours WHERE ${WHOLE_HOURS} ORDER BY hour DESC LIMIT 1 BY task_id LIMIT {limit:UInt32}
+  )) AS cut
+SELECT task_id, sum(n) AS calls, sum(failed) AS failures, sum(cost) AS total_cost_usd,
+  arraySort(groupUniqArrayArray(agent_ids)) AS agents,
+  toUnixTimestamp64Milli(min(first_at)) AS first_ms, toUnixTimestamp64Milli(max(last_at)) AS last_ms
+FROM (
+  SELECT task_id, calls AS n, failures AS failed, cost_usd AS cost, agents AS agent_ids, first_at, last_at
+  FROM {db:Identifier}.task_hours
+  WHERE ${WHOLE_HOURS} AND task_id IN (
+    SELECT task_id FROM {db:Identifier}.task_hours WHERE hour >= cut AND hour < h_hi
+    UNION DISTINCT SELECT task_id ${EDGE_TASK_CALLS})
+  UNION ALL
+  SELECT task_id, count(), countIf(status != 'success'), sum(ifNull(cost_usd, 0)), groupUniqArray(toString(agent_id)), min(created_at), max(created_at)
+  ${EDGE_TASK_CALLS}
+  GROUP BY task_id
+)
 GROUP BY task_id
 ORDER BY last_ms DESC, task_id
 LIMIT {limit:UInt32}`,

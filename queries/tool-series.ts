@@ -5,16 +5,29 @@
  */
 import { bucketOf, CREATED_IN_WINDOW, PARAM_DOCS } from './dashboard-common.ts';
 import type { ToolSeries } from './schemas.ts';
+import { WHOLE_HOURS, WINDOW_BOUNDS } from './window-aggregates.ts';
 import { isoTime, runQuery, windowParams, type QueryContext, type QuerySpec, type StatementRunner, type TimeWindow } from './sql.ts';
 
-/** Calls and cost per (tool, bucket). */
+/**
+ * Calls and cost per (tool, bucket). A bucket of whole hours (bucket_s a multiple of 3600: every
+ * bucket is a union of hours) sums `tool_hours` for the window's whole hours and the calls of its
+ * edges; other buckets are counted from the calls, as before.
+ */
 export const TOOL_SERIES: QuerySpec = {
   name: 'tool_series',
   description: 'Per tool and time bucket with calls: calls and cost (null cost as 0); tool_id, then time.',
-  sql: `SELECT toString(tool_id) AS tool_id, toUnixTimestamp64Milli(toDateTime64(${bucketOf('created_at')}, 3, 'UTC')) AS time_ms,
-  count() AS calls, sum(ifNull(cost_usd, 0)) AS cost_usd
-FROM {db:Identifier}.tool_invocations
-WHERE ${CREATED_IN_WINDOW}
+  sql: `WITH ${WINDOW_BOUNDS}, {bucket_s:UInt32} % 3600 = 0 AS whole_hours
+SELECT tool_id, toUnixTimestamp64Milli(toDateTime64(${bucketOf('t')}, 3, 'UTC')) AS time_ms, sum(n) AS calls, sum(cost) AS cost_usd
+FROM (
+  SELECT toString(tool_id) AS tool_id, hour AS t, calls AS n, cost_usd AS cost
+  FROM {db:Identifier}.tool_hours
+  WHERE whole_hours AND ${WHOLE_HOURS}
+  UNION ALL
+  SELECT toString(tool_id), ${bucketOf('created_at')} AS b, count(), sum(ifNull(cost_usd, 0))
+  FROM {db:Identifier}.tool_invocations
+  WHERE ${CREATED_IN_WINDOW} AND (NOT whole_hours OR created_at < h_lo OR created_at >= h_hi)
+  GROUP BY tool_id, b
+)
 GROUP BY tool_id, time_ms
 ORDER BY tool_id, time_ms`,
   params: { db: PARAM_DOCS.db, from: PARAM_DOCS.from, to: PARAM_DOCS.to, bucket_s: PARAM_DOCS.bucket_s },

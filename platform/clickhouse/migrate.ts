@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
 import { AppError, isRetryable } from '../errors.ts';
+import { settleCutover } from './cutover.ts';
 import type { ClickHouseDoor } from './door.ts';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
@@ -39,6 +40,7 @@ export async function migrate(ch: ClickHouseDoor, opts: { retentionDays: Config[
         result.alreadyApplied.push(file);
         continue;
       }
+      await BEFORE[file]?.(ch);
       for (const statement of splitStatements(readFileSync(MIGRATIONS_DIR + file, 'utf8'))) {
         await ch.command(statement, params);
       }
@@ -55,7 +57,17 @@ export async function migrate(ch: ClickHouseDoor, opts: { retentionDays: Config[
   }
 }
 
-const RETENTION: Array<[table: string, column: string, param: string]> = [
+/** Steps run before a migration file: waits its statements depend on (SQL cannot wait). */
+const BEFORE: Record<string, (ch: ClickHouseDoor) => Promise<void>> = {
+  '017_window_aggregates_backfill.sql': settleCutover,
+};
+
+/**
+ * TTL of each table: its time column + the retention of `param` (+ `extraDays`). The aggregates of
+ * migration 015 keep a day more than their calls (an hour's or day's row must outlive every call it
+ * counts; reads start at the oldest stored call, so the extra day is never read).
+ */
+const RETENTION: Array<[table: string, column: string, param: string, extraDays?: number]> = [
   ['tool_invocations', 'created_at', 'invocations_days'],
   ['dedup_repeats', 'created_at', 'invocations_days'],
   ['tool_outputs', 'created_at', 'outputs_days'],
@@ -70,16 +82,20 @@ const RETENTION: Array<[table: string, column: string, param: string]> = [
   ['output_keys', 'created_at', 'outputs_days'],
   ['quarantine_keys', 'received_at', 'quarantine_days'],
   ['workflow_optimizations', 'created_at', 'workflows_days'],
+  ['task_hours', 'hour', 'invocations_days', 1],
+  ['tool_hours', 'hour', 'invocations_days', 1],
+  ['tool_days', 'day', 'invocations_days', 2],
+  ['tool_durations', 'created_at', 'invocations_days', 1],
 ];
 
 // Metadata only: existing parts are not rewritten.
 const TTL_SETTINGS = { materialize_ttl_after_modify: 0 } as const;
 
 async function syncRetention(ch: ClickHouseDoor, params: Record<string, unknown>): Promise<void> {
-  for (const [table, column, param] of RETENTION) {
+  for (const [table, column, param, extraDays = 0] of RETENTION) {
     await ch.command(
-      `ALTER TABLE {db:Identifier}.{table:Identifier} MODIFY TTL toDateTime({column:Identifier}) + toIntervalDay({${param}:UInt32})`,
-      { ...params, table, column },
+      `ALTER TABLE {db:Identifier}.{table:Identifier} MODIFY TTL toDateTime({column:Identifier}) + toIntervalDay({${param}:UInt32} + {extra_days:UInt32})`,
+      { ...params, table, column, extra_days: extraDays },
       TTL_SETTINGS,
     );
   }
