@@ -57,8 +57,9 @@ const envSchema = z.object({
   TOOL_AUDIT_DATA_DIR: z.string().default('./data'),
   CLICKHOUSE_READ_CONNECTIONS: intFromEnv(2, 1),
   CLICKHOUSE_INGEST_CONNECTIONS: intFromEnv(2, 1),
-  CLICKHOUSE_JOB_CONNECTIONS: intFromEnv(1, 1),
-  CLICKHOUSE_JOB_THREADS: intFromEnv(1, 0),
+  CLICKHOUSE_JOB_CONNECTIONS: intFromEnv(2, 1),
+  CLICKHOUSE_JOB_THREADS: intFromEnv(0, 0),
+  CLICKHOUSE_JOB_NICE: intFromEnv(19, 0).pipe(z.number().max(19)),
 
   KAFKA_BROKERS: optionalString,
   KAFKA_TOPIC: z.string().min(1).default('tool_audit.packets'),
@@ -141,8 +142,10 @@ export interface Config {
     ingestConnections: number;
     /** Embedded engine: connections of the background jobs. */
     jobConnections: number;
-    /** Embedded engine: `max_threads` of each job connection (0 = the engine's default), so a read keeps a core. */
+    /** Embedded engine: `max_threads` of each job connection (0 = the engine's default). */
     jobThreads: number;
+    /** Embedded engine: the OS priority (nice, 0–19) of the job connections' threads, so reads and ingest go first. */
+    jobNice: number;
   };
   kafka: {
     brokers: string[] | undefined;
@@ -290,6 +293,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         ingestConnections: e.CLICKHOUSE_INGEST_CONNECTIONS,
         jobConnections: e.CLICKHOUSE_JOB_CONNECTIONS,
         jobThreads: e.CLICKHOUSE_JOB_THREADS,
+        jobNice: e.CLICKHOUSE_JOB_NICE,
       },
       kafka: {
         brokers: e.KAFKA_BROKERS?.split(',').map((b) => b.trim()).filter(Boolean),

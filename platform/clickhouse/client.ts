@@ -64,8 +64,8 @@ export async function createClickHouse(cfg: ClientTarget): Promise<ClickHouseCli
 /**
  * Opens the clients of every lane: one shared client on a server; on the embedded engine
  * `readConnections` read, `ingestConnections` ingest and `jobConnections` job connections on the
- * same data directory, the job ones limited to `jobThreads` threads (a session setting of those
- * connections alone) so that a read always finds a core. The caller owns them (the door closes them).
+ * same data directory, the job ones at OS priority `jobNice` (and `jobThreads` threads when set):
+ * session settings of those connections alone. The caller owns them (the door closes them).
  */
 export async function createLaneClients(cfg: Config['clickhouse']): Promise<LaneClients> {
   const first = await createClickHouse(cfg);
@@ -85,7 +85,10 @@ export async function createLaneClients(cfg: Config['clickhouse']): Promise<Lane
       return out;
     };
     const ingest = await open(cfg.ingestConnections);
-    const job = await open(cfg.jobConnections, cfg.jobThreads > 0 ? { max_threads: cfg.jobThreads } : undefined);
+    // The jobs' threads run at a lower OS priority (os_thread_priority is their nice value): a read
+    // or an insert next to a job catching up gets the cores first, and with nothing else to do the
+    // job still has them all.
+    const job = await open(cfg.jobConnections, { os_thread_priority: String(cfg.jobNice), ...(cfg.jobThreads > 0 ? { max_threads: cfg.jobThreads } : {}) });
     const read = await open(cfg.readConnections);
     return { read, ingest, job };
   } catch (err) {

@@ -124,7 +124,8 @@ describe('the ClickHouse door on a real engine', () => {
       expect(parallel.readMs).toBeLessThan(parallel.jobMs * 0.3);
       expect(parallel.read?.one).toBe(1);
       expect(Number(parallel.read?.threads)).toBeGreaterThan(1);
-      expect(await lanes.lane('job').select<{ t: number }>("SELECT getSetting('max_threads') AS t")).toEqual([{ t: 1 }]);
+      expect(await lanes.lane('job').select("SELECT getSetting('max_threads') AS t, getSetting('os_thread_priority') AS nice")).toEqual([{ t: 1, nice: 19 }]);
+      expect(await lanes.select("SELECT getSetting('os_thread_priority') AS nice")).toEqual([{ nice: 0 }]);
       // Bound instead of rendered, the same lanes are one at a time again: chdb-node runs every
       // statement with query parameters through one chain for the whole process.
       if (lanes.gateState()) {
