@@ -188,7 +188,14 @@ export class GrowingKeyFilter {
     return 1 - this.slices.reduce((p, s) => p * (1 - s.falsePositiveRate()), 1);
   }
 
+  /**
+   * Adds a key unless the filter already answers "maybe" for it: a key read again (a start's
+   * catch-up rereads 10 minutes before its snapshot; a writer logs what the load also read) then
+   * neither counts twice nor grows the filter by a slice. A false positive skipped is harmless:
+   * the filter already answers "maybe" for that key, and bits only ever turn on.
+   */
   add(h1: number, h2: number): void {
+    if (this.mayHave(h1, h2)) return;
     let last = this.slices[this.slices.length - 1] as KeyFilter;
     if (last.added >= last.capacity) {
       last = KeyFilter.sized(Math.max(this.added, last.capacity), this.sliceMaxBytes);
