@@ -41,6 +41,8 @@ export interface ServeOptions {
   /** Wait at most this long for /readyz. */
   readyTimeoutMs: number;
   log: (s: string) => void;
+  /** Called right after the spawn with its performance.now(), before /readyz is awaited. */
+  onSpawn?: (spawnAt: number) => void;
 }
 
 /** pids of a process and its descendants (/proc/<pid>/task/<tid>/children). */
@@ -120,6 +122,7 @@ export async function startServe(o: ServeOptions): Promise<ServeRun> {
   child.stdout?.pipe(logStream);
   child.stderr?.pipe(logStream);
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  o.onSpawn?.(spawnAt);
   let done = false;
   void exited.then(() => (done = true));
   let peak = 0;

@@ -99,25 +99,30 @@ interface Ingest {
 async function serveRun(name: string, dataDir: string, meta: HistoryMeta, ing: Ingest | undefined, o: { load: boolean; waitCatchUp: boolean }): Promise<RunFigures> {
   const group = `bench-history-${randomBytes(4).toString('hex')}`;
   log(`${name}: serve on ${dataDir}${ing ? `, topic ${ing.topic}, group ${group}` : ', no Kafka'}`);
-  const run = await startServe({ dataDir, brokers: ing?.brokers, topic: ing?.topic, group, readyTimeoutMs: MAX_WAIT_MS, log });
+  let stopping = false;
+  let lag: number | null = null;
+  let lag0S: number | null = null;
+  let lagPoll: Promise<void> = Promise.resolve();
+  // Polled from spawn, not from /readyz: ingest does not wait for the key filter (issue 28), so a
+  // cold start may be done ingesting before it is ready.
+  const pollLag = (spawnAt: number) => {
+    lagPoll = (async () => {
+      while (ing && !stopping && lag0S === null) {
+        try {
+          lag = await groupLag(ing.admin, group, ing.topic);
+          if (lag === 0) lag0S = (performance.now() - spawnAt) / 1000;
+        } catch {
+          // the group does not exist yet
+        }
+        await sleep(500);
+      }
+    })();
+  };
+  const run = await startServe({ dataDir, brokers: ing?.brokers, topic: ing?.topic, group, readyTimeoutMs: MAX_WAIT_MS, log, onSpawn: pollLag });
   liveServe = run.child;
   log(`${name}: /healthz ${run.healthzS?.toFixed(1)} s, /readyz ${run.readyzS?.toFixed(1)} s`);
   let exitedEarly = false;
   void run.exited.then(() => (exitedEarly = !stopping));
-  let stopping = false;
-  let lag: number | null = null;
-  let lag0S: number | null = null;
-  const lagPoll = (async () => {
-    while (ing && !stopping && lag0S === null) {
-      try {
-        lag = await groupLag(ing.admin, group, ing.topic);
-        if (lag === 0) lag0S = (performance.now() - run.spawnAt) / 1000;
-      } catch {
-        // the group does not exist yet
-      }
-      await sleep(500);
-    }
-  })();
   let load: RunFigures['load'] = [];
   let loadSeconds = 0;
   let lagAtLoadEnd: number | null = null;

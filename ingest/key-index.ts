@@ -162,7 +162,10 @@ class BloomKeyIndex implements KeyIndex {
   }
 
   private async load(): Promise<void> {
+    // The bulk reads of the load go to the background lane (ingest's rounds look keys up exactly
+    // meanwhile and must not wait for it); the writer row and the counts are quick.
     const ch = this.deps.clickhouse;
+    const bulk = ch.lane('job');
     const started = performance.now();
     this.progressNow = { state: 'loading', keys: 0 };
     await ch.insertRows('ingest_writers', [{ key: this.writer, row: { writer: this.writer } }]);
@@ -186,7 +189,7 @@ class BloomKeyIndex implements KeyIndex {
       const rows = Number(from ? c[`${s.kind}_since`] : c[s.kind]);
       const chunks = Math.max(1, Math.ceil(rows / perChunk));
       for (let chunk = 0; chunk < chunks && rows > 0; chunk++) {
-        const [r] = await ch.select<{ h: string }>(chunkSql(s), { chunks, chunk, since: from ? since : 0 });
+        const [r] = await bulk.select<{ h: string }>(chunkSql(s), { chunks, chunk, since: from ? since : 0 });
         keys += filter.addPairs(Buffer.from(r?.h ?? '', 'hex'));
         this.progressNow.keys = keys;
       }
