@@ -72,19 +72,19 @@ export async function createLaneClients(cfg: Config['clickhouse']): Promise<Lane
   if (cfg.url) return { read: [first], ingest: [first], job: [first] };
   const opened: ClickHouseClient[] = [first];
   try {
-    /** `n` connections (the first of the ingest lane is the one already open), each with `settings` set for its session. */
+    /** `n` more connections, each with `settings` set for its session. */
     const open = async (n: number, settings?: ClickHouseSettings): Promise<ClickHouseClient[]> => {
       const out: ClickHouseClient[] = [];
       for (let i = 0; i < n; i++) {
-        const c = opened.length === 1 && out.length === 0 && settings === undefined ? first : await createClickHouse(cfg);
-        if (c !== first) opened.push(c);
+        const c = await createClickHouse(cfg);
+        opened.push(c);
         // chDB applies clickhouse_settings as SETs of the connection's session: they stay for its later statements.
         if (settings) await c.command({ query: 'SELECT 1', clickhouse_settings: settings });
         out.push(c);
       }
       return out;
     };
-    const ingest = await open(cfg.ingestConnections);
+    const ingest = [first, ...(await open(cfg.ingestConnections - 1))];
     // The jobs' threads run at a lower OS priority (os_thread_priority is their nice value): a read
     // or an insert next to a job catching up gets the cores first, and with nothing else to do the
     // job still has them all.
