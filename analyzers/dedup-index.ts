@@ -32,8 +32,9 @@ const REPEATED_KEYS = `SELECT args_key FROM {db:Identifier}.tool_invocations
   WHERE args_key IN (SELECT args_key FROM {db:Identifier}.tool_invocations
                      WHERE ingested_at > {since:DateTime64(3, 'UTC')} AND ingested_at <= {until:DateTime64(3, 'UTC')})
   GROUP BY args_key HAVING count() >= 2`;
-const COPY = `INSERT INTO {db:Identifier}.dedup_repeats (args_key, tool_id, args_hash, call_id, created_at, duration_ms, cost_usd)
-SELECT args_key, tool_id, args_hash, call_id, created_at, duration_ms, cost_usd
+// Each copy also lands, grouped per key, in cache_key_calls (migration 019's view).
+const COPY = `INSERT INTO {db:Identifier}.dedup_repeats (args_key, tool_id, args_hash, call_id, created_at, duration_ms, cost_usd, succeeded)
+SELECT args_key, tool_id, args_hash, call_id, created_at, duration_ms, cost_usd, status = 'success'
 FROM {db:Identifier}.tool_invocations
 WHERE args_key IN (${REPEATED_KEYS})
   AND call_id NOT IN (SELECT call_id FROM {db:Identifier}.dedup_repeats WHERE args_key IN (${REPEATED_KEYS}))`;

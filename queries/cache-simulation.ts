@@ -10,7 +10,9 @@
  */
 import { z } from 'zod';
 import { CREATED_IN_WINDOW, PARAM_DOCS, TOOL_FILTER } from './dashboard-common.ts';
-import { runQuery, windowParams, type QueryContext, type QuerySpec, type StatementRunner, type TimeWindow } from './sql.ts';
+import { DEDUP_OVERLAP_MS } from '../analyzers/dedup-index.ts';
+import { DEDUP_LIVE_MAX_ROWS, indexedSince } from './dedup-candidates.ts';
+import { chTime, runQuery, windowParams, type QueryContext, type QuerySpec, type StatementRunner, type TimeWindow } from './sql.ts';
 
 /** The TTLs of the curve: 1 min, 5 min, 15 min, 1 h, 6 h, 24 h, 7 d. */
 export const CURVE_TTLS_MS = [60_000, 300_000, 900_000, 3_600_000, 21_600_000, 86_400_000, 604_800_000] as const;
@@ -24,19 +26,50 @@ const CURRENT = `SELECT tool_id, idempotent, cache_ttl_ms FROM {db:Identifier}.t
 
 const IN_SCOPE = `${CREATED_IN_WINDOW} AND ${TOOL_FILTER}`;
 
+/** One call as the replay sees it: (created_at ms, call_id as big-endian bytes, which sort like its text, succeeded, duration_ms, cost_usd). */
+const CALL = (withTask: boolean) =>
+  `(toUnixTimestamp64Milli(created_at), UUIDToNum(call_id), status = 'success', duration_ms, ifNull(cost_usd, 0)${withTask ? ', task_id' : ''})`;
+
 /**
  * The keys that can hit, each with its calls in call order: the keys of `tools` seen more than
- * once in the window. Almost every key is unique, so the keys that repeat are found first on an
- * 8-byte hash of (tool_id, args_hash) (a collision only adds a key, which is then grouped by its
- * real (tool_id, args_hash) and dropped if single), and only their calls are gathered. The hash is
- * computed, not read from args_key: args_key (migration 002) is not in the by_tool projection,
- * which a one-tool simulation reads (10 M calls: ~0.6 s against ~1.2 s). `withTask` adds each
- * call's task_id as a sixth element (the fold reads only the first five).
+ * once in the window, found in two passes over the window's calls. Almost every key is unique, so
+ * the keys that repeat are found first on an 8-byte hash of (tool_id, args_hash) (a collision only
+ * adds a key, which is then grouped by its real (tool_id, args_hash) and dropped if single), and
+ * only their calls are gathered. The hash is computed, not read from args_key: args_key (migration
+ * 002) is not in the by_tool projection, which a one-tool simulation reads (10 M calls: ~0.6 s
+ * against ~1.2 s). `withTask` adds each call's task_id as a sixth element (the fold reads only
+ * the first five).
  */
-const REPEATED_KEYS = (tools: string, withTask = false) => `SELECT tool_id, arraySort(groupArray((toUnixTimestamp64Milli(created_at), toString(call_id), status = 'success', duration_ms, ifNull(cost_usd, 0)${withTask ? ', task_id' : ''}))) AS calls
+const REPEATED_KEYS = (tools: string, withTask = false) => `SELECT tool_id, arraySort(groupArray(${CALL(withTask)})) AS calls
   FROM {db:Identifier}.tool_invocations
   WHERE ${IN_SCOPE} AND tool_id IN ${tools}
     AND cityHash64(tool_id, args_hash) IN (SELECT cityHash64(tool_id, args_hash) AS h FROM {db:Identifier}.tool_invocations WHERE ${IN_SCOPE} AND tool_id IN ${tools} GROUP BY h HAVING count() > 1)
+  GROUP BY tool_id, args_hash
+  HAVING count() > 1`;
+
+/** The keys of the calls ingested after `since` (the dedup indexer's watermark minus its overlap). */
+const LIVE_KEYS = "(SELECT args_key FROM {db:Identifier}.tool_invocations WHERE ingested_at > {since:DateTime64(3, 'UTC')})";
+const SINCE_DOC = 'the dedup indexer watermark minus its overlap: calls of keys ingested after it come from the calls themselves';
+const IN_WINDOW_MS = "x -> x.1 >= toUnixTimestamp64Milli({from:DateTime64(3, 'UTC')}) AND x.1 < toUnixTimestamp64Milli({to:DateTime64(3, 'UTC')})";
+
+/**
+ * The same keys and calls without grouping the window's calls: the keys the dedup indexer found
+ * repeated, with their calls already grouped per key (cache_key_calls, migration 019), and the
+ * keys of the calls ingested after `since` gathered from the calls themselves. A key that repeats
+ * either has every call indexed (no call of it was ingested after `since`) or is a live key, which
+ * brings all its calls: exact at any lag of the indexer, as the dedup candidates' statement.
+ * Indexed keys are told apart by two 64-bit hashes (args_key, check_key).
+ */
+const INDEXED_REPEATED_KEYS = (tools: string) => `SELECT tool_id, calls FROM (
+    SELECT tool_id, arraySort(arrayFilter(${IN_WINDOW_MS}, arrayDistinct(groupArrayMerge(calls)))) AS calls
+    FROM {db:Identifier}.cache_key_calls
+    WHERE ${TOOL_FILTER} AND tool_id IN ${tools} AND args_key NOT IN ${LIVE_KEYS}
+    GROUP BY tool_id, args_key, check_key
+  ) WHERE length(calls) > 1
+  UNION ALL
+  SELECT tool_id, arraySort(groupArray(${CALL(false)})) AS calls
+  FROM {db:Identifier}.tool_invocations
+  WHERE ${IN_SCOPE} AND tool_id IN ${tools} AND args_key IN ${LIVE_KEYS}
   GROUP BY tool_id, args_hash
   HAVING count() > 1`;
 
@@ -56,11 +89,9 @@ const fold = (ttl: string) =>
   `arrayFold((acc, x) -> if(x.1 < acc.1, (acc.1, acc.2 + 1, acc.3 + x.4, acc.4 + x.5), if(x.3, (x.1 + ${ttl}, acc.2, acc.3, acc.4), acc)),
       calls, (toInt64(-1), toUInt64(0), toUInt64(0), toFloat64(0)))`;
 
-/** Simulation per tool at the manifest's TTL, or `ttl_ms` when it is ≥ 0. */
-export const CACHE_SIMULATION: QuerySpec = {
-  name: 'cache_simulation',
-  description: "Per tool: calls, cache hits and what they saved under a TTL cache keyed by (tool_id, args_hash) at the current manifest's cache_ttl_ms (or ttl_ms when ≥ 0); only idempotent tools are cacheable.",
-  sql: `SELECT c.tool_id AS tool_id, m.idempotent = 1 AND ${TTL_OF('m')} > 0 AS cacheable, ${TTL_OF('m')} AS ttl_ms, c.calls AS calls,
+const SIMULATION_DESCRIPTION =
+  "Per tool: calls, cache hits and what they saved under a TTL cache keyed by (tool_id, args_hash) at the current manifest's cache_ttl_ms (or ttl_ms when ≥ 0); only idempotent tools are cacheable.";
+const SIMULATION_SQL = (keys: (tools: string) => string) => `SELECT c.tool_id AS tool_id, m.idempotent = 1 AND ${TTL_OF('m')} > 0 AS cacheable, ${TTL_OF('m')} AS ttl_ms, c.calls AS calls,
   h.hits AS hits, h.saved_ms AS saved_ms, h.saved_usd AS saved_usd
 FROM (SELECT tool_id, count() AS calls FROM {db:Identifier}.tool_invocations WHERE ${IN_SCOPE} GROUP BY tool_id) AS c
 LEFT JOIN (${CURRENT}) AS m ON m.tool_id = c.tool_id
@@ -68,33 +99,50 @@ LEFT JOIN (
   SELECT tool_id, sum(r.2) AS hits, sum(r.3) AS saved_ms, sum(r.4) AS saved_usd
   FROM (
     SELECT k.tool_id AS tool_id, ${fold(TTL_OF('km'))} AS r
-    FROM (${REPEATED_KEYS(CACHEABLE_TOOLS)}) AS k
+    FROM (${keys(CACHEABLE_TOOLS)}) AS k
     LEFT JOIN (${CURRENT}) AS km ON km.tool_id = k.tool_id
   )
   GROUP BY tool_id
 ) AS h ON h.tool_id = c.tool_id
 ORDER BY saved_ms DESC, tool_id
-SETTINGS join_use_nulls = 0`,
-  params: { ...PARAM_DOCS, ttl_ms: "the TTL to simulate, ms; -1 for each tool's manifest cache_ttl_ms" },
+SETTINGS join_use_nulls = 0`;
+const SIMULATION_PARAMS = { ...PARAM_DOCS, ttl_ms: "the TTL to simulate, ms; -1 for each tool's manifest cache_ttl_ms" };
+
+/** Simulation per tool at the manifest's TTL, or `ttl_ms` when it is ≥ 0 (two passes over the window's calls). */
+export const CACHE_SIMULATION: QuerySpec = { name: 'cache_simulation', description: SIMULATION_DESCRIPTION, sql: SIMULATION_SQL(REPEATED_KEYS), params: SIMULATION_PARAMS };
+
+/** The same from the dedup indexer's per-key calls and the keys ingested after `since`. */
+export const CACHE_SIMULATION_INDEXED: QuerySpec = {
+  name: 'cache_simulation_indexed',
+  description: `${SIMULATION_DESCRIPTION} From the dedup index's calls per key and the calls of keys ingested since \`since\`.`,
+  sql: SIMULATION_SQL(INDEXED_REPEATED_KEYS),
+  params: { ...SIMULATION_PARAMS, since: SINCE_DOC },
 };
 
-/** Savings at each TTL of the curve for one tool, or every idempotent tool when tool_id is ''. */
-export const CACHE_TTL_CURVE: QuerySpec = {
-  name: 'cache_ttl_curve',
-  description: "Calls, hits and savings of the idempotent tools (one, or every one when tool_id is '') at the TTLs 1 min, 5 min, 15 min, 1 h, 6 h, 24 h and 7 d.",
-  sql: `SELECT t.i AS i, [${CURVE_TTLS_MS.join(', ')}][t.i] AS ttl_ms, [${CURVE_LABELS}][t.i] AS ttl,
+const CURVE_DESCRIPTION = "Calls, hits and savings of the idempotent tools (one, or every one when tool_id is '') at the TTLs 1 min, 5 min, 15 min, 1 h, 6 h, 24 h and 7 d.";
+const CURVE_SQL = (keys: (tools: string) => string) => `SELECT t.i AS i, [${CURVE_TTLS_MS.join(', ')}][t.i] AS ttl_ms, [${CURVE_LABELS}][t.i] AS ttl,
   (SELECT count() FROM {db:Identifier}.tool_invocations WHERE ${IN_SCOPE} AND ({tool_id:String} != '' OR tool_id IN ${IDEMPOTENT_TOOLS})) AS calls,
   h.hits AS hits, h.saved_ms AS saved_ms, h.saved_usd AS saved_usd
 FROM (SELECT arrayJoin(range(1, ${CURVE_TTLS_MS.length + 1})) AS i) AS t
 LEFT JOIN (
   SELECT i, sum(res[i].2) AS hits, sum(res[i].3) AS saved_ms, sum(res[i].4) AS saved_usd
-  FROM (SELECT arrayMap(L -> ${fold('L')}, [${CURVE_TTLS_MS.join(', ')}]) AS res FROM (${REPEATED_KEYS(IDEMPOTENT_TOOLS)}))
+  FROM (SELECT arrayMap(L -> ${fold('L')}, [${CURVE_TTLS_MS.join(', ')}]) AS res FROM (${keys(IDEMPOTENT_TOOLS)}))
   ARRAY JOIN arrayEnumerate(res) AS i
   GROUP BY i
 ) AS h ON h.i = t.i
 ORDER BY ttl_ms
-SETTINGS join_use_nulls = 0`,
-  params: { db: PARAM_DOCS.db, from: PARAM_DOCS.from, to: PARAM_DOCS.to, tool_id: "a tool, or '' for every idempotent tool" },
+SETTINGS join_use_nulls = 0`;
+const CURVE_PARAMS = { db: PARAM_DOCS.db, from: PARAM_DOCS.from, to: PARAM_DOCS.to, tool_id: "a tool, or '' for every idempotent tool" };
+
+/** Savings at each TTL of the curve for one tool, or every idempotent tool when tool_id is '' (two passes over the window's calls). */
+export const CACHE_TTL_CURVE: QuerySpec = { name: 'cache_ttl_curve', description: CURVE_DESCRIPTION, sql: CURVE_SQL(REPEATED_KEYS), params: CURVE_PARAMS };
+
+/** The same from the dedup indexer's per-key calls and the keys ingested after `since`. */
+export const CACHE_TTL_CURVE_INDEXED: QuerySpec = {
+  name: 'cache_ttl_curve_indexed',
+  description: `${CURVE_DESCRIPTION} From the dedup index's calls per key and the calls of keys ingested since \`since\`.`,
+  sql: CURVE_SQL(INDEXED_REPEATED_KEYS),
+  params: { ...CURVE_PARAMS, since: SINCE_DOC },
 };
 
 const usd = z.number().describe('sum of the hits’ cost_usd (null = 0)');
@@ -134,6 +182,8 @@ export interface CacheSimulationParams {
   /** The TTL to simulate for every tool; absent: each tool's manifest cache_ttl_ms. */
   ttlMs?: number;
   window: TimeWindow;
+  /** Read the dedup index while it lags by at most this many calls (default DEDUP_LIVE_MAX_ROWS; 0 = never). */
+  liveMaxRows?: number;
 }
 
 /** Parameters of {@link ttlCurve}. */
@@ -141,17 +191,29 @@ export interface TtlCurveParams {
   /** Absent: every tool the current manifest declares idempotent, together. */
   toolId?: string;
   window: TimeWindow;
+  /** As {@link CacheSimulationParams.liveMaxRows}. */
+  liveMaxRows?: number;
 }
 
 type Num = number | string;
 const rate = (hits: number, calls: number) => (calls > 0 ? hits / calls : 0);
 
+/**
+ * The statement to run and its `since`: the indexed one while the dedup indexer is close enough
+ * behind (its tail of live keys is then small), else the two-pass one; both answer the same.
+ */
+async function pick(ch: StatementRunner, db: string, specs: [twoPass: QuerySpec, indexed: QuerySpec], liveMaxRows: number | undefined, ctx: QueryContext): Promise<[QuerySpec, { since?: string }]> {
+  const since = await indexedSince(ch, db, liveMaxRows ?? DEDUP_LIVE_MAX_ROWS, DEDUP_OVERLAP_MS, ctx);
+  return since === undefined ? [specs[0], {}] : [specs[1], { since: chTime(since) }];
+}
+
 /** Runs the simulation. */
 export async function cacheSimulation(ch: StatementRunner, db: string, p: CacheSimulationParams, ctx: QueryContext): Promise<CacheSimulation> {
+  const [spec, since] = await pick(ch, db, [CACHE_SIMULATION, CACHE_SIMULATION_INDEXED], p.liveMaxRows, ctx);
   const rows = await runQuery<{ tool_id: string; cacheable: Num; ttl_ms: Num; calls: Num; hits: Num; saved_ms: Num; saved_usd: Num }>(
     ch,
-    CACHE_SIMULATION,
-    { db, tool_id: p.toolId ?? '', ttl_ms: p.ttlMs ?? -1, ...windowParams(p.window) },
+    spec,
+    { db, tool_id: p.toolId ?? '', ttl_ms: p.ttlMs ?? -1, ...windowParams(p.window), ...since },
     ctx,
   );
   const tools = rows.map((r) => {
@@ -176,8 +238,9 @@ export function suggestedTtl(points: ReadonlyArray<{ ttl_ms: number; saved_ms: n
 
 /** Runs the TTL curve of one tool. */
 export async function ttlCurve(ch: StatementRunner, db: string, p: TtlCurveParams, ctx: QueryContext): Promise<TtlCurve> {
+  const [spec, since] = await pick(ch, db, [CACHE_TTL_CURVE, CACHE_TTL_CURVE_INDEXED], p.liveMaxRows, ctx);
   const [rows, idempotent] = await Promise.all([
-    runQuery<{ ttl_ms: Num; calls: Num; hits: Num; saved_ms: Num; saved_usd: Num }>(ch, CACHE_TTL_CURVE, { db, tool_id: p.toolId ?? '', ...windowParams(p.window) }, ctx),
+    runQuery<{ ttl_ms: Num; calls: Num; hits: Num; saved_ms: Num; saved_usd: Num }>(ch, spec, { db, tool_id: p.toolId ?? '', ...windowParams(p.window), ...since }, ctx),
     runQuery<{ i: Num }>(ch, TOOL_IDEMPOTENT, { db, tool_id: p.toolId ?? '' }, ctx),
   ]);
   const cacheable = idempotent.some((r) => Number(r.i) === 1);

@@ -150,8 +150,12 @@ interface DedupRow {
   collisions: number;
 }
 
-/** `since` for the indexed statement, or undefined when the indexer lags too far (or is missing). */
-async function indexedSince(ch: StatementRunner, db: string, liveMaxRows: number, overlapMs: number, ctx: QueryContext): Promise<number | undefined> {
+/**
+ * `since` for an indexed statement (the indexer's watermark minus its overlap), or undefined when
+ * the indexer lags by more than `liveMaxRows` calls (or its tables are missing). The cache
+ * simulation (cache-simulation.ts) reads the same index.
+ */
+export async function indexedSince(ch: StatementRunner, db: string, liveMaxRows: number, overlapMs: number, ctx: QueryContext): Promise<number | undefined> {
   if (liveMaxRows <= 0) return undefined;
   try {
     const [state] = await runQuery<{ wm_ms: number; lag: number }>(ch, DEDUP_INDEX_STATE, { db, overlap_ms: overlapMs }, ctx);

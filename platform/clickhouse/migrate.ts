@@ -70,6 +70,7 @@ const BEFORE: Record<string, (ch: ClickHouseDoor) => Promise<void>> = {
 const RETENTION: Array<[table: string, column: string, param: string, extraDays?: number]> = [
   ['tool_invocations', 'created_at', 'invocations_days'],
   ['dedup_repeats', 'created_at', 'invocations_days'],
+  ['cache_key_calls', 'last_at', 'invocations_days'],
   ['tool_outputs', 'created_at', 'outputs_days'],
   ['orphan_outputs', 'created_at', 'outputs_days'],
   ['output_contents', 'last_seen', 'outputs_days'],

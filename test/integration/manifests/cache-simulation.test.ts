@@ -7,9 +7,10 @@
 import { describe, expect, it } from 'vitest';
 import { applyManifest } from '../../../analyzers/manifest-store.ts';
 import { cacheSimulation, CURVE_TTLS_MS, ttlCurve } from '../../../queries/cache-simulation.ts';
-import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
+import { DEFAULT_QUERY_CONTEXT, type StatementRunner } from '../../../queries/sql.ts';
+import { refreshDedupIndex } from '../../../analyzers/dedup-index.ts';
 import { parseManifest, type Manifest } from '../../../schemas/tool-manifest.ts';
-import { freshDatabase } from '../../helpers/clickhouse.ts';
+import { freshDatabase, rows } from '../../helpers/clickhouse.ts';
 import { insertCalls, rawCall, rng, type RawCall } from '../../helpers/raw-calls.ts';
 
 const T0 = Date.UTC(2026, 9, 1, 10);
@@ -70,62 +71,120 @@ function workload(seed: number): RawCall[] {
   return calls;
 }
 
+type Door = Awaited<ReturnType<typeof freshDatabase>>['door'];
+
+/** The door, recording the name of every statement it reads with. */
+function recording(door: Door): { door: StatementRunner; names: string[] } {
+  const names: string[] = [];
+  return { names, door: { read: (spec, params, ctx) => (names.push(spec.name), door.read(spec, params, ctx)) } };
+}
+
+/** Every answer of the simulation and the TTL curve against the brute force over `calls`. */
+async function expectExact(door: StatementRunner, db: string, calls: RawCall[], liveMaxRows?: number): Promise<void> {
+  const window = { fromMs: T0, toMs: T0 + 86_400_000 };
+  const of = (tool: string) => calls.filter((c) => c.tool_id === tool);
+  const close = (a: number, b: number) => expect(a).toBeCloseTo(b, 6);
+
+  const sim = await cacheSimulation(door, db, { window, liveMaxRows }, DEFAULT_QUERY_CONTEXT);
+  const byTool = new Map(sim.tools.map((t) => [t.tool_id, t]));
+  expect([...byTool.keys()].sort()).toEqual(['email_send', 'fetch', 'lookup', 'search', 'unknown_tool']);
+  for (const [tool, ttl] of [['search', 300_000], ['fetch', 60_000]] as const) {
+    const want = bruteForce(of(tool), ttl);
+    const got = byTool.get(tool);
+    expect(got).toMatchObject({ cacheable: true, ttl_ms: ttl, calls: want.calls, hits: want.hits, saved_ms: want.saved_ms });
+    close(got?.saved_usd ?? -1, want.saved_usd);
+    expect(want.hits).toBeGreaterThan(0);
+  }
+  for (const tool of ['lookup', 'email_send', 'unknown_tool']) expect(byTool.get(tool)).toMatchObject({ cacheable: false, hits: 0, saved_ms: 0, calls: of(tool).length });
+  expect(sim.totals.calls).toBe(calls.length);
+  expect(sim.totals.hits).toBe(sim.tools.reduce((s, t) => s + t.hits, 0));
+
+  // A given TTL overrides the manifest's, also where the manifest has 0; never for a non-idempotent tool.
+  const given = await cacheSimulation(door, db, { window, ttlMs: 120_000, liveMaxRows }, DEFAULT_QUERY_CONTEXT);
+  for (const tool of ['search', 'fetch', 'lookup']) {
+    const want = bruteForce(of(tool), 120_000);
+    expect(given.tools.find((t) => t.tool_id === tool)).toMatchObject({ cacheable: true, ttl_ms: 120_000, hits: want.hits, saved_ms: want.saved_ms });
+  }
+  expect(given.tools.find((t) => t.tool_id === 'email_send')).toMatchObject({ cacheable: false, hits: 0 });
+  // One tool only.
+  const one = await cacheSimulation(door, db, { window, toolId: 'fetch', liveMaxRows }, DEFAULT_QUERY_CONTEXT);
+  expect(one.tools.map((t) => [t.tool_id, t.hits])).toEqual([['fetch', bruteForce(of('fetch'), 60_000).hits]]);
+
+  // TTL curve of one tool and its suggested TTL.
+  const curve = await ttlCurve(door, db, { toolId: 'search', window, liveMaxRows }, DEFAULT_QUERY_CONTEXT);
+  const points = CURVE_TTLS_MS.map((ttl) => ({ ttl, ...bruteForce(of('search'), ttl) }));
+  expect(curve.points.map((p) => [p.ttl_ms, p.hits, p.saved_ms])).toEqual(points.map((p) => [p.ttl, p.hits, p.saved_ms]));
+  points.forEach((p, i) => close(curve.points[i]?.saved_usd ?? -1, p.saved_usd));
+  const week = points[points.length - 1] as (typeof points)[number];
+  const suggested = points.find((p) => p.saved_ms >= 0.9 * week.saved_ms && p.saved_usd >= 0.9 * week.saved_usd - 1e-9)?.ttl;
+  expect(curve.suggested_ttl_ms).toBe(suggested);
+  expect(curve.cacheable).toBe(true);
+  expect(curve.calls).toBe(of('search').length);
+
+  // Without a tool: the idempotent tools together (search, fetch, lookup; not email_send).
+  const together = await ttlCurve(door, db, { window, liveMaxRows }, DEFAULT_QUERY_CONTEXT);
+  const idem = [...of('search'), ...of('fetch'), ...of('lookup')];
+  expect(together.calls).toBe(idem.length);
+  expect(together.points.map((p) => p.hits)).toEqual(CURVE_TTLS_MS.map((ttl) => bruteForce(idem, ttl).hits));
+
+  const notCacheable = await ttlCurve(door, db, { toolId: 'email_send', window, liveMaxRows }, DEFAULT_QUERY_CONTEXT);
+  expect(notCacheable).toMatchObject({ cacheable: false, calls: of('email_send').length, suggested_ttl_ms: null });
+  expect(notCacheable.points.every((p) => p.hits === 0)).toBe(true);
+}
+
 describe('cache simulation', () => {
-  it('matches a brute-force replay per tool, at the manifest TTL and at a given TTL, and its TTL curve', async () => {
+  it('matches a brute-force replay per tool, at the manifest TTL and at a given TTL, and its TTL curve, whatever the dedup index holds', async () => {
     const { ch, db, door } = await freshDatabase('cs');
+    const rec = recording(door);
     const calls = workload(21);
-    await insertCalls(ch, db, calls, T0);
-    await applyManifest(door, M, T0);
-    const window = { fromMs: T0, toMs: T0 + 86_400_000 };
-    const of = (tool: string) => calls.filter((c) => c.tool_id === tool);
-    const close = (a: number, b: number) => expect(a).toBeCloseTo(b, 6);
-
-    const sim = await cacheSimulation(door, db, { window }, DEFAULT_QUERY_CONTEXT);
-    const byTool = new Map(sim.tools.map((t) => [t.tool_id, t]));
-    expect([...byTool.keys()].sort()).toEqual(['email_send', 'fetch', 'lookup', 'search', 'unknown_tool']);
-    for (const [tool, ttl] of [['search', 300_000], ['fetch', 60_000]] as const) {
-      const want = bruteForce(of(tool), ttl);
-      const got = byTool.get(tool);
-      expect(got).toMatchObject({ cacheable: true, ttl_ms: ttl, calls: want.calls, hits: want.hits, saved_ms: want.saved_ms });
-      close(got?.saved_usd ?? -1, want.saved_usd);
-      expect(want.hits).toBeGreaterThan(0);
-    }
-    for (const tool of ['lookup', 'email_send', 'unknown_tool']) expect(byTool.get(tool)).toMatchObject({ cacheable: false, hits: 0, saved_ms: 0, calls: of(tool).length });
-    expect(sim.totals.calls).toBe(calls.length);
-    expect(sim.totals.hits).toBe(sim.tools.reduce((s, t) => s + t.hits, 0));
-
-    // A given TTL overrides the manifest's, also where the manifest has 0; never for a non-idempotent tool.
-    const given = await cacheSimulation(door, db, { window, ttlMs: 120_000 }, DEFAULT_QUERY_CONTEXT);
-    for (const tool of ['search', 'fetch', 'lookup']) {
-      const want = bruteForce(of(tool), 120_000);
-      expect(given.tools.find((t) => t.tool_id === tool)).toMatchObject({ cacheable: true, ttl_ms: 120_000, hits: want.hits, saved_ms: want.saved_ms });
-    }
-    expect(given.tools.find((t) => t.tool_id === 'email_send')).toMatchObject({ cacheable: false, hits: 0 });
-
     // The edge key: entries at T (first call; the tie at T is a hit), expiry exactly at T + 60 s.
-    const edge = calls.filter((c) => c.args.k === 'edge');
-    expect(bruteForce(edge, 60_000).hits).toBe(3);
+    expect(bruteForce(calls.filter((c) => c.args.k === 'edge'), 60_000).hits).toBe(3);
+    await applyManifest(door, M, T0);
+    // A first batch ingested an hour before the rest (the later search calls and the edge key),
+    // with a call of a key the batch repeats but a day before the window (the index keeps it, the
+    // window must not: at a TTL of 7 days it would be an entry); then a call of another key that
+    // moves the indexer's watermark past the batch by more than its overlap.
+    const later = (c: RawCall, i: number) => i >= 900 && (c.tool_id === 'search' || c.args.k === 'edge');
+    const first = calls.filter((c, i) => !later(c, i));
+    const before = rawCall({ tool_id: 'search', t: T0 - 86_400_000, args: { k: 0 } });
+    expect(first.filter((c) => c.args_hash === before.args_hash && c.tool_id === 'search').length).toBeGreaterThan(1);
+    await insertCalls(ch, db, [...first, before], T0 - 3_600_000);
+    await insertCalls(ch, db, [rawCall({ tool_id: 'search', t: T0 - 86_400_000, args: { k: 'marker' } })], T0 - 3_000_000);
 
-    // TTL curve of one tool and its suggested TTL.
-    const curve = await ttlCurve(door, db, { toolId: 'search', window }, DEFAULT_QUERY_CONTEXT);
-    const points = CURVE_TTLS_MS.map((ttl) => ({ ttl, ...bruteForce(of('search'), ttl) }));
-    expect(curve.points.map((p) => [p.ttl_ms, p.hits, p.saved_ms])).toEqual(points.map((p) => [p.ttl, p.hits, p.saved_ms]));
-    points.forEach((p, i) => close(curve.points[i]?.saved_usd ?? -1, p.saved_usd));
-    const week = points[points.length - 1] as (typeof points)[number];
-    const suggested = points.find((p) => p.saved_ms >= 0.9 * week.saved_ms && p.saved_usd >= 0.9 * week.saved_usd - 1e-9)?.ttl;
-    expect(curve.suggested_ttl_ms).toBe(suggested);
-    expect(curve.cacheable).toBe(true);
-    expect(curve.calls).toBe(of('search').length);
+    // No index: every key is live (gathered from the calls), or the two-pass statements.
+    await expectExact(rec.door, db, first);
+    expect(rec.names).toContain('cache_simulation_indexed');
+    rec.names.length = 0;
+    await expectExact(rec.door, db, first, 0);
+    expect(rec.names.filter((n) => n.startsWith('cache_')).every((n) => !n.endsWith('_indexed'))).toBe(true);
 
-    // Without a tool: the idempotent tools together (search, fetch, lookup; not email_send).
-    const together = await ttlCurve(door, db, { window }, DEFAULT_QUERY_CONTEXT);
-    const idem = [...of('search'), ...of('fetch'), ...of('lookup')];
-    expect(together.calls).toBe(idem.length);
-    expect(together.points.map((p) => p.hits)).toEqual(CURVE_TTLS_MS.map((ttl) => bruteForce(idem, ttl).hits));
+    // The indexer has seen the first batch: its repeated keys come grouped from cache_key_calls.
+    await refreshDedupIndex(door);
+    const keyCounts = new Map<string, number>();
+    for (const c of [...first, before]) keyCounts.set(`${c.tool_id}/${c.args_hash}`, (keyCounts.get(`${c.tool_id}/${c.args_hash}`) ?? 0) + 1);
+    const indexed = await rows<{ keys: string; calls: string }>(ch, 'SELECT uniqExact(tool_id, args_key) AS keys, length(arrayDistinct(groupArrayMerge(calls))) AS calls FROM {db:Identifier}.cache_key_calls', { db });
+    const repeated = [...keyCounts.values()].filter((n) => n > 1);
+    expect([Number(indexed[0]?.keys), Number(indexed[0]?.calls)]).toEqual([repeated.length, repeated.reduce((a, b) => a + b, 0)]);
+    const live = await rows<{ n: string }>(ch, `SELECT count() AS n FROM {db:Identifier}.tool_invocations WHERE ingested_at > {t:DateTime64(3, 'UTC')}`, { db, t: new Date(T0 - 3_060_000).toISOString().replace('Z', '') });
+    expect(Number(live[0]?.n)).toBe(1); // only the marker is live
+    // Some calls copied twice, as two indexers running at once may.
+    await ch.command({
+      query: `INSERT INTO {db:Identifier}.dedup_repeats (args_key, tool_id, args_hash, call_id, created_at, duration_ms, cost_usd, succeeded)
+              SELECT args_key, tool_id, args_hash, call_id, created_at, duration_ms, cost_usd, succeeded FROM {db:Identifier}.dedup_repeats LIMIT 200`,
+      query_params: { db },
+    });
+    rec.names.length = 0;
+    await expectExact(rec.door, db, first);
+    expect(rec.names).toContain('cache_simulation_indexed');
 
-    const notCacheable = await ttlCurve(door, db, { toolId: 'email_send', window }, DEFAULT_QUERY_CONTEXT);
-    expect(notCacheable).toMatchObject({ cacheable: false, calls: of('email_send').length, suggested_ttl_ms: null });
-    expect(notCacheable.points.every((p) => p.hits === 0)).toBe(true);
+    // The rest arrives after the watermark: the keys it has are live, the others indexed.
+    rec.names.length = 0;
+    await insertCalls(ch, db, calls.filter(later));
+    await expectExact(rec.door, db, calls);
+    expect(rec.names).toContain('cache_simulation_indexed');
+    // And once the indexer has caught up again.
+    await refreshDedupIndex(door);
+    await expectExact(door, db, calls);
   });
 
   it('caches nothing without a manifest, and answers an empty list and curve for a tool without calls', async () => {
