@@ -42,8 +42,33 @@ export function pct(xs: number[], q: number): number {
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))] as number;
 }
 
-/** Runs the mix round-robin, sequentially, until `untilMs` (performance.now()); `stop()` ends it early. */
-export async function runLoad(base: string, key: string, taskIds: string[], untilMs: number, shouldStop: () => boolean): Promise<EndpointResult[]> {
+/** One request's answer: when it ended (wall clock, epoch ms) and how long it took. */
+export interface LoadSample {
+  endpoint: string;
+  atMs: number;
+  ms: number;
+  error?: string;
+}
+
+/** Latency figures of some requests of one endpoint. */
+export function summarize(name: string, t: number[], e: string[]): EndpointResult {
+  return { name, n: t.length, errors: e.length, p50: pct(t, 0.5), p95: pct(t, 0.95), p99: pct(t, 0.99), max: t.length ? Math.max(...t) : NaN, errorSamples: [...new Set(e.map((x) => x.slice(0, 200)))].slice(0, 3) };
+}
+
+/** The figures of each endpoint over the samples that ended at or after `fromMs` (wall clock). */
+export function loadSince(samples: readonly LoadSample[], fromMs: number): EndpointResult[] {
+  const names = [...new Set(samples.map((x) => x.endpoint))];
+  return names.map((name) => {
+    const mine = samples.filter((x) => x.endpoint === name && x.atMs >= fromMs);
+    return summarize(name, mine.map((x) => x.ms), mine.flatMap((x) => (x.error === undefined ? [] : [x.error])));
+  });
+}
+
+/**
+ * Runs the mix round-robin, sequentially, until `untilMs` (performance.now()); `stop()` ends it
+ * early. Every request is also handed to `onSample` (the report splits the window by it).
+ */
+export async function runLoad(base: string, key: string, taskIds: string[], untilMs: number, shouldStop: () => boolean, onSample?: (s: LoadSample) => void): Promise<EndpointResult[]> {
   const worker = new Worker(new URL('./http-client-worker.mjs', import.meta.url), { workerData: { base, key } });
   const pending = new Map<number, (m: { ms?: number; error?: string }) => void>();
   worker.on('message', (m: { id: number; ms?: number; error?: string }) => {
@@ -66,13 +91,11 @@ export async function runLoad(base: string, key: string, taskIds: string[], unti
     const t0 = performance.now();
     const r = await get(ep.url(Math.floor(i / eps.length)));
     // A failed request counts with its time too: a 503 after 30 s is what the user waited.
-    (times[k] as number[]).push(r.ms ?? performance.now() - t0);
+    const took = r.ms ?? performance.now() - t0;
+    (times[k] as number[]).push(took);
     if (r.error !== undefined) (errors[k] as string[]).push(r.error);
+    onSample?.({ endpoint: ep.name, atMs: Date.now(), ms: took, ...(r.error === undefined ? {} : { error: r.error }) });
   }
   await worker.terminate();
-  return eps.map((ep, k) => {
-    const t = times[k] as number[];
-    const e = errors[k] as string[];
-    return { name: ep.name, n: t.length, errors: e.length, p50: pct(t, 0.5), p95: pct(t, 0.95), p99: pct(t, 0.99), max: t.length ? Math.max(...t) : NaN, errorSamples: [...new Set(e.map((x) => x.slice(0, 200)))].slice(0, 3) };
-  });
+  return eps.map((ep, k) => summarize(ep.name, times[k] as number[], errors[k] as string[]));
 }

@@ -29,7 +29,7 @@ import { groupLag } from '../test/helpers/kafka.ts';
 import { topics } from './ingest-topics.ts';
 import { copyHistory, emptyDataDir, ensureHistory, inspectRun } from './history-db.ts';
 import type { HistoryMeta } from './history-data.ts';
-import { runLoad } from './history-load.ts';
+import { loadSince, runLoad, type LoadSample } from './history-load.ts';
 import { catchUp, report, type RunFigures } from './history-report.ts';
 import { HISTORY_KEY, logProblems, startServe, stopServe } from './history-serve.ts';
 import { runBench } from './bench-process.ts';
@@ -124,12 +124,13 @@ async function serveRun(name: string, dataDir: string, meta: HistoryMeta, ing: I
   let exitedEarly = false;
   void run.exited.then(() => (exitedEarly = !stopping));
   let load: RunFigures['load'] = [];
+  const samples: LoadSample[] = [];
   let loadSeconds = 0;
   let lagAtLoadEnd: number | null = null;
   if (o.load && run.readyzS !== null) {
     const t0 = performance.now();
     log(`${name}: read load for ${opt.minutes} min`);
-    load = await runLoad(run.base, HISTORY_KEY, meta.taskIds, t0 + Number(opt.minutes) * 60_000, () => exitedEarly);
+    load = await runLoad(run.base, HISTORY_KEY, meta.taskIds, t0 + Number(opt.minutes) * 60_000, () => exitedEarly, (x) => samples.push(x));
     loadSeconds = (performance.now() - t0) / 1000;
     lagAtLoadEnd = lag;
   }
@@ -165,7 +166,11 @@ async function serveRun(name: string, dataDir: string, meta: HistoryMeta, ing: I
   });
   // Catch-up is of the history's backlog: the baseline has none.
   const cu = state && o.waitCatchUp ? catchUp(state, meta.historyEndMs, run.spawnWallMs) : { catchUpS: {}, watermarkWrites: {} };
+  // The cache simulation reads the dedup index once it is close behind: the reads after it caught up.
+  const indexS = (cu.catchUpS as Record<string, number | null>)['dedup-index'];
+  const loadAfterIndex = indexS === null || indexS === undefined ? undefined : { afterS: indexS, load: loadSince(samples, run.spawnWallMs + indexS * 1000) };
   return {
+    loadAfterIndex,
     name,
     dataDir,
     healthzS: run.healthzS,

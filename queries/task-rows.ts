@@ -1,6 +1,6 @@
 /**
- * The task view's fast path: every row of one task from `task_rows` (migration 007: the JSON of
- * each call, dependency and output, sorted by task) in one range read, plus the outputs whose
+ * The task view's fast path: every row of one task in one statement (its calls and dependencies
+ * from their segments, its outputs from `task_rows`, each a range read by task), plus the outputs whose
  * task was not known at ingest, found by call_id. A page is then cut in JavaScript with exactly
  * the rules of the statements of by-task.ts (window, cursor, order, which dependencies and
  * outputs belong to a page). A task with more rows than the fast path takes goes the precise way.
@@ -15,18 +15,36 @@ export const TASK_ROWS_CAP = 3000;
 /**
  * All rows of a task (kinds call / dependency / output), and `orphan` rows: the call_ids of outputs
  * stored without their task (orphan_outputs, migration 007) ingested from `since` on: the tail of
- * what the read API keeps in memory (orphan-call-ids.ts). Usually none.
+ * what the read API keeps in memory (orphan-call-ids.ts). Usually none. Calls and dependencies are
+ * read from their segments, whose order starts with task_id (a range read each), as the JSON
+ * task_rows held for them until migration 020 (the same formatRow); outputs, ordered by tool, come
+ * from task_rows (qualified: in ClickHouse the alias `kind` would otherwise stand for the column
+ * in WHERE). Each part reads at most `cap` rows.
  */
 export const TASK_ROWS: QuerySpec = {
   name: 'task_rows',
   description: 'Every stored row of one task (call, dependency, output as JSON), and the calls of outputs stored without a task since a time (orphan).',
-  sql: `SELECT toString(kind) AS kind, row FROM {db:Identifier}.task_rows
+  sql: `SELECT 'call' AS kind,
+       formatRow('JSONEachRow', call_id, task_id, tool_id, agent_id, orchestrator, instance_id, args, args_hash, status,
+                 duration_ms, result_summary, error, cost_usd, tokens_used, toUnixTimestamp64Milli(created_at) AS created_ms) AS row
+FROM {db:Identifier}.tool_invocations
 WHERE task_id = {task_id:String}
+LIMIT {cap:UInt32}
+UNION ALL
+SELECT 'dependency' AS kind,
+       formatRow('JSONEachRow', task_id, preceding_call_id, succeeding_call_id, preceding_tool_id, succeeding_tool_id,
+                 time_delta_ms, data_flow, origin) AS row
+FROM {db:Identifier}.tool_workflows
+WHERE task_id = {task_id:String}
+LIMIT {cap:UInt32}
+UNION ALL
+SELECT 'output' AS kind, row FROM {db:Identifier}.task_rows AS tr
+WHERE tr.task_id = {task_id:String} AND tr.kind = 'output'
 LIMIT {cap:UInt32}
 UNION ALL
 SELECT 'orphan' AS kind, toString(call_id) AS row FROM {db:Identifier}.orphan_outputs
 WHERE ingested_at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')`,
-  params: { db: 'the database', task_id: 'the task', cap: 'rows read at most (one more than the fast path takes)', since: 'epoch ms: orphans ingested from then on' },
+  params: { db: 'the database', task_id: 'the task', cap: 'rows read at most per kind (one more than the fast path takes)', since: 'epoch ms: orphans ingested from then on' },
 };
 
 /** A row of {@link TASK_ROWS}. */

@@ -22,7 +22,7 @@ if (mode === 'inspect') {
 }
 await migrate(door, { retentionDays: config.retentionDays });
 for (let part = 0; part < 4; part++) {
-  // Each INSERT is a part of tool_invocations and of the tables its views fill (call_keys, task_rows).
+  // Each INSERT is a part of tool_invocations and of the tables its views fill (call_keys, tool_durations).
   await door.command(
     `INSERT INTO {db:Identifier}.tool_invocations
        (call_id, task_id, tool_id, agent_id, orchestrator, instance_id, args, args_hash, status, duration_ms, result_summary, created_at, fingerprint, source)
@@ -33,5 +33,5 @@ for (let part = 0; part < 4; part++) {
     { from: part * 1000 },
   );
 }
-for (const t of ['tool_invocations', 'call_keys', 'task_rows']) await door.command('OPTIMIZE TABLE {db:Identifier}.{t:Identifier} FINAL', { t });
+for (const t of ['tool_invocations', 'call_keys', 'tool_durations']) await door.command('OPTIMIZE TABLE {db:Identifier}.{t:Identifier} FINAL', { t });
 await door.close();

@@ -46,7 +46,7 @@ describe('replaced parts at process exit (embedded ClickHouse)', () => {
     dirs.push(dataDir);
     child('write', dataDir);
     const onDisk = partDirsOnDisk(dataDir);
-    expect(onDisk.length).toBeGreaterThanOrEqual(4); // tool_invocations, call_keys, task_rows, schema_migrations
+    expect(onDisk.length).toBeGreaterThanOrEqual(4); // tool_invocations, call_keys, tool_durations, schema_migrations
     expect(onDisk).toEqual(activeParts(dataDir));
   });
 
@@ -57,7 +57,7 @@ describe('replaced parts at process exit (embedded ClickHouse)', () => {
     const onDisk = partDirsOnDisk(dataDir);
     const active = new Set(activeParts(dataDir));
     const left = onDisk.filter((d) => !active.has(d));
-    // The four inserted parts of each OPTIMIZEd table at least (tool_invocations, call_keys, task_rows).
+    // The four inserted parts of each OPTIMIZEd table at least (tool_invocations, call_keys, tool_durations).
     expect(left.length).toBeGreaterThanOrEqual(12);
   });
 });

@@ -155,7 +155,12 @@ describe('task view: task_rows and segments agree', () => {
   it('pages a task larger than the fast path from the segments', async () => {
     const big = task(`big-${randomUUID()}`, 1600, (i) => i % 40 === 0);
     await write(writerFor(ch, db), [...big.calls, ...big.deps, ...big.outputs]);
-    const stored = await rows<{ n: string }>(ch, 'SELECT count() AS n FROM {db:Identifier}.task_rows WHERE task_id = {t:String}', { db, t: big.name });
+    const stored = await rows<{ n: string }>(
+      ch,
+      `SELECT (SELECT count() FROM {db:Identifier}.tool_invocations WHERE task_id = {t:String}) + (SELECT count() FROM {db:Identifier}.tool_workflows WHERE task_id = {t:String})
+            + (SELECT count() FROM {db:Identifier}.task_rows WHERE task_id = {t:String} AND kind = 'output') AS n`,
+      { db, t: big.name },
+    );
     expect(Number(stored[0]?.n)).toBeGreaterThan(3000);
     const pages = await walk(ch, db, big.name, 700);
     expect(pages).toHaveLength(3);
@@ -169,7 +174,7 @@ describe('migration 007 on a database that already holds rows', () => {
     const { ch, db } = await freshDatabase('upgrade');
     // The database as before 007: no views feeding task_rows, no record of the migration.
     for (const v of ['task_rows_calls', 'task_rows_dependencies', 'task_rows_outputs', 'orphan_outputs_mv']) {
-      await ch.command({ query: 'DROP VIEW {db:Identifier}.{v:Identifier}', query_params: { db, v } });
+      await ch.command({ query: 'DROP VIEW IF EXISTS {db:Identifier}.{v:Identifier}', query_params: { db, v } });
     }
     for (const t of ['task_rows', 'orphan_outputs']) await ch.command({ query: 'TRUNCATE TABLE {db:Identifier}.{t:Identifier}', query_params: { db, t } });
     await ch.command({ query: "DELETE FROM {db:Identifier}.schema_migrations WHERE name = '007_task_rows.sql'", query_params: { db } });
@@ -192,5 +197,50 @@ describe('migration 007 on a database that already holds rows', () => {
     expect(Number(outs[0]?.n)).toBe(t.outputs.length);
     const orphanRows = await rows<{ id: string }>(ch, 'SELECT toString(output_id) AS id FROM {db:Identifier}.orphan_outputs', { db });
     expect(orphanRows.map((r) => r.id)).toEqual([lonely.output.output_id]);
+  });
+});
+
+describe('migration 020 on a database whose task_rows holds calls and dependencies', () => {
+  it('deletes them, stops the views that wrote them, and the task view answers the same', async () => {
+    const { ch, db } = await freshDatabase('m020');
+    const t = task(`m020-${randomUUID()}`, 7, (i) => i % 2 === 0);
+    await write(writerFor(ch, db), [...t.calls, ...t.outputs, ...t.deps]);
+    const before = await walk(ch, db, t.name, 3);
+    // As before 020: the calls and dependencies copied into task_rows as 007's views did, but
+    // stale (another status, another delta), so reading them would change the answer; and the
+    // migration not recorded.
+    await ch.command({
+      query: `INSERT INTO {db:Identifier}.task_rows (task_id, kind, ts, id, row)
+              SELECT task_id, 'call', created_at, call_id,
+                     formatRow('JSONEachRow', call_id, task_id, tool_id, agent_id, orchestrator, instance_id, args, args_hash, 'timeout' AS status,
+                               duration_ms, result_summary, error, cost_usd, tokens_used, toUnixTimestamp64Milli(created_at) AS created_ms)
+              FROM {db:Identifier}.tool_invocations WHERE task_id = {t:String}`,
+      query_params: { db, t: t.name },
+    });
+    await ch.command({
+      query: `INSERT INTO {db:Identifier}.task_rows (task_id, kind, ts, id, row)
+              SELECT task_id, 'dependency', ingested_at, succeeding_call_id,
+                     formatRow('JSONEachRow', task_id, preceding_call_id, succeeding_call_id, preceding_tool_id, succeeding_tool_id,
+                               time_delta_ms + 1 AS time_delta_ms, data_flow, origin)
+              FROM {db:Identifier}.tool_workflows WHERE task_id = {t:String}`,
+      query_params: { db, t: t.name },
+    });
+    await ch.command({ query: "DELETE FROM {db:Identifier}.schema_migrations WHERE name = '020_task_rows_outputs_only.sql'", query_params: { db } });
+    const kinds = async () => (await rows<{ kind: string }>(ch, 'SELECT DISTINCT toString(kind) AS kind FROM {db:Identifier}.task_rows ORDER BY kind', { db })).map((r) => r.kind);
+    expect(await kinds()).toEqual(['call', 'dependency', 'output']);
+
+    expect((await migrate(doorOf(ch, db), { retentionDays: RETENTION })).applied).toEqual(['020_task_rows_outputs_only.sql']);
+    // The task view reads calls and dependencies from their segments, whether or not the delete
+    // has run yet (the 007 test above has them in task_rows for good).
+    expect(await walk(ch, db, t.name, 3)).toEqual(before);
+    for (let i = 0; i < 100 && (await kinds()).length > 1; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await kinds()).toEqual(['output']);
+    const views = await rows<{ name: string }>(ch, "SELECT name FROM system.tables WHERE database = {db:String} AND name LIKE 'task_rows%' ORDER BY name", { db });
+    expect(views.map((v) => v.name)).toEqual(['task_rows', 'task_rows_outputs']);
+    // New calls and dependencies no longer land in task_rows.
+    const u = task(`m020-after-${randomUUID()}`, 3, () => true);
+    await write(writerFor(ch, db), [...u.calls, ...u.outputs, ...u.deps]);
+    expect(await kinds()).toEqual(['output']);
+    expect((await walk(ch, db, u.name, 10))[0]?.invocations.map((i) => i.call_id).sort()).toEqual(callIds(u).sort());
   });
 });
