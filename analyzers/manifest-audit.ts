@@ -22,7 +22,7 @@ const SLICE_ROWS = 50_000;
 const TASK_CHUNK = 500;
 
 const COLUMNS = `toString(call_id) AS call_id, task_id, tool_id, toUnixTimestamp64Milli(created_at) AS t, toString(status) AS status,
-  duration_ms, cost_usd, args_hash, if(tool_id IN {schema_tools:Array(String)}, args, '') AS args`;
+  duration_ms, cost_usd, toString(args_key) AS args_key, if(tool_id IN {schema_tools:Array(String)}, args, '') AS args`;
 const SLICE = `ingested_at > fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ingested_at <= fromUnixTimestamp64Milli({to:Int64}, 'UTC')`;
 
 type Row = Omit<AuditCall, 't' | 'duration_ms' | 'cost_usd'> & { t: string | number; duration_ms: string | number; cost_usd: number | null };

@@ -19,7 +19,12 @@ export interface AuditCall {
   status: string;
   duration_ms: number;
   cost_usd: number | null;
-  args_hash: string;
+  /**
+   * The call's args_key (cityHash64 of tool_id and args_hash, migration 002), as decimal text: what
+   * M5 groups retries by. Read instead of the 64-character args_hash, which the jobs' projection
+   * (by_ingest_jobs) no longer stores (migration 021).
+   */
+  args_key: string;
   /** Canonical args JSON; '' when not loaded (the tool has no input schema in any version). */
   args: string;
 }
@@ -136,7 +141,7 @@ function upperBound(list: readonly number[], x: number): number {
 }
 
 /**
- * M5 for one task's calls: retry runs of one (tool_id, args_hash) in call order, a call extending
+ * M5 for one task's calls: retry runs of one (tool_id, args_hash) — grouped by its 64-bit args_key — in call order, a call extending
  * the run when the run's previous call failed (status ≠ success) 0 < Δ < window earlier (calls in
  * the same millisecond are parallel, SPEC §4, not retries). The k-th call of a run is retry k−1:
  * a violation when the tool is not idempotent, or k−1 > max_retries.
@@ -144,7 +149,7 @@ function upperBound(list: readonly number[], x: number): number {
 export function retryRule(taskCalls: readonly AuditCall[], history: ManifestHistory, windowMs: number): Violation[] {
   const byKey = new Map<string, AuditCall[]>();
   for (const c of [...taskCalls].sort(callOrder)) {
-    const k = `${c.tool_id}\u0000${c.args_hash}`;
+    const k = `${c.tool_id}\u0000${c.args_key}`;
     const list = byKey.get(k);
     if (list) list.push(c);
     else byKey.set(k, [c]);
