@@ -76,7 +76,7 @@ const views = [
      invocation.tool_id AS tool_id, invocation.agent_id AS agent_id,
      ${enumOr('invocation.orchestrator', ORCH, 'gateway')} AS orchestrator,
      ifNull(invocation.instance_id, invocation.orchestrator) AS instance_id,
-     invocation.args AS args, substring(invocation.args_hash, 1, 64) AS args_hash,
+     invocation.args AS args,
      ${enumOr('invocation.status', STATUS, 'error')} AS status, toUInt64(greatest(invocation.duration_ms, 0)) AS duration_ms,
      invocation.result_summary AS result_summary, invocation.error AS error, invocation.cost_usd AS cost_usd,
      invocation.tokens_used AS tokens_used, parseDateTime64BestEffortOrZero(invocation.created_at, 3, 'UTC') AS created_at,

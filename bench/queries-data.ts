@@ -46,7 +46,7 @@ const sqlList = (xs: string[]) => `[${xs.map((x) => `'${x}'`).join(', ')}]`;
 // Tools follow the search → fetch → python → chart chain 70% of the time.
 export const INVOCATIONS_SQL = `
 INSERT INTO {db:Identifier}.tool_invocations
-  (call_id, task_id, tool_id, agent_id, orchestrator, instance_id, args, args_hash, status, duration_ms,
+  (call_id, task_id, tool_id, agent_id, orchestrator, instance_id, args, status, duration_ms,
    result_summary, error, cost_usd, tokens_used, created_at, fingerprint, source, ingested_at)
 WITH
   number AS n,
@@ -73,7 +73,6 @@ SELECT
   ['websocket', 'kernel', 'gateway', 'scheduler'][1 + sipHash64('o', t) % 4],
   concat(['websocket', 'kernel', 'gateway', 'scheduler'][1 + sipHash64('o', t) % 4], '-', toString(t % 3)),
   a,
-  lower(hex(SHA256(a))),
   st,
   if(st = 'timeout', 30000 + dur % 5000, dur),
   concat('{"result_count": ', toString(h % 20), '}'),

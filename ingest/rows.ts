@@ -219,7 +219,6 @@ export const SEGMENT_COLUMNS = {
     'orchestrator',
     'instance_id',
     'args',
-    'args_hash',
     'status',
     'duration_ms',
     'result_summary',
@@ -275,7 +274,7 @@ export function rowLine(a: Accepted): string {
   const f = tsvField;
   if (a.kind === 'invocation') {
     const r = a.row;
-    return `${r.call_id}\t${f(r.task_id)}\t${f(r.tool_id)}\t${f(r.agent_id)}\t${r.orchestrator}\t${f(r.instance_id)}\t${f(r.args)}\t${r.args_hash}\t${r.status}\t${r.duration_ms}\t${f(r.result_summary)}\t${f(r.error)}\t${f(r.cost_usd)}\t${f(r.tokens_used)}\t${r.created_at}\t${r.fingerprint}\t${f(r.source)}\n`;
+    return `${r.call_id}\t${f(r.task_id)}\t${f(r.tool_id)}\t${f(r.agent_id)}\t${r.orchestrator}\t${f(r.instance_id)}\t${f(r.args)}\t${r.status}\t${r.duration_ms}\t${f(r.result_summary)}\t${f(r.error)}\t${f(r.cost_usd)}\t${f(r.tokens_used)}\t${r.created_at}\t${r.fingerprint}\t${f(r.source)}\n`;
   }
   if (a.kind === 'output') {
     const r = a.row;

@@ -32,19 +32,21 @@ const CALL = (withTask: boolean) =>
 
 /**
  * The keys that can hit, each with its calls in call order: the keys of `tools` seen more than
- * once in the window, found in two passes over the window's calls. Almost every key is unique, so
- * the keys that repeat are found first on an 8-byte hash of (tool_id, args_hash) (a collision only
- * adds a key, which is then grouped by its real (tool_id, args_hash) and dropped if single), and
- * only their calls are gathered. The hash is computed, not read from args_key: args_key (migration
- * 002) is not in the by_tool projection, which a one-tool simulation reads (10 M calls: ~0.6 s
- * against ~1.2 s). `withTask` adds each call's task_id as a sixth element (the fold reads only
- * the first five).
+ * once in the window, found in two passes over the window's calls. A key is (tool_id, args):
+ * args_hash is the SHA-256 of the stored args (I5; migration 022 derives it from them), so
+ * grouping by args is grouping by args_hash without hashing every call. Almost every key is
+ * unique, so the keys that repeat are found first on an 8-byte hash of (tool_id, args) (a
+ * collision only adds a key, which is then grouped by its real (tool_id, args) and dropped if
+ * single), and only their calls are gathered. The hash is computed, not read from args_key:
+ * args_key (migration 002) is not in the by_tool projection, which a one-tool simulation reads
+ * (10 M calls: ~0.6 s against ~1.2 s). `withTask` adds each call's task_id as a sixth element (the
+ * fold reads only the first five).
  */
 const REPEATED_KEYS = (tools: string, withTask = false) => `SELECT tool_id, arraySort(groupArray(${CALL(withTask)})) AS calls
   FROM {db:Identifier}.tool_invocations
   WHERE ${IN_SCOPE} AND tool_id IN ${tools}
-    AND cityHash64(tool_id, args_hash) IN (SELECT cityHash64(tool_id, args_hash) AS h FROM {db:Identifier}.tool_invocations WHERE ${IN_SCOPE} AND tool_id IN ${tools} GROUP BY h HAVING count() > 1)
-  GROUP BY tool_id, args_hash
+    AND cityHash64(tool_id, args) IN (SELECT cityHash64(tool_id, args) AS h FROM {db:Identifier}.tool_invocations WHERE ${IN_SCOPE} AND tool_id IN ${tools} GROUP BY h HAVING count() > 1)
+  GROUP BY tool_id, args
   HAVING count() > 1`;
 
 /** The keys of the calls ingested after `since` (the dedup indexer's watermark minus its overlap). */
@@ -70,7 +72,7 @@ const INDEXED_REPEATED_KEYS = (tools: string) => `SELECT tool_id, calls FROM (
   SELECT tool_id, arraySort(groupArray(${CALL(false)})) AS calls
   FROM {db:Identifier}.tool_invocations
   WHERE ${IN_SCOPE} AND tool_id IN ${tools} AND args_key IN ${LIVE_KEYS}
-  GROUP BY tool_id, args_hash
+  GROUP BY tool_id, args
   HAVING count() > 1`;
 
 /** The TTL a tool is simulated at: `ttl_ms` when ≥ 0, else its manifest's cache_ttl_ms (null = 0). */

@@ -12,9 +12,10 @@ const MIN_COUNT = 'groups with at least this many outputs (≥ 2)';
 export const REPEATS_OVER_TIME: QuerySpec = {
   name: 'repeats_over_time',
   description: 'Per time bucket: calls that repeated an earlier call of the window with the same (tool_id, args_hash), and what they cost (cache hits a cache would have served).',
+  // By (tool_id, args): args_hash is the SHA-256 of args (I5), computed from them when read.
   sql: `SELECT ${bucketOf('created_at')} AS time, count() AS repeated_calls, sum(ifNull(cost_usd, 0)) AS repeated_cost_usd
 FROM (
-  SELECT created_at, cost_usd, row_number() OVER (PARTITION BY tool_id, args_hash ORDER BY created_at, call_id) AS nth
+  SELECT created_at, cost_usd, row_number() OVER (PARTITION BY tool_id, args ORDER BY created_at, call_id) AS nth
   FROM {db:Identifier}.tool_invocations
   WHERE ${CREATED_IN_WINDOW}
 )

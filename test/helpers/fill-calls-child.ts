@@ -14,9 +14,9 @@ const door = createClickHouseDoor(ch, database);
 await migrate(door, { retentionDays: { invocations: 90, outputs: 30, workflows: 30, quarantine: 90 } });
 await door.command(
   `INSERT INTO {db:Identifier}.tool_invocations
-     (call_id, task_id, tool_id, agent_id, orchestrator, instance_id, args, args_hash, status, duration_ms, result_summary, created_at, fingerprint, source, ingested_at)
+     (call_id, task_id, tool_id, agent_id, orchestrator, instance_id, args, status, duration_ms, result_summary, created_at, fingerprint, source, ingested_at)
    SELECT reinterpretAsUUID(sipHash128('fill', number)), concat('task-', toString(intDiv(number, 20))), 'search_web', 'L', 'gateway', 'gateway-0',
-          '{}', lower(hex(SHA256('{}'))), 'success', 100, '{}', now64(3) - toIntervalSecond(7200) + toIntervalMillisecond(number % 3600000),
+          '{}', 'success', 100, '{}', now64(3) - toIntervalSecond(7200) + toIntervalMillisecond(number % 3600000),
           substring(hex(sipHash128('fp', number)), 1, 32), concat('fill@', toString(number)), now64(3) - toIntervalSecond(3600)
    FROM numbers({n:UInt64})`,
   { n: Number(n) },

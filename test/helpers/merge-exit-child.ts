@@ -25,9 +25,9 @@ for (let part = 0; part < 4; part++) {
   // Each INSERT is a part of tool_invocations and of the tables its views fill (call_keys, tool_durations).
   await door.command(
     `INSERT INTO {db:Identifier}.tool_invocations
-       (call_id, task_id, tool_id, agent_id, orchestrator, instance_id, args, args_hash, status, duration_ms, result_summary, created_at, fingerprint, source)
+       (call_id, task_id, tool_id, agent_id, orchestrator, instance_id, args, status, duration_ms, result_summary, created_at, fingerprint, source)
      SELECT reinterpretAsUUID(sipHash128('merge-exit', number)), concat('task-', toString(intDiv(number, 10))), 'search_web', 'L', 'gateway', 'gateway-0',
-            '{}', lower(hex(SHA256('{}'))), 'success', 100, '{}', now64(3) - toIntervalMillisecond(number), substring(hex(sipHash128('fp', number)), 1, 32),
+            '{}', 'success', 100, '{}', now64(3) - toIntervalMillisecond(number), substring(hex(sipHash128('fp', number)), 1, 32),
             concat('merge-exit@', toString(number))
      FROM numbers({from:UInt64}, 1000)`,
     { from: part * 1000 },

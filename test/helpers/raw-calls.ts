@@ -24,12 +24,14 @@ export interface RawCall {
   agent_id?: string;
 }
 
-/** A call with defaults; args_hash is a hash of the args' sorted JSON (ingest is bypassed). */
+/** A call with defaults; args_hash is the SHA-256 of the args' sorted JSON, which is what is stored as args (ingest is bypassed). */
 export function rawCall(p: Partial<RawCall> & Pick<RawCall, 'tool_id' | 't'>): RawCall {
   const args = p.args ?? {};
-  const sorted = JSON.stringify(Object.fromEntries(Object.entries(args).sort(([a], [b]) => (a < b ? -1 : 1))));
+  const sorted = sortedJson(args);
   return { call_id: randomUUID(), task_id: '', status: 'success', duration_ms: 100, cost_usd: null, args_hash: createHash('sha256').update(sorted).digest('hex'), ...p, args };
 }
+
+const sortedJson = (args: Record<string, unknown>) => JSON.stringify(Object.fromEntries(Object.entries(args).sort(([a], [b]) => (a < b ? -1 : 1))));
 
 const chTime = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
 
@@ -46,8 +48,8 @@ export async function insertCalls(ch: ClickHouseClient, db: string, calls: reado
       agent_id: c.agent_id ?? 'A',
       orchestrator: 'kernel',
       instance_id: 'kernel',
-      args: JSON.stringify(c.args),
-      args_hash: c.args_hash,
+      // Stored as ingest stores canonical args: args_hash (migration 022) is the SHA-256 of this text.
+      args: sortedJson(c.args),
       status: c.status,
       duration_ms: c.duration_ms,
       result_summary: '{}',

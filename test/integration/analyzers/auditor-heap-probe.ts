@@ -33,9 +33,9 @@ if (args.phase === 'fill') {
   // One row per millisecond of ingest, an hour ago; created_at falls as the stream's offset grows.
   const base = Date.now() - HOUR;
   await door.command(
-    `INSERT INTO {db:Identifier}.tool_invocations (call_id, task_id, tool_id, agent_id, orchestrator, instance_id, args, args_hash, status,
+    `INSERT INTO {db:Identifier}.tool_invocations (call_id, task_id, tool_id, agent_id, orchestrator, instance_id, args, status,
        duration_ms, result_summary, error, created_at, fingerprint, source, ingested_at)
-     SELECT generateUUIDv4(number), '', 'search', 'agent', 'gateway', 'gw-1', '{}', repeat('0', 64), 'timeout',
+     SELECT generateUUIDv4(number), '', 'search', 'agent', 'gateway', 'gw-1', '{}', 'timeout',
        1, '', NULL, fromUnixTimestamp64Milli({base:Int64} - toInt64(number), 'UTC'), repeat('0', 32), concat('kafka:calls/0@', toString(number)),
        fromUnixTimestamp64Milli({base:Int64} + toInt64(number), 'UTC')
      FROM numbers({n:UInt64})`,
