@@ -3,7 +3,7 @@
  * each table and projection of its active parts, the largest columns — and whether its data
  * directory holds anything else once the process that wrote it has exited.
  *
- *   npm run bench:storage -- [--invocations 1000000] [--data-dir ./.bench-data/history] [--columns 40] [--json FILE]
+ *   npm run bench:storage -- [--invocations 1000000] [--data-dir ./.bench-data/history] [--columns 40] [--json FILE] [--optimize true|false]
  *
  * Builds (or reuses, migrating it first) the history of bench:history with the same shape
  * options and defaults (so either reuses the other's), in a child process; measures `du -sb` of
@@ -28,10 +28,11 @@ const { values: opt } = parseArgs({
     'i4-share': { type: 'string', default: '0.005' },
     columns: { type: 'string', default: '40' },
     json: { type: 'string' },
+    optimize: { type: 'string', default: 'true' },
   },
 });
 const N = Number(opt.invocations);
-const shape = { invocations: N, tasks: Number(opt.tasks ?? Math.max(1, Math.round(N / 100))), days: Number(opt.days), i11Share: Number(opt['i11-share']), i4Share: Number(opt['i4-share']) };
+const shape = { invocations: N, tasks: Number(opt.tasks ?? Math.max(1, Math.round(N / 100))), days: Number(opt.days), i11Share: Number(opt['i11-share']), i4Share: Number(opt['i4-share']), ...(opt.optimize === 'false' ? { optimize: false as const } : {}) };
 const log = (s: string) => process.stderr.write(`[bench:storage] ${s}\n`);
 const du = (dir: string) => Number(execFileSync('du', ['-sb', dir]).toString().split('\t')[0]);
 

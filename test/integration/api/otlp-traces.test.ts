@@ -138,7 +138,7 @@ describe('POST /v1/traces with the OpenTelemetry JS SDK', () => {
     const toolSpans = spans.filter((s) => s.attributes['gen_ai.operation.name'] === 'execute_tool' || s.attributes['ai.operationId'] === 'ai.toolCall');
     expect(toolSpans).toHaveLength(5);
 
-    const stored = await rows<InvRow>(ch, 'SELECT * FROM {db:Identifier}.tool_invocations WHERE task_id = {t:String} ORDER BY created_at', { db, t: task });
+    const stored = await rows<InvRow>(ch, 'SELECT *, args_hash FROM {db:Identifier}.tool_invocations WHERE task_id = {t:String} ORDER BY created_at', { db, t: task });
     expect(stored).toHaveLength(5);
     for (const [i, s] of toolSpans.entries()) {
       const spec = tools[i]!;
@@ -179,7 +179,7 @@ describe('POST /v1/traces with the OpenTelemetry JS SDK', () => {
     const run = record((tracer) => agentRun(tracer, undefined, [{ tool: 'search_web', args: { q: 'x', n: [1, 2, { z: null }] }, result: 'plain text', offsetMs: 10, durationMs: 5 }]));
     expect(await exportWith(new JsonExporter({ url, headers: { authorization: `Bearer ${KEY}` } }), run)).toBe(0);
     const traceId = run[0]!.spanContext().traceId;
-    const stored = await rows<InvRow>(ch, 'SELECT * FROM {db:Identifier}.tool_invocations WHERE task_id = {t:String}', { db, t: traceId });
+    const stored = await rows<InvRow>(ch, 'SELECT *, args_hash FROM {db:Identifier}.tool_invocations WHERE task_id = {t:String}', { db, t: traceId });
     expect(stored).toHaveLength(1);
     expect(traceId).toMatch(/^[0-9a-f]{32}$/);
     expect(stored[0]!.args).toBe(pythonCanonical({ q: 'x', n: [1, 2, { z: null }] }));
