@@ -113,13 +113,16 @@ const SIMULATION_PARAMS = { ...PARAM_DOCS, ttl_ms: "the TTL to simulate, ms; -1 
 /** Simulation per tool at the manifest's TTL, or `ttl_ms` when it is ≥ 0 (two passes over the window's calls). */
 export const CACHE_SIMULATION: QuerySpec = { name: 'cache_simulation', description: SIMULATION_DESCRIPTION, sql: SIMULATION_SQL(REPEATED_KEYS), params: SIMULATION_PARAMS };
 
-/** The same from the dedup indexer's per-key calls and the keys ingested after `since`. */
-export const CACHE_SIMULATION_INDEXED: QuerySpec = {
-  name: 'cache_simulation_indexed',
-  description: `${SIMULATION_DESCRIPTION} From the dedup index's calls per key and the calls of keys ingested since \`since\`.`,
-  sql: SIMULATION_SQL(INDEXED_REPEATED_KEYS),
-  params: { ...SIMULATION_PARAMS, since: SINCE_DOC },
-};
+/** A two-pass statement's indexed twin: the same answer from the dedup index's calls per key and the keys ingested after `since`. */
+const indexedTwin = (twoPass: QuerySpec, sql: string): QuerySpec => ({
+  name: `${twoPass.name}_indexed`,
+  description: `${twoPass.description} From the dedup index's calls per key and the calls of keys ingested since \`since\`.`,
+  sql,
+  params: { ...twoPass.params, since: SINCE_DOC },
+});
+
+/** {@link CACHE_SIMULATION} from the dedup index. */
+export const CACHE_SIMULATION_INDEXED = indexedTwin(CACHE_SIMULATION, SIMULATION_SQL(INDEXED_REPEATED_KEYS));
 
 const CURVE_DESCRIPTION = "Calls, hits and savings of the idempotent tools (one, or every one when tool_id is '') at the TTLs 1 min, 5 min, 15 min, 1 h, 6 h, 24 h and 7 d.";
 const CURVE_SQL = (keys: (tools: string) => string) => `SELECT t.i AS i, [${CURVE_TTLS_MS.join(', ')}][t.i] AS ttl_ms, [${CURVE_LABELS}][t.i] AS ttl,
@@ -139,13 +142,8 @@ const CURVE_PARAMS = { db: PARAM_DOCS.db, from: PARAM_DOCS.from, to: PARAM_DOCS.
 /** Savings at each TTL of the curve for one tool, or every idempotent tool when tool_id is '' (two passes over the window's calls). */
 export const CACHE_TTL_CURVE: QuerySpec = { name: 'cache_ttl_curve', description: CURVE_DESCRIPTION, sql: CURVE_SQL(REPEATED_KEYS), params: CURVE_PARAMS };
 
-/** The same from the dedup indexer's per-key calls and the keys ingested after `since`. */
-export const CACHE_TTL_CURVE_INDEXED: QuerySpec = {
-  name: 'cache_ttl_curve_indexed',
-  description: `${CURVE_DESCRIPTION} From the dedup index's calls per key and the calls of keys ingested since \`since\`.`,
-  sql: CURVE_SQL(INDEXED_REPEATED_KEYS),
-  params: { ...CURVE_PARAMS, since: SINCE_DOC },
-};
+/** {@link CACHE_TTL_CURVE} from the dedup index. */
+export const CACHE_TTL_CURVE_INDEXED = indexedTwin(CACHE_TTL_CURVE, CURVE_SQL(INDEXED_REPEATED_KEYS));
 
 const usd = z.number().describe('sum of the hits’ cost_usd (null = 0)');
 const toolSimSchema = z.strictObject({
