@@ -1,24 +1,18 @@
-"""The shared vectors (../shared/vectors/args_hash.jsonl, made by CPython) hold for the emitter,
+"""The args_hash vectors (test/fixtures/args_hash.jsonl, made by CPython) hold for the emitter,
 and the packet it builds carries the hash of exactly the args it sends."""
 import hashlib
 import json
 from pathlib import Path
 
-import pytest
-
 from tool_audit_emit import AuditEmitter, MemoryTransport, args_hash, canonical_args
 
 ROOT = Path(__file__).resolve().parents[2]
-# The shared vectors beside the repository (CI has them), else the repository's copy of them
-# (test/unit/schemas/canonical-args.test.ts checks that the copy equals the shared file).
-CANDIDATES = [ROOT.parent / "shared" / "vectors" / "args_hash.jsonl", ROOT / "test" / "fixtures" / "args_hash.jsonl"]
+# The repository's vectors, the same ones test/unit/schemas/canonical-args.test.ts checks.
+VECTORS = ROOT / "test" / "fixtures" / "args_hash.jsonl"
 
 
 def vectors():
-    found = next((p for p in CANDIDATES if p.exists()), None)
-    if found is None:
-        pytest.skip("no args_hash vectors present")
-    return [json.loads(line) for line in found.read_text().splitlines() if line.strip()]
+    return [json.loads(line) for line in VECTORS.read_text().splitlines() if line.strip()]
 
 
 def test_vectors_reproduced():

@@ -1,18 +1,16 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { canonicalArgs, compareCodePoints, type JsonValue } from '../../../schemas/canonical-json.ts';
 import { argsHash } from '../../../schemas/hashing.ts';
 import { parseLossless } from '../../../schemas/lossless-json.ts';
 
 const fixture = new URL('../../fixtures/args_hash.jsonl', import.meta.url);
-const shared = new URL('../../../../shared/vectors/args_hash.jsonl', import.meta.url);
 const lines = (u: URL) => readFileSync(u, 'utf8').split('\n').filter(Boolean);
 const vectors = lines(fixture).map((l) => JSON.parse(l) as { args: JsonValue; canonical: string; args_hash: string });
 
 describe('canonical args (SPEC §2) against the CPython vectors', () => {
-  it('has the vectors, identical to shared/vectors when present', () => {
+  it('has the vectors (made by CPython, kept in the repository)', () => {
     expect(vectors.length).toBeGreaterThanOrEqual(10);
-    if (existsSync(shared)) expect(lines(shared)).toEqual(lines(fixture));
   });
 
   it.each(vectors.map((v, i) => [i, v] as const))('vector %i: canonical string and hash', (_i, v) => {
