@@ -15,28 +15,32 @@ ALTER TABLE {db:Identifier}.dedup_repeats ADD COLUMN IF NOT EXISTS succeeded UIn
 TRUNCATE TABLE {db:Identifier}.dedup_repeats;
 TRUNCATE TABLE {db:Identifier}.dedup_progress;
 
--- One row per key and insert until parts merge (readers merge the states). Each element is one
--- call: (created_at in ms, call_id as 16 big-endian bytes, which sort like its text, succeeded,
--- duration_ms, cost_usd with null as 0). check_key (a second 64-bit hash) keeps two keys whose
--- args_key collide apart. A call copied twice (two indexers at once) is the same element twice:
--- readers take distinct elements. A key's row lives as long as its newest call.
+-- One row per key, month and insert until parts merge (readers merge a key's states across
+-- rows). Each element is one call: (created_at in ms, call_id as 16 big-endian bytes, which sort
+-- like its text, succeeded, duration_ms, cost_usd with null as 0). check_key (a second 64-bit
+-- hash) keeps two keys whose args_key collide apart. A call copied twice (two indexers at once) is
+-- the same element twice: readers take distinct elements. A key's calls are kept per month of
+-- created_at, and a month's row lives as long as its newest call: a key called every minute for
+-- years still drops its old calls with retention, and no array grows past a month of one key.
 CREATE TABLE IF NOT EXISTS {db:Identifier}.cache_key_calls
 (
     tool_id   LowCardinality(String),
     args_key  UInt64,
     check_key UInt64,
+    month     Date,
     last_at   SimpleAggregateFunction(max, DateTime64(3, 'UTC')),
     calls     AggregateFunction(groupArray, Tuple(Int64, FixedString(16), UInt8, UInt64, Float64))
 )
 ENGINE = AggregatingMergeTree
-ORDER BY (tool_id, args_key, check_key)
+PARTITION BY toYYYYMM(month)
+ORDER BY (tool_id, args_key, check_key, month)
 TTL toDateTime(last_at) + toIntervalDay({invocations_days:UInt32})
 -- Part cleanup as every table's (migration 016).
 SETTINGS old_parts_lifetime = 1, cleanup_delay_period = 1, max_cleanup_delay_period = 10, cleanup_delay_period_random_add = 1,
     min_compressed_bytes_to_fsync_after_merge = 1;
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS {db:Identifier}.cache_key_calls_mv TO {db:Identifier}.cache_key_calls AS
-SELECT tool_id, args_key, check_key, max(created_at) AS last_at,
+SELECT tool_id, args_key, check_key, toStartOfMonth(created_at) AS month, max(created_at) AS last_at,
        groupArrayState((toUnixTimestamp64Milli(created_at), UUIDToNum(call_id), succeeded, duration_ms, ifNull(cost_usd, 0))) AS calls
 FROM {db:Identifier}.dedup_repeats
-GROUP BY tool_id, args_key, check_key;
+GROUP BY tool_id, args_key, check_key, month;
