@@ -60,14 +60,15 @@ const IN_WINDOW_MS = "x -> x.1 >= toUnixTimestamp64Milli({from:DateTime64(3, 'UT
  * keys of the calls ingested after `since` gathered from the calls themselves. A key that repeats
  * either has every call indexed (no call of it was ingested after `since`) or is a live key, which
  * brings all its calls: exact at any lag of the indexer, as the dedup candidates' statement.
- * Indexed keys are told apart by two 64-bit hashes (args_key, check_key).
+ * Indexed keys are told apart by two 64-bit hashes (args_key, check_key). The merged array is
+ * named apart from the column it merges (an alias shadows a column in ClickHouse).
  */
-const INDEXED_REPEATED_KEYS = (tools: string) => `SELECT tool_id, calls FROM (
-    SELECT tool_id, arraySort(arrayFilter(${IN_WINDOW_MS}, arrayDistinct(groupArrayMerge(calls)))) AS calls
-    FROM {db:Identifier}.cache_key_calls
+const INDEXED_REPEATED_KEYS = (tools: string) => `SELECT tool_id, key_calls AS calls FROM (
+    SELECT tool_id, arraySort(arrayFilter(${IN_WINDOW_MS}, arrayDistinct(groupArrayMerge(ck.calls)))) AS key_calls
+    FROM {db:Identifier}.cache_key_calls AS ck
     WHERE ${TOOL_FILTER} AND tool_id IN ${tools} AND args_key NOT IN ${LIVE_KEYS}
     GROUP BY tool_id, args_key, check_key
-  ) WHERE length(calls) > 1
+  ) WHERE length(key_calls) > 1
   UNION ALL
   SELECT tool_id, arraySort(groupArray(${CALL(false)})) AS calls
   FROM {db:Identifier}.tool_invocations

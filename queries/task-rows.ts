@@ -5,7 +5,7 @@
  * the rules of the statements of by-task.ts (window, cursor, order, which dependencies and
  * outputs belong to a page). A task with more rows than the fast path takes goes the precise way.
  */
-import type { InvocationReadRow, OutputReadRow } from './rows.ts';
+import { DEPENDENCY_COLUMNS, INVOCATION_COLUMNS, type InvocationReadRow, type OutputReadRow } from './rows.ts';
 import type { Dependency } from './schemas.ts';
 import type { QuerySpec } from './sql.ts';
 
@@ -16,8 +16,8 @@ export const TASK_ROWS_CAP = 3000;
  * All rows of a task (kinds call / dependency / output), and `orphan` rows: the call_ids of outputs
  * stored without their task (orphan_outputs, migration 007) ingested from `since` on: the tail of
  * what the read API keeps in memory (orphan-call-ids.ts). Usually none. Calls and dependencies are
- * read from their segments, whose order starts with task_id (a range read each), as the JSON
- * task_rows held for them until migration 020 (the same formatRow); outputs, ordered by tool, come
+ * read from their segments, whose order starts with task_id (a range read each), as JSON of the
+ * segment statements' own column lists (rows.ts), which task_rows held for them until migration 020; outputs, ordered by tool, come
  * from task_rows (qualified: in ClickHouse the alias `kind` would otherwise stand for the column
  * in WHERE). Each part reads at most `cap` rows.
  */
@@ -25,15 +25,13 @@ export const TASK_ROWS: QuerySpec = {
   name: 'task_rows',
   description: 'Every stored row of one task (call, dependency, output as JSON), and the calls of outputs stored without a task since a time (orphan).',
   sql: `SELECT 'call' AS kind,
-       formatRow('JSONEachRow', call_id, task_id, tool_id, agent_id, orchestrator, instance_id, args, args_hash, status,
-                 duration_ms, result_summary, error, cost_usd, tokens_used, toUnixTimestamp64Milli(created_at) AS created_ms) AS row
+       formatRow('JSONEachRow', ${INVOCATION_COLUMNS}) AS row
 FROM {db:Identifier}.tool_invocations
 WHERE task_id = {task_id:String}
 LIMIT {cap:UInt32}
 UNION ALL
 SELECT 'dependency' AS kind,
-       formatRow('JSONEachRow', task_id, preceding_call_id, succeeding_call_id, preceding_tool_id, succeeding_tool_id,
-                 time_delta_ms, data_flow, origin) AS row
+       formatRow('JSONEachRow', ${DEPENDENCY_COLUMNS}) AS row
 FROM {db:Identifier}.tool_workflows
 WHERE task_id = {task_id:String}
 LIMIT {cap:UInt32}
