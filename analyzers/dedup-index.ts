@@ -39,6 +39,24 @@ FROM {db:Identifier}.tool_invocations
 WHERE args_key IN (${REPEATED_KEYS})
   AND call_id NOT IN (SELECT call_id FROM {db:Identifier}.dedup_repeats WHERE args_key IN (${REPEATED_KEYS}))`;
 
+const SERVER_NOW = 'SELECT toUnixTimestamp64Milli(now64(3)) AS ms';
+
+/**
+ * Why a run may set the watermark to the server time S at its start, not only to the newest
+ * ingested_at it saw: ingested_at is the server's now64() at insert, and the overlap is how late an
+ * insert may commit after it. Every call with ingested_at ≤ S − overlap had committed by S, so the
+ * run's NEWEST (read after S) saw it and the run indexed it (or an earlier run did). The watermark
+ * means "everything ingested up to it minus the overlap is indexed", so S is as true as the newest
+ * ingested_at, and larger once ingest pauses: readers' tail of keys they gather from the calls
+ * themselves (every call ingested after watermark − overlap) then empties, instead of holding the
+ * last minute of a burst until the next one. (A write of old ingested_at values by hand, as a
+ * restore might do, was missed before too: such rows need the index rebuilt; docs/operations.md.)
+ */
+async function writeWatermark(ch: ClickHouseDoor, ms: number): Promise<void> {
+  // Readers take the largest watermark: a step inside the overlap writes one that changes nothing.
+  await ch.insertRows('dedup_progress', [{ key: `${ms}`, row: { watermark: chTime(ms) } }]);
+}
+
 /** What one indexing run did. */
 export interface DedupIndexRun {
   /** New watermark (epoch ms), or the old one when nothing was new. */
@@ -63,20 +81,27 @@ export async function dedupWatermark(ch: ClickHouseDoor): Promise<number> {
 export async function refreshDedupIndex(ch: ClickHouseDoor, overlapMs = DEDUP_OVERLAP_MS): Promise<DedupIndexRun> {
   const wm = await dedupWatermark(ch);
   const since = Math.max(0, wm - overlapMs);
+  // Read before NEWEST: see writeWatermark.
+  const startMs = Number((await one<{ ms: string }>(ch, SERVER_NOW, {}))?.ms);
   const newest = await one<{ newest: number; n: number }>(ch, NEWEST, { since: chTime(since) });
   const scanned = Number(newest?.n ?? 0);
-  if (scanned === 0) return { watermarkMs: wm, scanned: 0, copied: 0 };
+  if (scanned === 0) {
+    // Idle: only move on once the tail readers gather by hand would shrink noticeably (a row per run otherwise).
+    if (startMs - wm < overlapMs / 2) return { watermarkMs: wm, scanned: 0, copied: 0 };
+    await writeWatermark(ch, startMs);
+    return { watermarkMs: startMs, scanned: 0, copied: 0 };
+  }
   const until = Math.max(wm, Number(newest?.newest));
   const before = await one<{ c: number }>(ch, 'SELECT count() AS c FROM {db:Identifier}.dedup_repeats', {});
   for (let from = since; from < until; ) {
     const end = await stepEnd(ch, ['tool_invocations'], from, until, STEP_ROWS, STEP_MAX_SPAN_MS);
     await ch.command(COPY, { since: chTime(from), until: chTime(end) });
-    // Readers take the largest watermark: a step inside the overlap writes one that changes nothing.
-    await ch.insertRows('dedup_progress', [{ key: `${end}`, row: { watermark: chTime(end) } }]);
+    await writeWatermark(ch, end);
     from = end;
   }
+  if (startMs > until) await writeWatermark(ch, startMs);
   const after = await one<{ c: number }>(ch, 'SELECT count() AS c FROM {db:Identifier}.dedup_repeats', {});
-  return { watermarkMs: until, scanned, copied: Number(after?.c ?? 0) - Number(before?.c ?? 0) };
+  return { watermarkMs: Math.max(until, startMs), scanned, copied: Number(after?.c ?? 0) - Number(before?.c ?? 0) };
 }
 
 /**

@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { CREATED_IN_WINDOW, PARAM_DOCS, TOOL_FILTER } from './dashboard-common.ts';
 import { DEDUP_OVERLAP_MS } from '../analyzers/dedup-index.ts';
 import { DEDUP_LIVE_MAX_ROWS, indexedSince } from './dedup-candidates.ts';
+import { EDGE_CALLS, HOURS_OUTSIDE_DAYS, WHOLE_DAYS, WINDOW_BOUNDS } from './window-aggregates.ts';
 import { chTime, runQuery, windowParams, type QueryContext, type QuerySpec, type StatementRunner, type TimeWindow } from './sql.ts';
 
 /** The TTLs of the curve: 1 min, 5 min, 15 min, 1 h, 6 h, 24 h, 7 d. */
@@ -94,9 +95,24 @@ const fold = (ttl: string) =>
 
 const SIMULATION_DESCRIPTION =
   "Per tool: calls, cache hits and what they saved under a TTL cache keyed by (tool_id, args_hash) at the current manifest's cache_ttl_ms (or ttl_ms when ≥ 0); only idempotent tools are cacheable.";
-const SIMULATION_SQL = (keys: (tools: string) => string) => `SELECT c.tool_id AS tool_id, m.idempotent = 1 AND ${TTL_OF('m')} > 0 AS cacheable, ${TTL_OF('m')} AS ttl_ms, c.calls AS calls,
+/**
+ * Calls per tool of the window (one tool, or all when tool_id is ''), from the window aggregates
+ * (tool_days, tool_hours) and the calls of the edge hours (window-aggregates.ts): a few hundred
+ * rows whatever the store holds, where counting the calls themselves reads every call of the window.
+ * Needs WINDOW_BOUNDS in the statement's WITH clause.
+ */
+const CALLS_PER_TOOL = `SELECT tool_id, sum(n) AS calls FROM (
+    SELECT tool_id, calls AS n FROM {db:Identifier}.tool_days WHERE ${WHOLE_DAYS} AND ${TOOL_FILTER}
+    UNION ALL
+    SELECT tool_id, calls FROM {db:Identifier}.tool_hours WHERE ${HOURS_OUTSIDE_DAYS} AND ${TOOL_FILTER}
+    UNION ALL
+    SELECT tool_id, count() FROM {db:Identifier}.tool_invocations WHERE ${EDGE_CALLS} AND ${TOOL_FILTER} GROUP BY tool_id
+  ) GROUP BY tool_id HAVING calls > 0`;
+
+const SIMULATION_SQL = (keys: (tools: string) => string) => `WITH ${WINDOW_BOUNDS}
+SELECT c.tool_id AS tool_id, m.idempotent = 1 AND ${TTL_OF('m')} > 0 AS cacheable, ${TTL_OF('m')} AS ttl_ms, c.calls AS calls,
   h.hits AS hits, h.saved_ms AS saved_ms, h.saved_usd AS saved_usd
-FROM (SELECT tool_id, count() AS calls FROM {db:Identifier}.tool_invocations WHERE ${IN_SCOPE} GROUP BY tool_id) AS c
+FROM (${CALLS_PER_TOOL}) AS c
 LEFT JOIN (${CURRENT}) AS m ON m.tool_id = c.tool_id
 LEFT JOIN (
   SELECT tool_id, sum(r.2) AS hits, sum(r.3) AS saved_ms, sum(r.4) AS saved_usd
@@ -120,14 +136,17 @@ const indexedTwin = (twoPass: QuerySpec, sql: string): QuerySpec => ({
   description: `${twoPass.description} From the dedup index's calls per key and the calls of keys ingested since \`since\`.`,
   sql,
   params: { ...twoPass.params, since: SINCE_DOC },
+  // cache_key_calls is grouped by its sorting key: merged in order, streaming (30 M calls: −10 to −15 %).
+  settings: { optimize_aggregation_in_order: 1 },
 });
 
 /** {@link CACHE_SIMULATION} from the dedup index. */
 export const CACHE_SIMULATION_INDEXED = indexedTwin(CACHE_SIMULATION, SIMULATION_SQL(INDEXED_REPEATED_KEYS));
 
 const CURVE_DESCRIPTION = "Calls, hits and savings of the idempotent tools (one, or every one when tool_id is '') at the TTLs 1 min, 5 min, 15 min, 1 h, 6 h, 24 h and 7 d.";
-const CURVE_SQL = (keys: (tools: string) => string) => `SELECT t.i AS i, [${CURVE_TTLS_MS.join(', ')}][t.i] AS ttl_ms, [${CURVE_LABELS}][t.i] AS ttl,
-  (SELECT count() FROM {db:Identifier}.tool_invocations WHERE ${IN_SCOPE} AND ({tool_id:String} != '' OR tool_id IN ${IDEMPOTENT_TOOLS})) AS calls,
+const CURVE_SQL = (keys: (tools: string) => string) => `WITH ${WINDOW_BOUNDS}
+SELECT t.i AS i, [${CURVE_TTLS_MS.join(', ')}][t.i] AS ttl_ms, [${CURVE_LABELS}][t.i] AS ttl,
+  (SELECT sum(calls) FROM (${CALLS_PER_TOOL}) WHERE {tool_id:String} != '' OR tool_id IN ${IDEMPOTENT_TOOLS}) AS calls,
   h.hits AS hits, h.saved_ms AS saved_ms, h.saved_usd AS saved_usd
 FROM (SELECT arrayJoin(range(1, ${CURVE_TTLS_MS.length + 1})) AS i) AS t
 LEFT JOIN (
@@ -185,6 +204,8 @@ export interface CacheSimulationParams {
   window: TimeWindow;
   /** Read the dedup index while it lags by at most this many calls (default DEDUP_LIVE_MAX_ROWS; 0 = never). */
   liveMaxRows?: number;
+  /** The overlap the dedup indexer runs with (default DEDUP_OVERLAP_MS). */
+  indexOverlapMs?: number;
 }
 
 /** Parameters of {@link ttlCurve}. */
@@ -194,6 +215,8 @@ export interface TtlCurveParams {
   window: TimeWindow;
   /** As {@link CacheSimulationParams.liveMaxRows}. */
   liveMaxRows?: number;
+  /** As {@link CacheSimulationParams.indexOverlapMs}. */
+  indexOverlapMs?: number;
 }
 
 type Num = number | string;
@@ -203,14 +226,14 @@ const rate = (hits: number, calls: number) => (calls > 0 ? hits / calls : 0);
  * The statement to run and its `since`: the indexed one while the dedup indexer is close enough
  * behind (its tail of live keys is then small), else the two-pass one; both answer the same.
  */
-async function pick(ch: StatementRunner, db: string, specs: [twoPass: QuerySpec, indexed: QuerySpec], liveMaxRows: number | undefined, ctx: QueryContext): Promise<[QuerySpec, { since?: string }]> {
-  const since = await indexedSince(ch, db, liveMaxRows ?? DEDUP_LIVE_MAX_ROWS, DEDUP_OVERLAP_MS, ctx);
+async function pick(ch: StatementRunner, db: string, specs: [twoPass: QuerySpec, indexed: QuerySpec], p: CacheSimulationParams | TtlCurveParams, ctx: QueryContext): Promise<[QuerySpec, { since?: string }]> {
+  const since = await indexedSince(ch, db, p.liveMaxRows ?? DEDUP_LIVE_MAX_ROWS, p.indexOverlapMs ?? DEDUP_OVERLAP_MS, ctx);
   return since === undefined ? [specs[0], {}] : [specs[1], { since: chTime(since) }];
 }
 
 /** Runs the simulation. */
 export async function cacheSimulation(ch: StatementRunner, db: string, p: CacheSimulationParams, ctx: QueryContext): Promise<CacheSimulation> {
-  const [spec, since] = await pick(ch, db, [CACHE_SIMULATION, CACHE_SIMULATION_INDEXED], p.liveMaxRows, ctx);
+  const [spec, since] = await pick(ch, db, [CACHE_SIMULATION, CACHE_SIMULATION_INDEXED], p, ctx);
   const rows = await runQuery<{ tool_id: string; cacheable: Num; ttl_ms: Num; calls: Num; hits: Num; saved_ms: Num; saved_usd: Num }>(
     ch,
     spec,
@@ -239,7 +262,7 @@ export function suggestedTtl(points: ReadonlyArray<{ ttl_ms: number; saved_ms: n
 
 /** Runs the TTL curve of one tool. */
 export async function ttlCurve(ch: StatementRunner, db: string, p: TtlCurveParams, ctx: QueryContext): Promise<TtlCurve> {
-  const [spec, since] = await pick(ch, db, [CACHE_TTL_CURVE, CACHE_TTL_CURVE_INDEXED], p.liveMaxRows, ctx);
+  const [spec, since] = await pick(ch, db, [CACHE_TTL_CURVE, CACHE_TTL_CURVE_INDEXED], p, ctx);
   const [rows, idempotent] = await Promise.all([
     runQuery<{ ttl_ms: Num; calls: Num; hits: Num; saved_ms: Num; saved_usd: Num }>(ch, spec, { db, tool_id: p.toolId ?? '', ...windowParams(p.window), ...since }, ctx),
     runQuery<{ i: Num }>(ch, TOOL_IDEMPOTENT, { db, tool_id: p.toolId ?? '' }, ctx),

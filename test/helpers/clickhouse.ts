@@ -44,6 +44,17 @@ export async function freshDatabase(prefix = 't'): Promise<{ ch: ClickHouseClien
   return { ch, db, door };
 }
 
+/**
+ * Makes the window aggregates' views (migration 015) count every call inserted from now on, whatever
+ * its ingested_at: they count calls ingested after their cutover, which the migration set to now,
+ * and tests writing calls straight into the table back-date ingested_at. Only on an empty database
+ * (as the benchmarks' history builder does), or calls would be counted by neither.
+ */
+export async function aggregatesFromEpoch(ch: ClickHouseClient, db: string): Promise<void> {
+  await ch.command({ query: 'TRUNCATE TABLE {db:Identifier}.window_aggregates_cutover', query_params: { db } });
+  await ch.command({ query: "INSERT INTO {db:Identifier}.window_aggregates_cutover (at) VALUES ('1970-01-01 00:00:00.000')", query_params: { db } });
+}
+
 /** Runs a query and returns its rows. */
 export async function rows<T = Record<string, unknown>>(ch: ClickHouseClient, query: string, params: Record<string, unknown> = {}): Promise<T[]> {
   const rs = await ch.query({ query, query_params: params, format: 'JSONEachRow' });

@@ -8,7 +8,7 @@ import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
 import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
 import { silentLogger } from '../../../platform/logger.ts';
 import { MetricsRegistry } from '../../../platform/metrics.ts';
-import { dedupCandidates, type DedupParams } from '../../../queries/dedup-candidates.ts';
+import { dedupCandidates, indexedSince, type DedupParams } from '../../../queries/dedup-candidates.ts';
 import { dedupWatermark, refreshDedupIndex } from '../../../analyzers/dedup-index.ts';
 import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
 import { count, freshDatabase, rows, doorOf } from '../../helpers/clickhouse.ts';
@@ -87,6 +87,34 @@ describe('dedup index', () => {
     expect(await dedup()).toEqual(expected());
     expect(await dedup({ liveMaxRows: 0 })).toEqual(expected());
     expect(await count(ch, db, 'dedup_repeats')).toBe(Number((await rows<{ u: string }>(ch, 'SELECT uniqExact(call_id) AS u FROM {db:Identifier}.dedup_repeats', { db }))[0]?.u));
+  });
+
+  it('moves its watermark to its own start once ingest pauses (readers then gather no tail by hand), and still indexes what comes next', async () => {
+    const overlap = 300;
+    const door = doorOf(ch, db);
+    await refreshDedupIndex(door, overlap);
+    const newest = async () => Number((await rows<{ ms: string }>(ch, 'SELECT toUnixTimestamp64Milli(max(ingested_at)) AS ms FROM {db:Identifier}.tool_invocations', { db }))[0]?.ms);
+    const last = await newest();
+    await new Promise((r) => setTimeout(r, 2 * overlap));
+    const idle = await refreshDedupIndex(door, overlap);
+    expect(idle.watermarkMs).toBeGreaterThan(last + overlap);
+    expect(await dedupWatermark(door)).toBe(idle.watermarkMs);
+    const since = await indexedSince(door, db, 1000, overlap, DEFAULT_QUERY_CONTEXT);
+    expect(since).toBe(idle.watermarkMs - overlap);
+    expect(await count(ch, db, 'tool_invocations', `ingested_at > fromUnixTimestamp64Milli(${since}, 'UTC')`)).toBe(0);
+    expect(await dedup({ indexOverlapMs: overlap })).toEqual(expected());
+    // A repeat of a single call, ingested after the idle watermark: live for readers, then indexed.
+    const single = a.invocations.find((i) => seen.invocations.filter((j) => j.tool_id === i.tool_id && j.args_hash === i.args_hash).length === 1);
+    if (!single) throw new Error('the workload has no single call left');
+    const p = toolCall({ call_id: uuidOf('after-idle'), tool_id: single.tool_id, agent_id: 'I', args: single.args, created_at: new Date(baseMs + 42 * 3_600_000).toISOString() }, 'task-idle');
+    await ingest([p]);
+    seen.invocations.push(p.invocation as unknown as GenInvocation);
+    expect(await newest()).toBeGreaterThan(idle.watermarkMs);
+    expect(await dedup({ indexOverlapMs: overlap })).toEqual(expected());
+    await refreshDedupIndex(door, overlap);
+    const copied = await rows<{ id: string }>(ch, 'SELECT toString(call_id) AS id FROM {db:Identifier}.dedup_repeats WHERE call_id IN ({a:UUID}, {b:UUID})', { db, a: uuidOf('after-idle'), b: single.call_id });
+    expect(copied.length).toBe(2);
+    expect(await dedup({ indexOverlapMs: overlap })).toEqual(expected());
   });
 
   it('answers exactly when two keys share an args_key (a simulated cityHash64 collision)', async () => {

@@ -10,7 +10,7 @@ import { cacheSimulation, CURVE_TTLS_MS, ttlCurve } from '../../../queries/cache
 import { DEFAULT_QUERY_CONTEXT, type StatementRunner } from '../../../queries/sql.ts';
 import { refreshDedupIndex } from '../../../analyzers/dedup-index.ts';
 import { parseManifest, type Manifest } from '../../../schemas/tool-manifest.ts';
-import { freshDatabase, rows } from '../../helpers/clickhouse.ts';
+import { aggregatesFromEpoch, freshDatabase, rows } from '../../helpers/clickhouse.ts';
 import { insertCalls, rawCall, rng, type RawCall } from '../../helpers/raw-calls.ts';
 
 const T0 = Date.UTC(2026, 9, 1, 10);
@@ -99,6 +99,17 @@ async function expectExact(door: StatementRunner, db: string, calls: RawCall[], 
   expect(sim.totals.calls).toBe(calls.length);
   expect(sim.totals.hits).toBe(sim.tools.reduce((s, t) => s + t.hits, 0));
 
+  // A window with partial hours at both ends: calls per tool come from the hourly aggregates and the edges' calls.
+  const edged = { fromMs: T0 + 17 * 60_000 + 1, toMs: T0 + 4 * 3600_000 + 5 * 60_000 };
+  const inEdged = calls.filter((c) => c.t >= edged.fromMs && c.t < edged.toMs);
+  const e = await cacheSimulation(door, db, { window: edged, liveMaxRows }, DEFAULT_QUERY_CONTEXT);
+  const perTool = new Map<string, number>();
+  for (const c of inEdged) perTool.set(c.tool_id, (perTool.get(c.tool_id) ?? 0) + 1);
+  expect(new Map(e.tools.map((t) => [t.tool_id, t.calls]))).toEqual(perTool);
+  expect(e.tools.find((t) => t.tool_id === 'search')?.hits).toBe(bruteForce(inEdged.filter((c) => c.tool_id === 'search'), 300_000).hits);
+  const edgedCurve = await ttlCurve(door, db, { window: edged, liveMaxRows }, DEFAULT_QUERY_CONTEXT);
+  expect(edgedCurve.calls).toBe(inEdged.filter((c) => ['search', 'fetch', 'lookup'].includes(c.tool_id)).length);
+
   // A given TTL overrides the manifest's, also where the manifest has 0; never for a non-idempotent tool.
   const given = await cacheSimulation(door, db, { window, ttlMs: 120_000, liveMaxRows }, DEFAULT_QUERY_CONTEXT);
   for (const tool of ['search', 'fetch', 'lookup']) {
@@ -135,6 +146,7 @@ async function expectExact(door: StatementRunner, db: string, calls: RawCall[], 
 describe('cache simulation', () => {
   it('matches a brute-force replay per tool, at the manifest TTL and at a given TTL, and its TTL curve, whatever the dedup index holds', async () => {
     const { ch, db, door } = await freshDatabase('cs');
+    await aggregatesFromEpoch(ch, db);
     const rec = recording(door);
     const calls = workload(21);
     // The edge key: entries at T (first call; the tie at T is a hit), expiry exactly at T + 60 s.
@@ -149,7 +161,8 @@ describe('cache simulation', () => {
     const before = rawCall({ tool_id: 'search', t: T0 - 86_400_000, args: { k: 0 } });
     expect(first.filter((c) => c.args_hash === before.args_hash && c.tool_id === 'search').length).toBeGreaterThan(1);
     await insertCalls(ch, db, [...first, before], T0 - 3_600_000);
-    await insertCalls(ch, db, [rawCall({ tool_id: 'search', t: T0 - 86_400_000, args: { k: 'marker' } })], T0 - 3_000_000);
+    const marker = rawCall({ tool_id: 'search', t: T0 - 86_400_000, args: { k: 'marker' } });
+    await insertCalls(ch, db, [marker], T0 - 3_000_000);
 
     // No index: every key is live (gathered from the calls), or the two-pass statements.
     await expectExact(rec.door, db, first);
@@ -185,10 +198,18 @@ describe('cache simulation', () => {
     // And once the indexer has caught up again.
     await refreshDedupIndex(door);
     await expectExact(door, db, calls);
+
+    // A window of whole days, whole hours and edges: every stored call counted once.
+    const wide = { fromMs: T0 - 37 * 3_600_000 + 600_000, toMs: T0 + 26 * 3_600_000 + 1_800_000 };
+    const perTool = new Map<string, number>();
+    for (const c of [...calls, before, marker]) perTool.set(c.tool_id, (perTool.get(c.tool_id) ?? 0) + 1);
+    const w = await cacheSimulation(door, db, { window: wide }, DEFAULT_QUERY_CONTEXT);
+    expect(new Map(w.tools.map((t) => [t.tool_id, t.calls]))).toEqual(perTool);
   });
 
   it('caches nothing without a manifest, and answers an empty list and curve for a tool without calls', async () => {
     const { ch, db, door } = await freshDatabase('cs');
+    await aggregatesFromEpoch(ch, db);
     await insertCalls(ch, db, [rawCall({ tool_id: 'search', t: T0 }), rawCall({ tool_id: 'search', t: T0 + 1 })], T0);
     const window = { fromMs: T0, toMs: T0 + 86_400_000 };
     const sim = await cacheSimulation(door, db, { window, ttlMs: 60_000 }, DEFAULT_QUERY_CONTEXT);
