@@ -25,7 +25,8 @@ export const SUGGESTED_SHARE = 0.9;
 const CURRENT = `SELECT tool_id, idempotent, cache_ttl_ms FROM {db:Identifier}.tool_manifests
   WHERE version = (SELECT max(version) FROM {db:Identifier}.tool_manifests)`;
 
-const IN_SCOPE = `${CREATED_IN_WINDOW} AND ${TOOL_FILTER}`;
+/** A call of the window and of the tool filter (shared with cache-savings.ts). */
+export const IN_SCOPE = `${CREATED_IN_WINDOW} AND ${TOOL_FILTER}`;
 
 /** One call as the replay sees it: (created_at ms, call_id as big-endian bytes, which sort like its text, succeeded, duration_ms, cost_usd). */
 const CALL = (withTask: boolean) =>
@@ -43,7 +44,7 @@ const CALL = (withTask: boolean) =>
  * (10 M calls: ~0.6 s against ~1.2 s). `withTask` adds each call's task_id as a sixth element (the
  * fold reads only the first five).
  */
-const REPEATED_KEYS = (tools: string, withTask = false) => `SELECT tool_id, arraySort(groupArray(${CALL(withTask)})) AS calls
+export const REPEATED_KEYS = (tools: string, withTask = false) => `SELECT tool_id, arraySort(groupArray(${CALL(withTask)})) AS calls
   FROM {db:Identifier}.tool_invocations
   WHERE ${IN_SCOPE} AND tool_id IN ${tools}
     AND cityHash64(tool_id, args) IN (SELECT cityHash64(tool_id, args) AS h FROM {db:Identifier}.tool_invocations WHERE ${IN_SCOPE} AND tool_id IN ${tools} GROUP BY h HAVING count() > 1)
@@ -80,16 +81,10 @@ const INDEXED_REPEATED_KEYS = (tools: string) => `SELECT tool_id, key_calls AS c
 /** The TTL a tool is simulated at: `ttl_ms` when ≥ 0, else its manifest's cache_ttl_ms (null = 0). */
 const TTL_OF = (m: string) => `if({ttl_ms:Int64} >= 0, {ttl_ms:Int64}, toInt64(ifNull(${m}.cache_ttl_ms, 0)))`;
 const CACHEABLE_TOOLS = `(SELECT tool_id FROM (${CURRENT}) AS cm WHERE cm.idempotent = 1 AND ${TTL_OF('cm')} > 0)`;
-const IDEMPOTENT_TOOLS = `(SELECT tool_id FROM (${CURRENT}) WHERE idempotent = 1)`;
-/**
- * The tools an optimization hint may suggest caching: the idempotent ones of the current manifest
- * or, when no manifest is loaded at all, every tool called in the window (nothing says otherwise).
- */
-const HINT_TOOLS = `(SELECT tool_id FROM {db:Identifier}.tool_invocations WHERE ${IN_SCOPE}
-    AND (tool_id IN ${IDEMPOTENT_TOOLS} OR (SELECT count() FROM {db:Identifier}.tool_manifests) = 0) GROUP BY tool_id)`;
-
+/** The tools the current manifest declares idempotent (shared with cache-savings.ts). */
+export const IDEMPOTENT_TOOLS = `(SELECT tool_id FROM (${CURRENT}) WHERE idempotent = 1)`;
 /** The replay of one key's calls at TTL `ttl`: (expiry, hits, saved_ms, saved_usd). */
-const fold = (ttl: string) =>
+export const fold = (ttl: string) =>
   `arrayFold((acc, x) -> if(x.1 < acc.1, (acc.1, acc.2 + 1, acc.3 + x.4, acc.4 + x.5), if(x.3, (x.1 + ${ttl}, acc.2, acc.3, acc.4), acc)),
       calls, (toInt64(-1), toUInt64(0), toUInt64(0), toFloat64(0)))`;
 
@@ -276,63 +271,6 @@ export async function ttlCurve(ch: StatementRunner, db: string, p: TtlCurveParam
     return { ttl_ms: ttl, hits, hit_rate: rate(hits, calls), saved_ms: Number(r?.saved_ms ?? 0), saved_usd: Number(r?.saved_usd ?? 0) };
   });
   return { tool_id: p.toolId ?? null, cacheable, calls, points, suggested_ttl_ms: cacheable ? suggestedTtl(points) : null };
-}
-
-/**
- * The TTL curve of each tool a hint may suggest caching (see HINT_TOOLS), with what the tool cost
- * in the window: the cache-candidate hints (analyzers/hint-rules.ts) weigh savings against these.
- */
-export const CACHE_TTL_CURVE_PER_TOOL: QuerySpec = {
-  name: 'cache_ttl_curve_per_tool',
-  description: "Per tool that may be cached (idempotent in the current manifest; every tool when no manifest is loaded): calls, total duration and cost, and hits and savings at each TTL of the curve.",
-  sql: `SELECT c.tool_id AS tool_id, c.calls AS calls, c.total_ms AS total_ms, c.total_usd AS total_usd,
-  h.hits AS hits, h.saved_ms AS saved_ms, h.saved_usd AS saved_usd, h.tasks AS tasks
-FROM (
-  SELECT tool_id, count() AS calls, sum(duration_ms) AS total_ms, sum(ifNull(cost_usd, 0)) AS total_usd
-  FROM {db:Identifier}.tool_invocations WHERE ${IN_SCOPE} AND tool_id IN ${HINT_TOOLS} GROUP BY tool_id
-) AS c
-INNER JOIN (
-  SELECT tool_id, sumForEach(arrayMap(r -> r.2, res)) AS hits, sumForEach(arrayMap(r -> r.3, res)) AS saved_ms, sumForEach(arrayMap(r -> r.4, res)) AS saved_usd,
-    arraySlice(arraySort(groupUniqArrayArray(key_tasks)), 1, {max_tasks:UInt32}) AS tasks
-  FROM (SELECT tool_id, arrayMap(L -> ${fold('L')}, [${CURVE_TTLS_MS.join(', ')}]) AS res, arrayFilter(t -> t != '', arrayMap(x -> x.6, calls)) AS key_tasks FROM (${REPEATED_KEYS(HINT_TOOLS, true)}))
-  GROUP BY tool_id
-) AS h ON h.tool_id = c.tool_id
-ORDER BY tool_id`,
-  params: { db: PARAM_DOCS.db, from: PARAM_DOCS.from, to: PARAM_DOCS.to, tool_id: "a tool, or '' for every tool", max_tasks: 'how many task ids (sorted) to keep per tool' },
-};
-
-/** One tool's row of {@link CACHE_TTL_CURVE_PER_TOOL}, at its suggested TTL. */
-export interface ToolCacheSavings {
-  tool_id: string;
-  calls: number;
-  total_ms: number;
-  total_usd: number;
-  /** The suggested TTL (see {@link suggestedTtl}); the tool is left out when none. */
-  ttl_ms: number;
-  hits: number;
-  saved_ms: number;
-  saved_usd: number;
-  /** Tasks whose calls of the tool repeat a key (sorted, at most max_tasks). */
-  tasks: string[];
-}
-
-/** Each cacheable tool's savings at its suggested TTL (tools whose longest TTL saves nothing are left out). */
-export async function cacheSavingsAtSuggestedTtl(ch: StatementRunner, db: string, p: { window: TimeWindow; maxTasks: number }, ctx: QueryContext): Promise<ToolCacheSavings[]> {
-  const rows = await runQuery<{ tool_id: string; calls: Num; total_ms: Num; total_usd: Num; hits: Num[]; saved_ms: Num[]; saved_usd: Num[]; tasks: string[] }>(
-    ch,
-    CACHE_TTL_CURVE_PER_TOOL,
-    { db, tool_id: '', max_tasks: p.maxTasks, ...windowParams(p.window) },
-    ctx,
-  );
-  const out: ToolCacheSavings[] = [];
-  for (const r of rows) {
-    const points = CURVE_TTLS_MS.map((ttl, i) => ({ ttl_ms: ttl, hits: Number(r.hits[i] ?? 0), saved_ms: Number(r.saved_ms[i] ?? 0), saved_usd: Number(r.saved_usd[i] ?? 0) }));
-    const ttl = suggestedTtl(points);
-    const at = points.find((x) => x.ttl_ms === ttl);
-    if (ttl === null || !at) continue;
-    out.push({ tool_id: r.tool_id, calls: Number(r.calls), total_ms: Number(r.total_ms), total_usd: Number(r.total_usd), ttl_ms: ttl, hits: at.hits, saved_ms: at.saved_ms, saved_usd: at.saved_usd, tasks: r.tasks });
-  }
-  return out;
 }
 
 /** Whether the current manifest declares a tool idempotent. */

@@ -6,7 +6,7 @@
  */
 import type { BundleStat, HintMeasures, HintThresholds, HintWindow, RetryStat } from '../analyzers/hint-rules.ts';
 import { HINT_TASK_SAMPLE } from '../analyzers/hint-rules.ts';
-import { cacheSavingsAtSuggestedTtl } from './cache-simulation.ts';
+import { cacheSavingsAtSuggestedTtl } from './cache-savings.ts';
 import { CREATED_IN_WINDOW } from './dashboard-common.ts';
 import { runQuery, windowParams, type QueryContext, type QuerySpec, type StatementRunner } from './sql.ts';
 
