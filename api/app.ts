@@ -7,7 +7,7 @@ import type { ApiKey } from '../platform/config.ts';
 import { AppError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { MetricsRegistry } from '../platform/metrics.ts';
-import { AllowedMethods, answerOtherMethods, collectRouteMethods, methodNotAllowed } from './method-not-allowed.ts';
+import { AllowedMethods, answerOtherMethods, collectRouteMethods, methodNotAllowed, trackServedRoutes } from './method-not-allowed.ts';
 import { registerHealthRoutes, type ReadinessCheck } from './routes/health.ts';
 import type { PacketIngest } from '../ingest/ports.ts';
 import { registerPacketRoutes } from './routes/packets.ts';
@@ -73,6 +73,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     else req.log.info(line, 'request');
   });
   const allowed = new AllowedMethods();
+  trackServedRoutes(app, allowed);
   app.setNotFoundHandler(async (req, reply) => {
     // A method fastify does not route (PROPFIND…) on a path that exists: 405, as for the others.
     const allow = app.supportedMethods.includes(req.method) ? undefined : allowed.allowFor(req.url);

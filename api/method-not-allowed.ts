@@ -15,6 +15,12 @@ import FindMyWay from 'find-my-way';
  */
 export class AllowedMethods {
   private readonly router = FindMyWay();
+  private readonly paths = new Map<string, string>();
+
+  /** Every route path with the methods it takes (its Allow, HEAD included where GET is), as recorded. */
+  served(): ReadonlyMap<string, string[]> {
+    return new Map([...this.paths].map(([url, allow]) => [url, allow.split(', ')]));
+  }
 
   /** The Allow header of the path of a URL, or undefined when no route has that path. */
   allowFor(url: string): string | undefined {
@@ -24,6 +30,7 @@ export class AllowedMethods {
 
   /** Records the Allow of a route path. */
   add(url: string, allow: string): void {
+    this.paths.set(url, allow);
     this.router.on('GET', url, () => undefined, { allow });
   }
 }
@@ -68,4 +75,19 @@ export function answerOtherMethods(app: FastifyInstance, byUrl: Map<string, Set<
       handler: async (req, reply) => methodNotAllowed(req, reply, allow),
     });
   }
+}
+
+const SERVED = new WeakMap<FastifyInstance, AllowedMethods>();
+
+/** Remembers the Allow table of an app, for {@link servedRoutes}. */
+export function trackServedRoutes(app: FastifyInstance, allowed: AllowedMethods): void {
+  SERVED.set(app, allowed);
+}
+
+/**
+ * Every path an app built by buildApp serves, with its methods (after `ready()`): what
+ * /openapi.json must describe, or name as deliberately left out.
+ */
+export function servedRoutes(app: FastifyInstance): ReadonlyMap<string, string[]> {
+  return SERVED.get(app)?.served() ?? new Map();
 }

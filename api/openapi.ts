@@ -156,6 +156,7 @@ export function openApiDocument(routes: ReadRoute[], version: string): Record<st
   };
   addBudgetWrites(paths, schemas);
   addMcpToolsReport(paths, schemas);
+  addTraces(paths);
   for (const [url, summary] of [
     ['/healthz', 'liveness'],
     ['/readyz', 'readiness: ClickHouse (and Kafka when used) reachable'],
@@ -233,6 +234,41 @@ function addMcpToolsReport(paths: Record<string, unknown>, schemas: Record<strin
           '415': 'unsupported media type',
           '503': 'ClickHouse unavailable (see Retry-After)',
         }),
+      },
+    },
+  };
+}
+
+/** POST /v1/traces (api/routes/traces.ts): OTLP/HTTP trace export, answered as the OTLP specification says. */
+function addTraces(paths: Record<string, unknown>): void {
+  const body = (description: string) => ({
+    description,
+    content: {
+      'application/x-protobuf': { schema: { type: 'string', format: 'binary' } },
+      'application/json': { schema: { type: 'object', description: 'OTLP/JSON (protobuf JSON mapping)' } },
+    },
+  });
+  paths['/v1/traces'] = {
+    post: {
+      operationId: 'postTraces',
+      summary:
+        'OTLP/HTTP trace export (ExportTraceServiceRequest, protobuf or JSON, gzip or not): tool spans become tool_call and tool_output packets through the same checks as POST /v1/packets; other spans are ignored (docs/emitters.md: OpenTelemetry tool spans).',
+      tags: ['ingest'],
+      security: [{ bearer: [] }, { apiKey: [] }],
+      requestBody: {
+        required: true,
+        content: {
+          'application/x-protobuf': { schema: { type: 'string', format: 'binary', description: 'ExportTraceServiceRequest' } },
+          'application/json': { schema: { type: 'object', description: 'ExportTraceServiceRequest in the OTLP/JSON encoding' } },
+        },
+      },
+      responses: {
+        '200': body('ExportTraceServiceResponse in the request\'s encoding; partial_success counts the spans rejected (quarantined)'),
+        '400': body('google.rpc.Status: the body is not an ExportTraceServiceRequest, or gzip is broken'),
+        ...errors({ '401': 'missing or unknown API key', '403': 'the key lacks the ingest scope' }),
+        '413': body('google.rpc.Status: body too large (MAX_BODY_BYTES), compressed or inflated'),
+        '415': body('google.rpc.Status: send application/x-protobuf or application/json'),
+        '503': body('google.rpc.Status: Kafka or ClickHouse unavailable (see Retry-After); nothing of the body is acknowledged'),
       },
     },
   };

@@ -124,11 +124,14 @@ export interface ReadDefaults {
   slowThresholdMs: number;
 }
 
-/** The window of a request: its from/to, or the defaults. Throws when from is not before to. */
+/**
+ * The window of a request: its from/to, or the defaults. Throws when from is after to; from equal
+ * to to is the empty range [t, t), a valid question whose answer is empty.
+ */
 export function windowOf(q: { from?: number; to?: number }, defaults: ReadDefaults, now = Date.now(), all = false): TimeWindow {
   const fromMs = q.from ?? (all ? 0 : Math.max(0, now - defaults.windowDays * 86_400_000));
   const toMs = q.to ?? MAX_TIME_MS;
-  if (fromMs >= toMs) throw new BadRequest('from must be before to');
+  if (fromMs > toMs) throw new BadRequest('from must not be after to');
   return { fromMs, toMs };
 }
 

@@ -10,11 +10,8 @@ import { AppError } from '../platform/errors.ts';
 import { parseBudgetSet, type BudgetList } from '../queries/budgets/schemas.ts';
 import { configOrExit } from './runtime.ts';
 import { openReadQueries, parseArgs } from './task.ts';
+import { USAGES } from './usage.ts';
 
-const USAGE = `usage: tool-audit budgets <apply FILE | list> [--url URL] [--json]
-  apply FILE   put the budget set of FILE (a JSON array) in force: a new version of the whole set
-               (PUT /v1/budgets; TOOL_AUDIT_API_KEY needs the admin scope)
-  list         budgets with spent, reserved and remaining for the current UTC period`;
 
 /** One line per budget. Pure. */
 export function renderBudgetList(list: BudgetList): string {
@@ -32,7 +29,7 @@ export async function budgets(argv: string[]): Promise<void> {
   const { flags, positional } = parseArgs(rest);
   if (sub === 'apply' && positional[0]) return apply(positional[0], flags);
   if (sub === 'list') return list(flags);
-  process.stderr.write(`${USAGE}\n`);
+  process.stderr.write(`${USAGES.budgets}\n`);
   process.exit(2);
 }
 

@@ -7,6 +7,7 @@ import { listQuery, windowOf } from '../api/read-params.ts';
 import type { CacheSimulation, TtlCurve } from '../queries/cache-simulation.ts';
 import { configOrExit } from './runtime.ts';
 import { formatDuration, openReadQueries, parseArgs } from './task.ts';
+import { USAGES } from './usage.ts';
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -55,7 +56,7 @@ export async function cache(argv: string[]): Promise<void> {
   const ttlMs = flags.ttl === undefined ? undefined : parseTtl(flags.ttl);
   const when = { from: listQuery.from.safeParse(flags.from), to: listQuery.to.safeParse(flags.to) };
   if ((flags.ttl !== undefined && ttlMs === undefined) || !when.from.success || !when.to.success) {
-    process.stderr.write('usage: tool-audit cache [--tool T] [--ttl 5m|90s|1h|7d|MS] [--from ISO] [--to ISO] [--url URL] [--json]\n');
+    process.stderr.write(`${USAGES.cache}\n`);
     process.exit(2);
   }
   const window = windowOf({ from: when.from.data, to: when.to.data }, { windowDays: config.queries.defaultWindowDays, expensiveThresholdUsd: 1, slowThresholdMs: 30_000 });

@@ -18,6 +18,7 @@ import { DEMO_MANIFEST } from './demo-manifest.ts';
 import { putManifest } from './manifests.ts';
 import { configOrExit } from './runtime.ts';
 import { parseArgs } from './task.ts';
+import { USAGES } from './usage.ts';
 
 type Rand = () => number;
 type Packet = Record<string, unknown>;
@@ -236,7 +237,7 @@ export async function demo(argv: string[]): Promise<void> {
   const seed = Number(flags.seed ?? Date.now() % 100_000);
   const hours = Number(flags.hours ?? 24);
   if (![tasks, seed, hours].every((n) => Number.isFinite(n) && n > 0) || tasks > 100_000) {
-    process.stderr.write('usage: tool-audit demo [--tasks N (1…100000)] [--seed S] [--hours H] [--url URL]\n');
+    process.stderr.write(`${USAGES.demo}\n`);
     process.exit(2);
   }
   await applyDemoManifest(url, config.client.apiKey);

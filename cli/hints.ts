@@ -13,6 +13,7 @@ import { HINT_KINDS, type HintKind } from '../schemas/optimization-hint.ts';
 import { table } from './cache.ts';
 import { configOrExit } from './runtime.ts';
 import { formatDuration, openReadQueries, parseArgs } from './task.ts';
+import { USAGES } from './usage.ts';
 
 /** The hints job of a process (undefined when HINTS_INTERVAL_MS is 0): its config and measuring queries. */
 export function hintsJobOptions(config: Config): JobsOptions['hints'] {
@@ -51,7 +52,7 @@ export async function hints(argv: string[]): Promise<void> {
   const when = { from: listQuery.from.safeParse(flags.from), to: listQuery.to.safeParse(flags.to), limit: listQuery.limit.safeParse(flags.limit) };
   const kind = flags.kind as HintKind | undefined;
   if (!when.from.success || !when.to.success || !when.limit.success || (kind !== undefined && !HINT_KINDS.includes(kind))) {
-    process.stderr.write(`usage: tool-audit hints [--kind ${HINT_KINDS.join('|')}] [--from ISO] [--to ISO] [--limit N] [--cursor C] [--url URL] [--json]\n`);
+    process.stderr.write(`${USAGES.hints}\n`);
     process.exit(2);
   }
   const window = windowOf({ from: when.from.data, to: when.to.data }, { windowDays: config.queries.defaultWindowDays, expensiveThresholdUsd: 1, slowThresholdMs: 30_000 });

@@ -4,6 +4,7 @@
  */
 import { errorMessage } from '../platform/errors.ts';
 import { configOrExit, openClickHouse } from './runtime.ts';
+import { asksForHelp, isCommand, USAGES } from './usage.ts';
 
 const USAGE = `usage: tool-audit <command>
 
@@ -24,12 +25,18 @@ const USAGE = `usage: tool-audit <command>
   mcp         audit gateway for MCP: tool-audit mcp -- <server command> (stdio), or
               --upstream URL --listen PORT (Streamable HTTP); see \`tool-audit mcp --help\`
   dashboards  write the Grafana dashboards as JSON (--out DIR, default deploy/grafana/dashboards)
-  help        this text
+  help [CMD]  this text, or a command's usage (as \`tool-audit CMD --help\`)
 
 Configuration comes from the environment; see docs/operations.md.`;
 
 async function main(argv: string[]): Promise<void> {
   const [command] = argv;
+  if (isCommand(command) && asksForHelp(command, argv.slice(1))) return void process.stdout.write(`${USAGES[command]}\n`);
+  if (command === 'help' && argv[1] !== undefined) {
+    if (isCommand(argv[1])) return void process.stdout.write(`${USAGES[argv[1]]}\n`);
+    process.stderr.write(`tool-audit: unknown command '${argv[1]}'\n${USAGE}\n`);
+    process.exit(2);
+  }
   switch (command) {
     case 'serve':
       return (await import('./serve.ts')).serve();
@@ -69,6 +76,7 @@ async function main(argv: string[]): Promise<void> {
     case undefined:
     case 'help':
     case '--help':
+    case '-h':
       process.stdout.write(`${USAGE}\n`);
       return;
     default:

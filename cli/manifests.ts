@@ -10,15 +10,15 @@ import type { Manifest } from '../schemas/tool-manifest.ts';
 import { loadManifestFiles } from './manifest-files.ts';
 import { configOrExit, startRuntime } from './runtime.ts';
 import { parseArgs } from './task.ts';
+import { USAGES } from './usage.ts';
 
-const USAGE = 'usage: tool-audit manifests apply FILE|DIR [--url URL]';
 
 /** `tool-audit manifests <subcommand>`. */
 export async function manifests(argv: string[]): Promise<void> {
   const { flags, positional } = parseArgs(argv);
   const [sub, target] = positional;
   if (sub !== 'apply' || !target) {
-    process.stderr.write(`${USAGE}\n`);
+    process.stderr.write(`${USAGES.manifests}\n`);
     process.exit(2);
   }
   const loaded = loadManifestFiles(target);

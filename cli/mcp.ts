@@ -19,20 +19,8 @@ import { AppError } from '../platform/errors.ts';
 import { createLogger, type Logger } from '../platform/logger.ts';
 import { parseOrchestrator } from '../schemas/vocabulary.ts';
 import { configOrExit } from './runtime.ts';
+import { USAGES } from './usage.ts';
 
-const USAGE = `usage: tool-audit mcp [options] -- <server command> [args…]        (stdio)
-       tool-audit mcp [options] --upstream URL --listen [HOST:]PORT     (Streamable HTTP)
-
-  --agent-id ID          agent_id of the calls (default: the client's name from initialize)
-  --server NAME          the server's name; tool_id = <server>/<tool> (default: its serverInfo.name)
-  --task-id ID           task of calls naming none (stdio; default one new id per run; HTTP: the session id)
-  --orchestrator O       websocket | kernel | gateway | scheduler (default gateway)
-  --instance-id ID       default mcp-gateway
-  --pin-manifest FILE    refuse tools absent from FILE (a tools/list result) or redefined since
-  --check-budget USD     ask POST /v1/budget/check before forwarding, projecting USD per call
-  --budget-unavailable allow|deny   when the check gets no answer in time (default allow)
-  --url URL              the tool-audit server (default TOOL_AUDIT_URL; else KAFKA_BROKERS)
-  --buffer-packets N     packets held while the sink is slow or away (default 50000); beyond, counted as dropped`;
 
 /** The gateway's options, parsed. */
 export interface McpArgs {
@@ -103,7 +91,7 @@ export function parseMcpArgs(argv: string[]): McpArgs | string {
 export async function mcp(argv: string[]): Promise<void> {
   const args = parseMcpArgs(argv);
   if (typeof args === 'string') {
-    process.stderr.write(`tool-audit mcp: ${args}\n${USAGE}\n`);
+    process.stderr.write(`tool-audit mcp: ${args}\n${USAGES.mcp}\n`);
     process.exit(2);
   }
   const config = configOrExit();

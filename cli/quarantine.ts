@@ -12,13 +12,8 @@ import type { QuarantineList, QuarantineRecord, ReplayAnswer } from '../queries/
 import { replayAnswerSchema } from '../queries/quarantine-schemas.ts';
 import { configOrExit } from './runtime.ts';
 import { openReadQueries, parseArgs } from './task.ts';
+import { USAGES } from './usage.ts';
 
-const USAGE = `usage: tool-audit quarantine <list|show|replay>
-  list   [--reason CODE] [--source PREFIX] [--packet-type T] [--from ISO] [--to ISO] [--limit N] [--cursor C] [--json]
-  show   ID [--raw]         (--raw: only the packet's exact bytes, to stdout)
-  replay ID... [--packet FILE]...   (FILE: the producer's corrected packet for the ID at the same position)
-  replay --filter [--reason CODE] [--source PREFIX] [--packet-type T] [--from ISO] [--to ISO] [--limit N] [--cursor C]
-common: --url URL (default TOOL_AUDIT_URL; replay: http://127.0.0.1:8080), --json`;
 
 /** One line per quarantined packet. Pure. */
 export function renderQuarantineList(list: QuarantineList): string {
@@ -55,7 +50,7 @@ export async function quarantine(argv: string[]): Promise<void> {
   if (sub === 'list') return list(flags);
   if (sub === 'show' && positional[0]) return show(positional[0], flags);
   if (sub === 'replay' && (positional.length || flags.filter)) return replay(rest, flags, positional);
-  process.stderr.write(`${USAGE}\n`);
+  process.stderr.write(`${USAGES.quarantine}\n`);
   process.exit(2);
 }
 

@@ -11,6 +11,7 @@ import { createReadQueries, type ReadQueries } from '../queries/index.ts';
 import type { TaskView } from '../queries/schemas.ts';
 import { configOrExit, startRuntime } from './runtime.ts';
 import { stringifyWithRaw } from '../schemas/raw-json.ts';
+import { USAGES } from './usage.ts';
 
 /** Flags shared by the read commands: `--name value` pairs and positional arguments. */
 export function parseArgs(argv: string[]): { flags: Record<string, string>; positional: string[] } {
@@ -123,7 +124,7 @@ export async function task(argv: string[]): Promise<void> {
   const { flags, positional } = parseArgs(argv);
   const taskId = positional[0];
   if (!taskId) {
-    process.stderr.write('usage: tool-audit task <task_id> [--url URL] [--json]\n');
+    process.stderr.write(`${USAGES.task}\n`);
     process.exit(2);
   }
   const { queries, close } = await openReadQueries(flags);

@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../api/app.ts';
+import { servedRoutes } from '../../../api/method-not-allowed.ts';
 import { createBudgetService } from '../../../api/budgets/service.ts';
 import { packetAnswerSchema } from '../../../api/packet-answer-schema.ts';
 import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
@@ -111,7 +112,28 @@ const OPAQUE = new Set(['cursor']);
 // `to` needs a `from` before it (from defaults to now − 90 days).
 const companion = (name: string): Record<string, string> => (name === 'to' ? { from: '1970-01-01' } : {});
 
+/** Served on purpose without an entry in the document, and why. */
+const NOT_DOCUMENTED: Record<string, string> = {
+  '/openapi.json': 'the document itself',
+};
+
 describe('OpenAPI conformance', () => {
+  it('describes every route the server registers, with its methods (or names it as deliberately left out)', async () => {
+    await app.ready();
+    const served = servedRoutes(app);
+    expect(served.size).toBeGreaterThan(30);
+    const documented = new Map(Object.entries(spec.paths as Record<string, Record<string, unknown>>).map(([path, item]) => [path.replace(/\{([a-z_]+)\}/g, ':$1'), Object.keys(item).map((m) => m.toUpperCase())]));
+    const missing: string[] = [];
+    for (const [url, methods] of served) {
+      if (NOT_DOCUMENTED[url]) continue;
+      for (const m of methods.filter((x) => x !== 'HEAD')) if (!documented.get(url)?.includes(m)) missing.push(`${m} ${url}`);
+    }
+    expect(missing).toEqual([]);
+    // And nothing documented that is not served.
+    for (const [url, methods] of documented) expect(served.get(url), url).toEqual(expect.arrayContaining(methods));
+    expect(documented.get('/v1/traces')).toEqual(['POST']);
+  });
+
   it('declares bounds, patterns and lengths for every read parameter', () => {
     for (const { path, method, op } of operations()) {
       for (const p of op.parameters ?? []) {

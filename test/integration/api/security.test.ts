@@ -122,13 +122,32 @@ describe('injection corpus', () => {
       ['limit=1001', 'limit'],
       ['threshold_ms=9007199254740993', 'threshold_ms'],
       ['from=2026-13-45', 'from'],
-      ['from=2026-11-22T00:00:00Z&to=2026-11-21T00:00:00Z', 'from must be before to'],
+      ['from=2026-11-22T00:00:00Z&to=2026-11-21T00:00:00Z', 'from must not be after to'],
     ] as const) {
       const url = q.startsWith('threshold') ? `/v1/calls/slow?${q}` : `/v1/calls/failed?${q}`;
       const r = await h.get(url);
       expect(r.status, url).toBe(400);
       expect(r.body.message).toContain(param);
     }
+  });
+
+  it('answers an empty range (from equal to to) with 200 and no rows on every read route that takes a window', async () => {
+    // The instant of a stored call and of its output: an inclusive bound anywhere would return them.
+    const [at] = await h.ch.query({ query: 'SELECT toUnixTimestamp64Milli(created_at) AS t, task_id, tool_id FROM {db:Identifier}.tool_invocations ORDER BY created_at LIMIT 1 OFFSET 5', query_params: { db: h.db }, format: 'JSONEachRow' }).then((r) => r.json<{ t: string; task_id: string; tool_id: string }>());
+    const t = new Date(Number(at?.t)).toISOString();
+    let tried = 0;
+    for (const route of READ_ROUTES.filter((r) => 'from' in r.query.shape && 'to' in r.query.shape)) {
+      const id = route.url.includes(':task_id') ? (at?.task_id ?? '') : (at?.tool_id ?? '');
+      const url = `${concrete(route.url, id)}?from=${t}&to=${t}`;
+      const r = await h.get(url);
+      tried++;
+      expect(r.status, `${url} → ${JSON.stringify(r.body).slice(0, 200)}`).toBe(route.url.includes(':quarantine_id') ? 404 : 200);
+      if (r.status === 200) expect(isEmpty(r.body), `${url} → ${JSON.stringify(r.body).slice(0, 300)}`).toBe(true);
+    }
+    expect(tried).toBeGreaterThan(15);
+    // The same instant as a one-millisecond range finds the call: the empty answers above are not for want of data.
+    const one = await h.get(`/v1/tools/${encodeURIComponent(at?.tool_id ?? '')}/invocations?from=${t}&to=${new Date(Number(at?.t) + 1).toISOString()}`);
+    expect(one.body.invocations.length).toBeGreaterThan(0);
   });
 
   it('binds values that look like SQL: such a tool and task are stored and found again exactly', async () => {

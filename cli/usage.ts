@@ -1,0 +1,74 @@
+/**
+ * The usage text of every command: printed by `tool-audit <command> --help` (and `tool-audit help
+ * <command>`) on stdout with status 0, and by a command given bad arguments on stderr with status 2.
+ * Pure data.
+ */
+import { HINT_KINDS } from '../schemas/optimization-hint.ts';
+
+const ENV = 'Configuration comes from the environment; see docs/operations.md.';
+
+/** Usage per command. */
+export const USAGES = {
+  serve: `usage: tool-audit serve
+  HTTP API, pages and ingest (npm start); with KAFKA_BROKERS through Kafka, with its in-process
+  ingest worker, analyzer and jobs unless INGEST_WORKER_IN_PROCESS / ANALYZER_ENABLED say otherwise.
+${ENV}`,
+  ingest: `usage: tool-audit ingest
+  Kafka ingest worker (KAFKA_BROKERS required); run several: they share one consumer group.
+${ENV}`,
+  analyze: `usage: tool-audit analyze
+  Dependency analyzer, auditor, manifest rules, dedup index and hints jobs: one per database.
+${ENV}`,
+  migrate: `usage: tool-audit migrate
+  Create or upgrade the ClickHouse schema (idempotent), then exit.
+${ENV}`,
+  task: 'usage: tool-audit task <task_id> [--url URL] [--json]',
+  top: 'usage: tool-audit top [--from ISO] [--to ISO] [--limit N] [--url URL] [--json]',
+  quarantine: `usage: tool-audit quarantine <list|show|replay>
+  list   [--reason CODE] [--source PREFIX] [--packet-type T] [--from ISO] [--to ISO] [--limit N] [--cursor C] [--json]
+  show   ID [--raw]         (--raw: only the packet's exact bytes, to stdout)
+  replay ID... [--packet FILE]...   (FILE: the producer's corrected packet for the ID at the same position)
+  replay --filter [--reason CODE] [--source PREFIX] [--packet-type T] [--from ISO] [--to ISO] [--limit N] [--cursor C]
+common: --url URL (default TOOL_AUDIT_URL; replay: http://127.0.0.1:8080), --json`,
+  budgets: `usage: tool-audit budgets <apply FILE | list> [--url URL] [--json]
+  apply FILE   put the budget set of FILE (a JSON array) in force: a new version of the whole set
+               (PUT /v1/budgets; TOOL_AUDIT_API_KEY needs the admin scope)
+  list         budgets with spent, reserved and remaining for the current UTC period`,
+  manifests: 'usage: tool-audit manifests apply FILE|DIR [--url URL]',
+  cache: 'usage: tool-audit cache [--tool T] [--ttl 5m|90s|1h|7d|MS] [--from ISO] [--to ISO] [--url URL] [--json]',
+  hints: `usage: tool-audit hints [--kind ${HINT_KINDS.join('|')}] [--from ISO] [--to ISO] [--limit N] [--cursor C] [--url URL] [--json]`,
+  demo: 'usage: tool-audit demo [--tasks N (1…100000)] [--seed S] [--hours H] [--url URL]',
+  mcp: `usage: tool-audit mcp [options] -- <server command> [args…]        (stdio)
+       tool-audit mcp [options] --upstream URL --listen [HOST:]PORT     (Streamable HTTP)
+
+  --agent-id ID          agent_id of the calls (default: the client's name from initialize)
+  --server NAME          the server's name; tool_id = <server>/<tool> (default: its serverInfo.name)
+  --task-id ID           task of calls naming none (stdio; default one new id per run; HTTP: the session id)
+  --orchestrator O       websocket | kernel | gateway | scheduler (default gateway)
+  --instance-id ID       default mcp-gateway
+  --pin-manifest FILE    refuse tools absent from FILE (a tools/list result) or redefined since
+  --check-budget USD     ask POST /v1/budget/check before forwarding, projecting USD per call
+  --budget-unavailable allow|deny   when the check gets no answer in time (default allow)
+  --url URL              the tool-audit server (default TOOL_AUDIT_URL; else KAFKA_BROKERS)
+  --buffer-packets N     packets held while the sink is slow or away (default 50000); beyond, counted as dropped`,
+  dashboards: `usage: tool-audit dashboards [--out DIR] [--database NAME] [--check]
+  Write the Grafana dashboards as JSON (default deploy/grafana/dashboards); --check only reports
+  files that differ from what would be written (status 1).`,
+} as const;
+
+/** A command with a usage text. */
+export type Command = keyof typeof USAGES;
+
+/** Whether `name` is a command. */
+export function isCommand(name: string | undefined): name is Command {
+  return name !== undefined && Object.hasOwn(USAGES, name);
+}
+
+/**
+ * Whether a command's arguments ask for its usage: `--help` or `-h` among them (for `mcp`, only
+ * before `--`: what follows is the MCP server's own command line).
+ */
+export function asksForHelp(command: Command, args: readonly string[]): boolean {
+  const end = command === 'mcp' && args.includes('--') ? args.indexOf('--') : args.length;
+  return args.slice(0, end).some((a) => a === '--help' || a === '-h');
+}
