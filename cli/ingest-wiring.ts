@@ -54,6 +54,7 @@ export async function startKafkaWorker(rt: Runtime, kafka: Kafka, writer: Segmen
       partitionsConsumedConcurrently: rt.config.ingest.partitionsConcurrency,
       consumers: rt.config.ingest.consumers,
       sessionTimeoutMs: k.sessionTimeoutMs,
+      flushMs: rt.config.ingest.flushMs,
     },
   });
   await worker.start();

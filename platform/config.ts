@@ -80,7 +80,7 @@ const envSchema = z.object({
   MAX_BODY_BYTES: intFromEnv(16 * 1024 * 1024, 1024),
   MAX_PACKET_BYTES: intFromEnv(1024 * 1024, 256),
   INGEST_BATCH_MAX_PACKETS: intFromEnv(5000, 1),
-  INGEST_FLUSH_MS: intFromEnv(200, 1),
+  INGEST_FLUSH_MS: intFromEnv(200, 1).pipe(z.number().max(10_000)),
   INGEST_SINK_RETRY_MAX_MS: intFromEnv(10_000, 10),
   INGEST_SINK_UNHEALTHY_AFTER_MS: intFromEnv(60_000, 100),
   DEDUP_CACHE_ENTRIES: intFromEnv(1_000_000, 0),
