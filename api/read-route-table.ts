@@ -277,13 +277,18 @@ export const READ_ROUTES: ReadRoute[] = [
     url: '/v1/violations',
     operationId: 'violations',
     method: 'violations',
-    request: (p: ViolationsParams) => ({ query: { ...pageQuery(p), invariant: p.invariant } }),
-    summary: 'Violations found by the auditor (SHOULD and cross-segment rules), newest first, and counts per invariant; from/to apply to detected_at.',
-    query: z.strictObject({ ...listQuery, invariant: z.string().min(1).max(64).optional().describe('only this invariant, e.g. I8') }),
+    request: (p: ViolationsParams) => ({ query: { ...pageQuery(p), invariant: p.invariant, task_id: p.taskId, call_id: p.callId } }),
+    summary: 'Violations found by the auditor (SHOULD and cross-segment rules), newest first, and counts per invariant; from/to apply to detected_at; task_id / call_id keep those naming a call of the task / the call.',
+    query: z.strictObject({
+      ...listQuery,
+      invariant: z.string().min(1).max(64).optional().describe('only this invariant, e.g. I8'),
+      task_id: pathId.optional().describe('only violations naming one of this task’s calls'),
+      call_id: pathId.optional().describe('only violations naming this call (or output, tool) id'),
+    }),
     response: violationsSchema,
     run: (qs, { query }, d) => {
-      const q = query as Q & { invariant?: string };
-      return qs.violations({ window: windowOf(q, d), ...page(q), ...(q.invariant ? { invariant: q.invariant } : {}) });
+      const q = query as Q & { invariant?: string; task_id?: string; call_id?: string };
+      return qs.violations({ window: windowOf(q, d), ...page(q), ...(q.invariant ? { invariant: q.invariant } : {}), ...(q.task_id ? { taskId: q.task_id } : {}), ...(q.call_id ? { callId: q.call_id } : {}) });
     },
   },
   {

@@ -12,7 +12,20 @@ const WINDOW_DOCS = {
   from: "inclusive lower bound of detected_at, 'YYYY-MM-DD hh:mm:ss.sss' UTC",
   to: 'exclusive upper bound of detected_at, same format',
   invariant: "only this invariant (e.g. 'I8'); '' for every invariant",
+  task_id: "only violations naming a call of this task among their ids; '' for every task",
+  call_id: "only violations naming this call among their ids; '' for every call",
 };
+
+/**
+ * The filters of both statements. A task's violations are those naming one of its calls (every
+ * rule on calls, outputs and dependencies names the call ids involved): its call ids are a range
+ * read of tool_invocations (ordered by task), and idx_ids (migration 024, a bloom filter of ids)
+ * skips the granules of violations naming none of them.
+ */
+const FILTERS = `detected_at >= {from:DateTime64(3, 'UTC')} AND detected_at < {to:DateTime64(3, 'UTC')}
+  AND ({invariant:String} = '' OR invariant = {invariant:String})
+  AND ({call_id:String} = '' OR has(ids, {call_id:String}))
+  AND ({task_id:String} = '' OR hasAny(ids, (SELECT groupArray(toString(call_id)) FROM {db:Identifier}.tool_invocations WHERE task_id = {task_id:String})))`;
 
 /** One page of violations. */
 export const VIOLATIONS: QuerySpec = {
@@ -20,8 +33,7 @@ export const VIOLATIONS: QuerySpec = {
   description: 'Violations recorded by the auditor, newest first (detected_at, then violation_key, descending).',
   sql: `SELECT invariant, packet_type, ids, detail, toUnixTimestamp64Milli(detected_at) AS detected_ms, violation_key
 FROM {db:Identifier}.violations
-WHERE detected_at >= {from:DateTime64(3, 'UTC')} AND detected_at < {to:DateTime64(3, 'UTC')}
-  AND ({invariant:String} = '' OR invariant = {invariant:String})
+WHERE ${FILTERS}
   AND (NOT {has_cursor:Bool} OR (detected_at, violation_key) < ({c_at:DateTime64(3, 'UTC')}, {c_key:String}))
 ORDER BY detected_at DESC, violation_key DESC
 LIMIT {limit:UInt32}`,
@@ -39,8 +51,7 @@ export const VIOLATION_COUNTS: QuerySpec = {
   description: 'Violations per invariant in the window.',
   sql: `SELECT toString(invariant) AS k, count() AS n
 FROM {db:Identifier}.violations
-WHERE detected_at >= {from:DateTime64(3, 'UTC')} AND detected_at < {to:DateTime64(3, 'UTC')}
-  AND ({invariant:String} = '' OR invariant = {invariant:String})
+WHERE ${FILTERS}
 GROUP BY k
 ORDER BY k`,
   params: WINDOW_DOCS,
@@ -52,6 +63,10 @@ const cursor = cursorCodec('violations', z.tuple([msKey, strKey]));
 export interface ViolationsParams {
   /** Only this invariant when set. */
   invariant?: string;
+  /** Only violations naming a call of this task. */
+  taskId?: string;
+  /** Only violations naming this call. */
+  callId?: string;
   window: TimeWindow;
   limit: number;
   cursor?: string;
@@ -69,7 +84,7 @@ interface ViolationRow {
 /** Runs the violations list. */
 export async function violations(ch: StatementRunner, db: string, p: ViolationsParams, ctx: QueryContext): Promise<Violations> {
   const after = p.cursor === undefined ? undefined : cursor.decode(p.cursor);
-  const base = { db, invariant: p.invariant ?? '', ...windowParams(p.window) };
+  const base = { db, invariant: p.invariant ?? '', task_id: p.taskId ?? '', call_id: p.callId ?? '', ...windowParams(p.window) };
   const counts = await runQuery<{ k: string; n: number }>(ch, VIOLATION_COUNTS, base, ctx);
   const rows =
     counts.length === 0

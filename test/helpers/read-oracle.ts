@@ -198,9 +198,12 @@ export function oracle(w: Workload) {
         .map(([k, n]) => ({ tools: JSON.parse(k) as string[], count: n }))
         .sort((a, b) => b.count - a.count || cmp(JSON.stringify(a.tools), JSON.stringify(b.tools)));
     },
-    violations(win: Win, invariant?: string) {
+    /** `by.task`: violations naming one of the task's calls; `by.call`: naming that id. */
+    violations(win: Win, invariant?: string, by: { task?: string; call?: string } = {}) {
+      const calls = by.task === undefined ? undefined : new Set(w.invocations.filter((i) => i.task_id === by.task).map((i) => i.call_id));
       const xs = w.violations
         .filter((v) => inWin(v.detected_at, win) && (!invariant || v.invariant === invariant))
+        .filter((v) => (!calls || v.ids.some((id) => calls.has(id))) && (by.call === undefined || v.ids.includes(by.call)))
         .sort((a, b) => cmp(ms(b.detected_at), ms(a.detected_at)) || cmp(b.violation_key, a.violation_key));
       return { violations: xs.map(apiViolation), counts: countBy(xs, (v) => v.invariant) };
     },

@@ -178,7 +178,8 @@ export function generateWorkload(seed: number, baseMs: number, tasks = 16): Work
       violation_key: `v-${seed}-${i}`,
       invariant: inv,
       packet_type: inv === 'I8' ? 'output_artifact' : inv === 'I9' ? 'tool_dependency' : 'tool_call',
-      ids: [uuidOf(`${seed}:v:${i}`)],
+      // Most name stored calls (two of them a call each of two tasks, as an I10 pair does), the rest ids nothing stores.
+      ids: i % 5 === 4 || w.invocations.length === 0 ? [uuidOf(`${seed}:v:${i}`)] : [...new Set([w.invocations[(i * 37) % w.invocations.length]?.call_id ?? '', ...(i % 3 === 0 ? [w.invocations[(i * 53 + 11) % w.invocations.length]?.call_id ?? ''] : [])])],
       detail: `generated ${inv} #${i}`,
       // Violations 7 and 8 share a detected_at: their order rests on the violation_key tiebreak.
       detected_at: new Date(baseMs + (i === 8 ? 7 : i) * 1_800_000).toISOString(),

@@ -185,6 +185,19 @@ describe('read API over a generated workload', () => {
     pages.forEach((p) => expect(violationsSchema.parse(p).counts).toEqual(want.counts));
     const i8 = await h.all('/v1/violations?invariant=I8', 'violations');
     expect(i8.items).toEqual(o.violations(ALL, 'I8').violations);
+    // A task's and a call's violations (the task page reads them so), paged; every task that has one, and one that has none.
+    const named = new Set(want.violations.flatMap((v) => v.ids));
+    const tasks = [...new Set(h.workload.invocations.filter((i) => named.has(i.call_id)).map((i) => i.task_id))].slice(0, 12);
+    expect(tasks.length).toBeGreaterThan(2);
+    for (const task of [...tasks, 'no-such-task']) {
+      const t = await h.all(`/v1/violations?limit=2&task_id=${encodeURIComponent(task ?? '')}`, 'violations');
+      expect(t.items, task ?? '').toEqual(o.violations(ALL, undefined, { task: task ?? '' }).violations);
+      t.pages.forEach((p) => expect(violationsSchema.parse(p).counts).toEqual(o.violations(ALL, undefined, { task: task ?? '' }).counts));
+    }
+    const call = want.violations[3]?.ids[0] ?? '';
+    const byCall = await h.all(`/v1/violations?call_id=${encodeURIComponent(call)}`, 'violations');
+    expect(byCall.items).toEqual(o.violations(ALL, undefined, { call }).violations);
+    expect(byCall.items.length).toBeGreaterThan(0);
   });
 
   it('from/to cut every list to the window (half-open)', async () => {

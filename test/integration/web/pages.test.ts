@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TaskList, TaskView, ToolsSummary, ToolStats, Violations } from '../../../queries/schemas.ts';
 import { formatCount, formatMs, formatPct, formatUsd } from '../../../web/app/format.ts';
 import { taskModel } from '../../../web/app/task-model.ts';
+import { toolCall } from '../../helpers/packets.ts';
 import { chromiumPath, launchChromium, loadDemo, startServe, type ServeProcess } from '../../helpers/web.ts';
 
 const KEY = 'web-test-key-0123456789abcdef';
@@ -40,7 +41,8 @@ const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `
 describe.skipIf(!hasChromium)('web app in Chromium', () => {
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    [server, browser] = await Promise.all([startServe({ apiKeys: `${KEY}:ingest,read,admin` }), launchChromium()]);
+    // The auditor every half second and without its grace period: the planted violations below are found quickly.
+    [server, browser] = await Promise.all([startServe({ apiKeys: `${KEY}:ingest,read,admin`, env: { AUDIT_INTERVAL_MS: '500', AUDIT_GRACE_MS: '0' } }), launchChromium()]);
     await loadDemo(server.url, { tasks: 25, seed: 17, hours: 6, apiKey: KEY });
     authed = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     await authed.addInitScript({ content: `sessionStorage.setItem('tool-audit.api-key', ${JSON.stringify(KEY)})` });
@@ -168,6 +170,32 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     await page.waitForSelector('.bar-hits li');
     await page.close();
   });
+
+  it("shows a task's violations even when over a thousand newer ones of other tasks were found after them", async () => {
+    const post = async (packets: object[]) => {
+      const res = await fetch(`${server.url}/v1/packets`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(packets) });
+      expect(res.status).toBe(200);
+    };
+    const failedWithoutError = (task: string, i: number) => toolCall({ status: 'error', error: null, created_at: new Date(Date.now() - 60_000 + i).toISOString() }, task);
+    const target = failedWithoutError('planted-target', 0);
+    await post([toolCall({ created_at: new Date(Date.now() - 120_000).toISOString() }, 'planted-target'), target]);
+    await expect.poll(async () => (await api<Violations>('/v1/violations?task_id=planted-target&from=1970-01-01')).violations.map((v) => v.ids), { timeout: 30_000 }).toEqual([[target.call_id]]);
+    const others = Array.from({ length: 1050 }, (_, i) => failedWithoutError(`planted-other-${i % 50}`, i + 1));
+    await post(others);
+    await expect.poll(async () => (await api<Violations>('/v1/violations?invariant=I4&limit=1&from=1970-01-01')).counts.I4 ?? 0, { timeout: 60_000 }).toBeGreaterThanOrEqual(1051);
+    // What the page read before: the newest 1,000 of the store, which no longer hold the target's.
+    const newest = await api<Violations>('/v1/violations?limit=1000&from=1970-01-01');
+    expect(newest.violations.some((v) => v.ids.includes(target.call_id))).toBe(false);
+    expect((await api<Violations>(`/v1/violations?call_id=${target.call_id}&from=1970-01-01`)).violations.map((v) => v.invariant)).toEqual(['I4']);
+
+    const page = await authed.newPage();
+    await open(page, '/tasks/planted-target');
+    const section = page.getByRole('region', { name: 'Violations of this task' });
+    expect(await section.getByRole('heading').textContent()).toBe('Violations (1)');
+    expect(await section.getByRole('listitem').allTextContents()).toEqual([expect.stringContaining('I4') as unknown as string]);
+    expect(await page.getByLabel('Task totals').textContent()).toContain('violations1');
+    await page.close();
+  }, 120_000);
 
   it('answers every page URL with the app (deep links), and an unknown one inside the app with "Not found"', async () => {
     for (const path of ['/', '/tasks', '/tools', '/waste', '/tools/search_web', '/tasks/no-such-task']) {

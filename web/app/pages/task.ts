@@ -31,13 +31,28 @@ export async function fetchTask(taskId: string): Promise<TaskView> {
   return view;
 }
 
+/**
+ * Every violation naming a call of the task, found by the server (`task_id`), page by page: found
+ * after the task's first call (detected_at follows what it judges), at most 20 pages of 1,000.
+ */
+async function taskViolations(taskId: string, from: string): Promise<Violations['violations']> {
+  const out: Violations['violations'] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 20; page++) {
+    const r = await getJson<Violations>('/v1/violations', { task_id: taskId, from, limit: 1000, ...(cursor ? { cursor } : {}) });
+    out.push(...r.violations);
+    if (!r.next_cursor) break;
+    cursor = r.next_cursor;
+  }
+  return out;
+}
+
 /** Renders the task page into `root`. */
 export async function taskPage(root: HTMLElement, taskId: string, selectedCall: string | null): Promise<void> {
   const view = await fetchTask(taskId);
-  const from = view.invocations[0]?.created_at;
-  const violations = from ? await getJson<Violations>('/v1/violations', { from, limit: 1000 }) : { violations: [] };
+  const violations = view.invocations.length ? await taskViolations(taskId, view.invocations[0]?.created_at ?? '1970-01-01') : [];
   performance.mark('task:data');
-  const model = taskModel(view, violations.violations);
+  const model = taskModel(view, violations);
   performance.mark('task:model');
   renderTask(root, model, selectedCall);
   performance.mark('task:built');
