@@ -16,10 +16,11 @@ describe('read parameters', () => {
     }
   });
 
-  it('defaults the window to the last N days with no upper bound, and refuses from ≥ to', () => {
+  it('defaults the window to the last N days with no upper bound, takes from = to as the empty range, and refuses from > to', () => {
     const now = Date.UTC(2026, 10, 22);
     expect(windowOf({}, DEFAULTS, now)).toEqual({ fromMs: now - 30 * 86_400_000, toMs: MAX_TIME_MS });
     expect(windowOf({}, DEFAULTS, now, true)).toEqual({ fromMs: 0, toMs: MAX_TIME_MS });
-    expect(() => windowOf({ from: 5, to: 5 }, DEFAULTS, now)).toThrow(BadRequest);
+    expect(windowOf({ from: 5, to: 5 }, DEFAULTS, now)).toEqual({ fromMs: 5, toMs: 5 });
+    expect(() => windowOf({ from: 6, to: 5 }, DEFAULTS, now)).toThrow(BadRequest);
   });
 });
