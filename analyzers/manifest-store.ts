@@ -6,12 +6,13 @@
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { chTime, type ReadLimits, type StatementRunner } from '../platform/clickhouse/statement.ts';
 import { manifestWarnings, type Manifest, type ManifestEntry } from '../schemas/tool-manifest.ts';
+import { claimVersion } from './manifest-claims.ts';
 import { ManifestHistory, type ManifestVersion } from './manifest-versions.ts';
 
 /** Every row of every version (a manifest is a few hundred rows per version). */
 export const MANIFEST_ROWS = {
   name: 'manifest_rows',
-  sql: `SELECT version, toUnixTimestamp64Milli(effective_at) AS effective_ms, tools, tool_id, entry, warnings
+  sql: `SELECT version, toUnixTimestamp64Milli(effective_at) AS effective_ms, tools, tool_id, entry, warnings, applied_by
 FROM {db:Identifier}.tool_manifests
 ORDER BY version, tool_id`,
 };
@@ -19,7 +20,7 @@ ORDER BY version, tool_id`,
 /** The rows of the newest version only (a version is one insert: all there or not at all). */
 const CURRENT_MANIFEST_ROWS = {
   name: 'manifest_current_rows',
-  sql: `SELECT version, toUnixTimestamp64Milli(effective_at) AS effective_ms, tools, tool_id, entry, warnings
+  sql: `SELECT version, toUnixTimestamp64Milli(effective_at) AS effective_ms, tools, tool_id, entry, warnings, applied_by
 FROM {db:Identifier}.tool_manifests
 WHERE version = (SELECT max(version) FROM {db:Identifier}.tool_manifests)
 ORDER BY tool_id`,
@@ -34,6 +35,7 @@ interface ManifestRow {
   tool_id: string;
   entry: string;
   warnings: string[];
+  applied_by: string;
 }
 
 /** Every applied version, oldest first (a version missing rows, never written whole, is skipped). */
@@ -55,7 +57,7 @@ function historyOf(rows: readonly ManifestRow[]): ManifestHistory {
     const v = Number(r.version);
     let mv = versions.get(v);
     if (!mv) {
-      mv = { version: v, effectiveMs: Number(r.effective_ms), manifest: {}, warnings: r.warnings, expected: Number(r.tools) };
+      mv = { version: v, effectiveMs: Number(r.effective_ms), manifest: {}, warnings: r.warnings, appliedBy: r.applied_by, expected: Number(r.tools) };
       versions.set(v, mv);
     }
     // Versions stored before the `mcp` tag existed have no such field: they declared no MCP tool.
@@ -70,10 +72,12 @@ export interface AppliedVersion {
   effective_at: string;
   tools: number;
   warnings: string[];
+  /** Who applied it: the API key id, or `local` (the CLI on the database itself). */
+  applied_by: string;
 }
 
-// Applies of one process run one at a time (version numbers are max + 1); run applies from one
-// place at a time across processes, as with the analyzer.
+// Applies of one process run one at a time; across processes, each claims its version number
+// first (manifest-claims.ts).
 const queues = new WeakMap<ClickHouseDoor, Promise<unknown>>();
 
 /**
@@ -87,17 +91,16 @@ export function serializedApply<T>(door: ClickHouseDoor, work: () => Promise<T>)
   return next;
 }
 
-/** The number and effective time the next version gets after `history`'s current one. */
-export function nextVersionOf(history: ManifestHistory, nowMs: number): { version: number; effectiveMs: number } {
-  const last = history.current;
-  return { version: (last?.version ?? 0) + 1, effectiveMs: Math.max(nowMs, (last?.effectiveMs ?? -1) + 1) };
+/** When the next version takes effect after `history`'s current one: now, or 1 ms after it if the clock went back. */
+export function nextEffectiveMs(history: ManifestHistory, nowMs: number): number {
+  return Math.max(nowMs, (history.current?.effectiveMs ?? -1) + 1);
 }
 
 /**
  * Writes `manifest` as version `next.version` (in one insert: a version is all there or not at
  * all). Call it inside {@link serializedApply}.
  */
-export async function writeManifestVersion(door: ClickHouseDoor, manifest: Manifest, next: { version: number; effectiveMs: number }): Promise<AppliedVersion> {
+export async function writeManifestVersion(door: ClickHouseDoor, manifest: Manifest, next: { version: number; effectiveMs: number }, appliedBy: string): Promise<AppliedVersion> {
   const { version, effectiveMs } = next;
   const warnings = manifestWarnings(manifest);
   const entries = Object.values(manifest);
@@ -114,16 +117,23 @@ export async function writeManifestVersion(door: ClickHouseDoor, manifest: Manif
         idempotent: e.idempotent ? 1 : 0,
         cache_ttl_ms: e.cache_ttl_ms,
         warnings,
+        applied_by: appliedBy,
       },
     })),
   );
-  return { version, effective_at: new Date(effectiveMs).toISOString(), tools: entries.length, warnings };
+  return { version, effective_at: new Date(effectiveMs).toISOString(), tools: entries.length, warnings, applied_by: appliedBy };
 }
 
 /**
  * Stores `manifest` as the next version, taking effect at `nowMs` (or 1 ms after the previous
- * version if the clock went back: versions take effect in apply order). Nothing older changes.
+ * version if the clock went back: versions take effect in apply order), recording who applied
+ * it. Nothing older changes. The number is claimed first, so applies from several processes at
+ * once each get their own (manifest-claims.ts).
  */
-export function applyManifest(door: ClickHouseDoor, manifest: Manifest, nowMs: number = Date.now()): Promise<AppliedVersion> {
-  return serializedApply(door, async () => writeManifestVersion(door, manifest, nextVersionOf(await loadCurrentManifest(door, door.database), nowMs)));
+export function applyManifest(door: ClickHouseDoor, manifest: Manifest, nowMs: number = Date.now(), appliedBy = 'local'): Promise<AppliedVersion> {
+  return serializedApply(door, async () => {
+    const version = await claimVersion(door, appliedBy);
+    const effectiveMs = nextEffectiveMs(await loadCurrentManifest(door, door.database), nowMs);
+    return writeManifestVersion(door, manifest, { version, effectiveMs }, appliedBy);
+  });
 }

@@ -12,6 +12,8 @@ export interface ManifestVersion {
   effectiveMs: number;
   manifest: Manifest;
   warnings: string[];
+  /** Who applied it (API key id, `local`; '' before migration 025). */
+  appliedBy: string;
 }
 
 /** Every version, oldest first, with the look-up by time. */

@@ -12,7 +12,8 @@ import type { McpTool, McpToolsAnswer, McpToolsBody } from '../schemas/mcp-tools
 import type { Manifest, ManifestEntry } from '../schemas/tool-manifest.ts';
 import type { Violation } from './audit-rules.ts';
 import { unrecorded } from './auditor.ts';
-import { loadCurrentManifest, nextVersionOf, serializedApply, writeManifestVersion } from './manifest-store.ts';
+import { claimVersion } from './manifest-claims.ts';
+import { loadCurrentManifest, nextEffectiveMs, serializedApply, writeManifestVersion } from './manifest-store.ts';
 import { buildServerPart, definitionFindings, describeChanges, diffServerPart, mergeServerPart, serverPartOf, toolOfEntry, type ServerPart } from './mcp-manifest.ts';
 
 /** What an MCP apply did (the answer of POST /v1/mcp/tools), and the findings it recorded anew. */
@@ -21,22 +22,33 @@ export interface McpApplied {
   recorded: number;
 }
 
+/** What a report changes against `current`: the server's part before and after, and the answer without a version. */
+function planOf(body: McpToolsBody, current: Manifest) {
+  const old = serverPartOf(current, body.server);
+  const part = buildServerPart(body.server, body.tools, current);
+  const diff = diffServerPart(old, part.entries);
+  const answer: McpToolsAnswer = { server: body.server, version: null, added: diff.added, removed: diff.removed, changed: [], warnings: part.warnings };
+  return { old, part, diff, answer };
+}
+
 /**
  * Applies `body` as `server`'s part of the manifest at `nowMs`. A list equal to the part in force
  * (same definition hashes, same derived entries) writes nothing and answers `version: null`.
+ * Otherwise it claims the next version number (manifest-claims.ts) and plans again from the
+ * manifest then current: another process may have applied in between.
  */
-export function applyMcpTools(door: ClickHouseDoor, body: McpToolsBody, nowMs: number = Date.now()): Promise<McpApplied> {
+export function applyMcpTools(door: ClickHouseDoor, body: McpToolsBody, nowMs: number = Date.now(), appliedBy = 'local'): Promise<McpApplied> {
   return serializedApply(door, async () => {
+    const first = planOf(body, (await loadCurrentManifest(door, door.database)).current?.manifest ?? {});
+    if (!first.diff.differs) return { answer: first.answer, recorded: 0 };
+    const version = await claimVersion(door, appliedBy);
     const history = await loadCurrentManifest(door, door.database);
     const current = history.current?.manifest ?? {};
-    const old = serverPartOf(current, body.server);
-    const part = buildServerPart(body.server, body.tools, current);
-    const diff = diffServerPart(old, part.entries);
-    const answer: McpToolsAnswer = { server: body.server, version: null, added: diff.added, removed: diff.removed, changed: [], warnings: part.warnings };
-    if (!diff.differs) return { answer, recorded: 0 };
+    // The number is claimed: it is written even if the part no longer differs (rare), so nobody waits for it.
+    const { old, part, diff, answer } = planOf(body, current);
     const previous = await lastDefinitions(door, body.server, [...diff.changed.map((c) => c.tool_id), ...diff.removed]);
     const changed = describeChanges(diff.changed, old, previous, part.tools);
-    const next = nextVersionOf(history, nowMs);
+    const next = { version, effectiveMs: nextEffectiveMs(history, nowMs) };
     // History and findings before the version: a failure in between leaves the part in force
     // unchanged, so the gateway's next report redoes all three (the same keys, nothing twice).
     const changes = [
@@ -46,7 +58,7 @@ export function applyMcpTools(door: ClickHouseDoor, body: McpToolsBody, nowMs: n
     ];
     await door.insertRows('mcp_tool_definitions', changes.map((c) => ({ key: `v${next.version}/${c.id}`, row: definitionRow(body, c, old, part, next.version) })));
     const recorded = await recordOnce(door, definitionFindings(body.server, changed));
-    await writeManifestVersion(door, mergeServerPart(current, body.server, part.entries), next);
+    await writeManifestVersion(door, mergeServerPart(current, body.server, part.entries), next, appliedBy);
     return { answer: { ...answer, version: next.version, changed: changed.map((c) => ({ tool_id: c.tool_id, fields: c.fields })) }, recorded };
   });
 }

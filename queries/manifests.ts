@@ -18,6 +18,7 @@ export const manifestSchema = z.strictObject({
   effective_at: iso.nullable(),
   tools: z.record(z.string(), manifestEntrySchema).describe('tool_id → entry, every default applied'),
   warnings: z.array(z.string()).describe('warnings answered when this version was applied'),
+  applied_by: z.string().nullable().describe("who applied this version: the API key id, 'local' (the CLI on the database), '' before that was recorded; null before any manifest"),
 });
 export type ManifestAnswer = z.infer<typeof manifestSchema>;
 
@@ -25,7 +26,7 @@ export type ManifestAnswer = z.infer<typeof manifestSchema>;
 export const manifestHistorySchema = z.strictObject({
   tool_id: z.string(),
   versions: z
-    .array(z.strictObject({ version: z.number().int(), effective_at: iso, entry: manifestEntrySchema.nullable().describe('null: the version does not declare the tool') }))
+    .array(z.strictObject({ version: z.number().int(), effective_at: iso, applied_by: z.string().describe('who applied the version'), entry: manifestEntrySchema.nullable().describe('null: the version does not declare the tool') }))
     .describe('newest first, every version since the first that declares the tool'),
 });
 export type ManifestHistoryAnswer = z.infer<typeof manifestHistorySchema>;
@@ -34,8 +35,8 @@ export type ManifestHistoryAnswer = z.infer<typeof manifestHistorySchema>;
 export async function currentManifest(ch: StatementRunner, db: string, ctx: QueryContext): Promise<ManifestAnswer> {
   // The newest version only: every version is a whole copy, so the history grows with each apply.
   const cur = (await loadCurrentManifest(ch, db, ctx)).current;
-  if (!cur) return { version: null, effective_at: null, tools: {}, warnings: [] };
-  return { version: cur.version, effective_at: new Date(cur.effectiveMs).toISOString(), tools: cur.manifest, warnings: cur.warnings };
+  if (!cur) return { version: null, effective_at: null, tools: {}, warnings: [], applied_by: null };
+  return { version: cur.version, effective_at: new Date(cur.effectiveMs).toISOString(), tools: cur.manifest, warnings: cur.warnings, applied_by: cur.appliedBy };
 }
 
 /** One tool's entry in each version, newest first, from its first declaration on. */
@@ -46,7 +47,7 @@ export async function manifestHistory(ch: StatementRunner, db: string, p: { tool
   return {
     tool_id: p.toolId,
     versions: versions
-      .map((v) => ({ version: v.version, effective_at: new Date(v.effectiveMs).toISOString(), entry: v.manifest[p.toolId] ?? null }))
+      .map((v) => ({ version: v.version, effective_at: new Date(v.effectiveMs).toISOString(), applied_by: v.appliedBy, entry: v.manifest[p.toolId] ?? null }))
       .reverse(),
   };
 }

@@ -9,7 +9,7 @@ import type { ClickHouseDoor } from '../../platform/clickhouse/door.ts';
 import type { ApiKey } from '../../platform/config.ts';
 import { decodeManifestText } from '../../schemas/manifest-text.ts';
 import { parseManifest } from '../../schemas/tool-manifest.ts';
-import { requireScope } from '../auth.ts';
+import { keyIdOf, requireScope } from '../auth.ts';
 
 /** Media types a manifest may be sent as (all parsed the same way: JSON is YAML). */
 export const MANIFEST_MEDIA_TYPES = ['application/json', 'application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml', 'text/plain'];
@@ -36,7 +36,7 @@ export function registerManifestRoutes(app: FastifyInstance, deps: ManifestRoute
       if (!parsed.ok) {
         return reply.code(400).send({ error: 'invalid_manifest', message: `manifest refused, nothing applied: ${parsed.errors.length} error(s)`, errors: parsed.errors, request_id: req.id });
       }
-      const applied = await applyManifest(deps.clickhouse, parsed.manifest, (deps.now ?? Date.now)());
+      const applied = await applyManifest(deps.clickhouse, parsed.manifest, (deps.now ?? Date.now)(), keyIdOf(req, deps.apiKeys));
       req.log.info({ version: applied.version, tools: applied.tools, warnings: applied.warnings.length }, 'manifest applied');
       return reply.code(200).send(applied);
     });

@@ -10,7 +10,7 @@ import { applyMcpTools } from '../../analyzers/mcp-store.ts';
 import type { ClickHouseDoor } from '../../platform/clickhouse/door.ts';
 import type { ApiKey } from '../../platform/config.ts';
 import { mcpToolsBodySchema } from '../../schemas/mcp-tools.ts';
-import { requireScope } from '../auth.ts';
+import { keyIdOf, requireScope } from '../auth.ts';
 import { jsonBody } from '../budgets/check-listener.ts';
 import { issuesText } from '../read-params.ts';
 
@@ -34,7 +34,7 @@ export function registerMcpToolRoutes(app: FastifyInstance, deps: McpToolRouteDe
       if (!json.ok) return reply.code(400).send({ error: 'bad_request', message: json.message, request_id: req.id });
       const parsed = mcpToolsBodySchema.safeParse(json.value);
       if (!parsed.success) return reply.code(400).send({ error: 'bad_request', message: issuesText(parsed.error), request_id: req.id });
-      const { answer, recorded } = await applyMcpTools(deps.clickhouse, parsed.data, (deps.now ?? Date.now)());
+      const { answer, recorded } = await applyMcpTools(deps.clickhouse, parsed.data, (deps.now ?? Date.now)(), keyIdOf(req, deps.apiKeys));
       const changes = { version: answer.version, added: answer.added.length, removed: answer.removed.length, changed: answer.changed.length, findings: recorded };
       req.log.info({ server: answer.server, ...changes, warnings: answer.warnings.length }, 'mcp tools reported');
       return reply.code(200).send(answer);

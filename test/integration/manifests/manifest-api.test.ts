@@ -79,7 +79,7 @@ describe('PUT /v1/manifests', () => {
     expect((await put('{not json', 'application/json')).statusCode).toBe(400);
     expect((await put('', 'application/json')).statusCode).toBe(400);
     expect(await count(ch, db, 'tool_manifests')).toBe(0);
-    expect((await get('/v1/manifests')).json()).toEqual({ version: null, effective_at: null, tools: {}, warnings: [] });
+    expect((await get('/v1/manifests')).json()).toEqual({ version: null, effective_at: null, tools: {}, warnings: [], applied_by: null });
   });
 
   it('needs the admin scope to apply; read to look', async () => {
