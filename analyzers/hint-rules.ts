@@ -1,9 +1,9 @@
 /**
  * The optimization-hint rules (issue 14), pure: figures measured over a window (by the queries
- * the hints job is given) in, OptimizationHints out. A hint's id is derived from its kind, its
- * subject (the tool, or the sequence of tools) and its window, and windows are aligned to the
- * job's interval, so every run over the same period produces the same ids: storing only ids
- * not yet stored makes re-runs add nothing.
+ * the hints job is given) in, OptimizationHints out. A hint's id is derived from its kind and
+ * its subject (the tool, or the sequence of tools), never from its window: a finding keeps its id
+ * from window to window. Windows are aligned to the job's interval, so every run over the same
+ * period measures the same window: storing a window only once per hint makes re-runs add nothing.
  */
 import { sha256Hex } from '../schemas/hashing.ts';
 import type { HintKind, OptimizationHint } from '../schemas/optimization-hint.ts';
@@ -84,9 +84,13 @@ export function alignedWindow(nowMs: number, intervalMs: number, windowMs: numbe
   return { fromMs: toMs - windowMs, toMs };
 }
 
-/** The hint id of (kind, subject, window): a UUID-shaped prefix of their SHA-256 (version nibble 8, RFC 9562 "custom"). */
-export function hintId(kind: HintKind, toolIds: readonly string[], w: HintWindow): string {
-  const h = sha256Hex(JSON.stringify([kind, toolIds, w.fromMs, w.toMs]));
+/**
+ * The hint id of a finding, (kind, subject): a UUID-shaped prefix of their SHA-256 (version nibble
+ * 8, RFC 9562 "custom"). Not of the window: the same finding measured again in a later, overlapping
+ * window is the same hint with newer evidence (a row of its own, read as the newest), not a new one.
+ */
+export function hintId(kind: HintKind, toolIds: readonly string[]): string {
+  const h = sha256Hex(JSON.stringify([kind, toolIds]));
   const variant = ((parseInt(h[16] as string, 16) & 0x3) | 0x8).toString(16);
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
@@ -96,7 +100,7 @@ const round = (x: number, digits: number) => Number(x.toFixed(digits));
 /** Builds a hint of the window. */
 function hint(kind: HintKind, toolIds: string[], tasks: readonly string[], evidence: Record<string, unknown>, savedMs: number, savedUsd: number, w: HintWindow, createdAtMs: number): OptimizationHint {
   return {
-    hint_id: hintId(kind, toolIds, w),
+    hint_id: hintId(kind, toolIds),
     kind,
     tool_ids: toolIds,
     task_ids_sample: [...tasks].sort().slice(0, HINT_TASK_SAMPLE),

@@ -1,14 +1,15 @@
 /**
  * The hints job: at start and every interval, measures the window ending at the last interval
- * boundary (hint-rules.ts alignedWindow), applies the rules and stores the hints whose ids are
- * not stored yet. Ids derive from (kind, subject, window), so a re-run over the same window —
- * another run in the same interval, a restart, a second process — adds nothing.
+ * boundary (hint-rules.ts alignedWindow), applies the rules and stores each hint unless its id
+ * already has a row for this window or a later one. Ids derive from (kind, subject), so the same
+ * finding in the next, overlapping window is the same hint with a newer row (readers take the
+ * newest), and a re-run over the same window — another run in the same interval, a restart, a
+ * second process — adds nothing.
  */
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { chTime } from '../platform/clickhouse/statement.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { MetricsRegistry } from '../platform/metrics.ts';
-import { storedHints } from '../ingest/hint-lookups.ts';
 import { ANALYZER_FINGERPRINT } from '../ingest/ports.ts';
 import type { OptimizationHint } from '../schemas/optimization-hint.ts';
 import { alignedWindow, hintsOf, type HintMeasures, type HintThresholds, type HintWindow } from './hint-rules.ts';
@@ -52,6 +53,15 @@ function hintRow(h: OptimizationHint): Record<string, unknown> {
   };
 }
 
+const STORED_WINDOWS = `SELECT toString(hint_id) AS id, toUnixTimestamp64Milli(max(window_to)) AS to_ms
+FROM {db:Identifier}.workflow_optimizations WHERE hint_id IN {ids:Array(UUID)} GROUP BY hint_id`;
+
+/** The end of the newest window stored per hint id (epoch ms). */
+async function storedWindows(ch: ClickHouseDoor, ids: string[]): Promise<Map<string, number>> {
+  const rows = await ch.select<{ id: string; to_ms: string | number }>(STORED_WINDOWS, { ids });
+  return new Map(rows.map((r) => [r.id, Number(r.to_ms)]));
+}
+
 /** Creates the hints job. */
 export function createHintsJob(deps: HintsJobDeps): PeriodicJob<HintsRunResult> {
   const now = deps.now ?? Date.now;
@@ -59,9 +69,9 @@ export function createHintsJob(deps: HintsJobDeps): PeriodicJob<HintsRunResult> 
     const at = now();
     const window = alignedWindow(at, deps.intervalMs, deps.windowMs);
     const hints = hintsOf(await deps.measure(deps.clickhouse, window), deps.thresholds, window, at);
-    const stored = hints.length ? await storedHints(deps.clickhouse, hints.map((h) => h.hint_id)) : new Map<string, string>();
-    const fresh = hints.filter((h) => !stored.has(h.hint_id));
-    await deps.clickhouse.insertRows('workflow_optimizations', fresh.map((h) => ({ key: `hint/${h.hint_id}`, row: hintRow(h) })));
+    const stored = hints.length ? await storedWindows(deps.clickhouse, hints.map((h) => h.hint_id)) : new Map<string, number>();
+    const fresh = hints.filter((h) => (stored.get(h.hint_id) ?? -Infinity) < window.toMs);
+    await deps.clickhouse.insertRows('workflow_optimizations', fresh.map((h) => ({ key: `hint/${h.hint_id}/${window.toMs}`, row: hintRow(h) })));
     for (const h of fresh) deps.metrics.inc('tool_audit_hints_total', 'Optimization hints written by the hints job', { kind: h.kind });
     return { window, hints: hints.length, inserted: fresh.length };
   }

@@ -12,15 +12,20 @@ import { chTime, isoTime, pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, type 
 /** One page of hints. */
 export const HINTS_LIST: QuerySpec = {
   name: 'hints',
-  description: "Optimization hints, newest first (created_at, then hint_id, descending), one row per hint_id; kind '' for every kind.",
-  sql: `SELECT toString(hint_id) AS id, toString(kind) AS kind, tool_ids, task_ids_sample, evidence, estimated_savings_ms, estimated_savings_usd,
-  toUnixTimestamp64Milli(window_from) AS window_from_ms, toUnixTimestamp64Milli(window_to) AS window_to_ms, toUnixTimestamp64Milli(created_at) AS created_ms, toString(origin) AS origin
-FROM {db:Identifier}.workflow_optimizations
-WHERE created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
-  AND ({kind:String} = '' OR kind = {kind:String})
-  AND (NOT {has_cursor:Bool} OR (created_at, hint_id) < ({c_at:DateTime64(3, 'UTC')}, toUUID({c_id:String})))
-ORDER BY created_at DESC, hint_id DESC
-LIMIT 1 BY hint_id
+  description: "Optimization hints, newest first (created_at, then hint_id, descending), each hint_id once with its newest row in the window (its latest evidence); kind '' for every kind.",
+  // The newest row of each hint in the window first, then the page: a cursor applied before
+  // LIMIT 1 BY would let an older row of a hint already shown come back on a later page.
+  sql: `SELECT * FROM (
+  SELECT toString(hint_id) AS id, hint_id AS uid, created_at AS at, toString(kind) AS kind, tool_ids, task_ids_sample, evidence, estimated_savings_ms, estimated_savings_usd,
+    toUnixTimestamp64Milli(window_from) AS window_from_ms, toUnixTimestamp64Milli(window_to) AS window_to_ms, toUnixTimestamp64Milli(created_at) AS created_ms, toString(origin) AS origin
+  FROM {db:Identifier}.workflow_optimizations
+  WHERE created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
+    AND ({kind:String} = '' OR kind = {kind:String})
+  ORDER BY created_at DESC, hint_id DESC
+  LIMIT 1 BY hint_id
+)
+WHERE NOT {has_cursor:Bool} OR (at, uid) < ({c_at:DateTime64(3, 'UTC')}, toUUID({c_id:String}))
+ORDER BY at DESC, uid DESC
 LIMIT {limit:UInt32}`,
   params: {
     db: 'database of the segments (Identifier)',

@@ -158,10 +158,25 @@ describe('hints job', () => {
     expect(await job(door, NOW + 20 * 60_000).runOnce()).toEqual({ window: WINDOW, hints: 3, inserted: 0 });
     expect(await job(door, NOW).runOnce()).toMatchObject({ inserted: 0 });
     expect(await count(ch, db, 'workflow_optimizations')).toBe(3);
-    // The next interval is another window: its hints are new rows.
+    // The next interval is another, overlapping window: the same findings keep their ids, each
+    // with a newer row (that window's evidence); the list shows each hint once, its newest row.
     const next = await job(door, NOW + HOUR).runOnce();
     expect(next).toMatchObject({ window: { fromMs: WINDOW.fromMs + HOUR, toMs: WINDOW.toMs + HOUR }, inserted: 3 });
     expect(await count(ch, db, 'workflow_optimizations')).toBe(6);
+    const again = await hintsList(door, db, { window: { fromMs: 0, toMs: NOW + 2 * HOUR }, limit: 100 }, DEFAULT_QUERY_CONTEXT);
+    expect(again.hints.map((h) => h.hint_id).sort()).toEqual(all.hints.map((h) => h.hint_id).sort());
+    for (const h of again.hints) expect(h).toMatchObject({ window_to: iso(WINDOW.toMs + HOUR), created_at: iso(NOW + HOUR) });
+    // Paged one by one, no hint comes back on a later page with an older row.
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await hintsList(door, db, { window: { fromMs: 0, toMs: NOW + 2 * HOUR }, limit: 1, ...(cursor ? { cursor } : {}) }, DEFAULT_QUERY_CONTEXT);
+      seen.push(...page.hints.map((h) => h.hint_id));
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+    expect(seen.sort()).toEqual(all.hints.map((h) => h.hint_id).sort());
+    // An older run arriving late (a process with a slow clock) adds nothing: a newer window is stored.
+    expect(await job(door, NOW).runOnce()).toMatchObject({ inserted: 0 });
   });
 
   it('with a manifest loaded, suggests caching only the tools it declares idempotent', async () => {
