@@ -55,6 +55,7 @@ export async function startKafkaWorker(rt: Runtime, kafka: Kafka, writer: Segmen
       consumers: rt.config.ingest.consumers,
       sessionTimeoutMs: k.sessionTimeoutMs,
       flushMs: rt.config.ingest.flushMs,
+      chunkMaxAttempts: rt.config.ingest.chunkMaxAttempts,
     },
   });
   await worker.start();

@@ -8,6 +8,7 @@ import type { Consumer, EachBatchPayload, Kafka, Producer } from 'kafkajs';
 import { errorMessage } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { MetricsRegistry } from '../platform/metrics.ts';
+import { ChunkFailures, DEFAULT_CHUNK_MAX_ATTEMPTS, parkedMessages } from './chunk-parking.ts';
 import { dlqMessages, packetsOf } from './kafka-records.ts';
 import type { PacketOutcome, RawPacket } from './ports.ts';
 import type { SegmentWriter } from './segment-writer.ts';
@@ -38,6 +39,8 @@ export interface IngestWorkerConfig {
    * makes a part per insert) for at most this much latency; under load a fetch fills at once.
    */
   flushMs?: number;
+  /** Failures of one chunk before its packets are parked in the DLQ and the partition moves on (chunk-parking.ts); default 5. */
+  chunkMaxAttempts?: number;
 }
 
 /** What a fetch waits to gather, at most flushMs: about a thousand typical packets. */
@@ -92,6 +95,7 @@ class KafkaIngestWorker implements IngestWorker {
   private readonly consumers: Consumer[];
   private readonly dlq: Producer;
   private readonly sink: SinkRetry;
+  private readonly failures: ChunkFailures;
   private stopping = false;
   private readonly generations = new Map<Consumer, number>();
   private readonly running = new Map<Consumer, boolean>();
@@ -134,6 +138,7 @@ class KafkaIngestWorker implements IngestWorker {
     this.dlq = kafka.producer({ allowAutoTopicCreation: false, idempotent: false });
     this.sink = createSinkRetry({ ...deps, retryMaxMs: config.sinkRetryMaxMs, unhealthyAfterMs: config.sinkUnhealthyAfterMs });
     this.maxInFlight = config.maxInFlightPackets ?? 100_000;
+    this.failures = new ChunkFailures(config.chunkMaxAttempts ?? DEFAULT_CHUNK_MAX_ATTEMPTS);
   }
 
   private epochOf(consumer: Consumer, key: string): string {
@@ -200,10 +205,13 @@ class KafkaIngestWorker implements IngestWorker {
     if (this.blocked.get(p.key) !== p.epoch) {
       try {
         outcomes = await c.written;
+        this.failures.settled(p.key, c.first);
       } catch (err) {
-        // Not a ClickHouse fault (those are retried until stop): fetch the partition again from
-        // this chunk, after a pause. The seek starts a new epoch; what is still in flight from
-        // this one is not committed.
+        // A failure the sink does not retry (a bug, or ClickHouse refusing for good, e.g. a missing
+        // grant): fetch the partition again from this chunk, after a pause; the seek starts a new
+        // epoch, and what is still in flight from this one is not committed. After
+        // chunkMaxAttempts failures of the chunk, park it in the DLQ instead and move on.
+        if (this.failures.failed(p.key, c.first) && !p.isStale() && (await this.park(p, c, err))) return [];
         this.deps.logger.error({ err: errorMessage(err), topic: p.topic, partition: p.partition, offset: c.first }, 'ingest of a chunk failed; fetching it again');
         this.deps.metrics.inc('tool_audit_ingest_chunk_failures_total', 'Chunks that failed for another reason than ClickHouse and were fetched again');
         this.blocked.set(p.key, p.epoch);
@@ -253,6 +261,24 @@ class KafkaIngestWorker implements IngestWorker {
     }, 1_000).unref();
   }
 
+  /** Sends a chunk that keeps failing to the DLQ; true once Kafka has every packet of it. */
+  private async park(p: Partition, c: Chunk, err: unknown): Promise<boolean> {
+    const error = errorMessage(err);
+    const where = { topic: p.topic, partition: p.partition, from: c.first, to: c.last, packets: c.packets.length };
+    try {
+      await this.dlq.send({ topic: this.deps.config.dlqTopic, acks: -1, messages: parkedMessages(c.packets, error) });
+    } catch (dlqErr) {
+      this.deps.logger.error({ ...where, err: error, dlq: errorMessage(dlqErr) }, 'a chunk keeps failing and the DLQ refused it too; fetching it again');
+      return false;
+    }
+    this.failures.settled(p.key, c.first);
+    this.failures.recordParked(`${p.topic}/${p.partition} offsets ${c.first}–${c.last}: ${error.slice(0, 200)}`);
+    this.deps.metrics.inc('tool_audit_ingest_chunks_parked_total', 'Chunks that kept failing, sent whole to the DLQ topic (x-reason unwritable) and committed past');
+    this.deps.metrics.inc('tool_audit_ingest_packets_parked_total', 'Packets of parked chunks, in the DLQ topic', {}, c.packets.length);
+    this.deps.logger.error({ ...where, err: error }, 'a chunk kept failing: its packets are in the DLQ topic (x-reason unwritable); the partition moves on');
+    return true;
+  }
+
   private async sendToDlq(packets: RawPacket[], outcomes: PacketOutcome[]): Promise<void> {
     const messages = dlqMessages(packets, outcomes);
     if (messages.length === 0) return;
@@ -296,6 +322,10 @@ class KafkaIngestWorker implements IngestWorker {
   }
 
   health(): { ok: boolean; detail?: string } {
-    return this.sink.health();
+    const sink = this.sink.health();
+    if (this.failures.parked === 0) return sink;
+    // Parked chunks do not stop ingest (ready stays as the sink says), but an operator must see them.
+    const parked = `${this.failures.parked} chunk(s) parked in the DLQ since start; last: ${this.failures.lastParked}`;
+    return { ok: sink.ok, detail: sink.detail ? `${sink.detail}; ${parked}` : parked };
   }
 }

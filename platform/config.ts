@@ -83,6 +83,7 @@ const envSchema = z.object({
   INGEST_FLUSH_MS: intFromEnv(200, 1).pipe(z.number().max(10_000)),
   INGEST_SINK_RETRY_MAX_MS: intFromEnv(10_000, 10),
   INGEST_SINK_UNHEALTHY_AFTER_MS: intFromEnv(60_000, 100),
+  INGEST_CHUNK_MAX_ATTEMPTS: intFromEnv(5, 1).pipe(z.number().max(1000)),
   DEDUP_CACHE_ENTRIES: intFromEnv(1_000_000, 0),
   INGEST_KEY_FILTER_MB: intFromEnv(256, 1),
   INGEST_KEY_SNAPSHOT_DIR: optionalString,
@@ -164,6 +165,8 @@ export interface Config {
     flushMs: number;
     sinkRetryMaxMs: number;
     sinkUnhealthyAfterMs: number;
+    /** Failures of one Kafka chunk before it is parked in the DLQ (INGEST_CHUNK_MAX_ATTEMPTS). */
+    chunkMaxAttempts: number;
     dedupCacheEntries: number;
     /** Memory of one slice of each writer's key filter in MiB (INGEST_KEY_FILTER_MB; ingest/key-index.ts): the filter grows by slices. */
     keyFilterMb: number;
@@ -317,6 +320,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         flushMs: e.INGEST_FLUSH_MS,
         sinkRetryMaxMs: e.INGEST_SINK_RETRY_MAX_MS,
         sinkUnhealthyAfterMs: e.INGEST_SINK_UNHEALTHY_AFTER_MS,
+        chunkMaxAttempts: e.INGEST_CHUNK_MAX_ATTEMPTS,
         dedupCacheEntries: e.DEDUP_CACHE_ENTRIES,
         keyFilterMb: e.INGEST_KEY_FILTER_MB,
         keySnapshotDir: e.INGEST_KEY_SNAPSHOT_DIR === 'none' ? '' : e.INGEST_KEY_SNAPSHOT_DIR ?? `${e.TOOL_AUDIT_DATA_DIR.replace(/\/+$/, '')}/tool-audit-state`,

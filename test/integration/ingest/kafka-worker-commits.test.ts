@@ -57,3 +57,65 @@ describe('ingest worker offsets', () => {
     expect(await count(ch, db, 'tool_invocations')).toBe(3000);
   }, 120_000);
 });
+
+describe('a chunk that can never be written', () => {
+  it('is parked in the DLQ after INGEST_CHUNK_MAX_ATTEMPTS failures, and the partition moves on', async () => {
+    const kafka = testKafka('park');
+    const names = uniqueNames('park');
+    await createTopics(kafka, [
+      { topic: names.topic, partitions: 1 },
+      { topic: names.dlqTopic, partitions: 1 },
+    ]);
+    const { ch, db } = await freshDatabase('park');
+    const metrics = new MetricsRegistry();
+    const real = createSegmentWriter({ clickhouse: doorOf(ch, db), maxPacketBytes: 1 << 20, dedupCacheEntries: 0, metrics, logger: silentLogger() });
+    // ClickHouse refusing for good (as a missing grant does): the chunk holding offset 1000, every time.
+    let failures = 0;
+    const writer: SegmentWriter = {
+      write(batch: RawPacket[]) {
+        if (batch.some((p) => p.source.kind === 'kafka' && p.source.offset === '1000')) {
+          failures++;
+          return Promise.reject(new AppError('CLICKHOUSE_QUERY_FAILED', 'Code: 497. Not enough privileges (simulated)', { retryable: false }));
+        }
+        return real.write(batch);
+      },
+    };
+    const msgs = mixedStream(3000, { invalidEvery: 1_000_000, outputEvery: 1_000_000 });
+    await produceAll(kafka, names.topic, msgs, 500);
+    const worker = createIngestWorker({
+      kafka,
+      writer,
+      logger: silentLogger(),
+      metrics,
+      config: { ...names, batchMaxPackets: 500, sinkRetryMaxMs: 200, sinkUnhealthyAfterMs: 60_000, sessionTimeoutMs: 6000, consumers: 1, chunkMaxAttempts: 3 },
+    });
+    const admin = kafka.admin();
+    await admin.connect();
+    await worker.start();
+    await eventually(async () => (await groupLag(admin, names.groupId, names.topic)) === 0, 90_000, 'the group to move past the chunk');
+    const health = worker.health();
+    await worker.stop();
+    await admin.disconnect();
+    expect(failures).toBe(3);
+    // Every packet is somewhere: written, or (the parked chunk's) in the DLQ byte for byte, with the reason.
+    const consumer = kafka.consumer({ groupId: `${names.groupId}-read-dlq` });
+    await consumer.connect();
+    await consumer.subscribe({ topic: names.dlqTopic, fromBeginning: true });
+    const parked: Array<{ value: string; headers: Record<string, string> }> = [];
+    await consumer.run({ eachMessage: async ({ message }) => void parked.push({ value: message.value?.toString() ?? '', headers: Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)])) }) });
+    await eventually(async () => parked.length >= 1, 30_000, 'the DLQ');
+    await new Promise((r) => setTimeout(r, 1000));
+    await consumer.disconnect();
+    const chunkSize = parked.length;
+    expect(chunkSize).toBeGreaterThan(0);
+    expect(chunkSize).toBeLessThanOrEqual(500);
+    const offsets = parked.map((m) => Number(m.headers['x-source']?.split('@')[1]));
+    expect(offsets).toContain(1000);
+    expect(parked.every((m) => m.headers['x-reason'] === 'unwritable' && m.headers['x-error']?.includes('Not enough privileges'))).toBe(true);
+    for (const m of parked) expect(m.value).toBe(msgs[Number(m.headers['x-source']?.split('@')[1])]?.value);
+    expect(await count(ch, db, 'tool_invocations')).toBe(3000 - chunkSize);
+    expect(health.ok).toBe(true);
+    expect(health.detail).toContain('1 chunk(s) parked in the DLQ');
+    expect(metrics.render()).toMatch(/tool_audit_ingest_chunks_parked_total 1\b/);
+  }, 150_000);
+});
