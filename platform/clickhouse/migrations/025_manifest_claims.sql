@@ -12,7 +12,10 @@ CREATE TABLE IF NOT EXISTS {db:Identifier}.manifest_claims
     applied_by String COMMENT 'who applies (the API key id; local for the CLI)'
 )
 ENGINE = MergeTree
-ORDER BY (version, claimed_at, apply_id);
+ORDER BY (version, claimed_at, apply_id)
+-- Replaced parts removed within seconds, as every table since migration 016.
+SETTINGS old_parts_lifetime = 1, cleanup_delay_period = 1, max_cleanup_delay_period = 10, cleanup_delay_period_random_add = 1,
+    min_compressed_bytes_to_fsync_after_merge = 1;
 
 -- Who applied each version: the API key id of PUT /v1/manifests or POST /v1/mcp/tools ('local'
 -- from the CLI on the database itself; '' for versions applied before this migration).
