@@ -3,6 +3,7 @@
  * curve of each tool a hint may suggest caching, with what the tool cost in the window, and the
  * tasks whose calls repeat a key. The replay is cache-simulation.ts's, over the two-pass keys.
  */
+import type { CacheStat } from '../analyzers/hint-rules.ts';
 import { CURVE_TTLS_MS, fold, IDEMPOTENT_TOOLS, IN_SCOPE, REPEATED_KEYS, suggestedTtl } from './cache-simulation.ts';
 import { PARAM_DOCS } from './dashboard-common.ts';
 import { runQuery, windowParams, type QueryContext, type QuerySpec, type StatementRunner, type TimeWindow } from './sql.ts';
@@ -39,20 +40,12 @@ ORDER BY tool_id`,
   params: { db: PARAM_DOCS.db, from: PARAM_DOCS.from, to: PARAM_DOCS.to, tool_id: "a tool, or '' for every tool", max_tasks: 'how many task ids (sorted) to keep per tool' },
 };
 
-/** One tool's row of {@link CACHE_TTL_CURVE_PER_TOOL}, at its suggested TTL. */
-export interface ToolCacheSavings {
-  tool_id: string;
-  calls: number;
-  total_ms: number;
-  total_usd: number;
-  /** The suggested TTL (see {@link suggestedTtl}); the tool is left out when none. */
-  ttl_ms: number;
-  hits: number;
-  saved_ms: number;
-  saved_usd: number;
-  /** Tasks whose calls of the tool repeat a key (sorted, at most max_tasks). */
-  tasks: string[];
-}
+/**
+ * One tool's row of {@link CACHE_TTL_CURVE_PER_TOOL} at its suggested TTL: exactly what the
+ * cache-candidate rule takes (analyzers/hint-rules.ts CacheStat; tasks are those whose calls repeat
+ * a key, sorted, at most max_tasks).
+ */
+export type ToolCacheSavings = CacheStat;
 
 /** Each cacheable tool's savings at its suggested TTL (tools whose longest TTL saves nothing are left out). */
 export async function cacheSavingsAtSuggestedTtl(ch: StatementRunner, db: string, p: { window: TimeWindow; maxTasks: number }, ctx: QueryContext): Promise<ToolCacheSavings[]> {

@@ -4,34 +4,17 @@
  * ingested_at, ClickHouse's now64() of that insert), and none waits much longer than flushMs.
  */
 import { describe, expect, it } from 'vitest';
-import { createIngestWorker } from '../../../ingest/kafka-worker.ts';
-import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
-import { silentLogger } from '../../../platform/logger.ts';
-import { MetricsRegistry } from '../../../platform/metrics.ts';
-import { doorOf, freshDatabase, rows } from '../../helpers/clickhouse.ts';
-import { createTopics, eventually, testKafka, uniqueNames } from '../../helpers/kafka.ts';
+import { rows } from '../../helpers/clickhouse.ts';
+import { workerFixture } from '../../helpers/ingest-worker.ts';
+import { eventually } from '../../helpers/kafka.ts';
 import { toolCall } from '../../helpers/packets.ts';
 
 const FLUSH_MS = 3000;
 
 describe('ingest flush', () => {
   it('gathers packets produced one by one for up to INGEST_FLUSH_MS into one insert', async () => {
-    const kafka = testKafka('flush');
-    const names = uniqueNames('flush');
-    await createTopics(kafka, [
-      { topic: names.topic, partitions: 1 },
-      { topic: names.dlqTopic, partitions: 1 },
-    ]);
-    const { ch, db } = await freshDatabase('flush');
-    const metrics = new MetricsRegistry();
-    const writer = createSegmentWriter({ clickhouse: doorOf(ch, db), maxPacketBytes: 1 << 20, dedupCacheEntries: 0, metrics, logger: silentLogger() });
-    const worker = createIngestWorker({
-      kafka,
-      writer,
-      logger: silentLogger(),
-      metrics,
-      config: { ...names, batchMaxPackets: 500, sinkRetryMaxMs: 200, sinkUnhealthyAfterMs: 60_000, sessionTimeoutMs: 6000, consumers: 1, flushMs: FLUSH_MS },
-    });
+    const { kafka, names, ch, db, writer, worker: workerOf } = await workerFixture('flush');
+    const worker = workerOf(writer, { flushMs: FLUSH_MS });
     const producer = kafka.producer();
     await producer.connect();
     await worker.start();

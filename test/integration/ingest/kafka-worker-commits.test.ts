@@ -5,26 +5,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../platform/errors.ts';
-import { createIngestWorker } from '../../../ingest/kafka-worker.ts';
 import type { RawPacket } from '../../../ingest/rows.ts';
-import { createSegmentWriter, type SegmentWriter } from '../../../ingest/segment-writer.ts';
-import { silentLogger } from '../../../platform/logger.ts';
-import { MetricsRegistry } from '../../../platform/metrics.ts';
-import { count, freshDatabase, doorOf } from '../../helpers/clickhouse.ts';
-import { createTopics, eventually, groupLag, produceAll, testKafka, uniqueNames } from '../../helpers/kafka.ts';
+import type { SegmentWriter } from '../../../ingest/segment-writer.ts';
+import { count } from '../../helpers/clickhouse.ts';
+import { workerFixture } from '../../helpers/ingest-worker.ts';
+import { eventually, groupLag, produceAll } from '../../helpers/kafka.ts';
 import { mixedStream } from '../../helpers/workload.ts';
 
 describe('ingest worker offsets', () => {
   it('does not commit past a chunk whose write failed, and writes it again', async () => {
-    const kafka = testKafka('commits');
-    const names = uniqueNames('commits');
-    await createTopics(kafka, [
-      { topic: names.topic, partitions: 1 },
-      { topic: names.dlqTopic, partitions: 1 },
-    ]);
-    const { ch, db } = await freshDatabase('commits');
-    const metrics = new MetricsRegistry();
-    const real = createSegmentWriter({ clickhouse: doorOf(ch, db), maxPacketBytes: 1 << 20, dedupCacheEntries: 0, metrics, logger: silentLogger() });
+    const { kafka, names, ch, db, writer: real, worker: workerOf } = await workerFixture('commits');
     // A bug, not a ClickHouse fault: the chunk holding offset 1000 fails once, without retry;
     // the chunks after it are written fine.
     let failed = 0;
@@ -39,13 +29,7 @@ describe('ingest worker offsets', () => {
     };
     const msgs = mixedStream(3000, { invalidEvery: 1_000_000, outputEvery: 1_000_000 });
     await produceAll(kafka, names.topic, msgs, 500);
-    const worker = createIngestWorker({
-      kafka,
-      writer,
-      logger: silentLogger(),
-      metrics,
-      config: { ...names, batchMaxPackets: 500, sinkRetryMaxMs: 200, sinkUnhealthyAfterMs: 60_000, sessionTimeoutMs: 6000, consumers: 1 },
-    });
+    const worker = workerOf(writer);
     const admin = kafka.admin();
     await admin.connect();
     await worker.start();
@@ -60,15 +44,7 @@ describe('ingest worker offsets', () => {
 
 describe('a chunk that can never be written', () => {
   it('is parked in the DLQ after INGEST_CHUNK_MAX_ATTEMPTS failures, and the partition moves on', async () => {
-    const kafka = testKafka('park');
-    const names = uniqueNames('park');
-    await createTopics(kafka, [
-      { topic: names.topic, partitions: 1 },
-      { topic: names.dlqTopic, partitions: 1 },
-    ]);
-    const { ch, db } = await freshDatabase('park');
-    const metrics = new MetricsRegistry();
-    const real = createSegmentWriter({ clickhouse: doorOf(ch, db), maxPacketBytes: 1 << 20, dedupCacheEntries: 0, metrics, logger: silentLogger() });
+    const { kafka, names, ch, db, metrics, writer: real, worker: workerOf } = await workerFixture('park');
     // ClickHouse refusing for good (as a missing grant does): the chunk holding offset 1000, every time.
     let failures = 0;
     const writer: SegmentWriter = {
@@ -82,13 +58,7 @@ describe('a chunk that can never be written', () => {
     };
     const msgs = mixedStream(3000, { invalidEvery: 1_000_000, outputEvery: 1_000_000 });
     await produceAll(kafka, names.topic, msgs, 500);
-    const worker = createIngestWorker({
-      kafka,
-      writer,
-      logger: silentLogger(),
-      metrics,
-      config: { ...names, batchMaxPackets: 500, sinkRetryMaxMs: 200, sinkUnhealthyAfterMs: 60_000, sessionTimeoutMs: 6000, consumers: 1, chunkMaxAttempts: 3 },
-    });
+    const worker = workerOf(writer, { chunkMaxAttempts: 3 });
     const admin = kafka.admin();
     await admin.connect();
     await worker.start();
