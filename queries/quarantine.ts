@@ -66,12 +66,14 @@ LIMIT 1 BY source_key`,
 /** Replays of quarantined packets, oldest first. */
 export const QUARANTINE_REPLAYS: QuerySpec = {
   name: 'quarantine_replays',
+  // Replays the Kafka worker records in one insert share replayed_at: they are ordered by their
+  // position in the topic (source 'kafka:topic/partition@offset'; length first, so @10 follows @9).
   description: 'Every recorded replay of the given quarantined packets, oldest first (a retried insert counted once).',
   sql: `SELECT quarantine_id, replay_id, key_id, corrected, toString(outcome) AS outcome, toString(packet_type) AS packet_type, ids,
   toString(reason_code) AS reason_code, reason, source, toUnixTimestamp64Milli(replayed_at) AS replayed_ms
 FROM {db:Identifier}.quarantine_replays
 WHERE quarantine_id IN {ids:Array(String)}
-ORDER BY quarantine_id, replayed_at, replay_id
+ORDER BY quarantine_id, replayed_at, length(source), source, replay_id
 LIMIT 1 BY quarantine_id, replay_id`,
   params: { db: FILTER_DOCS.db, ids: 'quarantine_ids (source_key)' },
 };
