@@ -7,6 +7,7 @@
  * Idempotent (ReplacingMergeTree on (created_at, call_id), and copies skip what is there), so
  * several processes may run it; queries stay exact whatever its lag (dedup-candidates.ts).
  */
+import { serverNow } from '../platform/clickhouse/cutover.ts';
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { chTime } from '../platform/clickhouse/statement.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -38,8 +39,6 @@ SELECT args_key, tool_id, args_hash, call_id, created_at, duration_ms, cost_usd,
 FROM {db:Identifier}.tool_invocations
 WHERE args_key IN (${REPEATED_KEYS})
   AND call_id NOT IN (SELECT call_id FROM {db:Identifier}.dedup_repeats WHERE args_key IN (${REPEATED_KEYS}))`;
-
-const SERVER_NOW = 'SELECT toUnixTimestamp64Milli(now64(3)) AS ms';
 
 /**
  * Why a run may set the watermark to the server time S at its start, not only to the newest
@@ -82,7 +81,7 @@ export async function refreshDedupIndex(ch: ClickHouseDoor, overlapMs = DEDUP_OV
   const wm = await dedupWatermark(ch);
   const since = Math.max(0, wm - overlapMs);
   // Read before NEWEST: see writeWatermark.
-  const startMs = Number((await one<{ ms: string }>(ch, SERVER_NOW, {}))?.ms);
+  const startMs = await serverNow(ch);
   const newest = await one<{ newest: number; n: number }>(ch, NEWEST, { since: chTime(since) });
   const scanned = Number(newest?.n ?? 0);
   if (scanned === 0) {

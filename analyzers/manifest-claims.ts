@@ -7,17 +7,16 @@
  *     otherwise miss that apply's changes), up to {@link STALE_CLAIM_MS} (then the claimer is
  *     taken for dead and its number skipped).
  *  2. It claims the next number (the claim's time is the server's now64() at insert).
- *  3. After {@link CLAIM_MARGIN_MS} — by then every claim stamped before its own is visible, as an
- *     insert commits within that margin (the window aggregates' cutover rests on the same bound) —
+ *  3. After the cutover's {@link MARGIN_MS} — by then every claim stamped before its own is
+ *     visible, as an insert commits within that margin (the window aggregates' cutover rests on it) —
  *     it reads the number's claims: the earliest (ties: the smaller apply_id) wins and writes; the
  *     others start again from 1.
  */
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../platform/errors.ts';
+import { MARGIN_MS } from '../platform/clickhouse/cutover.ts';
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 
-/** How long an apply waits after claiming before it reads who won. */
-export const CLAIM_MARGIN_MS = 250;
 /** A claim not written as a version after this long is taken for a dead apply and skipped. */
 export const STALE_CLAIM_MS = 10_000;
 const POLL_MS = 100;
@@ -38,7 +37,7 @@ export async function claimVersion(door: ClickHouseDoor, appliedBy: string): Pro
     const v = await nextFreeVersion(door);
     const applyId = randomUUID();
     await door.insertRows('manifest_claims', [{ key: applyId, row: { version: v, apply_id: applyId, applied_by: appliedBy } }]);
-    await sleep(CLAIM_MARGIN_MS);
+    await sleep(MARGIN_MS);
     const [winner] = await door.select<{ id: string }>(WINNER, { v });
     if (winner?.id === applyId) return v;
   }

@@ -7,6 +7,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { migrate } from '../platform/clickhouse/migrate.ts';
 import { refreshDedupIndex } from '../analyzers/dedup-index.ts';
+import { cutoverAtEpoch } from '../platform/clickhouse/cutover.ts';
 import { createClickHouseDoor } from '../platform/clickhouse/door.ts';
 
 /** Shape of the generated workload. */
@@ -200,13 +201,13 @@ async function readMeta(ch: ClickHouseClient, db: string) {
  */
 export async function freshHistory(ch: ClickHouseClient, db: string, shape: BenchShape): Promise<{ perTask: number; spanMs: number; baseMs: number }> {
   await ch.command({ query: 'DROP DATABASE IF EXISTS {db:Identifier}', query_params: { db } });
-  await migrate(createClickHouseDoor(ch, db), { retentionDays: RETENTION });
+  const door = createClickHouseDoor(ch, db);
+  await migrate(door, { retentionDays: RETENTION });
   // The window aggregates' views count the calls ingested from their cutover on (migration 015),
   // which the migration set to now; a history is inserted with ingested_at in the past. The
   // database is still empty, so moving the cutover to the epoch lets the views count every row
   // once, as if the history had come through ingest.
-  await ch.command({ query: 'TRUNCATE TABLE {db:Identifier}.window_aggregates_cutover', query_params: { db } });
-  await ch.command({ query: "INSERT INTO {db:Identifier}.window_aggregates_cutover (at) VALUES ('1970-01-01 00:00:00.000')", query_params: { db } });
+  await cutoverAtEpoch(door);
   const spanMs = shape.days * 86_400_000;
   const end = new Date();
   end.setUTCHours(0, 0, 0, 0);

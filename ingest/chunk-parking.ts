@@ -6,7 +6,7 @@
  * If the DLQ refuses too, the chunk is fetched again as before: nothing is lost either way.
  * Pure: the worker (kafka-worker.ts) sends and commits.
  */
-import { KafkaPacket } from './kafka-records.ts';
+import { dlqRecord } from './kafka-records.ts';
 import type { RawPacket } from './rows.ts';
 
 /** The DLQ reason of a parked packet (header x-reason). */
@@ -17,11 +17,7 @@ const MAX_ERROR_HEADER = 1000;
 
 /** The DLQ messages of a parked chunk: each packet's bytes, why, and where it came from. */
 export function parkedMessages(packets: readonly RawPacket[], error: string): Array<{ value: string | Buffer | null; headers: Record<string, string> }> {
-  return packets.map((p) => {
-    const s = p.source;
-    const where = s.kind === 'kafka' ? `${s.topic}/${s.partition}@${s.offset}` : 'http';
-    return { value: p instanceof KafkaPacket ? p.value : p.raw, headers: { 'x-reason': UNWRITABLE, 'x-error': error.slice(0, MAX_ERROR_HEADER), 'x-source': where } };
-  });
+  return packets.map((p) => dlqRecord(p, { 'x-reason': UNWRITABLE, 'x-error': error.slice(0, MAX_ERROR_HEADER) }));
 }
 
 /** Failures per chunk (partition and first offset), forgotten once the chunk is written or parked. */

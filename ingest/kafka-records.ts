@@ -88,10 +88,15 @@ export function dlqMessages(packets: readonly RawPacket[], outcomes: readonly Pa
   return outcomes.flatMap((o, i) => {
     const p = packets[i] as RawPacket;
     if (o.status !== 'rejected' || !POISON.has(o.reason?.code ?? '') || p.source.kind !== 'kafka' || p.replay) return [];
-    const s = p.source;
-    const value = p instanceof KafkaPacket ? p.value : p.raw;
-    return [{ value, headers: { 'x-reason': o.reason?.code ?? '', 'x-source': `${s.topic}/${s.partition}@${s.offset}` } }];
+    return [dlqRecord(p, { 'x-reason': o.reason?.code ?? '' })];
   });
+}
+
+/** A packet as a DLQ message: its exact bytes, the given headers, and x-source (topic/partition@offset). */
+export function dlqRecord(p: RawPacket, headers: Record<string, string>): { value: string | Buffer | null; headers: Record<string, string> } {
+  const s = p.source;
+  const where = s.kind === 'kafka' ? `${s.topic}/${s.partition}@${s.offset}` : s.kind;
+  return { value: p instanceof KafkaPacket ? p.value : p.raw, headers: { ...headers, 'x-source': where } };
 }
 
 function header(headers: IHeaders | undefined, name: string): string | undefined {

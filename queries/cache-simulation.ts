@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { CREATED_IN_WINDOW, PARAM_DOCS, TOOL_FILTER } from './dashboard-common.ts';
 import { DEDUP_OVERLAP_MS } from '../analyzers/dedup-index.ts';
 import { DEDUP_LIVE_MAX_ROWS, indexedSince } from './dedup-candidates.ts';
-import { EDGE_CALLS, HOURS_OUTSIDE_DAYS, WHOLE_DAYS, WINDOW_BOUNDS } from './window-aggregates.ts';
+import { toolWindowRows, WINDOW_BOUNDS } from './window-aggregates.ts';
 import { chTime, runQuery, windowParams, type QueryContext, type QuerySpec, type StatementRunner, type TimeWindow } from './sql.ts';
 
 /** The TTLs of the curve: 1 min, 5 min, 15 min, 1 h, 6 h, 24 h, 7 d. */
@@ -96,13 +96,7 @@ const SIMULATION_DESCRIPTION =
  * rows whatever the store holds, where counting the calls themselves reads every call of the window.
  * Needs WINDOW_BOUNDS in the statement's WITH clause.
  */
-const CALLS_PER_TOOL = `SELECT tool_id, sum(n) AS calls FROM (
-    SELECT tool_id, calls AS n FROM {db:Identifier}.tool_days WHERE ${WHOLE_DAYS} AND ${TOOL_FILTER}
-    UNION ALL
-    SELECT tool_id, calls FROM {db:Identifier}.tool_hours WHERE ${HOURS_OUTSIDE_DAYS} AND ${TOOL_FILTER}
-    UNION ALL
-    SELECT tool_id, count() FROM {db:Identifier}.tool_invocations WHERE ${EDGE_CALLS} AND ${TOOL_FILTER} GROUP BY tool_id
-  ) GROUP BY tool_id HAVING calls > 0`;
+const CALLS_PER_TOOL = `SELECT tool_id, sum(n) AS calls FROM (${toolWindowRows('calls AS n', 'count()', TOOL_FILTER)}) GROUP BY tool_id HAVING calls > 0`;
 
 const SIMULATION_SQL = (keys: (tools: string) => string) => `WITH ${WINDOW_BOUNDS}
 SELECT c.tool_id AS tool_id, m.idempotent = 1 AND ${TTL_OF('m')} > 0 AS cacheable, ${TTL_OF('m')} AS ttl_ms, c.calls AS calls,

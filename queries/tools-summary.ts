@@ -4,7 +4,7 @@
  * MCP server each tool came from (the current manifest's `mcp.server`; '' for other tools).
  */
 import type { ToolsSummary } from './schemas.ts';
-import { EDGE_CALLS, HOURS_OUTSIDE_DAYS, WHOLE_DAYS, WINDOW_BOUNDS } from './window-aggregates.ts';
+import { toolWindowRows, WINDOW_BOUNDS } from './window-aggregates.ts';
 import { runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow, type StatementRunner } from './sql.ts';
 
 /**
@@ -26,18 +26,10 @@ SELECT tool_id, sum(n) AS invocations, sum(ok) AS successes, sum(dsum) / invocat
   mapKeys(counts)[i] AS b1, if(k < invocations, mapKeys(counts)[arrayFirstIndex(c -> c > k, cum)], b1) AS b2,
   k - (cum[i] - mapValues(counts)[i]) AS rank, h - k AS frac, k < invocations AS interpolate
 FROM (
-  SELECT tool_id, calls AS n, successes AS ok, duration_ms_sum AS dsum, cost_usd AS cost, buckets AS hist
-  FROM {db:Identifier}.tool_days
-  WHERE ${WHOLE_DAYS}
-  UNION ALL
-  SELECT tool_id, calls, successes, duration_ms_sum, cost_usd, buckets
-  FROM {db:Identifier}.tool_hours
-  WHERE ${HOURS_OUTSIDE_DAYS}
-  UNION ALL
-  SELECT tool_id, count(), countIf(status = 'success'), sum(duration_ms), sum(ifNull(cost_usd, 0)), sumMap(map(duration_bucket, toUInt64(1)))
-  FROM {db:Identifier}.tool_invocations
-  WHERE ${EDGE_CALLS}
-  GROUP BY tool_id
+  ${toolWindowRows(
+    'calls AS n, successes AS ok, duration_ms_sum AS dsum, cost_usd AS cost, buckets AS hist',
+    "count(), countIf(status = 'success'), sum(duration_ms), sum(ifNull(cost_usd, 0)), sumMap(map(duration_bucket, toUInt64(1)))",
+  )}
 )
 GROUP BY tool_id
 ORDER BY invocations DESC, tool_id

@@ -38,3 +38,22 @@ export const HOURS_OUTSIDE_DAYS = `${WHOLE_HOURS} AND (hour < d_lo OR hour >= d_
 
 /** Rows of a daily aggregate inside the window's whole days. */
 export const WHOLE_DAYS = 'day >= d_lo AND day < d_hi';
+
+/**
+ * The window's rows per tool: `tool_days` for its whole days, `tool_hours` for its other whole
+ * hours, and its edge calls grouped by tool. `aggregates` selects from the aggregate tables'
+ * columns and `calls` the same values computed from the calls (same number and order: the union
+ * takes the first arm's names); `filter` narrows every arm. Needs WINDOW_BOUNDS in the WITH clause.
+ */
+export const toolWindowRows = (aggregates: string, calls: string, filter = '1') => `SELECT tool_id, ${aggregates}
+  FROM {db:Identifier}.tool_days
+  WHERE ${WHOLE_DAYS} AND ${filter}
+  UNION ALL
+  SELECT tool_id, ${aggregates}
+  FROM {db:Identifier}.tool_hours
+  WHERE ${HOURS_OUTSIDE_DAYS} AND ${filter}
+  UNION ALL
+  SELECT tool_id, ${calls}
+  FROM {db:Identifier}.tool_invocations
+  WHERE ${EDGE_CALLS} AND ${filter}
+  GROUP BY tool_id`;

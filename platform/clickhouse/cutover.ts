@@ -21,8 +21,8 @@ const POLL_MS = 50;
 /** An insert running longer than this across the migration fails it (retryable). */
 const WAIT_LIMIT_MS = 600_000;
 
-/** Server time, epoch ms. */
-async function serverNow(ch: ClickHouseDoor): Promise<number> {
+/** Server time, epoch ms: the clock of `now64()` defaults such as ingested_at. */
+export async function serverNow(ch: ClickHouseDoor): Promise<number> {
   const [row] = await ch.select<{ ms: string }>('SELECT toUnixTimestamp64Milli(now64(3)) AS ms');
   return Number(row?.ms);
 }
@@ -70,4 +70,14 @@ async function noCallsBetween(ch: ClickHouseDoor, fromMs: number, toMs: number):
   if (Number(row?.n) > 0) {
     throw new AppError('MIGRATION_FAILED', 'the window aggregates cutover was stored late while calls were inserted: drop tables task_hours, tool_hours, tool_days, tool_durations, window_aggregates_cutover, their views, and the 015/017 rows of schema_migrations, then migrate again', { retryable: false });
   }
+}
+
+/**
+ * Moves the cutover to the epoch, so that the views count every call inserted from now on whatever
+ * its ingested_at. Only for a database still empty of calls, which generated histories and tests
+ * fill with past ingested_at values (otherwise calls before the move would be counted by neither).
+ */
+export async function cutoverAtEpoch(ch: ClickHouseDoor): Promise<void> {
+  await ch.command('TRUNCATE TABLE {db:Identifier}.window_aggregates_cutover');
+  await ch.command("INSERT INTO {db:Identifier}.window_aggregates_cutover (at) VALUES ('1970-01-01 00:00:00.000')");
 }

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClickHouse, createLaneClients, type ClickHouseClient, type LaneClients } from '../../platform/clickhouse/client.ts';
+import { cutoverAtEpoch } from '../../platform/clickhouse/cutover.ts';
 import { createClickHouseDoor, type ClickHouseDoor } from '../../platform/clickhouse/door.ts';
 import { migrate } from '../../platform/clickhouse/migrate.ts';
 
@@ -50,9 +51,8 @@ export async function freshDatabase(prefix = 't'): Promise<{ ch: ClickHouseClien
  * and tests writing calls straight into the table back-date ingested_at. Only on an empty database
  * (as the benchmarks' history builder does), or calls would be counted by neither.
  */
-export async function aggregatesFromEpoch(ch: ClickHouseClient, db: string): Promise<void> {
-  await ch.command({ query: 'TRUNCATE TABLE {db:Identifier}.window_aggregates_cutover', query_params: { db } });
-  await ch.command({ query: "INSERT INTO {db:Identifier}.window_aggregates_cutover (at) VALUES ('1970-01-01 00:00:00.000')", query_params: { db } });
+export function aggregatesFromEpoch(ch: ClickHouseClient, db: string): Promise<void> {
+  return cutoverAtEpoch(createClickHouseDoor(ch, db));
 }
 
 /** Runs a query and returns its rows. */
