@@ -35,6 +35,24 @@ export interface RunFigures {
   log: { file: string; warn: number; error: number; fatal: number; samples: string[] };
   /** Seconds the run waited past the load window for lag 0 and catch-up (bounded by --max-wait-minutes). */
   waitedS: number;
+  /** serve's own view when the load window ended: /metrics summaries of where a read's time goes. */
+  atLoadEnd?: Record<string, number>;
+}
+
+/** The /metrics summaries printed beside the reads' latency: ClickHouse per lane, and the event loop. */
+const INSIDE = [
+  ['read statements in ClickHouse', 'tool_audit_clickhouse_statement_seconds', 'lane="read",'],
+  ['read statements waiting for a connection', 'tool_audit_clickhouse_wait_seconds', 'lane="read",'],
+  ['job statements in ClickHouse', 'tool_audit_clickhouse_statement_seconds', 'lane="job",'],
+  ['event loop delay (per-second max)', 'tool_audit_event_loop_delay_seconds', ''],
+] as const;
+
+function insideLines(m: Record<string, number>): string[] {
+  const ms = (name: string, labels: string, q: string) => {
+    const v = m[`${name}{${labels}quantile="${q}"}`];
+    return v === undefined ? '—' : (v * 1000).toFixed(v < 0.01 ? 1 : 0);
+  };
+  return INSIDE.map(([what, name, labels]) => `  ${what}: p50 ${ms(name, labels, '0.5')} / p95 ${ms(name, labels, '0.95')} / p99 ${ms(name, labels, '0.99')} ms (last 1,024)`);
 }
 
 /** Catch-up times and watermark writes from a run's analyzer_progress / dedup_progress rows. */
@@ -100,6 +118,7 @@ export function report(meta: HistoryMeta & { built: boolean }, packets: { topic:
   for (const r of runs.filter((x) => x.load.length > 0)) {
     out.push('', `read latency during ${r.name} (${r.loadSeconds.toFixed(0)} s window, one client, sequential requests; ms):`, ...latencyTable(r.load));
     if (r.loadAfterIndex) out.push('', `the same, only the reads after the dedup index caught up (${r.loadAfterIndex.afterS.toFixed(0)} s after spawn); ms:`, ...latencyTable(r.loadAfterIndex.load));
+    if (r.atLoadEnd) out.push('', `inside serve at the end of ${r.name}'s load window (/metrics):`, ...insideLines(r.atLoadEnd));
   }
   for (const r of runs.filter((x) => x.log.samples.length)) out.push('', `${r.name}: serve log problems (${r.log.file}):`, ...r.log.samples.map((x) => `  ${x}`));
   return out.join('\n');

@@ -127,12 +127,14 @@ async function serveRun(name: string, dataDir: string, meta: HistoryMeta, ing: I
   const samples: LoadSample[] = [];
   let loadSeconds = 0;
   let lagAtLoadEnd: number | null = null;
+  let atLoadEnd: Record<string, number> | undefined;
   if (o.load && run.readyzS !== null) {
     const t0 = performance.now();
     log(`${name}: read load for ${opt.minutes} min`);
     load = await runLoad(run.base, HISTORY_KEY, meta.taskIds, t0 + Number(opt.minutes) * 60_000, () => exitedEarly, (x) => samples.push(x));
     loadSeconds = (performance.now() - t0) / 1000;
     lagAtLoadEnd = lag;
+    atLoadEnd = Object.fromEntries(run.metrics());
   }
   // Caught up, as far as /metrics tells while serve runs: the analyzer's lag (set as each of its
   // runs starts) is small, and the auditor has recorded the violations the defects imply.
@@ -187,6 +189,7 @@ async function serveRun(name: string, dataDir: string, meta: HistoryMeta, ing: I
     exitedEarly,
     log: { file: run.logFile, ...logProblems(run.logFile) },
     waitedS,
+    ...(atLoadEnd ? { atLoadEnd } : {}),
   };
 }
 

@@ -10,6 +10,7 @@ import { removeReplacedParts } from '../platform/clickhouse/part-cleanup.ts';
 import { createLogger, type Logger } from '../platform/logger.ts';
 import { MetricsRegistry } from '../platform/metrics.ts';
 import { startWatchdog } from '../platform/watchdog.ts';
+import { watchEventLoop } from '../platform/event-loop.ts';
 
 /** What every long-running command starts with. */
 export interface Runtime {
@@ -55,6 +56,7 @@ export async function startRuntime(name: string, opts: LoadOptions = {}): Promis
   // Before ClickHouse opens: from then on a fatal error would leave the process hanging (watchdog.ts).
   startWatchdog({ timeoutMs: config.watchdogMs, name });
   const metrics = new MetricsRegistry();
+  watchEventLoop(metrics);
   const clickhouse = await openClickHouse(config, metrics);
   if (config.migrateOnStart) {
     const result = await migrate(clickhouse, { retentionDays: config.retentionDays });

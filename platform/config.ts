@@ -60,6 +60,8 @@ const envSchema = z.object({
   CLICKHOUSE_JOB_CONNECTIONS: intFromEnv(2, 1),
   CLICKHOUSE_JOB_THREADS: intFromEnv(0, 0),
   CLICKHOUSE_JOB_NICE: intFromEnv(19, 0).pipe(z.number().max(19)),
+  CLICKHOUSE_MERGE_NICE: intFromEnv(19, 0).pipe(z.number().max(19)),
+  CLICKHOUSE_EMBEDDED_CONFIG: optionalString,
 
   KAFKA_BROKERS: optionalString,
   KAFKA_TOPIC: z.string().min(1).default('tool_audit.packets'),
@@ -147,6 +149,10 @@ export interface Config {
     jobThreads: number;
     /** Embedded engine: the OS priority (nice, 0–19) of the job connections' threads, so reads and ingest go first. */
     jobNice: number;
+    /** Embedded engine: the OS priority (nice, 0–19) of the engine's background merge and mutation threads. */
+    mergeNice: number;
+    /** Embedded engine: a ClickHouse server configuration file it starts with (users and grants, server settings). */
+    embeddedConfig: string | undefined;
   };
   kafka: {
     brokers: string[] | undefined;
@@ -297,6 +303,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         jobConnections: e.CLICKHOUSE_JOB_CONNECTIONS,
         jobThreads: e.CLICKHOUSE_JOB_THREADS,
         jobNice: e.CLICKHOUSE_JOB_NICE,
+        mergeNice: e.CLICKHOUSE_MERGE_NICE,
+        embeddedConfig: e.CLICKHOUSE_EMBEDDED_CONFIG,
       },
       kafka: {
         brokers: e.KAFKA_BROKERS?.split(',').map((b) => b.trim()).filter(Boolean),

@@ -29,8 +29,13 @@ export interface LaneClients {
 /** The longest statement the embedded engine parses: room for values rendered into it. */
 const MAX_QUERY_BYTES = 256 * 1024 * 1024;
 
-/** Opens one client for the configured ClickHouse. The caller owns it and must close it. */
-export async function createClickHouse(cfg: ClientTarget): Promise<ClickHouseClient> {
+/**
+ * Opens one client for the configured ClickHouse. The caller owns it and must close it.
+ * `engineArgs` (embedded only) configure the in-process engine itself, e.g.
+ * `--os_threads_nice_value_merge_mutate=19`: server settings, which chDB takes only from the
+ * first connection the process opens on a directory (later ones' are ignored).
+ */
+export async function createClickHouse(cfg: ClientTarget, engineArgs: readonly string[] = []): Promise<ClickHouseClient> {
   if (cfg.url) {
     return createClient({
       url: cfg.url,
@@ -45,9 +50,19 @@ export async function createClickHouse(cfg: ClientTarget): Promise<ClickHouseCli
   try {
     // Loaded lazily: a deployment against a ClickHouse server never needs the native engine.
     const { createChdbConnection } = await import('chdb/connection');
+    // createChdbConnection cannot pass engine arguments: a session opened first with them starts
+    // the engine so configured, and lives as long as this client.
+    const engine = engineArgs.length > 0 ? new (await import('chdb')).Session(path, { connectionArgs: engineArgs }) : undefined;
     // chdb builds against its own copy of @clickhouse/client-common; the shapes are identical.
     const connection = createChdbConnection({ path }) as unknown as NonNullable<Parameters<typeof createClient>[0]>['connection'];
     const client = createClient({ connection });
+    if (engine) {
+      const close = client.close.bind(client);
+      client.close = async () => {
+        await close();
+        engine.close();
+      };
+    }
     // Values are rendered into the statement on this engine (literals.ts), so a statement is as
     // long as its values: the parser's 256 KiB default would refuse a large key look-up that a
     // bound statement passes. A session setting of this connection (chDB applies clickhouse_settings as SETs).
@@ -65,10 +80,14 @@ export async function createClickHouse(cfg: ClientTarget): Promise<ClickHouseCli
  * Opens the clients of every lane: one shared client on a server; on the embedded engine
  * `readConnections` read, `ingestConnections` ingest and `jobConnections` job connections on the
  * same data directory, the job ones at OS priority `jobNice` (and `jobThreads` threads when set):
- * session settings of those connections alone. The caller owns them (the door closes them).
+ * session settings of those connections alone; the engine's merges at `mergeNice`. The caller
+ * owns them (the door closes them).
  */
 export async function createLaneClients(cfg: Config['clickhouse']): Promise<LaneClients> {
-  const first = await createClickHouse(cfg);
+  // Merges and mutations run on the engine's own threads, at normal priority unless told: on a
+  // busy history they compete with reads as much as a job's statements would.
+  const engineArgs = [`--os_threads_nice_value_merge_mutate=${cfg.mergeNice}`, ...(cfg.embeddedConfig ? [`--config-file=${resolve(cfg.embeddedConfig)}`] : [])];
+  const first = await createClickHouse(cfg, engineArgs);
   if (cfg.url) return { read: [first], ingest: [first], job: [first] };
   const opened: ClickHouseClient[] = [first];
   try {

@@ -30,7 +30,7 @@ export function testClickHouse(): Promise<ClickHouseClient> {
 /** Clients of every lane on the test data directory, as serve opens them (the caller closes them). */
 export async function testLaneClients(opts: { readConnections?: number; jobThreads?: number } = {}): Promise<LaneClients> {
   await testClickHouse(); // the directory is made and migrated through the shared client first
-  return createLaneClients({ ...target(), readConnections: opts.readConnections ?? 2, ingestConnections: 2, jobConnections: 1, jobThreads: opts.jobThreads ?? 1, jobNice: 19 });
+  return createLaneClients({ ...target(), readConnections: opts.readConnections ?? 2, ingestConnections: 2, jobConnections: 1, jobThreads: opts.jobThreads ?? 1, jobNice: 19, mergeNice: 19, embeddedConfig: undefined });
 }
 
 /**

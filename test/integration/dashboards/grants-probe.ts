@@ -7,10 +7,7 @@
  *
  *   node --import tsx grants-probe.ts '{"dataDir":…,"db":…,"role":"reader","grants":["GRANT SELECT ON db.*"]}'
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createAuditor } from '../../../analyzers/auditor.ts';
 import { createDependencyAnalyzer } from '../../../analyzers/dependency-runner.ts';
 import { createClickHouse } from '../../../platform/clickhouse/client.ts';
@@ -22,6 +19,7 @@ import { silentLogger } from '../../../platform/logger.ts';
 import { MetricsRegistry } from '../../../platform/metrics.ts';
 import { generateWorkload } from './workload.ts';
 import { createClickHouseDoor } from '../../../platform/clickhouse/door.ts';
+import { grantsConfig } from '../../helpers/embedded-grants.ts';
 
 interface ProbeArgs {
   dataDir: string;
@@ -32,20 +30,12 @@ interface ProbeArgs {
 }
 
 const args = JSON.parse(process.argv[2] ?? '{}') as ProbeArgs;
-const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-
-const confDir = mkdtempSync(join(tmpdir(), 'ta-grants-'));
-const grantsXml = args.role === 'admin' ? '<access_management>1</access_management>' : `<grants>${args.grants.map((g) => `<query>${escapeXml(g)}</query>`).join('')}</grants>`;
-writeFileSync(
-  join(confDir, 'users.xml'),
-  `<clickhouse><profiles><default/></profiles><quotas><default/></quotas><users><default><password></password><networks><ip>::/0</ip></networks><profile>default</profile><quota>default</quota>${grantsXml}</default></users></clickhouse>`,
-);
-writeFileSync(join(confDir, 'config.xml'), `<clickhouse><users_config>${join(confDir, 'users.xml')}</users_config></clickhouse>`);
+const configFile = grantsConfig(args.role === 'admin' ? 'admin' : args.grants);
 
 // The first connection to a data directory starts the engine with its arguments; the client below
 // opens a second connection to the same engine.
 const { Session } = createRequire(import.meta.url)('chdb') as { Session: new (path: string, opts: { connectionArgs: string[] }) => { query(q: string, f: string): string; close(): void } };
-const session = new Session(args.dataDir, { connectionArgs: [`--config-file=${join(confDir, 'config.xml')}`] });
+const session = new Session(args.dataDir, { connectionArgs: [`--config-file=${configFile}`] });
 const ch = await createClickHouse({ url: undefined, user: undefined, password: undefined, database: args.db, dataDir: args.dataDir });
 const db = args.db;
 const metrics = new MetricsRegistry();

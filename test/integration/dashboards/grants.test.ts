@@ -17,12 +17,13 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { testClickHouse, rows } from '../../helpers/clickhouse.ts';
 import { grants, runInitScript, statements, TEST_ENV } from '../../unit/deploy/users-sql.ts';
+import { roleGrants } from '../../helpers/embedded-grants.ts';
 
 const DB = 'grants_probe';
 const PROBE = fileURLToPath(new URL('./grants-probe.ts', import.meta.url));
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const script = runInitScript({ ...TEST_ENV, CLICKHOUSE_DB: DB });
-const grantsOf = (user: string) => grants(script.sql).filter((g) => g.to === user).map((g) => g.statement.replace(/ TO \S+$/, ''));
+const grantsOf = (user: string) => roleGrants(grants(script.sql), user);
 
 interface ProbeResult {
   grants: string[];
@@ -30,8 +31,8 @@ interface ProbeResult {
   forbidden: Record<string, string>;
 }
 
-function probe(dataDir: string, role: string, roleGrants: string[]): ProbeResult {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', PROBE, JSON.stringify({ dataDir, db: DB, role, grants: roleGrants })], {
+function probe(dataDir: string, role: string, given: string[]): ProbeResult {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', PROBE, JSON.stringify({ dataDir, db: DB, role, grants: given })], {
     cwd: root,
     encoding: 'utf8',
     timeout: 240_000,
