@@ -44,8 +44,10 @@ export async function serve(): Promise<void> {
     ...budgetTiming,
     desk,
   });
-  const writer = createWriter(rt, metrics, budgets.onCallsStored);
   const kafka = config.kafka.brokers ? createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, logger }) : undefined;
+  // A process that hands packets to Kafka for separate workers stores nothing itself: no writer,
+  // so no key filter to load (memory growing with history) and no ingest grants (docs/operations.md).
+  const writer = kafka && !config.ingest.workerInProcess ? undefined : createWriter(rt, metrics, budgets.onCallsStored);
   let worker: IngestWorker | undefined;
   let producer: Producer | undefined;
   // Packets are taken once their path is ready: at once without Kafka, else once the producer is.
@@ -96,7 +98,7 @@ export async function serve(): Promise<void> {
     await producer?.disconnect();
     await worker?.stop();
     await jobs.stop();
-    await writer.close?.();
+    await writer?.close?.();
     await clickhouse.close();
   });
 
@@ -107,14 +109,15 @@ export async function serve(): Promise<void> {
   });
   // The key filter loads while packets are taken: until it is loaded every key of a round is
   // looked up exactly (key-index.ts), so a start without a snapshot does not hold ingest back.
-  void steps.run('key_filter', () => writer.ready?.() ?? Promise.resolve(), () => describeKeys(writer.progress?.()));
+  if (writer) void steps.run('key_filter', () => writer.ready?.() ?? Promise.resolve(), () => describeKeys(writer.progress?.()));
   if (!kafka) {
-    ingest = { submit: (packets) => writer.write(packets) };
+    const direct = writer as NonNullable<typeof writer>; // made whenever Kafka is not configured
+    ingest = { submit: (packets) => direct.write(packets) };
     return;
   }
   void steps.run('kafka', async () => {
     await ensureTopics(kafka, kafkaTopics(config));
-    if (config.ingest.workerInProcess) worker = await startKafkaWorker(rt, kafka, writer, metrics);
+    if (writer) worker = await startKafkaWorker(rt, kafka, writer, metrics);
     producer = kafka.producer({ allowAutoTopicCreation: false, idempotent: false });
     await producer.connect();
     ingest = createKafkaEdge({ producer, topic: config.kafka.topic, maxPacketBytes: config.ingest.maxPacketBytes });
