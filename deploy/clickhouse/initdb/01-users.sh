@@ -7,7 +7,7 @@
   dir=$(dirname "${BASH_SOURCE[0]}")
   CLICKHOUSE_DB=${CLICKHOUSE_DB:-tool_audit}
   sql=$(cat "$dir/users.sql.template")
-  for var in CLICKHOUSE_DB CLICKHOUSE_INGEST_PASSWORD CLICKHOUSE_ANALYZER_PASSWORD CLICKHOUSE_READER_PASSWORD; do
+  for var in CLICKHOUSE_DB CLICKHOUSE_INGEST_PASSWORD CLICKHOUSE_ANALYZER_PASSWORD CLICKHOUSE_API_PASSWORD CLICKHOUSE_READER_PASSWORD; do
     value=${!var:-}
     if [ -z "$value" ]; then echo "01-users.sh: $var is not set" >&2; exit 1; fi
     case "$value" in *"'"* | *\\*) echo "01-users.sh: $var must not contain ' or \\" >&2; exit 1 ;; esac
@@ -15,5 +15,5 @@
   done
   if ! [[ $CLICKHOUSE_DB =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]]; then echo "01-users.sh: CLICKHOUSE_DB must be a plain identifier" >&2; exit 1; fi
   clickhouse client --host 127.0.0.1 --user "${CLICKHOUSE_USER:-default}" --password "${CLICKHOUSE_PASSWORD:-}" --multiquery <<<"$sql"
-  echo "01-users.sh: created tool_audit_ingest, tool_audit_analyzer, tool_audit_reader on ${CLICKHOUSE_DB}"
+  echo "01-users.sh: created tool_audit_ingest, tool_audit_analyzer, tool_audit_api, tool_audit_reader on ${CLICKHOUSE_DB}"
 )

@@ -3,6 +3,7 @@ import { grants, runInitScript, statements, TEST_ENV } from './users-sql.ts';
 
 const TABLE_FUNCTIONS = 'GRANT CREATE TEMPORARY TABLE ON *.* TO tool_audit_ingest';
 const ANALYZER_TABLE_FUNCTIONS = 'GRANT CREATE TEMPORARY TABLE ON *.* TO tool_audit_analyzer';
+const API_TABLE_FUNCTIONS = 'GRANT CREATE TEMPORARY TABLE ON *.* TO tool_audit_api';
 const FORBIDDEN = /\b(ALTER|DELETE|TRUNCATE|DROP|ALL|CREATE|OPTIMIZE|SYSTEM|KILL|ACCESS MANAGEMENT|GRANT OPTION|UPDATE)\b/i;
 
 describe('deploy/clickhouse/initdb/01-users.sh', () => {
@@ -16,6 +17,7 @@ describe('deploy/clickhouse/initdb/01-users.sh', () => {
     expect(creates).toEqual([
       "CREATE USER IF NOT EXISTS tool_audit_ingest IDENTIFIED WITH sha256_password BY 'ingest-pw' DEFAULT DATABASE tool_audit",
       "CREATE USER IF NOT EXISTS tool_audit_analyzer IDENTIFIED WITH sha256_password BY 'analyzer-pw' DEFAULT DATABASE tool_audit",
+      "CREATE USER IF NOT EXISTS tool_audit_api IDENTIFIED WITH sha256_password BY 'api-pw' DEFAULT DATABASE tool_audit",
       "CREATE USER IF NOT EXISTS tool_audit_reader IDENTIFIED WITH sha256_password BY 'reader-pw' DEFAULT DATABASE tool_audit",
     ]);
     expect(statements(run.sql).every((s) => /^(CREATE USER|GRANT) /.test(s))).toBe(true);
@@ -24,11 +26,22 @@ describe('deploy/clickhouse/initdb/01-users.sh', () => {
   it('grants SELECT and INSERT only: no ALTER, DELETE, TRUNCATE, DROP (or anything wider) for anyone', () => {
     for (const g of grants(run.sql)) {
       // Table functions (format(), used by the ingest look-ups) need this grant; it reaches no table.
-      if (g.statement === TABLE_FUNCTIONS || g.statement === ANALYZER_TABLE_FUNCTIONS) continue;
+      if ([TABLE_FUNCTIONS, ANALYZER_TABLE_FUNCTIONS, API_TABLE_FUNCTIONS].includes(g.statement)) continue;
       expect(g.statement).not.toMatch(FORBIDDEN);
       expect(g.privileges.every((p) => p === 'SELECT' || p === 'INSERT'), g.statement).toBe(true);
       expect(g.on.startsWith('tool_audit.'), g.statement).toBe(true);
     }
+  });
+
+  it('lets the API read everything and insert only what its routes and its dedup indexer write', () => {
+    const api = grants(run.sql).filter((g) => g.to === 'tool_audit_api');
+    expect(api.filter((g) => g.privileges.includes('SELECT')).map((g) => g.on)).toEqual(['tool_audit.*']);
+    // Manifests (PUT, MCP reports) with their claims, MCP definitions and the MCP findings, budgets
+    // and their decisions, the dedup index; never the segments, which only ingest writes.
+    expect(api.filter((g) => g.privileges.includes('INSERT')).map((g) => g.on.replace('tool_audit.', '')).sort()).toEqual(
+      ['budget_decisions', 'budget_versions', 'dedup_progress', 'dedup_repeats', 'manifest_claims', 'mcp_tool_definitions', 'tool_manifests', 'violations'],
+    );
+    expect(api.filter((g) => !g.privileges.every((p) => p === 'SELECT' || p === 'INSERT')).map((g) => g.statement)).toEqual([API_TABLE_FUNCTIONS]);
   });
 
   it('gives the reader SELECT only, on the tool-audit database', () => {
@@ -39,7 +52,8 @@ describe('deploy/clickhouse/initdb/01-users.sh', () => {
 
   it('lets ingest insert segments and quarantine and read their keys; the analyzer insert pairs, violations and progress', () => {
     const of = (user: string, priv: string) => grants(run.sql).filter((g) => g.to === user && g.privileges.includes(priv)).map((g) => g.on.replace('tool_audit.', '')).sort();
-    const segments = ['output_contents', 'quarantine', 'quarantine_replays', 'tool_invocations', 'tool_outputs', 'tool_workflows'];
+    // Hints from producers (optimization_hint packets) are stored by ingest like the segments.
+    const segments = ['output_contents', 'quarantine', 'quarantine_replays', 'tool_invocations', 'tool_outputs', 'tool_workflows', 'workflow_optimizations'];
     // The key log and writer registry of migration 012 are written and read; the key tables only read.
     const keyLog = ['ingest_key_log', 'ingest_writers'];
     expect(of('tool_audit_ingest', 'INSERT')).toEqual([...keyLog, ...segments].sort());
@@ -47,8 +61,9 @@ describe('deploy/clickhouse/initdb/01-users.sh', () => {
     expect(of('tool_audit_ingest', 'SELECT')).toEqual([...keyLog, ...segments, 'call_keys', 'output_keys', 'quarantine_keys', 'window_aggregates_cutover'].sort());
     expect(grants(run.sql).filter((g) => g.to === 'tool_audit_ingest' && !g.privileges.every((p) => p === 'SELECT' || p === 'INSERT')).map((g) => g.statement)).toEqual([TABLE_FUNCTIONS]);
     expect(grants(run.sql).filter((g) => g.to === 'tool_audit_analyzer' && !g.privileges.every((p) => p === 'SELECT' || p === 'INSERT')).map((g) => g.statement)).toEqual([ANALYZER_TABLE_FUNCTIONS]);
-    expect(of('tool_audit_analyzer', 'INSERT')).toEqual(['analyzer_progress', 'tool_workflows', 'violations']);
-    expect(of('tool_audit_analyzer', 'SELECT')).toEqual(['analyzer_progress', 'tool_invocations', 'tool_manifests', 'tool_outputs', 'tool_workflows', 'violations']);
+    // The hints job reads and writes workflow_optimizations.
+    expect(of('tool_audit_analyzer', 'INSERT')).toEqual(['analyzer_progress', 'tool_workflows', 'violations', 'workflow_optimizations']);
+    expect(of('tool_audit_analyzer', 'SELECT')).toEqual(['analyzer_progress', 'tool_invocations', 'tool_manifests', 'tool_outputs', 'tool_workflows', 'violations', 'workflow_optimizations']);
   });
 
   it('refuses missing passwords and ones that would break out of the SQL string', () => {

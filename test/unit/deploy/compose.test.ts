@@ -127,7 +127,7 @@ describe('docker-compose.yml', () => {
     };
     expect(cfg('migrate').clickhouse.user).toBe(envOf('clickhouse').CLICKHOUSE_USER);
     expect(cfg('migrate').clickhouse.password).toBe(envOf('clickhouse').CLICKHOUSE_PASSWORD);
-    const users = { ingest: ['tool_audit_ingest', 'CLICKHOUSE_INGEST_PASSWORD'], analyze: ['tool_audit_analyzer', 'CLICKHOUSE_ANALYZER_PASSWORD'], api: ['tool_audit_reader', 'CLICKHOUSE_READER_PASSWORD'] } as const;
+    const users = { ingest: ['tool_audit_ingest', 'CLICKHOUSE_INGEST_PASSWORD'], analyze: ['tool_audit_analyzer', 'CLICKHOUSE_ANALYZER_PASSWORD'], api: ['tool_audit_api', 'CLICKHOUSE_API_PASSWORD'] } as const;
     const granted = new Set(grants(runInitScript(TEST_ENV).sql).map((g) => g.to));
     for (const [name, [user, passwordVar]] of Object.entries(users)) {
       const c = cfg(name);
@@ -141,7 +141,7 @@ describe('docker-compose.yml', () => {
     expect(envOf('grafana').CLICKHOUSE_READER_PASSWORD).toBe(envOf('clickhouse').CLICKHOUSE_READER_PASSWORD);
   });
 
-  it('keeps the API a reader that produces to Kafka: no in-process worker, analyzer or migrations', () => {
+  it('keeps the API a process that produces to Kafka: no in-process worker, analyzer or migrations', () => {
     const r = loadConfig(envOf('api'));
     if (!r.ok) throw new Error(r.error);
     expect(services.api?.command).toEqual(['serve']);
@@ -164,7 +164,7 @@ describe('docker-compose.yml', () => {
 
   it('creates the ClickHouse users on first start from deploy/clickhouse/initdb', () => {
     expect(services.clickhouse?.volumes).toContain('./deploy/clickhouse/initdb:/docker-entrypoint-initdb.d:ro');
-    for (const v of ['CLICKHOUSE_INGEST_PASSWORD', 'CLICKHOUSE_ANALYZER_PASSWORD', 'CLICKHOUSE_READER_PASSWORD', 'CLICKHOUSE_USER', 'CLICKHOUSE_PASSWORD', 'CLICKHOUSE_DB']) {
+    for (const v of ['CLICKHOUSE_INGEST_PASSWORD', 'CLICKHOUSE_ANALYZER_PASSWORD', 'CLICKHOUSE_API_PASSWORD', 'CLICKHOUSE_READER_PASSWORD', 'CLICKHOUSE_USER', 'CLICKHOUSE_PASSWORD', 'CLICKHOUSE_DB']) {
       expect(envOf('clickhouse')[v], v).toBeTruthy();
     }
     expect(services.clickhouse?.healthcheck?.test.join(' ')).toContain('$CLICKHOUSE_USER');

@@ -64,5 +64,6 @@ export const TEST_ENV = {
   CLICKHOUSE_PASSWORD: 'admin-pw',
   CLICKHOUSE_INGEST_PASSWORD: 'ingest-pw',
   CLICKHOUSE_ANALYZER_PASSWORD: 'analyzer-pw',
+  CLICKHOUSE_API_PASSWORD: 'api-pw',
   CLICKHOUSE_READER_PASSWORD: 'reader-pw',
 };
