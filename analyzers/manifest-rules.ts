@@ -141,10 +141,29 @@ function upperBound(list: readonly number[], x: number): number {
 }
 
 /**
+ * Whether a retry after a failure with `failed` status breaks the tool's policy, following
+ * tool-smith's error contract (its status is the category the emitters map: rate_limit →
+ * rate_limited, validation_error → invalid_input, timeout → timeout, any other → error):
+ * - rate_limited: retryable ("retry with backoff"): the tool refused to run, so even a tool that
+ *   is not idempotent may be called again;
+ * - invalid_input: not retryable: the same args are refused again, whatever the tool;
+ * - timeout: retryable only when idempotent ("retry if idempotent");
+ * - error: only when idempotent — a server error is retryable there, but auth and not-found
+ *   errors are not and the status does not tell them apart, and a failed write may have had effects.
+ * Every retry counts against max_retries. Null when the retry is allowed.
+ */
+export function retryBreach(failed: string, entry: Pick<ManifestEntry, 'idempotent' | 'max_retries'>, toolId: string, retry: number): string | null {
+  if (failed === 'invalid_input') return 'the same args were refused as invalid input';
+  if (failed !== 'rate_limited' && !entry.idempotent) return `${toolId} is not idempotent`;
+  if (entry.max_retries !== null && retry > entry.max_retries) return `over max_retries ${entry.max_retries}`;
+  return null;
+}
+
+/**
  * M5 for one task's calls: retry runs of one (tool_id, args_hash) — grouped by its 64-bit args_key — in call order, a call extending
  * the run when the run's previous call failed (status ≠ success) 0 < Δ < window earlier (calls in
- * the same millisecond are parallel, SPEC §4, not retries). The k-th call of a run is retry k−1:
- * a violation when the tool is not idempotent, or k−1 > max_retries.
+ * the same millisecond are parallel, SPEC §4, not retries). The k-th call of a run is retry k−1,
+ * judged by {@link retryBreach} on the status of the call it retries.
  */
 export function retryRule(taskCalls: readonly AuditCall[], history: ManifestHistory, windowMs: number): Violation[] {
   const byKey = new Map<string, AuditCall[]>();
@@ -170,8 +189,8 @@ export function retryRule(taskCalls: readonly AuditCall[], history: ManifestHist
       }
       const e = history.entryAt(c.tool_id, c.t);
       if (!e) continue;
-      const why = !e.idempotent ? `${c.tool_id} is not idempotent` : e.max_retries !== null && retry > e.max_retries ? `over max_retries ${e.max_retries}` : null;
-      if (why) out.push(mv('M5', 'retry_policy', [c.call_id], `retry ${retry} of call ${first.call_id} (same args, ${dt} ms after a failed call): ${why}`));
+      const why = retryBreach(prev.status, e, c.tool_id, retry);
+      if (why) out.push(mv('M5', 'retry_policy', [c.call_id], `retry ${retry} of call ${first.call_id} (same args, ${dt} ms after a call that ended ${prev.status}): ${why}`));
     }
   }
   return out;

@@ -42,7 +42,9 @@ const V2 = manifest({
 const V1_AT = T0 + 5 * MIN;
 const V2_AT = T0 + 15 * MIN;
 const TOOLS = ['search', 'search', 'db_read', 'email_send', 'fetch', 'chart', 'mystery'];
-const STATUSES = ['success', 'success', 'error', 'timeout', 'rate_limited'] as const;
+const STATUSES = ['success', 'success', 'error', 'timeout', 'rate_limited', 'invalid_input'] as const;
+/** Statuses of the calls of retry chains: mostly failures of every kind. */
+const CHAIN_STATUSES = ['error', 'error', 'timeout', 'rate_limited', 'rate_limited', 'invalid_input', 'success'] as const;
 
 /** The workload: random calls on a coarse clock (ties), plus retry chains. */
 function workload(seed: number): RawCall[] {
@@ -71,7 +73,7 @@ function workload(seed: number): RawCall[] {
     const task = `retry-${k % 12}`;
     let t = T0 + Math.floor(r() * 1700) * 1000;
     for (let j = 0, n = 2 + Math.floor(r() * 4); j < n; j++) {
-      calls.push(rawCall({ tool_id: tool, task_id: task, t, args, status: r() < 0.8 ? 'error' : 'success', duration_ms: 50 }));
+      calls.push(rawCall({ tool_id: tool, task_id: task, t, args, status: pick(CHAIN_STATUSES), duration_ms: 50 }));
       t += pick([0, 1, 500, 20_000, 59_999, 60_000, 61_000]);
     }
   }
@@ -86,8 +88,10 @@ function versionAt(versions: Array<{ at: number; m: Manifest }>, t: number): Man
 }
 
 /** Expected violations as `invariant:ids`, computed the slow, obvious way. */
-function oracle(calls: RawCall[], versions: Array<{ at: number; m: Manifest }>): { keys: Set<string>; trifectaTasks: Set<string> } {
+function oracle(calls: RawCall[], versions: Array<{ at: number; m: Manifest }>): { keys: Set<string>; trifectaTasks: Set<string>; cases: string[] } {
   const keys = new Set<string>();
+  /** Which retries the workload holds: the status retried after, the tool's idempotency, the verdict. */
+  const cases = new Set<string>();
   const entry = (c: RawCall) => versionAt(versions, c.t)[c.tool_id];
   const before = (a: RawCall, b: RawCall) => a.t < b.t || (a.t === b.t && a.call_id < b.call_id);
   for (const c of calls) {
@@ -108,13 +112,21 @@ function oracle(calls: RawCall[], versions: Array<{ at: number; m: Manifest }>):
     }
     if (e.billable && c.cost_usd === null) keys.add(`M7:${c.call_id}`);
     if (c.task_id !== '') {
-      const retryNo = (x: RawCall): number => {
+      const prevOf = (x: RawCall): RawCall | undefined => {
         const earlier = calls.filter((y) => y.task_id === x.task_id && y.tool_id === x.tool_id && y.args_hash === x.args_hash && before(y, x));
-        const prev = earlier.reduce<RawCall | undefined>((p, y) => (!p || before(p, y) ? y : p), undefined);
+        return earlier.reduce<RawCall | undefined>((p, y) => (!p || before(p, y) ? y : p), undefined);
+      };
+      const retryNo = (x: RawCall): number => {
+        const prev = prevOf(x);
         return prev && prev.status !== 'success' && x.t - prev.t > 0 && x.t - prev.t < MIN ? retryNo(prev) + 1 : 0;
       };
       const k = retryNo(c);
-      if (k > 0 && (!e.idempotent || (e.max_retries !== null && k > e.max_retries))) keys.add(`M5:${c.call_id}`);
+      // tool-smith's error contract: after rate_limit any tool may retry, after validation_error none
+      // may repeat the args, after a timeout or another error only an idempotent one.
+      const failed = prevOf(c)?.status;
+      const breach = failed === 'invalid_input' || (failed !== 'rate_limited' && !e.idempotent) || (e.max_retries !== null && k > e.max_retries);
+      if (k > 0 && breach) keys.add(`M5:${c.call_id}`);
+      if (k > 0) cases.add(`retry-after:${failed}:${e.idempotent ? 'idempotent' : 'not-idempotent'}:${breach ? 'M5' : 'allowed'}`);
     }
   }
   const trifectaTasks = new Set<string>();
@@ -126,7 +138,7 @@ function oracle(calls: RawCall[], versions: Array<{ at: number; m: Manifest }>):
       trifectaTasks.add(task);
     }
   }
-  return { keys, trifectaTasks };
+  return { keys, trifectaTasks, cases: [...cases] };
 }
 
 describe('manifest audit (M1–M7)', () => {
@@ -160,6 +172,10 @@ describe('manifest audit (M1–M7)', () => {
     const got = new Set(stored.filter((s) => s.invariant !== 'M6').map((s) => `${s.invariant}:${s.ids.join(',')}`));
     expect([...got].sort()).toEqual([...want.keys].sort());
     for (const inv of ['M1', 'M2', 'M3', 'M4', 'M5', 'M7']) expect([...want.keys].some((k) => k.startsWith(inv)), `workload has ${inv}`).toBe(true);
+    // The workload holds the cases of the retryability table that differ: a retry of a tool that is
+    // not idempotent after rate_limited (allowed), and a repeat of an idempotent one after invalid_input (M5).
+    expect(want.cases).toContain('retry-after:rate_limited:not-idempotent:allowed');
+    expect(want.cases).toContain('retry-after:invalid_input:idempotent:M5');
     // M6: one per task, and its three calls really form the path.
     const m6 = stored.filter((s) => s.invariant === 'M6');
     expect(new Set(m6.map((s) => s.k.replace('M6/lethal_trifecta/task:', '')))).toEqual(want.trifectaTasks);
