@@ -94,6 +94,14 @@ export const listQuery = {
 /** Query string of the plain lists. */
 export const plainListQuery = z.strictObject(listQuery);
 
+/** `error_category` of /v1/calls/failed. */
+export const errorCategoryParam = z
+  .string()
+  .min(1)
+  .max(128)
+  .optional()
+  .describe("only failed calls of this error_category (tool-smith's: validation_error, auth_error, not_found, rate_limit, timeout, server_error; or the tool's own)");
+
 /** `min_count` of the grouping endpoints. */
 export const minCountParam = intParam(2, 1_000_000_000).optional().describe('smallest group to report (default 2)');
 

@@ -60,6 +60,7 @@ import {
   listQuery,
   bucketSecondsParam,
   minCountParam,
+  errorCategoryParam,
   pathId,
   plainListQuery,
   thresholdMsParam,
@@ -224,11 +225,14 @@ export const READ_ROUTES: ReadRoute[] = [
     url: '/v1/calls/failed',
     operationId: 'failedCalls',
     method: 'failed',
-    request: (p: FailedParams) => ({ query: pageQuery(p) }),
-    summary: 'Failed calls newest first, failures per status and the most frequent error messages.',
-    query: plainListQuery,
+    request: (p: FailedParams) => ({ query: { ...pageQuery(p), error_category: p.errorCategory } }),
+    summary: 'Failed calls newest first, failures per status and per error_category, and the most frequent error messages; optionally of one error_category.',
+    query: z.strictObject({ ...listQuery, error_category: errorCategoryParam }),
     response: failedSchema,
-    run: (qs, { query }, d) => qs.failed({ window: windowOf(query as Q, d), ...page(query as Q) }),
+    run: (qs, { query }, d) => {
+      const q = query as Q & { error_category?: string };
+      return qs.failed({ window: windowOf(q, d), ...page(q), ...(q.error_category ? { errorCategory: q.error_category } : {}) });
+    },
   },
   {
     url: '/v1/dedup/candidates',

@@ -13,7 +13,7 @@ import { byToolStats, TOOL_STATS, type ByToolStatsParams } from './by-tool-stats
 import { COMMON_SEQUENCES, commonSequences, type SequencesParams } from './common-sequences.ts';
 import { DEDUP_CANDIDATES, DEDUP_CANDIDATES_EXACT, DEDUP_CANDIDATES_INDEXED, DEDUP_GROUP_NAMES, DEDUP_INDEX_STATE, dedupCandidates, type DedupParams } from './dedup-candidates.ts';
 import { EXPENSIVE_CALLS, EXPENSIVE_TOTALS, expensiveCalls, type ExpensiveParams } from './expensive.ts';
-import { FAILED_BY_STATUS, FAILED_CALLS, failedCalls, FREQUENT_ERRORS, type FailedParams } from './failed.ts';
+import { FAILED_BY_CATEGORY, FAILED_BY_STATUS, FAILED_CALLS, failedCalls, FREQUENT_ERRORS, type FailedParams } from './failed.ts';
 import { IDENTICAL_OUTPUT_CALLS, IDENTICAL_OUTPUT_GROUPS, identicalOutputs, type IdenticalOutputsParams } from './identical-outputs.ts';
 import type { AgentTools, Dedup, Expensive, Failed, IdenticalOutputs, InvocationList, Sequences, Slow, TaskList, TaskView, ToolOutputs, ToolSeries, ToolStats, ToolsSummary, Violations } from './schemas.ts';
 import { SLOW_CALLS, SLOW_COUNT, slowCalls, type SlowParams } from './slow.ts';
@@ -155,6 +155,7 @@ export const QUERY_CATALOG: readonly QuerySpec[] = [
   SLOW_COUNT,
   FAILED_CALLS,
   FAILED_BY_STATUS,
+  FAILED_BY_CATEGORY,
   FREQUENT_ERRORS,
   DEDUP_CANDIDATES,
   DEDUP_CANDIDATES_INDEXED,

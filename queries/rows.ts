@@ -6,10 +6,18 @@ import { RawJson } from '../schemas/raw-json.ts';
 import type { Dependency, Invocation, Output } from './schemas.ts';
 import { isoTime } from './sql.ts';
 
+/**
+ * A failed call's error_category: the emitters keep a tool-smith error envelope's category in the
+ * call's result_summary (emit/result.ts), so it is read from there rather than stored twice; ''
+ * for a success or when none was reported. An expression of columns every reader already has (and
+ * the projections hold), parsed only where status says the call failed.
+ */
+export const ERROR_CATEGORY_SQL = "if(status = 'success', '', JSONExtractString(result_summary, 'error_category'))";
+
 /** SELECT list of an invocation (pairs with {@link toInvocation}). */
 export const INVOCATION_COLUMNS = `call_id, task_id, tool_id, agent_id, orchestrator, instance_id,
   args, args_hash, status, duration_ms, result_summary, error, cost_usd, tokens_used,
-  toUnixTimestamp64Milli(created_at) AS created_ms`;
+  ${ERROR_CATEGORY_SQL} AS error_category, toUnixTimestamp64Milli(created_at) AS created_ms`;
 
 /** An invocation as the query returns it. */
 export interface InvocationReadRow {
@@ -27,6 +35,7 @@ export interface InvocationReadRow {
   error: string | null;
   cost_usd: number | null;
   tokens_used: string | null;
+  error_category: string;
   created_ms: number;
 }
 
@@ -61,6 +70,7 @@ export function toInvocation(r: InvocationReadRow, expensiveThresholdUsd: number
     duration_ms: Number(r.duration_ms),
     result_summary: jsonObject(r.result_summary),
     error: r.error,
+    error_category: r.error_category === '' ? null : r.error_category,
     cost_usd: cost,
     expensive: cost !== null && cost > expensiveThresholdUsd,
     tokens_used: r.tokens_used === null ? null : jsonObject(r.tokens_used),

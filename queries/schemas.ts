@@ -35,6 +35,10 @@ export const invocationSchema = z.strictObject({
   duration_ms: z.number().int(),
   result_summary: storedObject('the result summary'),
   error: z.string().nullable(),
+  error_category: z
+    .string()
+    .nullable()
+    .describe("a failed call's error category (tool-smith's envelope: validation_error, auth_error, not_found, rate_limit, timeout, server_error, or the tool's own), from its result_summary; null for a success or when none was reported"),
   cost_usd: z.number().nullable(),
   expensive: z.boolean().describe('cost_usd > the configured threshold (default 1.0)'),
   tokens_used: storedObject('token counts', { type: 'integer', minimum: 0 }).nullable(),
@@ -153,6 +157,7 @@ export const failedSchema = z.strictObject({
   errors: z.array(invocationSchema).describe("calls with status != 'success', newest first"),
   count: z.number().int(),
   error_distribution: counts.describe('status → failed calls'),
+  category_distribution: counts.describe("error_category → failed calls, most frequent first ('(none)': no category reported)"),
   frequent_errors: counts.describe('error message → calls, most frequent first (at most 100)'),
   next_cursor: nextCursor,
 });

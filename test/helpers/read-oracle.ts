@@ -21,6 +21,12 @@ export const uuidKey = (u: string) => {
 const cmp = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The API form of a generated invocation. */
+/** A failed call's error_category from its result_summary (a string; '' counts as none); null for a success. */
+export function errorCategory(i: GenInvocation): string | null {
+  const c = i.status === 'success' ? undefined : i.result_summary.error_category;
+  return typeof c === 'string' && c !== '' ? c : null;
+}
+
 export function apiInvocation(i: GenInvocation) {
   return {
     call_id: i.call_id,
@@ -36,6 +42,7 @@ export function apiInvocation(i: GenInvocation) {
     duration_ms: i.duration_ms,
     result_summary: i.result_summary,
     error: i.error ?? null,
+    error_category: errorCategory(i),
     cost_usd: i.cost_usd ?? null,
     expensive: i.cost_usd !== null && i.cost_usd !== undefined && i.cost_usd > 1.0,
     tokens_used: i.tokens_used ?? null,
@@ -110,10 +117,17 @@ export function oracle(w: Workload) {
         .sort((a, b) => cmp(b.duration_ms, a.duration_ms) || cmp(uuidKey(b.call_id), uuidKey(a.call_id)));
       return { invocations: xs.map(apiInvocation), count: xs.length };
     },
-    failed(win: Win) {
-      const xs = inv.filter((i) => i.status !== 'success' && inWin(i.created_at, win)).sort(newestFirst);
-      const all = inv.filter((i) => inWin(i.created_at, win));
-      return { errors: xs.map(apiInvocation), count: xs.length, error_distribution: countBy(xs, (i) => i.status), frequent_errors: countBy(all, (i) => i.error ?? null) };
+    failed(win: Win, category?: string) {
+      const of = (i: GenInvocation) => category === undefined || errorCategory(i) === category;
+      const xs = inv.filter((i) => i.status !== 'success' && inWin(i.created_at, win) && of(i)).sort(newestFirst);
+      const all = inv.filter((i) => inWin(i.created_at, win) && of(i));
+      return {
+        errors: xs.map(apiInvocation),
+        count: xs.length,
+        error_distribution: countBy(xs, (i) => i.status),
+        category_distribution: countBy(xs, (i) => errorCategory(i) ?? '(none)'),
+        frequent_errors: countBy(all, (i) => i.error ?? null),
+      };
     },
     dedup(minCount: number, win: Win) {
       const groups = new Map<string, GenInvocation[]>();

@@ -71,6 +71,8 @@ export function uuidOf(s: string): string {
 const CHAIN = ['search_web', 'fetch_url', 'python_execute', 'create_chart'];
 const EXTRA = ['llm_summarize', 'image_generate'];
 const AGENTS = ['L', 'QA_Agent', 'Researcher'];
+/** error_category values: tool-smith's, and a tool's own with JSON escapes and non-ASCII. */
+const CATEGORIES = ['rate_limit', 'not_found', 'server_error', 'quota "überschritten" \\ 限'];
 const FAILURES: Array<[string, string | null]> = [
   ['timeout', 'timeout after 30000 ms'],
   ['error', 'HTTP 503 Service Unavailable'],
@@ -95,6 +97,10 @@ export function generateWorkload(seed: number, baseMs: number, tasks = 16): Work
 
   const addCall = (task: string | null, tool: string, at: number, args: Record<string, unknown>, forced?: [string, string | null]) => {
     const [status, error] = forced ?? (rnd() < 0.82 ? ['success', null] : pick(FAILURES));
+    // tool-smith's error_category, as the emitters keep it in result_summary: on two failures in three,
+    // and on some successes too (where it means nothing: a success has no category). Chosen by the
+    // call's number, not by rnd(), so the rest of the workload is unchanged.
+    const category = (status === 'success' ? n % 7 === 0 : n % 3 !== 0) ? { error_category: CATEGORIES[n % CATEGORIES.length] } : {};
     const cost =
       tool === 'image_generate' ? Math.round((0.5 + rnd() * 2.5) * 1e4) / 1e4 : tool === 'llm_summarize' ? Math.round(rnd() * 1.3 * 1e4) / 1e4 : tool === 'search_web' ? 0.005 : null;
     const p = toolCall(
@@ -107,7 +113,7 @@ export function generateWorkload(seed: number, baseMs: number, tasks = 16): Work
         status,
         error,
         duration_ms: status === 'timeout' ? 30_000 : Math.floor(50 + rnd() ** 3 * 40_000),
-        result_summary: { result_count: Math.floor(rnd() * 10) },
+        result_summary: { result_count: Math.floor(rnd() * 10), ...category },
         cost_usd: cost,
         tokens_used: tool === 'llm_summarize' ? { input_tokens: Math.floor(rnd() * 900), output_tokens: 42 } : null,
         created_at: new Date(at).toISOString(),

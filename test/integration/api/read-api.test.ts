@@ -149,6 +149,17 @@ describe('read API over a generated workload', () => {
       expect(p.count).toBe(want.count);
     }
     expect(want.errors.some((e) => e.error === null)).toBe(true); // a failure without a message (I4) is listed
+    for (const p of pages) expect(p.category_distribution).toEqual(want.category_distribution);
+    // Every category, and the one with JSON escapes and non-ASCII, filters exactly.
+    const categories = Object.keys(want.category_distribution).filter((c) => c !== '(none)');
+    expect(categories.length).toBeGreaterThanOrEqual(4);
+    for (const c of categories) {
+      const one = await h.all(`/v1/calls/failed?limit=50&error_category=${encodeURIComponent(c)}`, 'errors');
+      const wantOne = o.failed(ALL, c);
+      expect(one.items).toEqual(wantOne.errors);
+      expect(one.pages[0]?.category_distribution).toEqual({ [c]: wantOne.count });
+      expect(one.pages[0]?.frequent_errors).toEqual(wantOne.frequent_errors);
+    }
   });
 
   it('Dedup candidates: groups, savings beyond the first call, totals', async () => {

@@ -21,6 +21,7 @@ const call = (i: number, o: Partial<Invocation> = {}): Invocation => ({
   duration_ms: 1000,
   result_summary: {},
   error: null,
+  error_category: null,
   cost_usd: 0.01,
   expensive: false,
   tokens_used: null,

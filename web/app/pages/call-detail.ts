@@ -25,6 +25,7 @@ export function callDetail(model: TaskModel, bar: Bar | undefined, select: (inde
       ['cost', formatUsd(c.cost_usd)],
       ['tokens', c.tokens_used ? Object.entries(c.tokens_used).map(([k, v]) => `${k} ${v}`).join(', ') : '–'],
       ['error', c.error ?? '–'],
+      ['error category', c.error_category ?? '–'],
     ]),
     bar.violations.length
       ? el('section', { class: 'violations' }, el('h3', {}, 'Violations'), el('ul', {}, ...bar.violations.map((v) => el('li', {}, el('strong', {}, v.invariant), ` ${v.detail}`))))
