@@ -4,6 +4,7 @@
  * ingested before now − grace (late packets get that long to arrive) and no later than the
  * dependency analyzer's watermark, and records each violation once in `violations`.
  */
+import { forEachSliced } from '../platform/cooperative.ts';
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { MetricsRegistry } from '../platform/metrics.ts';
@@ -118,7 +119,7 @@ export function createAuditor(deps: AuditorDeps): PeriodicJob<AuditResult> {
       const calls = groupBy(await callsOfTasks(ch, tasks), (c) => c.task_id);
       const pairs = groupBy(await pairsOfTasks(ch, tasks), (p) => p.task_id);
       const i10: Violation[] = [];
-      for (const task of tasks) i10.push(...checkTaskPairs(task, calls.get(task) ?? [], pairs.get(task) ?? [], deps.windowMs));
+      await forEachSliced(tasks, (task) => i10.push(...checkTaskPairs(task, calls.get(task) ?? [], pairs.get(task) ?? [], deps.windowMs)), 200);
       found += i10.length;
       recorded += await record(i10);
     }

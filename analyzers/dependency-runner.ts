@@ -5,6 +5,7 @@
  * it was made is recomputed whole), and inserts only the pairs not yet stored — redeliveries,
  * re-runs and crashes between insert and watermark therefore never add a second row for a pair.
  */
+import { forEachSliced } from '../platform/cooperative.ts';
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { ANALYZER_FINGERPRINT } from '../ingest/ports.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -62,11 +63,15 @@ export function createDependencyAnalyzer(deps: DependencyAnalyzerDeps): Periodic
     }
     const args = new Map(calls.map((c) => [c.call_id, c.args]));
     const missing: MissingPair[] = [];
-    for (const [task, list] of byTask) {
-      for (const pair of linkCalls(list, deps.windowMs)) {
-        if (!stored.has(pairKey(pair.preceding.call_id, pair.succeeding.call_id))) missing.push({ task, pair, args: args.get(pair.succeeding.call_id) ?? '' });
-      }
-    }
+    await forEachSliced(
+      byTask,
+      ([task, list]) => {
+        for (const pair of linkCalls(list, deps.windowMs)) {
+          if (!stored.has(pairKey(pair.preceding.call_id, pair.succeeding.call_id))) missing.push({ task, pair, args: args.get(pair.succeeding.call_id) ?? '' });
+        }
+      },
+      200,
+    );
     return { calls: calls.length, inserted: await insertPairs(missing) };
   }
 

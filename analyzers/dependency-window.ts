@@ -10,6 +10,7 @@
  */
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { keySet, sizedFor } from '../ingest/segment-lookups.ts';
+import { forEachSliced, yieldToLoop } from '../platform/cooperative.ts';
 import { linkCalls, pairKey, type CallPair } from './pairs.ts';
 import type { StoredPair } from './store.ts';
 
@@ -79,6 +80,7 @@ export async function windowOfStep(
     { from: back, to: toMs },
   );
   const calls: WindowCall[] = read.map((r) => ({ call_id: r.call_id, task_id: r.task_id, tool_id: r.tool_id, t: Number(r.t), ingested: Number(r.i) }));
+  await yieldToLoop();
   // A call of the step whose partners (created within windowMs of it) may have been ingested
   // before the look-back began: one that reached ClickHouse later after its creation than that.
   // A look-back from the epoch leaves nothing before it.
@@ -90,6 +92,7 @@ export async function windowOfStep(
     stepTasks.add(c.task_id);
     if (c.ingested - c.t > lateAfter) late.add(c.task_id);
   }
+  await yieldToLoop();
   const known = new Set(calls.map((c) => c.call_id));
   for (const r of rows) {
     if (r.task_id === '') continue;
@@ -97,12 +100,12 @@ export async function windowOfStep(
     else late.add(r.task_id);
   }
   const byTask = new Map<string, WindowCall[]>();
-  for (const c of calls) {
-    if (!stepTasks.has(c.task_id) || late.has(c.task_id)) continue;
+  await forEachSliced(calls, (c) => {
+    if (!stepTasks.has(c.task_id) || late.has(c.task_id)) return;
     const list = byTask.get(c.task_id);
     if (list) list.push(c);
     else byTask.set(c.task_id, [c]);
-  }
+  });
   return { back, calls, byTask, late };
 }
 
@@ -111,9 +114,13 @@ export async function windowPairs(ch: ClickHouseDoor, fromMs: number, toMs: numb
   const { back, calls, byTask, late } = await windowOfStep(ch, fromMs, toMs, windowMs);
   const inStep = new Set(calls.filter((c) => c.ingested > fromMs).map((c) => c.call_id));
   const found: Array<{ task: string; pair: CallPair }> = [];
-  for (const [task, list] of byTask) {
-    for (const pair of linkCalls(list, windowMs)) if (inStep.has(pair.preceding.call_id) || inStep.has(pair.succeeding.call_id)) found.push({ task, pair });
-  }
+  await forEachSliced(
+    byTask,
+    ([task, list]) => {
+      for (const pair of linkCalls(list, windowMs)) if (inStep.has(pair.preceding.call_id) || inStep.has(pair.succeeding.call_id)) found.push({ task, pair });
+    },
+    200,
+  );
   const stored = await storedPairs(ch, [...byTask.keys()], back);
   const missing = found.filter((f) => !stored.has(pairKey(f.pair.preceding.call_id, f.pair.succeeding.call_id)));
   const args = await argsOf(ch, [...new Set(missing.map((m) => m.pair.succeeding.call_id))], back);

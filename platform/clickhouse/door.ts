@@ -12,6 +12,7 @@ import { clickhouseError, statementName, tsvUnescape } from './error-map.ts';
 import type { GateState, Lane } from './gate.ts';
 import { laneConnections, type Connection, type LaneConnections } from './lanes.ts';
 import { renderStatement } from './literals.ts';
+import { parseLines } from './result-lines.ts';
 import { settingsClause, type QuerySpec, type ReadLimits, type StatementRunner } from './statement.ts';
 import type { MetricsRegistry } from '../metrics.ts';
 
@@ -194,11 +195,13 @@ function openDoor(parts: DoorParts, fixed: Lane | undefined): ClickHouseDoor {
   return {
     database,
     async select<T>(sql: string, params?: Record<string, unknown>, settings?: ClickHouseSettings): Promise<T[]> {
+      let text: string;
       try {
-        return await (await query(laneOf(false), sql, params, 'JSONEachRow', settings)).json<T>();
+        text = await (await query(laneOf(false), sql, params, 'JSONEachRow', settings)).text();
       } catch (err) {
         throw clickhouseError(err, statementName(sql));
       }
+      return parseLines(text, (line) => JSON.parse(line) as T);
     },
     async selectFields(sql, params, settings) {
       let text: string;
@@ -207,9 +210,7 @@ function openDoor(parts: DoorParts, fixed: Lane | undefined): ClickHouseDoor {
       } catch (err) {
         throw clickhouseError(err, statementName(sql));
       }
-      const lines = text.split('\n');
-      if (lines.at(-1) === '') lines.pop(); // every row ends with a newline
-      return lines.map((line) => line.split('\t').map(tsvUnescape));
+      return parseLines(text, (line) => line.split('\t').map(tsvUnescape));
     },
     async read(spec, params, ctx) {
       const started = performance.now();
