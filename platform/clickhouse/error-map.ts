@@ -38,7 +38,10 @@ export function tsvUnescape(field: string): string {
  */
 export function clickhouseError(err: unknown, what: string): AppError {
   if (err instanceof AppError) return err;
-  const code = String((err as { code?: unknown } | null)?.code ?? '');
+  // A server's error carries ClickHouse's code as `code`; the embedded engine's (chdb's typed errors,
+  // e.g. an insert's) carry their own kind there and ClickHouse's code as `clickhouseCode`.
+  const e = err as { code?: unknown; clickhouseCode?: unknown } | null;
+  const code = String(e?.clickhouseCode ?? e?.code ?? '');
   const message = errorMessage(err);
   if (LIMIT_CODES.has(code) || LIMIT_TEXT.test(message)) {
     const first = message.split('\n')[0]?.slice(0, 200);

@@ -18,6 +18,11 @@ describe('the ClickHouse door on a real engine', () => {
       .read({ name: 'numbers', sql: 'SELECT number FROM system.numbers LIMIT 10' }, {}, { limits: { maxExecutionSeconds: 5, maxResultRows: 3 } })
       .catch((e: unknown) => e);
     expect(limited).toMatchObject({ code: 'CLICKHOUSE_LIMIT_EXCEEDED', retryable: false });
+    // An insert the engine refuses (a value that is not a UInt32): the same insert fails again. On
+    // the embedded engine the error is chdb's typed insert error, ClickHouse's code in clickhouseCode.
+    await door.command(TABLE);
+    const refused = await door.insertRows('door_t', [{ key: 'bad', row: { k: 'a', v: 'not a number' } }]).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'CLICKHOUSE_QUERY_FAILED', retryable: false });
     // Not a ClickHouse answer at all (connection refused): worth a retry.
     expect(clickhouseError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8123'), { code: 'ECONNREFUSED' }), 'x')).toMatchObject({
       code: 'CLICKHOUSE_UNAVAILABLE',
