@@ -47,20 +47,22 @@ export async function createClickHouse(cfg: ClientTarget, engineArgs: readonly s
   }
   const path = resolve(cfg.dataDir);
   mkdirSync(path, { recursive: true });
+  let engine: { close(): void } | undefined;
   try {
     // Loaded lazily: a deployment against a ClickHouse server never needs the native engine.
     const { createChdbConnection } = await import('chdb/connection');
     // createChdbConnection cannot pass engine arguments: a session opened first with them starts
     // the engine so configured, and lives as long as this client.
-    const engine = engineArgs.length > 0 ? new (await import('chdb')).Session(path, { connectionArgs: engineArgs }) : undefined;
+    if (engineArgs.length > 0) engine = new (await import('chdb')).Session(path, { connectionArgs: engineArgs });
+    const started = engine;
     // chdb builds against its own copy of @clickhouse/client-common; the shapes are identical.
     const connection = createChdbConnection({ path }) as unknown as NonNullable<Parameters<typeof createClient>[0]>['connection'];
     const client = createClient({ connection });
-    if (engine) {
+    if (started) {
       const close = client.close.bind(client);
       client.close = async () => {
         await close();
-        engine.close();
+        started.close();
       };
     }
     // Values are rendered into the statement on this engine (literals.ts), so a statement is as
@@ -69,6 +71,7 @@ export async function createClickHouse(cfg: ClientTarget, engineArgs: readonly s
     await client.command({ query: 'SELECT 1', clickhouse_settings: { max_query_size: String(MAX_QUERY_BYTES) } });
     return client;
   } catch (err) {
+    engine?.close();
     throw new AppError('CLICKHOUSE_UNAVAILABLE', `cannot open embedded ClickHouse at ${path}: ${(err as Error).message}`, {
       retryable: false,
       cause: err,
