@@ -1,6 +1,7 @@
 /**
- * Version numbers of the tool manifest that hold across processes (migration 025). ClickHouse has
- * no transaction to make "max + 1, then write" atomic, so an apply claims its number first:
+ * Version numbers that hold across processes: of the tool manifest (migration 025) and of the
+ * budget set (migration 026). ClickHouse has no transaction to make "max + 1, then write" atomic,
+ * so an apply claims its number first:
  *
  *  1. It reads the newest written version and the newest claimed one; a claim newer than every
  *     written version is an apply in progress elsewhere, which it waits for (its base would
@@ -22,36 +23,53 @@ export const STALE_CLAIM_MS = 10_000;
 const POLL_MS = 100;
 const MAX_ATTEMPTS = 20;
 
+/** Which versions are claimed: the claims table, the table the versions are written to, what they are. */
+export interface ClaimTables {
+  claims: string;
+  versions: string;
+  /** Named in errors. */
+  what: string;
+  /** Versions are milliseconds since the epoch (budgets): a new one is at least the server's now. */
+  atLeastNow?: boolean;
+}
+
+/** The tool manifest's versions: 1, 2, 3, … */
+export const MANIFEST_CLAIMS: ClaimTables = { claims: 'manifest_claims', versions: 'tool_manifests', what: 'manifest' };
+
 const STATE = `SELECT
-  (SELECT max(version) FROM {db:Identifier}.tool_manifests) AS written,
-  (SELECT max(version) FROM {db:Identifier}.manifest_claims) AS claimed,
-  (SELECT toUnixTimestamp64Milli(max(claimed_at)) FROM {db:Identifier}.manifest_claims WHERE version = claimed) AS claimed_ms,
+  (SELECT max(version) FROM {db:Identifier}.{versions:Identifier}) AS written,
+  (SELECT max(version) FROM {db:Identifier}.{claims:Identifier}) AS claimed,
+  (SELECT toUnixTimestamp64Milli(max(claimed_at)) FROM {db:Identifier}.{claims:Identifier} WHERE version = claimed) AS claimed_ms,
   toUnixTimestamp64Milli(now64(3)) AS now_ms`;
-const WINNER = `SELECT toString(apply_id) AS id FROM {db:Identifier}.manifest_claims WHERE version = {v:UInt32} ORDER BY claimed_at, apply_id LIMIT 1`;
+const WINNER = `SELECT toString(apply_id) AS id FROM {db:Identifier}.{claims:Identifier} WHERE version = {v:UInt64} ORDER BY claimed_at, apply_id LIMIT 1`;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The number an apply may write: claimed by it and won. Call inside serializedApply. */
-export async function claimVersion(door: ClickHouseDoor, appliedBy: string): Promise<number> {
+/** The number an apply may write: claimed by it and won. Call inside the process's own apply queue (serializedApply). */
+export async function claimVersion(door: ClickHouseDoor, appliedBy: string, tables: ClaimTables = MANIFEST_CLAIMS): Promise<number> {
+  const names = { claims: tables.claims, versions: tables.versions };
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const v = await nextFreeVersion(door);
+    const v = await nextFreeVersion(door, tables);
     const applyId = randomUUID();
-    await door.insertRows('manifest_claims', [{ key: applyId, row: { version: v, apply_id: applyId, applied_by: appliedBy } }]);
+    await door.insertRows(tables.claims, [{ key: applyId, row: { version: v, apply_id: applyId, applied_by: appliedBy } }]);
     await sleep(MARGIN_MS);
-    const [winner] = await door.select<{ id: string }>(WINNER, { v });
+    const [winner] = await door.select<{ id: string }>(WINNER, { ...names, v });
     if (winner?.id === applyId) return v;
   }
-  throw new AppError('MANIFEST_CONFLICT', `no manifest version won in ${MAX_ATTEMPTS} attempts: other applies keep claiming first`, { retryable: true });
+  throw new AppError('MANIFEST_CONFLICT', `no ${tables.what} version won in ${MAX_ATTEMPTS} attempts: other applies keep claiming first`, { retryable: true });
 }
 
 /** The number after every written and claimed one, once no claim newer than the written versions is pending. */
-async function nextFreeVersion(door: ClickHouseDoor): Promise<number> {
+async function nextFreeVersion(door: ClickHouseDoor, tables: ClaimTables): Promise<number> {
   for (;;) {
-    const [s] = await door.select<{ written: number | string | null; claimed: number | string | null; claimed_ms: number | string | null; now_ms: number | string }>(STATE);
+    const [s] = await door.select<{ written: number | string | null; claimed: number | string | null; claimed_ms: number | string | null; now_ms: number | string }>(STATE, {
+      claims: tables.claims,
+      versions: tables.versions,
+    });
     const written = Number(s?.written ?? 0);
     const claimed = Number(s?.claimed ?? 0);
     const pending = claimed > written && Number(s?.now_ms) - Number(s?.claimed_ms ?? 0) < STALE_CLAIM_MS;
-    if (!pending) return Math.max(written, claimed) + 1;
+    if (!pending) return Math.max(Math.max(written, claimed) + 1, tables.atLeastNow ? Number(s?.now_ms) : 0);
     await sleep(POLL_MS);
   }
 }

@@ -13,6 +13,7 @@
  * before it, and the desk skips their reports for as long after the switch. Exact unless a commit
  * round reports its calls more than SPEND_LOAD_SEEN_MS after storing them (then they count twice).
  */
+import { claimVersion, type ClaimTables } from '../../analyzers/manifest-claims.ts';
 import type { StoredCall } from '../../ingest/ports.ts';
 import type { ClickHouseDoor, KeyedRow } from '../../platform/clickhouse/door.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -21,6 +22,10 @@ import type { BudgetCheckAnswer, BudgetCheckRequest, BudgetList } from '../../qu
 import { latestBudgetSet, loadBudgetSpend } from '../../queries/budgets/sql.ts';
 import type { QueryContext } from '../../queries/sql.ts';
 import { createLocalDesk, type DeskHandle } from './desk.ts';
+
+
+/** Budget set versions: milliseconds since the epoch, claimed across processes. */
+const BUDGET_CLAIMS: ClaimTables = { claims: 'budget_claims', versions: 'budget_versions', what: 'budget set', atLeastNow: true };
 
 /** Options of {@link createBudgetService}. */
 export interface BudgetServiceOptions {
@@ -129,7 +134,8 @@ export function createBudgetService(o: BudgetServiceOptions): BudgetService {
     },
     apply(budgets, keyId) {
       return loadThen(budgets, async (loaded) => {
-        const v = Math.max(now(), (version ?? 0) + 1);
+        // Claimed across processes (migration 026): two applies never share a number.
+        const v = await claimVersion(o.clickhouse, keyId, BUDGET_CLAIMS);
         await o.clickhouse.insertRows('budget_versions', [{ key: String(v), row: { version: v, budgets: JSON.stringify(budgets), key_id: keyId } }]);
         version = v;
         await desk.setBudgets({ budgets, version: v, loaded });
