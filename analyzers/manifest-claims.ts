@@ -69,7 +69,7 @@ async function nextFreeVersion(door: ClickHouseDoor, tables: ClaimTables): Promi
     const written = Number(s?.written ?? 0);
     const claimed = Number(s?.claimed ?? 0);
     const pending = claimed > written && Number(s?.now_ms) - Number(s?.claimed_ms ?? 0) < STALE_CLAIM_MS;
-    if (!pending) return Math.max(Math.max(written, claimed) + 1, tables.atLeastNow ? Number(s?.now_ms) : 0);
+    if (!pending) return Math.max(Math.max(written, claimed) + 1, tables.atLeastNow ? Number(s?.now_ms ?? 0) : 0);
     await sleep(POLL_MS);
   }
 }

@@ -5,29 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createBudgetService } from '../../../../api/budgets/service.ts';
-import type { ClickHouseDoor, KeyedRow } from '../../../../platform/clickhouse/door.ts';
-import { AppError } from '../../../../platform/errors.ts';
 import { silentLogger } from '../../../../platform/logger.ts';
 import { DEFAULT_QUERY_CONTEXT } from '../../../../queries/sql.ts';
-
-function fakeDoor() {
-  const inserted: KeyedRow[] = [];
-  const state = { down: false };
-  const door = {
-    database: 'db',
-    read: async () => [],
-    select: async () => [],
-    insertRows: async (table: string, rows: readonly KeyedRow[]) => {
-      if (state.down) throw new AppError('CLICKHOUSE_UNAVAILABLE', 'down', { retryable: true });
-      if (table === 'budget_decisions') inserted.push(...rows);
-    },
-  } as unknown as ClickHouseDoor;
-  return { door, inserted, state };
-}
+import { budgetDoor } from '../../../helpers/budget-door.ts';
 
 describe('budget service', () => {
   it('answers checks while ClickHouse refuses their records, and writes them all once it is back', async () => {
-    const { door, inserted, state } = fakeDoor();
+    const { door, decisions: inserted, state } = budgetDoor();
     const s = createBudgetService({ clickhouse: door, logger: silentLogger(), ctx: DEFAULT_QUERY_CONTEXT, reservationTimeoutMs: 1000, decisionsFlushMs: 1, now: () => Date.UTC(2026, 0, 1) });
     await s.start();
     await s.apply([{ budget_id: 'b', scope: {}, period: 'day', limit_usd: 1, mode: 'deny' }], 'open');

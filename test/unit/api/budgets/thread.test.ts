@@ -7,9 +7,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBudgetService, type BudgetService } from '../../../../api/budgets/service.ts';
 import { createThreadDesk, type ThreadDesk } from '../../../../api/budgets/thread.ts';
-import type { ClickHouseDoor, KeyedRow } from '../../../../platform/clickhouse/door.ts';
+import type { KeyedRow } from '../../../../platform/clickhouse/door.ts';
 import { silentLogger } from '../../../../platform/logger.ts';
 import { DEFAULT_QUERY_CONTEXT } from '../../../../queries/sql.ts';
+import { budgetDoor } from '../../../helpers/budget-door.ts';
 
 const INGEST = 'ingest-key-0123456789';
 const READ = 'read-key-012345678901';
@@ -18,19 +19,6 @@ const apiKeys = [
   { key: READ, scopes: ['read' as const] },
 ];
 
-function recordingDoor() {
-  const decisions: KeyedRow[] = [];
-  const door = {
-    database: 'db',
-    read: async () => [],
-    select: async () => [],
-    insertRows: async (table: string, rows: readonly KeyedRow[]) => {
-      if (table === 'budget_decisions') decisions.push(...rows);
-    },
-  } as unknown as ClickHouseDoor;
-  return { door, decisions };
-}
-
 let open: BudgetService | undefined;
 afterEach(async () => {
   await open?.close();
@@ -38,7 +26,7 @@ afterEach(async () => {
 });
 
 async function started(): Promise<{ service: BudgetService; desk: ThreadDesk; url: string; decisions: KeyedRow[] }> {
-  const { door, decisions } = recordingDoor();
+  const { door, decisions } = budgetDoor();
   const desk = createThreadDesk({ reservationTimeoutMs: 60_000, apiKeys, maxBodyBytes: 4096, listen: { host: '127.0.0.1', port: 0 } }, silentLogger());
   const service = createBudgetService({ clickhouse: door, logger: silentLogger(), ctx: DEFAULT_QUERY_CONTEXT, reservationTimeoutMs: 60_000, decisionsFlushMs: 5, desk });
   open = service;
