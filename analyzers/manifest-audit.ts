@@ -4,7 +4,7 @@
  * move while no manifest is loaded, so the first manifest audits every call already stored.
  * Thin I/O around the pure rules of manifest-rules.ts.
  */
-import { forEachSliced, SLICE_ITEMS, yieldToLoop } from '../platform/cooperative.ts';
+import { forEachSliced } from '../platform/cooperative.ts';
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { keySet, sizedFor } from '../ingest/segment-lookups.ts';
 import type { Violation } from './audit-rules.ts';
@@ -83,10 +83,7 @@ export class ManifestAuditor {
     const slice = (await this.ch.select<Row>(`SELECT ${COLUMNS} FROM {db:Identifier}.tool_invocations WHERE ${SLICE}`, { from, to, schema_tools: schemaTools })).map(toCall);
     // A slice at a time (M2 validates args against JSON Schemas), the event loop served between.
     const found: Violation[] = [];
-    for (let i = 0; i < slice.length; i += SLICE_ITEMS) {
-      found.push(...callRules(slice.slice(i, i + SLICE_ITEMS), history, this.validators));
-      await yieldToLoop();
-    }
+    await forEachSliced(slice, (c) => found.push(...callRules([c], history, this.validators)));
     found.push(...(await this.rateLimits(slice, history)));
     const tasks = [...new Set(slice.map((c) => c.task_id).filter((t) => t !== ''))];
     for (let i = 0; i < tasks.length; i += TASK_CHUNK) {

@@ -7,18 +7,13 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { MetricsRegistry } from './metrics.ts';
 
-/** Starts watching; returns the function that stops it. */
-export function watchEventLoop(metrics: MetricsRegistry, everyMs = 1000): () => void {
+/** Watches for the rest of the process (its timer does not keep the process alive). */
+export function watchEventLoop(metrics: MetricsRegistry, everyMs = 1000): void {
   const h = monitorEventLoopDelay({ resolution: 10 });
   h.enable();
-  const timer = setInterval(() => {
+  setInterval(() => {
     // max is in nanoseconds; 0 until the first sample.
     if (h.count > 0) metrics.observe('tool_audit_event_loop_delay_seconds', 'Longest event loop delay of each second (a long synchronous task holds every request up)', h.max / 1e9);
     h.reset();
-  }, everyMs);
-  timer.unref();
-  return () => {
-    clearInterval(timer);
-    h.disable();
-  };
+  }, everyMs).unref();
 }

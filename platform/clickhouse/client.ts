@@ -53,8 +53,8 @@ export async function createClickHouse(cfg: ClientTarget, engineArgs: readonly s
     const { createChdbConnection } = await import('chdb/connection');
     // createChdbConnection cannot pass engine arguments: a session opened first with them starts
     // the engine so configured, and lives as long as this client.
-    if (engineArgs.length > 0) engine = new (await import('chdb')).Session(path, { connectionArgs: engineArgs });
-    const started = engine;
+    const started = engineArgs.length > 0 ? new (await import('chdb')).Session(path, { connectionArgs: engineArgs }) : undefined;
+    engine = started;
     // chdb builds against its own copy of @clickhouse/client-common; the shapes are identical.
     const connection = createChdbConnection({ path }) as unknown as NonNullable<Parameters<typeof createClient>[0]>['connection'];
     const client = createClient({ connection });

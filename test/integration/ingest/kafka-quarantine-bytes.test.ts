@@ -43,7 +43,8 @@ describe('Kafka records in quarantine', () => {
     // A valid packet but for one byte: "caf\xE9" in result_summary (Latin-1 é).
     const call = toolCall({ result_summary: { text: 'cafe' } }, `task-${randomUUID()}`);
     const text = JSON.stringify(call);
-    const at = text.indexOf('cafe') + 3;
+    // Found by its key: the random ids and hashes are hex, where "cafe" can occur too.
+    const at = text.indexOf('"text":"cafe"') + '"text":"caf'.length;
     const invalid = Buffer.concat([Buffer.from(text.slice(0, at)), Buffer.from([0xe9]), Buffer.from(text.slice(at + 1))]);
     const lone = Buffer.from([0xff, 0xfe, 0x00, 0x7b]);
     const sent: Array<Buffer | null> = [invalid, null, Buffer.alloc(0), lone];
@@ -83,7 +84,7 @@ describe('Kafka records in quarantine', () => {
       const id = `kafka:${names.topic}/0@${stored[0]?.offset}`;
       const still = (await api.replay({ ids: [id] })).json<ReplayAnswer>();
       expect(still).toMatchObject({ mode: 'kafka', rejected: 1, results: [{ status: 'rejected', reason: { code: 'invalid_utf8' } }] });
-      const fixed = (await api.replay({ ids: [id], packets: [text.replace('cafe', 'café')] })).json<ReplayAnswer>();
+      const fixed = (await api.replay({ ids: [id], packets: [text.replace('"text":"cafe"', '"text":"café"')] })).json<ReplayAnswer>();
       expect(fixed).toMatchObject({ mode: 'kafka', accepted: 1, results: [{ status: 'accepted', corrected: true, ids: [call.call_id] }] });
       // The worker judges them and records both replays; nothing is quarantined a second time.
       const replays = async () => (await api.get(`/v1/quarantine/${encodeURIComponent(id)}`)).json<{ record: QuarantineRecord }>().record.replays;
