@@ -5,7 +5,7 @@
 import { linkCalls, pairKey, type CallPoint } from './pairs.ts';
 
 /** The manifest rules (manifest-rules.ts). */
-export type ManifestInvariant = 'M1' | 'M2' | 'M3' | 'M4' | 'M5' | 'M6' | 'M7';
+export type ManifestInvariant = 'M1' | 'M2' | 'M3' | 'M4' | 'M5' | 'M6' | 'M7' | 'M8' | 'M9';
 
 /** A broken SHOULD or cross-segment rule, recorded once in `violations`. */
 export interface Violation {

@@ -1,6 +1,6 @@
 /**
  * The auditor: checks the SHOULD and cross-segment rules (I4, I8, I9, I10, I11), and the tool
- * manifest rules (M1–M7, manifest-audit.ts), on rows
+ * manifest rules (M1–M7 and M9, manifest-audit.ts; M8, output-audit.ts), on rows
  * ingested before now − grace (late packets get that long to arrive) and no later than the
  * dependency analyzer's watermark, and records each violation once in `violations`.
  */
@@ -14,6 +14,7 @@ import { DEPENDENCY_JOB } from './dependency-runner.ts';
 import { lookbackFrom, storedPairCounts, windowOfStep } from './dependency-window.ts';
 import { I11_LOOKBACK_MS, runInvariantChecks } from './invariant-checks.ts';
 import { ManifestAuditor } from './manifest-audit.ts';
+import { OutputAuditor } from './output-audit.ts';
 import { periodic, type PeriodicJob } from './scheduler.ts';
 import { callsOfTasks, pairsOfTasks, readWatermark, stepEnd, writeWatermark } from './store.ts';
 
@@ -71,6 +72,7 @@ export function createAuditor(deps: AuditorDeps): PeriodicJob<AuditResult> {
   const now = deps.now ?? Date.now;
   const steps = { ...AUDIT_STEPS, ...deps.steps };
   const manifestAuditor = new ManifestAuditor(ch, deps.windowMs);
+  const outputAuditor = new OutputAuditor(ch);
   const count = (invariant: string, n: number) => metrics.inc('tool_audit_violations_total', 'Violations recorded by the auditor', { invariant }, n);
 
   /** Records the violations not recorded yet, in bounded chunks; returns how many were new. */
@@ -133,7 +135,8 @@ export function createAuditor(deps: AuditorDeps): PeriodicJob<AuditResult> {
     const to = Math.min(now() - deps.graceMs, analyzed);
     // The manifest rules keep a watermark of their own (a first manifest audits back to the start).
     const m = await manifestAuditor.run(to, record);
-    const total = { from: start, to: Math.max(start, to), found: m.found, recorded: m.recorded };
+    const o = await outputAuditor.run(to, record);
+    const total = { from: start, to: Math.max(start, to), found: m.found + o.found, recorded: m.recorded + o.recorded };
     // Step by step, the watermark moving after each: a crash repeats at most one step, and a
     // backlog is worked through in steps of bounded size.
     for (let from = start; from < to; ) {

@@ -1,7 +1,7 @@
 /**
- * The manifest rules M1–M7 as pure functions over calls and the manifest's versions (each call
- * judged by the version in force at its created_at). The runner (manifest-audit.ts) loads the
- * calls each rule needs and records what these return, once, in `violations`.
+ * The manifest rules M1–M8 as pure functions over calls (outputs for M8) and the manifest's
+ * versions (each judged by the version in force at its created_at). The runners (manifest-audit.ts,
+ * output-audit.ts) load what each rule needs and record what these return, once, in `violations`.
  */
 import { compileValidator, type ArgsValidator } from '../schemas/json-schema-check.ts';
 import { isTrifecta, type ManifestEntry } from '../schemas/tool-manifest.ts';
@@ -45,17 +45,30 @@ export function callOrder(a: AuditCall, b: AuditCall): number {
   return a.t - b.t || (a.call_id < b.call_id ? -1 : a.call_id > b.call_id ? 1 : 0);
 }
 
-/** Input-schema validators, compiled once per (manifest version, tool). */
+/** An output as M8 sees it. */
+export interface AuditOutput {
+  output_id: string;
+  call_id: string;
+  tool_id: string;
+  /** The output's created_at, epoch ms. */
+  t: number;
+  content_type: string;
+  /** The stored content (its text; JSON text for content_type json). */
+  content: string;
+}
+
+/** Schema validators, compiled once per (manifest version, tool, input or output). */
 export class ValidatorCache {
   private readonly compiled = new Map<string, ArgsValidator | null>();
 
-  /** The validator of `entry` in `version`, or null when the tool has no input schema. */
-  of(version: number, entry: ManifestEntry): ArgsValidator | null {
-    const key = `${version}/${entry.tool_id}`;
+  /** The validator of `entry`'s `field` in `version`, or null when the tool declares none. */
+  of(version: number, entry: ManifestEntry, field: 'input_schema' | 'output_schema' = 'input_schema'): ArgsValidator | null {
+    const key = `${version}/${field}/${entry.tool_id}`;
     let v = this.compiled.get(key);
     if (v === undefined) {
       // Schemas were compiled when the manifest was applied; one that fails now judges nothing.
-      v = entry.input_schema === null ? null : safeCompile(entry.input_schema);
+      const schema = entry[field];
+      v = schema === null ? null : safeCompile(schema);
       this.compiled.set(key, v);
     }
     return v;
@@ -92,6 +105,34 @@ export function callRules(calls: readonly AuditCall[], history: ManifestHistory,
       out.push(mv('M3', 'timeout_exceeded', ids, `${c.tool_id} ran ${c.duration_ms} ms, over its timeout_ms ${e.timeout_ms}, with status ${c.status}`));
     }
     if (e.billable && c.cost_usd === null) out.push(mv('M7', 'cost_missing', ids, `${c.tool_id} is billable but the call has no cost_usd`));
+  }
+  return out;
+}
+
+/**
+ * M8: outputs whose content fails the output_schema of their tool in the version in force at the
+ * output's created_at. A json output is judged as the value it holds; any other content type as
+ * the JSON string of its text (a schema `{"type": "string"}` accepts a text output).
+ */
+export function outputRule(outputs: readonly AuditOutput[], history: ManifestHistory, validators: ValidatorCache): Violation[] {
+  const out: Violation[] = [];
+  for (const o of outputs) {
+    const version = history.at(o.t);
+    const e = version?.manifest[o.tool_id];
+    if (!version || !e) continue;
+    const validate = validators.of(version.version, e, 'output_schema');
+    if (!validate) continue;
+    const errors = validate(o.content_type === 'json' ? parseArgs(o.content) : o.content);
+    if (errors) {
+      const ids = [o.output_id, o.call_id];
+      out.push({
+        violation_key: `M8/output_schema/${ids.join(',')}`,
+        invariant: 'M8',
+        packet_type: 'output_artifact',
+        ids,
+        detail: `output ${o.output_id} (${o.content_type}) of ${o.tool_id} fails its output schema (version ${version.version}): ${errors.join('; ')}`,
+      });
+    }
   }
   return out;
 }
