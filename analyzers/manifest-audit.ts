@@ -1,5 +1,5 @@
 /**
- * The auditor's manifest part: M1–M7 on calls ingested in (watermark, to], `to` being the
+ * The auditor's manifest part: M1–M7 and M9 on calls ingested in (watermark, to], `to` being the
  * auditor's bound (grace passed, analyzer done). It has a watermark of its own that does not
  * move while no manifest is loaded, so the first manifest audits every call already stored.
  * Thin I/O around the pure rules of manifest-rules.ts.
@@ -9,7 +9,7 @@ import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { keySet, sizedFor } from '../ingest/segment-lookups.ts';
 import type { Violation } from './audit-rules.ts';
 import { loadManifestHistory } from './manifest-store.ts';
-import { callRules, rateLimitRule, retryRule, trifectaRule, ValidatorCache, type AuditCall } from './manifest-rules.ts';
+import { approvalRule, callRules, needsApproval, rateLimitRule, retryRule, trifectaRule, ValidatorCache, type AuditCall } from './manifest-rules.ts';
 import type { ManifestHistory } from './manifest-versions.ts';
 import { readWatermark, writeWatermark } from './store.ts';
 
@@ -85,6 +85,7 @@ export class ManifestAuditor {
     const found: Violation[] = [];
     await forEachSliced(slice, (c) => found.push(...callRules([c], history, this.validators)));
     found.push(...(await this.rateLimits(slice, history)));
+    found.push(...(await this.approvals(slice, history)));
     const tasks = [...new Set(slice.map((c) => c.task_id).filter((t) => t !== ''))];
     for (let i = 0; i < tasks.length; i += TASK_CHUNK) {
       const chunk = tasks.slice(i, i + TASK_CHUNK);
@@ -100,6 +101,40 @@ export class ManifestAuditor {
       await forEachSliced(byTask, ([task, list]) => found.push(...retryRule(list, history, this.windowMs), ...trifectaRule(task, list, history)), 200);
     }
     return { from, to, calls: slice.length, found };
+  }
+
+  /**
+   * M9 on the slice's calls of tools needing approval. Their approvals are not in the jobs'
+   * projection: they are looked up by task (the table's key prefix, bounded by the calls' times)
+   * and call_id, for those calls only.
+   */
+  private async approvals(slice: readonly AuditCall[], history: ManifestHistory): Promise<Violation[]> {
+    const judged = slice.filter((c) => {
+      const e = history.entryAt(c.tool_id, c.t);
+      return e !== undefined && needsApproval(e);
+    });
+    const approvals = new Map<string, string>();
+    for (let i = 0; i < judged.length; i += TASK_CHUNK) {
+      const chunk = judged.slice(i, i + TASK_CHUNK);
+      const tasks = keySet([...new Set(chunk.map((c) => c.task_id).filter((t) => t !== ''))], 'String');
+      const ids = keySet(
+        chunk.map((c) => c.call_id),
+        'UUID',
+      );
+      const times = chunk.map((c) => c.t);
+      // task_id '' (calls without a task) cannot be a TSV key row; it is asked for by name.
+      const noTask = chunk.some((c) => c.task_id === '') ? "OR task_id = ''" : '';
+      const rows = await this.ch.selectFields(
+        `SELECT toString(call_id), approval FROM {db:Identifier}.tool_invocations
+         WHERE (task_id IN ${tasks.sql} ${noTask})
+           AND created_at >= fromUnixTimestamp64Milli({lo:Int64}, 'UTC') AND created_at <= fromUnixTimestamp64Milli({hi:Int64}, 'UTC')
+           AND call_id IN ${ids.sql}`,
+        { lo: Math.min(...times), hi: Math.max(...times) },
+        sizedFor(tasks, ids),
+      );
+      for (const [id, text] of rows) approvals.set(id as string, text as string);
+    }
+    return approvalRule(judged, history, approvals);
   }
 
   /**

@@ -146,6 +146,39 @@ function parseArgs(text: string): unknown {
 }
 
 /**
+ * Whether a tool's entry demands a human approval of each call: `requires_approval`, or all three
+ * capability tags (tool-smith: the lethal trifecta requires approval regardless of other settings).
+ */
+export function needsApproval(e: ManifestEntry): boolean {
+  return e.requires_approval || isTrifecta(e);
+}
+
+/**
+ * M9: calls of a tool needing approval in the version in force at the call that have none
+ * (`approval_missing`), or whose approval is dated after the call's created_at (`approval_late`).
+ * `approvals`: call_id → the stored approval text ('' or absent: none).
+ */
+export function approvalRule(calls: readonly AuditCall[], history: ManifestHistory, approvals: ReadonlyMap<string, string>): Violation[] {
+  const out: Violation[] = [];
+  for (const c of calls) {
+    const version = history.at(c.t);
+    const e = version?.manifest[c.tool_id];
+    if (!version || !e || !needsApproval(e)) continue;
+    const why = e.requires_approval ? 'requires_approval' : 'carries all three capability tags (the lethal trifecta)';
+    const text = approvals.get(c.call_id) ?? '';
+    if (text === '') {
+      out.push(mv('M9', 'approval_missing', [c.call_id], `${c.tool_id} ${why} (version ${version.version}) and the call has no approval`));
+      continue;
+    }
+    const a = JSON.parse(text) as { approved_by: string; approved_at: string };
+    if (Date.parse(a.approved_at) > c.t) {
+      out.push(mv('M9', 'approval_late', [c.call_id], `${c.tool_id}: approved by ${a.approved_by} at ${a.approved_at}, after the call (created_at ${new Date(c.t).toISOString()})`));
+    }
+  }
+  return out;
+}
+
+/**
  * M4: each judged call c whose tool's calls with created_at in (c − 60 s, c] (c and its own
  * millisecond included) number more than the rate_limit_rpm in force at c. `context` must hold
  * every call of the tool in that window of each judged call.

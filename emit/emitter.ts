@@ -10,7 +10,20 @@ import { parseName, parseOrchestrator, type Orchestrator, type ToolStatus } from
 import { PacketBuffer, type BufferOptions, type BufferStats } from './buffer.ts';
 import { createHttpTransport, type HttpTransportOptions } from './http-transport.ts';
 import { createKafkaTransport, type KafkaTransportOptions } from './kafka-transport.ts';
-import { encodeOutputArtifact, encodeToolCall, objectJson, packetKey, safeJson, type InvocationRecord, type Outcome, type RecordedContent, type ToolArgs } from './packets.ts';
+import {
+  encodeOutputArtifact,
+  encodeToolCall,
+  objectJson,
+  packetKey,
+  safeJson,
+  wireApproval,
+  type CallApproval,
+  type InvocationRecord,
+  type Outcome,
+  type RecordedContent,
+  type ToolArgs,
+  type WireApproval,
+} from './packets.ts';
 import { callerValue, failureOutcome, readResult, type AuditedResult } from './result.ts';
 import type { PacketTransport } from './transport.ts';
 import { BudgetChecker, BudgetDeniedError, type BudgetCheckOptions, type BudgetDecision, type BudgetStats, type CheckCall } from './budget.ts';
@@ -53,6 +66,11 @@ export interface InvokeOptions {
   timeoutMs?: number;
   /** Overrides the emitter's agentId for this call. */
   agentId?: string;
+  /**
+   * The human approval this call runs under (a tool whose manifest says requires_approval):
+   * sent as invocation.approval. A malformed one rejects invoke with a TypeError before the tool runs.
+   */
+  approval?: CallApproval;
 }
 
 /** What a tool run is handed. */
@@ -89,6 +107,8 @@ export interface ObservedCall {
   tokensUsed?: Record<string, number> | null;
   /** What the call returned, recorded as an output_artifact on success. */
   content?: RecordedContent;
+  /** The human approval the call ran under; a malformed one is logged and the call recorded without it. */
+  approval?: CallApproval;
 }
 
 /** What a budget check needs to know of a call it is asked about. */
@@ -136,6 +156,7 @@ interface Call {
   argsJson: string;
   argsCanonical?: string;
   start: number;
+  approval?: WireApproval;
 }
 
 interface Queued {
@@ -193,6 +214,7 @@ class Emitter {
       durationMs,
       createdAtMs: this.lastCreatedMs,
       outcome,
+      ...(call.approval ? { approval: call.approval } : {}),
     };
     const key = packetKey(rec);
     this.buffer.push(key, { rec, output: false });
@@ -204,6 +226,7 @@ class Emitter {
     try {
       if (c.argsCanonical !== undefined) call.argsCanonical = c.argsCanonical;
       else call.argsJson = objectJson(c.args);
+      if (c.approval) call.approval = approvalOrNone(c.approval, this.logger, c.toolId);
       const ok = c.status === 'success';
       const outcome: Outcome = {
         status: c.status,
@@ -242,6 +265,13 @@ class Emitter {
 
   invoke<T>(toolId: string, args: ToolArgs, run: ToolRun<T>, opts?: InvokeOptions): Promise<T> {
     const call = this.callOf(toolId, args, opts);
+    if (opts?.approval) {
+      try {
+        call.approval = wireApproval(opts.approval);
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }
     if (!this.budget) return this.start(call, run, opts);
     // The call_id goes with the check: the server reserves the projected cost until this call is stored.
     return this.budget.check({ agentId: call.agentId, toolId, taskId: call.taskId, callId: call.callId, args }).then((d) => {
@@ -334,6 +364,16 @@ function encode(q: Queued): string {
   const packet = encodeOutputArtifact(q.rec, randomUUID());
   if (packet === undefined) throw new Error('output_artifact queued for a call without content');
   return packet;
+}
+
+/** The wire approval, or none (logged) when malformed: an observed call is recorded whatever it carries. */
+function approvalOrNone(a: CallApproval, logger: MinimalLogger | undefined, toolId: string): WireApproval | undefined {
+  try {
+    return wireApproval(a);
+  } catch (err) {
+    logger?.warn({ err: messageOf(err), toolId }, 'approval dropped');
+    return undefined;
+  }
 }
 
 function isThenable(v: unknown): v is PromiseLike<unknown> {

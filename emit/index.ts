@@ -26,7 +26,7 @@ export {
   type ToolSuccessEnvelope,
 } from './result.ts';
 export type { BufferOptions, BufferStats } from './buffer.ts';
-export type { RecordedContent } from './packets.ts';
+export type { CallApproval, RecordedContent } from './packets.ts';
 export { BudgetDeniedError, type BudgetCheckOptions, type BudgetDecision, type BudgetFigures, type BudgetStats } from './budget.ts';
 export { createKafkaTransport, DEFAULT_TOPIC, type KafkaTransportOptions } from './kafka-transport.ts';
 export { createHttpTransport, type HttpTransportOptions } from './http-transport.ts';

@@ -5,7 +5,7 @@
  */
 import type { JsonValue } from '../schemas/canonical-json.ts';
 import { argsHash, describeContent, sha256Hex } from '../schemas/hashing.ts';
-import type { ContentType, Orchestrator, ToolStatus } from '../schemas/vocabulary.ts';
+import { MAX_NAME_LENGTH, type ContentType, type Orchestrator, type ToolStatus } from '../schemas/vocabulary.ts';
 
 /** A tool's input arguments: a JSON object. */
 export type ToolArgs = Record<string, unknown>;
@@ -32,6 +32,39 @@ export interface Outcome {
   content: RecordedContent | undefined;
 }
 
+/** A human approval as it goes on the wire (the contract's invocation.approval). */
+export interface WireApproval {
+  approved_by: string;
+  /** ISO-8601 in UTC. */
+  approved_at: string;
+  reference?: string;
+}
+
+/** A human approval of a call, as a caller gives it to invoke or recordCall. */
+export interface CallApproval {
+  /** Who approved (a person or a reviewer id). */
+  approvedBy: string;
+  /** When: a Date, epoch milliseconds or an ISO-8601 string with an offset. */
+  approvedAt: Date | number | string;
+  /** Where the approval is recorded (a ticket URL, a change id). */
+  reference?: string;
+}
+
+/** The wire form of an approval; throws a TypeError naming what is wrong. */
+export function wireApproval(a: CallApproval): WireApproval {
+  if (typeof a.approvedBy !== 'string' || a.approvedBy.length === 0 || a.approvedBy.length > MAX_NAME_LENGTH) {
+    throw new TypeError(`approval.approvedBy must be a non-empty string of at most ${MAX_NAME_LENGTH} characters`);
+  }
+  const at = a.approvedAt instanceof Date ? a.approvedAt.getTime() : typeof a.approvedAt === 'number' ? a.approvedAt : Date.parse(a.approvedAt);
+  if (!Number.isFinite(at) || at < 0 || (typeof a.approvedAt === 'string' && !/(Z|[+-]\d\d:\d\d)$/i.test(a.approvedAt))) {
+    throw new TypeError('approval.approvedAt must be a Date, epoch milliseconds or an ISO-8601 timestamp with an offset');
+  }
+  if (a.reference !== undefined && (typeof a.reference !== 'string' || a.reference.length === 0 || a.reference.length > 2048)) {
+    throw new TypeError('approval.reference must be a non-empty string of at most 2048 characters');
+  }
+  return { approved_by: a.approvedBy, approved_at: new Date(at).toISOString(), ...(a.reference === undefined ? {} : { reference: a.reference }) };
+}
+
 /** Everything known about one finished invocation. */
 export interface InvocationRecord {
   callId: string;
@@ -52,6 +85,8 @@ export interface InvocationRecord {
   /** Epoch milliseconds when the call ended; the packets' created_at. */
   createdAtMs: number;
   outcome: Outcome;
+  /** The human approval the call ran under, if it needed one. */
+  approval?: WireApproval;
 }
 
 /**
@@ -75,6 +110,7 @@ export interface WireInvocation {
   cost_usd: number | null;
   tokens_used: Record<string, number> | null;
   created_at: string;
+  approval?: WireApproval;
 }
 
 // The schema caps error at 65 536 characters; a longer one would get the whole call quarantined.
@@ -107,6 +143,7 @@ export function encodeToolCall(rec: InvocationRecord): string {
     cost_usd: o.costUsd,
     tokens_used: o.tokensUsed,
     created_at: new Date(rec.createdAtMs).toISOString(),
+    ...(rec.approval ? { approval: rec.approval } : {}),
   };
   const packet = JSON.stringify({ type: 'tool_call', call_id: rec.callId, invocation });
   // The only unescaped `"args":{}` is the member itself: inside a string every quote is escaped.

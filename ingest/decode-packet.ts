@@ -23,6 +23,7 @@ import {
 } from '../schemas/packets.ts';
 import { isValidPacket } from './packet-check.ts';
 import { chTime } from '../platform/clickhouse/statement.ts';
+import type { Approval } from '../schemas/tool-invocation.ts';
 import type { RawEncoding } from './ports.ts';
 import { sourceKey, type Accepted, type DecodeResult, type RawPacket, type RejectCode } from './rows.ts';
 
@@ -144,6 +145,8 @@ function decodeToolCall(packet: ToolCallPacket, raw: string, source: string): De
     created_at: chCreatedAt(inv.created_at),
     fingerprint: '',
     source,
+    // A call with an approval is fingerprinted with it: the same call_id sent again with another approval is I1.
+    approval: inv.approval ? approvalText(inv.approval) : '',
   };
   row.fingerprint = fingerprint('invocation', row);
   // Stored as sent (the read API serves this text as is): a summary with `1.0`, `-0.0` or a big
@@ -264,21 +267,28 @@ function decodeHint(packet: OptimizationHintPacket, source: string): DecodeResul
   return { ok: true, value: { kind: 'hint', key: id, row } };
 }
 
+/** The stored text of an approval: its fields in a fixed order, approved_at in UTC with milliseconds. */
+function approvalText(a: Approval): string {
+  return JSON.stringify({ approved_by: a.approved_by, approved_at: new Date(timestampMs(a.approved_at)).toISOString(), ...(a.reference === undefined ? {} : { reference: a.reference }) });
+}
+
 /**
  * What makes two packets "the same packet" for I1: every normalized field, not the transport
  * (source) — a redelivery from another offset or request is still the same packet. The text
  * hashed is `json.dumps(fields, sort_keys=True)`; a kind's rows always have the same fields, so
- * their sorted order and written keys are computed once per kind.
+ * their sorted order and written keys are computed once per kind. An invocation's empty approval
+ * is left out, so that calls without one keep the fingerprint they had before approvals existed.
  */
-function fingerprint(kind: Accepted['kind'], row: { fingerprint: string; source: string }): string {
+function fingerprint(kind: Accepted['kind'], row: { fingerprint: string; source: string; approval?: string }): string {
   const fields = row as unknown as Record<string, JsonValue>;
-  let keys = FIELD_ORDER.get(kind);
+  const key = row.approval ? `${kind}+approval` : kind;
+  let keys = FIELD_ORDER.get(key);
   if (keys === undefined || keys.count !== Object.keys(fields).length) {
     const names = Object.keys(fields)
-      .filter((k) => k !== 'fingerprint' && k !== 'source')
+      .filter((k) => k !== 'fingerprint' && k !== 'source' && !(k === 'approval' && !row.approval))
       .sort(compareCodePoints);
     keys = { count: names.length + 2, names, written: names.map((k, i) => `${i > 0 ? ', ' : ''}${pythonJsonString(k)}: `) };
-    FIELD_ORDER.set(kind, keys);
+    FIELD_ORDER.set(key, keys);
   }
   let text = '{';
   for (let i = 0; i < keys.names.length; i++) {
@@ -287,7 +297,7 @@ function fingerprint(kind: Accepted['kind'], row: { fingerprint: string; source:
   return sha256Hex(`${text}}`).slice(0, 32);
 }
 
-const FIELD_ORDER = new Map<Accepted['kind'], { count: number; names: string[]; written: string[] }>();
+const FIELD_ORDER = new Map<string, { count: number; names: string[]; written: string[] }>();
 
 /**
  * created_at as ClickHouse DateTime64(3) text in UTC. A timestamp already written as UTC with

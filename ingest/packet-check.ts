@@ -91,7 +91,9 @@ function isInvocation(v: unknown): boolean {
     isOptionalText(v.error, 65_536) &&
     (v.cost_usd === undefined || v.cost_usd === null || (typeof v.cost_usd === 'number' && Number.isFinite(v.cost_usd) && v.cost_usd >= 0)) &&
     isTokens(v.tokens_used) &&
-    isTimestamp(v.created_at)
+    isTimestamp(v.created_at) &&
+    // Approvals are rare: zod judges a call that carries one.
+    (v.approval === undefined || v.approval === null)
   );
 }
 

@@ -28,6 +28,8 @@ export interface InvocationRow {
   created_at: string;
   fingerprint: string;
   source: string;
+  /** The call's approval as JSON text ({approved_by, approved_at, reference?}); '' when none. */
+  approval: string;
 }
 
 /** Row of `tool_outputs` (metadata; the content itself lives once per hash in `output_contents`). */
@@ -228,6 +230,7 @@ export const SEGMENT_COLUMNS = {
     'created_at',
     'fingerprint',
     'source',
+    'approval',
   ],
   tool_outputs: ['output_id', 'call_id', 'tool_id', 'content_type', 'content_hash', 'size_bytes', 'sample', 'created_at', 'fingerprint', 'source'],
   tool_workflows: ['task_id', 'preceding_call_id', 'succeeding_call_id', 'preceding_tool_id', 'succeeding_tool_id', 'time_delta_ms', 'data_flow', 'origin', 'fingerprint', 'source'],
@@ -274,7 +277,7 @@ export function rowLine(a: Accepted): string {
   const f = tsvField;
   if (a.kind === 'invocation') {
     const r = a.row;
-    return `${r.call_id}\t${f(r.task_id)}\t${f(r.tool_id)}\t${f(r.agent_id)}\t${r.orchestrator}\t${f(r.instance_id)}\t${f(r.args)}\t${r.status}\t${r.duration_ms}\t${f(r.result_summary)}\t${f(r.error)}\t${f(r.cost_usd)}\t${f(r.tokens_used)}\t${r.created_at}\t${r.fingerprint}\t${f(r.source)}\n`;
+    return `${r.call_id}\t${f(r.task_id)}\t${f(r.tool_id)}\t${f(r.agent_id)}\t${r.orchestrator}\t${f(r.instance_id)}\t${f(r.args)}\t${r.status}\t${r.duration_ms}\t${f(r.result_summary)}\t${f(r.error)}\t${f(r.cost_usd)}\t${f(r.tokens_used)}\t${r.created_at}\t${r.fingerprint}\t${f(r.source)}\t${f(r.approval)}\n`;
   }
   if (a.kind === 'output') {
     const r = a.row;

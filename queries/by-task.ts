@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { cursorCodec, msKey, uuidKey } from './cursor.ts';
-import { DEPENDENCY_COLUMNS, INVOCATION_COLUMNS, OUTPUT_COLUMNS, toDependency, toInvocation, toOutput, type InvocationReadRow, type OutputReadRow } from './rows.ts';
+import { DEPENDENCY_COLUMNS, TASK_INVOCATION_COLUMNS, OUTPUT_COLUMNS, toDependency, toInvocation, toOutput, type InvocationReadRow, type OutputReadRow } from './rows.ts';
 import type { Dependency, TaskView } from './schemas.ts';
 import { OrphanCallIds, orphanLoader } from './orphan-call-ids.ts';
 import { outputOrder, pageFromTaskRows, TASK_ROWS, TASK_ROWS_CAP, type TaskCursor, type TaskPage, type TaskRow } from './task-rows.ts';
@@ -42,7 +42,7 @@ const OUTPUT_SETTINGS = { use_skip_indexes: 0 };
 export const TASK_INVOCATIONS: QuerySpec = {
   name: 'task_invocations',
   description: "One task's invocations in call order (created_at, then call_id).",
-  sql: `SELECT ${INVOCATION_COLUMNS}
+  sql: `SELECT ${TASK_INVOCATION_COLUMNS}
 FROM {db:Identifier}.tool_invocations
 WHERE ${PAGE_WHERE}
 ORDER BY created_at, call_id

@@ -19,6 +19,9 @@ export const INVOCATION_COLUMNS = `call_id, task_id, tool_id, agent_id, orchestr
   args, args_hash, status, duration_ms, result_summary, error, cost_usd, tokens_used,
   ${ERROR_CATEGORY_SQL} AS error_category, toUnixTimestamp64Milli(created_at) AS created_ms`;
 
+/** {@link INVOCATION_COLUMNS} and the call's approval: the task view's list (approval is in no projection, and the task view reads the table itself). */
+export const TASK_INVOCATION_COLUMNS = `${INVOCATION_COLUMNS}, approval`;
+
 /** An invocation as the query returns it. */
 export interface InvocationReadRow {
   call_id: string;
@@ -37,6 +40,8 @@ export interface InvocationReadRow {
   tokens_used: string | null;
   error_category: string;
   created_ms: number;
+  /** Only with {@link TASK_INVOCATION_COLUMNS}: the approval's JSON text, '' when none. */
+  approval?: string;
 }
 
 function jsonObject(text: string): RawJson | Record<string, unknown> {
@@ -75,6 +80,7 @@ export function toInvocation(r: InvocationReadRow, expensiveThresholdUsd: number
     expensive: cost !== null && cost > expensiveThresholdUsd,
     tokens_used: r.tokens_used === null ? null : jsonObject(r.tokens_used),
     created_at: isoTime(r.created_ms),
+    ...(r.approval === undefined ? {} : { approval: r.approval === '' ? null : (JSON.parse(r.approval) as NonNullable<Invocation['approval']>) }),
   };
 }
 

@@ -43,6 +43,11 @@ export const invocationSchema = z.strictObject({
   expensive: z.boolean().describe('cost_usd > the configured threshold (default 1.0)'),
   tokens_used: storedObject('token counts', { type: 'integer', minimum: 0 }).nullable(),
   created_at: iso,
+  approval: z
+    .strictObject({ approved_by: z.string(), approved_at: iso, reference: z.string().optional() })
+    .nullable()
+    .optional()
+    .describe('the human approval the call ran under (null: none); in the task view, where M9 findings are read beside it'),
 });
 export type Invocation = z.infer<typeof invocationSchema>;
 

@@ -5,7 +5,7 @@
  * the rules of the statements of by-task.ts (window, cursor, order, which dependencies and
  * outputs belong to a page). A task with more rows than the fast path takes goes the precise way.
  */
-import { DEPENDENCY_COLUMNS, INVOCATION_COLUMNS, type InvocationReadRow, type OutputReadRow } from './rows.ts';
+import { DEPENDENCY_COLUMNS, TASK_INVOCATION_COLUMNS, type InvocationReadRow, type OutputReadRow } from './rows.ts';
 import type { Dependency } from './schemas.ts';
 import type { QuerySpec } from './sql.ts';
 
@@ -25,7 +25,7 @@ export const TASK_ROWS: QuerySpec = {
   name: 'task_rows',
   description: 'Every stored row of one task (call, dependency, output as JSON), and the calls of outputs stored without a task since a time (orphan).',
   sql: `SELECT 'call' AS kind,
-       formatRow('JSONEachRow', ${INVOCATION_COLUMNS}) AS row
+       formatRow('JSONEachRow', ${TASK_INVOCATION_COLUMNS}) AS row
 FROM {db:Identifier}.tool_invocations
 WHERE task_id = {task_id:String}
 LIMIT {cap:UInt32}

@@ -10,6 +10,20 @@ export const orchestratorSchema = z.enum(ORCHESTRATORS);
 /** Outcome of a call. */
 export const statusSchema = z.enum(TOOL_STATUSES);
 
+/** Longest approval reference (a ticket URL, a change id). */
+export const MAX_APPROVAL_REFERENCE = 2048;
+
+/**
+ * A human approval of the call (tool-smith's `requires_approval`): who approved it, when, and
+ * where the approval is recorded. Given by the orchestrator that asked for it; M9 checks that a
+ * tool requiring approval has one dated no later than the call.
+ */
+export const approvalSchema = z.strictObject({
+  approved_by: nameSchema,
+  approved_at: timestampSchema,
+  reference: z.string().min(1).max(MAX_APPROVAL_REFERENCE).optional(),
+});
+
 /** Zod contract of a ToolInvocation; unknown fields are rejected. */
 export const toolInvocationSchema = z.strictObject({
   call_id: uuidSchema,
@@ -27,7 +41,11 @@ export const toolInvocationSchema = z.strictObject({
   cost_usd: z.number().min(0).finite().nullable().optional(),
   tokens_used: z.record(z.string(), z.number().int().min(0)).nullable().optional(),
   created_at: timestampSchema,
+  approval: approvalSchema.nullable().optional(),
 });
+
+/** An approval as sent. */
+export type Approval = z.infer<typeof approvalSchema>;
 
 /** A ToolInvocation as sent by an emitter. */
 export type ToolInvocation = z.infer<typeof toolInvocationSchema>;

@@ -173,3 +173,26 @@ def test_server_down_tool_still_returns_and_packets_arrive_after_it_comes_back(t
     finally:
         audit.close()
         server.stop()
+
+
+def test_an_approval_is_sent_with_the_call_and_served_by_the_task_view(server, task_id):
+    from datetime import datetime, timedelta, timezone
+
+    audit = emitter(server)
+    at = datetime(2026, 11, 22, 11, 30, 0, 250000, tzinfo=timezone(timedelta(hours=1)))
+    with audit.call("wire_transfer", {"amount": 12.5}, task_id=task_id, approval={"approved_by": "dana", "approved_at": at, "reference": "CHG-7"}) as call:
+        call.set_result({"status": "success", "result": "sent"})
+    with audit.call("wire_transfer", {"amount": 1}, task_id=task_id, approval={"approved_by": "Zoë", "approved_at": "2026-11-22T10:30:00Z"}) as call:
+        call.set_result("sent")
+    with audit.call("wire_transfer", {"amount": 2}, task_id=task_id) as call:
+        call.set_result("sent")
+    for bad in ({"approved_by": "dana"}, {"approved_by": "", "approved_at": at}, {"approved_by": "x", "approved_at": datetime(2026, 1, 1)}, {"approved_by": "x", "approved_at": "soon"}, {"approved_by": "x", "approved_at": at, "by": 1}):
+        with pytest.raises(ValueError, match="approval"):
+            audit.call("wire_transfer", {}, task_id=task_id, approval=bad)
+    assert audit.flush(20)
+    audit.close()
+    t = server.wait_for(task_id, 3, 3)
+    rows = by_args(t["invocations"])
+    assert rows[args_key({"amount": 12.5})]["approval"] == {"approved_by": "dana", "approved_at": "2026-11-22T10:30:00.250Z", "reference": "CHG-7"}
+    assert rows[args_key({"amount": 1})]["approval"] == {"approved_by": "Zoë", "approved_at": "2026-11-22T10:30:00.000Z"}
+    assert rows[args_key({"amount": 2})]["approval"] is None

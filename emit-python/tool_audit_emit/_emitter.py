@@ -19,7 +19,7 @@ import weakref
 from typing import Any, Callable, Dict, Iterator, Optional
 
 from ._buffer import PacketBuffer
-from ._packets import MAX_NAME, ORCHESTRATORS, Outcome, Record, canonical_args, encode_output_artifact, encode_tool_call
+from ._packets import MAX_NAME, ORCHESTRATORS, Outcome, Record, canonical_args, encode_output_artifact, encode_tool_call, wire_approval
 from ._result import caller_value, failure_outcome, read_result
 from ._transports import HttpTransport, KafkaTransport
 
@@ -45,8 +45,10 @@ class Call:
     """One recorded call (what ``audit.call`` yields). ``set_result`` says what the tool
     returned; leaving the block by an exception records the exception instead."""
 
-    def __init__(self, emitter: "AuditEmitter", tool_id: str, args: Dict[str, Any], task_id: Optional[str], agent_id: Optional[str]) -> None:
+    def __init__(self, emitter: "AuditEmitter", tool_id: str, args: Dict[str, Any], task_id: Optional[str], agent_id: Optional[str], approval: Optional[Dict[str, Any]] = None) -> None:
         self._emitter = emitter
+        # Judged before the tool runs: a malformed approval is the caller's bug (ValueError).
+        self.approval = wire_approval(approval) if approval is not None else None
         self.call_id = str(uuid.uuid4())
         self.tool_id = tool_id
         self.task_id = task_id or _task.get() or None
@@ -128,7 +130,7 @@ class AuditEmitter:
             # created_at never goes backwards for one instance (I11), even when the wall clock does.
             self._last_ms = max(self._last_ms, int(time.time() * 1000))
             created = self._last_ms
-        rec = Record(call.call_id, call.task_id, call.tool_id, call.agent_id, self.orchestrator, self.instance_id, call.args_json, duration_ms, created, outcome)
+        rec = Record(call.call_id, call.task_id, call.tool_id, call.agent_id, self.orchestrator, self.instance_id, call.args_json, duration_ms, created, outcome, call.approval)
         key = rec.task_id or rec.call_id
         self._buffer.push(key, (rec, False))
         if outcome.content:
@@ -136,9 +138,13 @@ class AuditEmitter:
 
     # -- the two ways to wrap a tool ---------------------------------------------------------
 
-    def call(self, tool_id: str, args: Optional[Dict[str, Any]] = None, *, task_id: Optional[str] = None, agent_id: Optional[str] = None) -> Call:
-        """A context manager (``with`` or ``async with``) around one tool call."""
-        return Call(self, tool_id, args or {}, task_id, agent_id)
+    def call(
+        self, tool_id: str, args: Optional[Dict[str, Any]] = None, *, task_id: Optional[str] = None, agent_id: Optional[str] = None, approval: Optional[Dict[str, Any]] = None
+    ) -> Call:
+        """A context manager (``with`` or ``async with``) around one tool call. ``approval``
+        (``{"approved_by", "approved_at", "reference"?}``) records the human approval the call
+        runs under, for a tool whose manifest says requires_approval."""
+        return Call(self, tool_id, args or {}, task_id, agent_id, approval)
 
     def tool(self, tool_id: Optional[str] = None, *, timeout_s: Optional[float] = None, agent_id: Optional[str] = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Decorates a sync or async tool function. Its bound arguments are the args; the task

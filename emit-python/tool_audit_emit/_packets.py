@@ -82,6 +82,31 @@ class Record:
     duration_ms: float
     created_at_ms: int
     outcome: Outcome
+    # The wire approval ({approved_by, approved_at, reference?}) the call ran under, if any.
+    approval: Optional[Dict[str, str]] = None
+
+
+def wire_approval(approval: Any) -> Dict[str, str]:
+    """The packet's approval from ``{"approved_by", "approved_at", "reference"?}``; ``approved_at``
+    is an aware datetime or an ISO-8601 string with an offset. Raises ValueError naming what is wrong."""
+    if not isinstance(approval, dict) or not set(approval) <= {"approved_by", "approved_at", "reference"}:
+        raise ValueError("approval must be a dict with approved_by, approved_at and optionally reference")
+    by, at, ref = approval.get("approved_by"), approval.get("approved_at"), approval.get("reference")
+    if not (isinstance(by, str) and 1 <= len(by) <= MAX_NAME):
+        raise ValueError(f"approval.approved_by must be a string of 1 to {MAX_NAME} characters; got {by!r}")
+    if isinstance(at, str):
+        try:
+            at = datetime.fromisoformat(at.replace("Z", "+00:00"))
+        except ValueError:
+            raise ValueError(f"approval.approved_at is not an ISO-8601 timestamp: {at!r}") from None
+    if not isinstance(at, datetime) or at.tzinfo is None:
+        raise ValueError("approval.approved_at must be a timezone-aware datetime or an ISO-8601 string with an offset")
+    out = {"approved_by": by, "approved_at": iso_ms(int(at.timestamp() * 1000))}
+    if ref is not None:
+        if not (isinstance(ref, str) and 1 <= len(ref) <= 2048):
+            raise ValueError("approval.reference must be a string of 1 to 2048 characters")
+        out["reference"] = ref
+    return out
 
 
 def iso_ms(epoch_ms: int) -> str:
@@ -110,6 +135,8 @@ def encode_tool_call(rec: Record) -> str:
         "tokens_used": o.tokens_used,
         "created_at": iso_ms(rec.created_at_ms),
     }
+    if rec.approval:
+        invocation["approval"] = rec.approval
     head = json.dumps(invocation, default=str)
     # The args go in as the canonical text itself: what was hashed is what is sent.
     return '{"type": "tool_call", "call_id": "%s", "invocation": %s, "args": %s}}' % (rec.call_id, head[:-1], rec.args_json)

@@ -8,6 +8,7 @@ import { canonicalArgs, RawNumber, type JsonValue } from '../../schemas/canonica
 import { parseLossless } from '../../schemas/lossless-json.ts';
 import { withPythonNumbers } from '../../schemas/python-numbers.ts';
 import type { AuditEmitter } from '../emitter.ts';
+import type { CallApproval } from '../packets.ts';
 import { cancelOutcome, errorOutcome, lostOutcome, resultOutcome, type CallOutcome } from './call-outcome.ts';
 import { definitionHash, mcpToolId, type McpTool } from '../../schemas/mcp-tools.ts';
 import { hasCall, isId, isObject, type Id } from './json-rpc.ts';
@@ -17,6 +18,11 @@ import { toolsOf } from './tool-definitions.ts';
 export const TASK_META_KEY = 'tool-audit/task_id';
 /** `_meta` key a client sets to name the agent of a call (wins over --agent-id and clientInfo). */
 export const AGENT_META_KEY = 'tool-audit/agent_id';
+/**
+ * `_meta` key a client sets to record the human approval a call runs under (a tool whose
+ * manifest says requires_approval): `{approved_by, approved_at, reference?}` as in the packet.
+ */
+export const APPROVAL_META_KEY = 'tool-audit/approval';
 
 /** A complete `tools/list` answer: every page, from the first to the one without nextCursor. */
 export interface ToolsListSeen {
@@ -58,6 +64,8 @@ export interface PendingCall {
   taskId: string;
   agentId: string;
   start: number;
+  /** From the request's `_meta` ({@link APPROVAL_META_KEY}); a malformed one is logged and dropped by the emitter. */
+  approval?: CallApproval;
 }
 
 type Message = Record<string, unknown>;
@@ -182,6 +190,7 @@ export class AuditSession {
       taskId: nameIn(meta[TASK_META_KEY]) ?? traceId(meta.traceparent) ?? this.task,
       agentId: nameIn(meta[AGENT_META_KEY]) ?? this.o.agentId ?? clientName ?? 'mcp-client',
       start: this.now(),
+      ...approvalIn(meta[APPROVAL_META_KEY]),
     };
   }
 
@@ -262,6 +271,7 @@ export class AuditSession {
       error: outcome.error,
       resultSummary: outcome.resultSummary,
       content: outcome.content,
+      ...(call.approval ? { approval: call.approval } : {}),
     });
   }
 }
@@ -304,6 +314,14 @@ function guarded(run: () => void, onError: ((err: unknown) => void) | undefined)
   }
 }
 
+
+/** `{approval}` of a `_meta` value in the packet's field names, or nothing when there is none. */
+function approvalIn(v: unknown): { approval?: CallApproval } {
+  if (!isObject(v)) return {};
+  const { approved_by: approvedBy, approved_at: approvedAt, reference } = v as Record<string, unknown>;
+  // Shapes are judged by the emitter (wireApproval), which logs what it drops.
+  return { approval: { approvedBy, approvedAt, ...(reference === undefined ? {} : { reference }) } as CallApproval };
+}
 
 function nameIn(v: unknown): string | undefined {
   return typeof v === 'string' && v.length >= 1 && v.length <= 256 ? v : undefined;

@@ -176,7 +176,9 @@ describe('the compose stack, each process under its ClickHouse role', () => {
     expect(hints.filter((h) => h.kind === 'retry_storm').map((h) => h.tool_ids)).toEqual([['flaky']]);
     expect(((await read(p, `/v1/quarantine?from=${encodeURIComponent(at(-86_400_000))}`)) as { records: unknown[] }).records).toHaveLength(1);
 
-    const manifest = await send(p, 'PUT', '/v1/manifests', 'search_web:\n  tool_id: search_web\n  idempotent: true\n', 'application/yaml', ADMIN);
+    // An output schema the stored text output breaks (M8), an approval none of the calls has (M9).
+    const yaml = 'search_web:\n  tool_id: search_web\n  idempotent: true\n  requires_approval: true\n  output_schema: {type: object}\n';
+    const manifest = await send(p, 'PUT', '/v1/manifests', yaml, 'application/yaml', ADMIN);
     expect(manifest).toMatchObject({ status: 200, body: { version: 1 } });
     const mcp = await send(p, 'POST', '/v1/mcp/tools', JSON.stringify({ server: 'fs', server_info: { name: 'fs', version: '1' }, tools: [{ name: 'read_file', inputSchema: { type: 'object' } }], seen_at: at(0) }), 'application/json', INGEST);
     expect(mcp).toMatchObject({ status: 200, body: { version: 2, added: ['fs/read_file'] } });
@@ -193,5 +195,19 @@ describe('the compose stack, each process under its ClickHouse role', () => {
     const apiExit = await api.stop();
     expect(api.errors()).toEqual([]);
     expect(apiExit).toBe(0);
+
+    // The manifest rules under the analyzer's grants: M8 reads output contents (the first call's
+    // text output), M9 the approvals (the first call; the one POSTed above waits in Kafka, no ingest runs).
+    const again = start('analyze', { ...base, CLICKHOUSE_EMBEDDED_CONFIG: configOf('tool_audit_analyzer'), AUDIT_GRACE_MS: '0', ANALYZER_INTERVAL_MS: '200', AUDIT_INTERVAL_MS: '200', HINTS_INTERVAL_MS: '500' });
+    stopped.push(again);
+    const found = async (invariant: string) => {
+      const text = (await get(again.port, '/metrics').catch(() => ({ text: '' }))).text;
+      return Number(text.match(new RegExp(`^tool_audit_violations_total\\{invariant="${invariant}"\\} (\\d+)`, 'm'))?.[1] ?? 0);
+    };
+    await expect.poll(async () => [await found('M8'), await found('M9')], { timeout: 60_000, interval: 300 }).toEqual([1, 1]);
+    expect((await jobRuns(again.port)).failed).toEqual([]);
+    const againExit = await again.stop();
+    expect(again.errors()).toEqual([]);
+    expect(againExit).toBe(0);
   }, 300_000);
 });

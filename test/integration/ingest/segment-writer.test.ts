@@ -38,6 +38,7 @@ describe('segment writer on real ClickHouse', () => {
           tokens_used: i % 3 ? { input_tokens: i } : null,
           cost_usd: i % 4 ? i / 3 : null,
           created_at: new Date(Date.UTC(2026, 10, 20, 1, 2, 3, i)).toISOString(),
+          ...(i % 2 && s ? { approval: { approved_by: `by ${s}`.slice(0, 200), approved_at: '2026-11-20T02:02:03+01:00', reference: s } } : {}),
         },
         task,
       ),
@@ -58,7 +59,7 @@ describe('segment writer on real ClickHouse', () => {
         JSON.stringify(r),
       );
     const invCols =
-      'toString(call_id) AS call_id, task_id, tool_id, agent_id, toString(orchestrator) AS orchestrator, instance_id, args, args_hash, toString(status) AS status, duration_ms, result_summary, error, cost_usd, tokens_used, toString(created_at) AS created_at, fingerprint, source';
+      'toString(call_id) AS call_id, task_id, tool_id, agent_id, toString(orchestrator) AS orchestrator, instance_id, args, args_hash, toString(status) AS status, duration_ms, result_summary, error, cost_usd, tokens_used, toString(created_at) AS created_at, fingerprint, source, approval';
     expect((await got('tool_invocations', invCols)).sort()).toEqual(want('invocation').sort());
     const outCols =
       'toString(output_id) AS output_id, toString(call_id) AS call_id, tool_id, toString(content_type) AS content_type, content_hash, size_bytes, sample, toString(created_at) AS created_at, fingerprint, source';

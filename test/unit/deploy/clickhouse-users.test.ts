@@ -63,7 +63,7 @@ describe('deploy/clickhouse/initdb/01-users.sh', () => {
     expect(grants(run.sql).filter((g) => g.to === 'tool_audit_analyzer' && !g.privileges.every((p) => p === 'SELECT' || p === 'INSERT')).map((g) => g.statement)).toEqual([ANALYZER_TABLE_FUNCTIONS]);
     // The hints job reads and writes workflow_optimizations.
     expect(of('tool_audit_analyzer', 'INSERT')).toEqual(['analyzer_progress', 'tool_workflows', 'violations', 'workflow_optimizations']);
-    expect(of('tool_audit_analyzer', 'SELECT')).toEqual(['analyzer_progress', 'tool_invocations', 'tool_manifests', 'tool_outputs', 'tool_workflows', 'violations', 'workflow_optimizations']);
+    expect(of('tool_audit_analyzer', 'SELECT')).toEqual(['analyzer_progress', 'output_contents', 'tool_invocations', 'tool_manifests', 'tool_outputs', 'tool_workflows', 'violations', 'workflow_optimizations']);
   });
 
   it('refuses missing passwords and ones that would break out of the SQL string', () => {

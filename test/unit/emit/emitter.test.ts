@@ -96,6 +96,29 @@ describe('success', () => {
   });
 });
 
+describe('approval', () => {
+  it('invoke sends the approval given (a Date, epoch ms or an offset string) in UTC; a malformed one rejects before the tool runs', async () => {
+    const { emitter, transport } = setup();
+    const at = Date.UTC(2026, 10, 22, 9, 30, 0, 5);
+    await emitter.invoke('wire', { n: 1 }, () => 'ok', { approval: { approvedBy: 'dana', approvedAt: new Date(at) } });
+    await emitter.invoke('wire', { n: 2 }, () => 'ok', { approval: { approvedBy: 'dana', approvedAt: at, reference: 'https://tickets.example/CHG-9' } });
+    await emitter.invoke('wire', { n: 3 }, () => 'ok', { approval: { approvedBy: 'dana', approvedAt: '2026-11-22T04:30:00.005-05:00' } });
+    let ran = false;
+    const bad = [{ approvedBy: '', approvedAt: at }, { approvedBy: 'x', approvedAt: '2026-11-22 09:30' }, { approvedBy: 'x', approvedAt: Number.NaN }, { approvedBy: 'x', approvedAt: at, reference: '' }];
+    for (const approval of bad) {
+      await expect(emitter.invoke('wire', {}, () => (ran = true), { approval })).rejects.toThrow(TypeError);
+    }
+    expect(ran).toBe(false);
+    const { calls } = await sent(emitter, transport);
+    const iso = '2026-11-22T09:30:00.005Z';
+    expect(calls.map((c) => (c as { approval?: unknown }).approval)).toEqual([
+      { approved_by: 'dana', approved_at: iso },
+      { approved_by: 'dana', approved_at: iso, reference: 'https://tickets.example/CHG-9' },
+      { approved_by: 'dana', approved_at: iso },
+    ]);
+  });
+});
+
 describe('args', () => {
   const vectors = readFileSync(new URL('../../fixtures/args_hash.jsonl', import.meta.url), 'utf8')
     .split('\n')

@@ -40,6 +40,15 @@ describe('recordCall', () => {
     expect(outputs).toEqual([]);
   });
 
+  it('an approval goes into the packet in UTC; a malformed one is dropped, the call still recorded', async () => {
+    const { emitter, transport } = setup();
+    emitter.recordCall({ toolId: 'wire', args: {}, durationMs: 1, status: 'success', approval: { approvedBy: 'dana', approvedAt: '2026-11-22T11:00:00.250+01:00', reference: 'CHG-7' } });
+    emitter.recordCall({ toolId: 'wire', args: {}, durationMs: 1, status: 'success', approval: { approvedBy: 'dana', approvedAt: 'yesterday' } });
+    emitter.recordCall({ toolId: 'wire', args: {}, durationMs: 1, status: 'success' });
+    const { calls } = await sent(emitter, transport);
+    expect(calls.map((c) => (c as { approval?: unknown }).approval)).toEqual([{ approved_by: 'dana', approved_at: '2026-11-22T10:00:00.250Z', reference: 'CHG-7' }, undefined, undefined]);
+  });
+
   it('checkBudget without the budget option is undefined', async () => {
     const { emitter } = setup();
     await expect(emitter.checkBudget({ toolId: 't', args: {}, callId: 'c' })).resolves.toBeUndefined();

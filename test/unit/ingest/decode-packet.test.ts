@@ -150,3 +150,45 @@ describe('packets that are not UTF-8 text', () => {
     expect(decodePacket({ raw: valid, encoding: 'base64', source: { kind: 'http', requestId: 'r', index: 0 } }, 1 << 20)).toMatchObject({ ok: false, error: { code: 'invalid_utf8' } });
   });
 });
+
+describe('approvals (invocation.approval)', () => {
+  const id = '3b241101-e2bb-4255-8caf-4136c566a962';
+  const args = { amount: 12.5, to: 'ACME ü' };
+  const call = (approval?: unknown) =>
+    toolCall({ call_id: id, tool_id: 'wire_transfer', args, result_summary: { ok: true }, tokens_used: null, ...(approval === undefined ? {} : { approval }) });
+
+  it('leaves the fingerprint of a call without one as it was before approvals existed', () => {
+    // Taken from the decoder of the commit before approvals (34eac62): a redelivery of a call
+    // stored then must still be a duplicate, not an I1 reuse.
+    const r = decode(call());
+    const n = decode(call(null));
+    expect(r.ok && r.value.row.fingerprint).toBe('d6a6c34ce8681e8a2173b68848fc524e');
+    expect(n.ok && n.value.row.fingerprint).toBe('d6a6c34ce8681e8a2173b68848fc524e');
+    expect(r.ok && r.value.kind === 'invocation' && r.value.row.approval).toBe('');
+  });
+
+  it('stores it with approved_at in UTC, and fingerprints it: another approval of the same call_id is another packet', () => {
+    const a = decode(call({ approved_by: 'dana@ops', approved_at: '2026-11-22T11:59:00.5+02:00', reference: 'CHG-1 "ü"' }));
+    const same = decode(call({ reference: 'CHG-1 "ü"', approved_at: '2026-11-22T09:59:00.500Z', approved_by: 'dana@ops' }));
+    const other = decode(call({ approved_by: 'eve', approved_at: '2026-11-22T09:59:00.500Z' }));
+    if (!a.ok || !same.ok || !other.ok || a.value.kind !== 'invocation' || other.value.kind !== 'invocation') throw new Error('expected valid packets');
+    expect(JSON.parse(a.value.row.approval)).toEqual({ approved_by: 'dana@ops', approved_at: '2026-11-22T09:59:00.500Z', reference: 'CHG-1 "ü"' });
+    expect(JSON.parse(other.value.row.approval)).toEqual({ approved_by: 'eve', approved_at: '2026-11-22T09:59:00.500Z' });
+    expect(a.value.row.fingerprint).toBe(same.value.row.fingerprint);
+    expect(a.value.row.fingerprint).not.toBe(other.value.row.fingerprint);
+    expect(a.value.row.fingerprint).not.toBe('d6a6c34ce8681e8a2173b68848fc524e');
+  });
+
+  it.each([
+    [{ approved_by: '', approved_at: '2026-11-22T10:00:00Z' }, 'invocation.approval.approved_by'],
+    [{ approved_by: 'x', approved_at: '2026-11-22 10:00:00' }, 'invocation.approval.approved_at'],
+    [{ approved_by: 'x' }, 'invocation.approval.approved_at'],
+    [{ approved_by: 'x', approved_at: '2026-11-22T10:00:00Z', by_whom: 1 }, 'invocation.approval'],
+    [{ approved_by: 'x', approved_at: '2026-11-22T10:00:00Z', reference: '' }, 'invocation.approval.reference'],
+    ['yes', 'invocation.approval'],
+  ])('refuses a malformed approval %j, naming %s', (approval, path) => {
+    const r = decode(call(approval));
+    expect(!r.ok && r.error.code).toBe('schema');
+    expect(!r.ok && r.error.message).toContain(`${path}:`);
+  });
+});

@@ -26,6 +26,7 @@ export function callDetail(model: TaskModel, bar: Bar | undefined, select: (inde
       ['tokens', c.tokens_used ? Object.entries(c.tokens_used).map(([k, v]) => `${k} ${v}`).join(', ') : '–'],
       ['error', c.error ?? '–'],
       ['error category', c.error_category ?? '–'],
+      ['approval', c.approval ? `${c.approval.approved_by} at ${formatTime(c.approval.approved_at)}${c.approval.reference ? ` (${c.approval.reference})` : ''}` : '–'],
     ]),
     bar.violations.length
       ? el('section', { class: 'violations' }, el('h3', {}, 'Violations'), el('ul', {}, ...bar.violations.map((v) => el('li', {}, el('strong', {}, v.invariant), ` ${v.detail}`))))

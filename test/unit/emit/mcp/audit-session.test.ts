@@ -58,6 +58,16 @@ describe('AuditSession', () => {
     expect(traceId('garbage')).toBeUndefined();
   });
 
+  it("an approval in _meta['tool-audit/approval'] goes with the call; none without one", () => {
+    const { s, recorded } = session();
+    const approval = { approved_by: 'dana', approved_at: '2026-11-22T10:00:00+01:00', reference: 'CHG-7' };
+    s.fromClient(call(1, 't', {}, { 'tool-audit/approval': approval }));
+    s.fromClient(call(2, 't', {}));
+    for (const id of [1, 2]) s.fromServer({ jsonrpc: '2.0', id, result: {} });
+    expect(recorded[0]?.approval).toEqual({ approvedBy: 'dana', approvedAt: '2026-11-22T10:00:00+01:00', reference: 'CHG-7' });
+    expect(recorded[1]?.approval).toBeUndefined();
+  });
+
   it('a cancellation ends the call once; a late answer is not a second record', () => {
     const { s, recorded } = session();
     s.fromClient(call('a', 't', { x: 1 }));
