@@ -68,7 +68,8 @@ export async function serve(): Promise<void> {
   const app = buildApp({
     ingest: { submit: (packets) => (ingest ? ingest.submit(packets) : notYet('Kafka')) },
     readiness: async (): Promise<ReadinessReport> => {
-      const checks: ReadinessReport['checks'] = { clickhouse: await clickhouse.ping(), ...steps.checks() };
+      // The budget thread answers budget checks: one that died makes every check fail.
+      const checks: ReadinessReport['checks'] = { clickhouse: await clickhouse.ping(), ...steps.checks(), budget_thread: desk.health() };
       if (kafka && steps.done('kafka')) checks.kafka = await pingKafka(kafka);
       if (worker) checks.ingest_worker = worker.health();
       return { ready: Object.values(checks).every((c) => c.ok), checks, jobs: jobsReport(jobs.health()) };

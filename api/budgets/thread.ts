@@ -46,6 +46,8 @@ export type ThreadReply = { op: 'answer'; id: number; value?: unknown; error?: s
 /** A desk handle on a thread, and the port its check listener took (null without one). */
 export interface ThreadDesk extends DeskHandle {
   checkPort(): number | null;
+  /** Not ok once the thread has died (or was closed): budget checks then fail, so the process is not ready. */
+  health(): { ok: boolean; detail?: string };
 }
 
 type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void };
@@ -108,6 +110,7 @@ export function createThreadDesk(options: ThreadOptions, logger: Logger): Thread
     takeDecisions: () => (failure ? Promise.resolve([]) : ask<KeyedRow[]>('take')),
     onDecided: (l) => void (decided = l),
     checkPort: () => port,
+    health: () => (failure ? { ok: false, detail: failure.message } : { ok: true }),
     stop: () => (failure ? Promise.resolve() : ask<void>('stop')),
     async close() {
       failure ??= new AppError('SHUTTING_DOWN', 'the budget thread is closed', { retryable: false });

@@ -4,7 +4,9 @@
 import type { FastifyInstance } from 'fastify';
 import { JOB_FAILING_AFTER } from '../../analyzers/jobs.ts';
 import type { JobHealth } from '../../analyzers/scheduler.ts';
+import type { ApiKey } from '../../platform/config.ts';
 import type { MetricsRegistry } from '../../platform/metrics.ts';
+import { admit } from '../auth.ts';
 
 /** Result of one readiness probe. */
 export interface ReadinessReport {
@@ -23,12 +25,23 @@ export function jobsReport(health: JobHealth[]): NonNullable<ReadinessReport['jo
 /** Probes the dependencies the process needs (ClickHouse, Kafka when used, the ingest sink). */
 export type ReadinessCheck = () => Promise<ReadinessReport>;
 
-/** Registers /healthz, /readyz and /metrics. */
-export function registerHealthRoutes(app: FastifyInstance, deps: { readiness: ReadinessCheck; metrics: MetricsRegistry }): void {
+/**
+ * The report without its `detail` texts: what an orchestrator's probe needs (ready, and which check
+ * or job is not ok), without the job errors' SQL, hosts and paths, which are for keyed callers.
+ */
+export function withoutDetail(report: ReadinessReport): ReadinessReport {
+  const strip = <T extends { detail?: string }>(xs: Record<string, T>): Record<string, Omit<T, 'detail'>> =>
+    Object.fromEntries(Object.entries(xs).map(([name, { detail: _detail, ...rest }]) => [name, rest]));
+  return { ready: report.ready, checks: strip(report.checks), ...(report.jobs ? { jobs: strip(report.jobs) } : {}) };
+}
+
+/** Registers /healthz, /readyz and /metrics. /readyz answers everyone; its details need a key with the read scope (when keys are configured). */
+export function registerHealthRoutes(app: FastifyInstance, deps: { readiness: ReadinessCheck; metrics: MetricsRegistry; apiKeys: ApiKey[] }): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/readyz', async (_req, reply) => {
+  app.get('/readyz', async (req, reply) => {
     const report = await deps.readiness();
-    return reply.code(report.ready ? 200 : 503).send(report);
+    const detailed = admit(deps.apiKeys, req.headers, 'read').ok;
+    return reply.code(report.ready ? 200 : 503).send(detailed ? report : withoutDetail(report));
   });
   app.get('/metrics', async (_req, reply) =>
     reply.header('content-type', 'text/plain; version=0.0.4; charset=utf-8').send(deps.metrics.render()),

@@ -93,3 +93,41 @@ describe('budget thread', () => {
     expect((await post(url.replace('/v1/budget/check', '/v1/budgets'), body)).status).toBe(404);
   }, 30_000);
 });
+
+describe('a budget thread that dies', () => {
+  it('says so in health(), and /readyz is 503 naming it, its detail for keyed callers only', async () => {
+    const { buildApp } = await import('../../../../api/app.ts');
+    const { MetricsRegistry } = await import('../../../../platform/metrics.ts');
+    const { desk, service } = await started();
+    expect(desk.health()).toEqual({ ok: true });
+    const app = buildApp({
+      readiness: async () => {
+        const checks = { clickhouse: { ok: true }, budget_thread: desk.health() };
+        return { ready: Object.values(checks).every((c) => c.ok), checks, jobs: { auditor: { ok: false, failures: 3, detail: 'SELECT … FROM db.violations at clickhouse-7:9000' } } };
+      },
+      metrics: new MetricsRegistry(),
+      apiKeys,
+      maxBodyBytes: 4096,
+      logger: silentLogger(),
+    });
+    const readyz = async (key?: string) => {
+      const r = await app.inject({ method: 'GET', url: '/readyz', headers: key ? { authorization: `Bearer ${key}` } : {} });
+      return { status: r.statusCode, body: r.json() as { checks: Record<string, { ok: boolean; detail?: string }>; jobs: Record<string, { detail?: string }> } };
+    };
+    expect((await readyz()).status).toBe(200);
+    expect((await readyz()).body.jobs.auditor).toEqual({ ok: false, failures: 3 });
+    expect((await readyz(READ)).body.jobs.auditor?.detail).toContain('clickhouse-7');
+    // A note the thread cannot read throws in its message handler: the thread dies.
+    desk.recordCalls({ length: 1 } as never);
+    await expect.poll(() => desk.health().ok, { timeout: 5000 }).toBe(false);
+    await expect(service.check({ agent_id: 'P', tool_id: 't', projected_cost_usd: 0.01 }, 'open')).rejects.toThrow(/budget thread stopped/);
+    const anonymous = await readyz();
+    expect(anonymous.status).toBe(503);
+    expect(anonymous.body.checks.budget_thread).toEqual({ ok: false });
+    const keyed = await readyz(READ);
+    expect(keyed.body.checks.budget_thread?.detail).toMatch(/^budget thread stopped: /);
+    // An ingest-only key is not a read key: no details.
+    expect((await readyz(INGEST)).body.checks.budget_thread).toEqual({ ok: false });
+    await app.close();
+  });
+});
