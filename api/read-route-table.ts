@@ -25,7 +25,9 @@ import type {
   QuarantineShowParams,
   CacheSimulationParams,
   TtlCurveParams,
+  OutputContentParams,
 } from '../queries/index.ts';
+import { DEFAULT_CONTENT_BYTES, MAX_CONTENT_BYTES, outputContentSchema } from '../queries/output-content.ts';
 import { quarantineListSchema, quarantineShowSchema } from '../queries/quarantine-schemas.ts';
 import { budgetDecisionsSchema, budgetListSchema } from '../queries/budgets/schemas.ts';
 import type { BudgetDecisionsParams } from '../queries/budgets/sql.ts';
@@ -312,6 +314,21 @@ export const READ_ROUTES: ReadRoute[] = [
     run: (qs, { query }, d) => {
       const q = query as Q & { reason?: string; source?: string; packet_type?: string };
       return qs.quarantine({ window: windowOf(q, d), ...page(q), ...quarantineFilter(q) });
+    },
+  },
+  {
+    url: '/v1/outputs/:output_id/content',
+    operationId: 'outputContent',
+    method: 'outputContent',
+    request: (p: OutputContentParams) => ({ params: { output_id: p.outputId }, query: { max_bytes: p.maxBytes } }),
+    summary: `One output's full content as stored (JSON text for json outputs), with its metadata; at most max_bytes bytes of UTF-8 (default ${DEFAULT_CONTENT_BYTES}), cut at a code point, truncated saying so. 404 when unknown or when its retention has run out.`,
+    params: z.strictObject({ output_id: z.uuid().describe('the output') }),
+    query: z.strictObject({ max_bytes: intParam(1, MAX_CONTENT_BYTES).optional().describe(`bytes of content to return at most (default ${DEFAULT_CONTENT_BYTES}, at most ${MAX_CONTENT_BYTES})`) }),
+    response: outputContentSchema,
+    run: async (qs, { params, query }) => {
+      const found = await qs.outputContent({ outputId: params.output_id ?? '', maxBytes: (query as { max_bytes?: number }).max_bytes ?? DEFAULT_CONTENT_BYTES });
+      if (!found) throw new NotFound(`no stored content for output ${params.output_id}`);
+      return found;
     },
   },
   {

@@ -33,6 +33,7 @@ import { HINTS_LIST, hintsList, type HintsList, type HintsParams } from './hints
 import { HINT_BUNDLES, HINT_RETRIES } from './hint-candidates.ts';
 import { currentManifest, MANIFEST_VERSIONS, manifestHistory, type ManifestAnswer, type ManifestHistoryAnswer } from './manifests.ts';
 import { MCP_SERVER_TOOLS, mcpServers, type McpServers } from './mcp-servers.ts';
+import { OUTPUT_BY_ID, OUTPUT_CONTENT, outputContent, type OutputContent, type OutputContentParams } from './output-content.ts';
 
 export type {
   ByAgentParams,
@@ -56,6 +57,7 @@ export type {
   CacheSimulationParams,
   TtlCurveParams,
   HintsParams,
+  OutputContentParams,
 };
 
 /** Every read pattern, ready to call (HTTP routes, CLI, tests). */
@@ -68,6 +70,8 @@ export interface ReadQueries {
   toolStats(p: ByToolStatsParams): Promise<ToolStats>;
   toolInvocations(p: ByToolInvocationsParams): Promise<InvocationList>;
   toolOutputs(p: ToolOutputsParams): Promise<ToolOutputs>;
+  /** One output's full content (at most maxBytes of it); null when unknown or expired. */
+  outputContent(p: OutputContentParams): Promise<OutputContent | null>;
   agentTools(p: ByAgentParams): Promise<AgentTools>;
   task(p: ByTaskParams): Promise<TaskView>;
   expensive(p: ExpensiveParams): Promise<Expensive>;
@@ -108,6 +112,7 @@ export function createReadQueries(ch: StatementRunner, db: string, ctx: QueryCon
     toolStats: (p) => byToolStats(ch, db, p, ctx),
     toolInvocations: (p) => byToolInvocations(ch, db, p, ctx),
     toolOutputs: (p) => toolOutputs(ch, db, p, ctx),
+    outputContent: (p) => outputContent(ch, db, p, ctx),
     agentTools: (p) => byAgent(ch, db, p, ctx),
     task: (p) => byTask(ch, db, p, ctx, { orphans }),
     expensive: (p) => expensiveCalls(ch, db, p, ctx),
@@ -136,6 +141,8 @@ export const QUERY_CATALOG: readonly QuerySpec[] = [
   TOOL_P95_DURATIONS,
   TOOL_SERVERS,
   TOOL_SERIES,
+  OUTPUT_BY_ID,
+  OUTPUT_CONTENT,
   TASK_LIST,
   TOOL_STATS,
   TOOL_INVOCATIONS,

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TaskList, TaskView, ToolsSummary, ToolStats, Violations } from '../../../queries/schemas.ts';
 import { formatCount, formatMs, formatPct, formatUsd } from '../../../web/app/format.ts';
 import { taskModel } from '../../../web/app/task-model.ts';
-import { toolCall } from '../../helpers/packets.ts';
+import { outputArtifact, toolCall } from '../../helpers/packets.ts';
 import { chromiumPath, launchChromium, loadDemo, startServe, type ServeProcess } from '../../helpers/web.ts';
 
 const KEY = 'web-test-key-0123456789abcdef';
@@ -196,6 +196,22 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     expect(await page.getByLabel('Task totals').textContent()).toContain('violations1');
     await page.close();
   }, 120_000);
+
+  it("shows a call's full output content on request, and its approval", async () => {
+    const call = toolCall({ created_at: new Date(Date.now() - 60_000).toISOString(), approval: { approved_by: 'dana', approved_at: '2026-11-22T10:00:00Z', reference: 'CHG-7' } }, 'long-output');
+    const content = `${'Zürich 😀 '.repeat(200)}— the end`;
+    const res = await fetch(`${server.url}/v1/packets`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify([call, outputArtifact(call.call_id, content, 'text')]) });
+    expect(res.status).toBe(200);
+    const page = await authed.newPage();
+    await open(page, `/tasks/long-output?call=${call.call_id}`);
+    const detail = page.getByTestId('call-detail');
+    expect(await detail.textContent()).toContain('dana at');
+    const shown = detail.getByTestId('output-content');
+    expect((await shown.textContent())?.length).toBeLessThan(content.length);
+    await detail.getByTestId('full-content').click();
+    await expect.poll(() => shown.textContent()).toBe(content);
+    await page.close();
+  });
 
   it('answers every page URL with the app (deep links), and an unknown one inside the app with "Not found"', async () => {
     for (const path of ['/', '/tasks', '/tools', '/waste', '/tools/search_web', '/tasks/no-such-task']) {

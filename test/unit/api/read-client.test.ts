@@ -18,6 +18,7 @@ const SAMPLES: Record<keyof ReadQueries, object> = {
   toolStats: { toolId: 'search/web é', window, limit: 3 },
   toolInvocations: { toolId: 'search_web', ...page },
   toolOutputs: { toolId: 'a b', ...page },
+  outputContent: { outputId: '3b241101-e2bb-4255-8caf-4136c566a962', maxBytes: 4096 },
   agentTools: { agentId: 'QA_Agent', ...page },
   task: { taskId: 'task 1/2', ...page },
   expensive: { thresholdUsd: 0.25, ...page },

@@ -2,9 +2,33 @@
  * The panel beside the waterfall: what a clicked call did — its args, result summary, output
  * samples, dependencies (with data flow) and the violations that concern it.
  */
+import { getJson } from '../api.ts';
 import { el, facts, json, link, toolHref } from '../dom.ts';
 import { formatMs, formatTime, formatUsd, short } from '../format.ts';
 import type { Bar, TaskModel } from '../task-model.ts';
+import type { OutputContent } from '../../../queries/output-content.ts';
+
+type Output = Bar['outputs'][number];
+
+/** An output: its sample, and its full content on request (GET /v1/outputs/{id}/content). */
+function outputBlock(o: Output): HTMLElement {
+  const pre = el('pre', { class: 'sample', 'data-testid': 'output-content' }, o.sample ?? '(no sample)');
+  const more = el('button', { type: 'button', class: 'linkish', 'data-testid': 'full-content' }, 'show the full content');
+  more.addEventListener('click', () => {
+    more.disabled = true;
+    getJson<OutputContent>(`/v1/outputs/${encodeURIComponent(o.output_id)}/content`).then(
+      (c) => {
+        pre.textContent = c.content;
+        more.replaceWith(el('span', { class: 'hint' }, c.truncated ? `first ${c.content.length} characters of ${c.size_bytes} bytes` : 'full content'));
+      },
+      (err: unknown) => {
+        more.replaceWith(el('span', { class: 'error' }, err instanceof Error ? err.message : String(err)));
+      },
+    );
+  });
+  const long = o.sample === null || o.size_bytes > new TextEncoder().encode(o.sample).length;
+  return el('div', { class: 'output' }, el('p', {}, `${o.content_type} · ${o.size_bytes} bytes · `, el('code', { title: o.content_hash }, short(o.content_hash, 16)), long ? ' · ' : '', long ? more : null), pre);
+}
 
 /** Renders the detail of `bar` (or a hint when nothing is selected). */
 export function callDetail(model: TaskModel, bar: Bar | undefined, select: (index: number) => void): HTMLElement {
@@ -51,7 +75,7 @@ export function callDetail(model: TaskModel, bar: Bar | undefined, select: (inde
     json(c.result_summary),
     el('h3', {}, 'Output'),
     bar.outputs.length
-      ? el('div', {}, ...bar.outputs.map((o) => el('div', { class: 'output' }, el('p', {}, `${o.content_type} · ${o.size_bytes} bytes · `, el('code', { title: o.content_hash }, short(o.content_hash, 16))), el('pre', { class: 'sample' }, o.sample ?? '(no sample)'))))
+      ? el('div', {}, ...bar.outputs.map(outputBlock))
       : el('p', { class: 'hint' }, 'No output recorded.'),
   );
 }
