@@ -10,6 +10,7 @@
     with audit.task("task-42"):
         search_web("latest revenue")
 """
+from ._budget import BudgetDeniedError
 from ._emitter import AuditEmitter, Call, EmitterTimeoutError
 from ._packets import args_hash, canonical_args, status_of_category
 from ._result import AuditResult, audit_result
@@ -18,6 +19,7 @@ from ._transports import DeliveryError, HttpTransport, KafkaTransport, MemoryTra
 __all__ = [
     "AuditEmitter",
     "AuditResult",
+    "BudgetDeniedError",
     "Call",
     "DeliveryError",
     "EmitterTimeoutError",

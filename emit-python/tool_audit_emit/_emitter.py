@@ -12,12 +12,14 @@ import contextlib
 import contextvars
 import functools
 import inspect
+import logging
 import threading
 import time
 import uuid
 import weakref
 from typing import Any, Callable, Dict, Iterator, Optional
 
+from ._budget import BudgetChecker, BudgetDeniedError
 from ._buffer import PacketBuffer
 from ._packets import MAX_NAME, ORCHESTRATORS, Outcome, Record, canonical_args, encode_output_artifact, encode_tool_call, wire_approval
 from ._result import caller_value, failure_outcome, read_result
@@ -25,6 +27,7 @@ from ._transports import HttpTransport, KafkaTransport
 
 _task: contextvars.ContextVar[Optional[str]] = contextvars.ContextVar("tool_audit_task", default=None)
 _live: "weakref.WeakSet[AuditEmitter]" = weakref.WeakSet()
+_log = logging.getLogger("tool_audit_emit")
 
 
 class EmitterTimeoutError(TimeoutError):
@@ -55,9 +58,24 @@ class Call:
         self.agent_id = agent_id or emitter.agent_id
         # Snapshot now: the tool (or the caller) may change args before the packet is built.
         self.args_json = canonical_args(args if isinstance(args, dict) else {"value": args})
+        self._args = args
         self._result: Any = None
         self._start = time.perf_counter()
         self._done = False
+
+    def admit(self) -> None:
+        """With the emitter's ``budget`` option: asks before the tool runs. A deny raises
+        :class:`BudgetDeniedError` and nothing is recorded; a warn is logged."""
+        budget = self._emitter._budget
+        if budget is None:
+            return
+        d = budget.check(self.agent_id, self.tool_id, self.task_id, self.call_id, self._args)
+        if d["decision"] == "deny":
+            self._done = True  # the tool did not run: no record
+            raise BudgetDeniedError(self.tool_id, self.call_id, d)
+        if d["decision"] == "warn":
+            _log.warning("budget warning for %s (call %s): %s", self.tool_id, self.call_id, [b.get("budget_id") for b in d["budgets"]] or d.get("reason"))
+        self._start = time.perf_counter()  # the call's time starts when the tool may run
 
     def set_result(self, value: Any) -> None:
         self._result = value
@@ -74,6 +92,7 @@ class Call:
             pass
 
     def __enter__(self) -> "Call":
+        self.admit()
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:
@@ -81,6 +100,9 @@ class Call:
         return False  # the exception, if any, goes on unchanged
 
     async def __aenter__(self) -> "Call":
+        if self._emitter._budget is not None:
+            # The check blocks on HTTP for at most its timeout: off the event loop.
+            await asyncio.get_running_loop().run_in_executor(None, self.admit)
         return self
 
     async def __aexit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:
@@ -105,6 +127,7 @@ class AuditEmitter:
         retry_max_s: float = 10.0,
         max_attempts: Optional[int] = None,
         close_timeout_s: float = 5.0,
+        budget: Optional[Dict[str, Any]] = None,
     ) -> None:
         if orchestrator not in ORCHESTRATORS:
             raise ValueError(f"orchestrator must be one of {', '.join(ORCHESTRATORS)}; got {orchestrator!r}")
@@ -118,6 +141,9 @@ class AuditEmitter:
         elif kafka is not None:
             transport = KafkaTransport(**kafka)
         self.close_timeout_s = close_timeout_s
+        # budget={"projected_cost_usd": float or fn(args, tool_id), "on_unavailable": "allow"|"deny",
+        #         "timeout_s": 0.05, "url"/"api_key": default the http transport's}
+        self._budget = BudgetChecker(server=http, **budget) if budget is not None else None
         self._buffer = PacketBuffer(transport, _encode, max_buffered=max_buffered, max_batch=max_batch, linger_s=linger_s, retry_max_s=retry_max_s, max_attempts=max_attempts)
         self._clock = threading.Lock()
         self._last_ms = 0
@@ -160,6 +186,8 @@ class AuditEmitter:
                 @functools.wraps(fn)
                 async def run_async(*a: Any, **kw: Any) -> Any:
                     call = Call(self, name, _bound_args(sig, a, kw), None, agent_id)
+                    if self._budget is not None:
+                        await asyncio.get_running_loop().run_in_executor(None, call.admit)
                     try:
                         result = await _await_with_deadline(fn(*a, **kw), timeout_s, call)
                     except EmitterTimeoutError:
@@ -176,6 +204,7 @@ class AuditEmitter:
             @functools.wraps(fn)
             def run_sync(*a: Any, **kw: Any) -> Any:
                 call = Call(self, name, _bound_args(sig, a, kw), None, agent_id)
+                call.admit()
                 try:
                     result = fn(*a, **kw) if timeout_s is None else _with_deadline(fn, a, kw, timeout_s, call)
                 except BaseException as err:
@@ -209,9 +238,20 @@ class AuditEmitter:
         """Flushes (bounded), then closes the sink; later calls still run, unrecorded."""
         self._buffer.close(self.close_timeout_s if timeout_s is None else timeout_s)
 
-    def stats(self) -> Dict[str, int]:
-        """enqueued, delivered, rejected, dropped, failed_batches, buffered."""
-        return self._buffer.stats()
+    def check_budget(self, tool_id: str, args: Optional[Dict[str, Any]] = None, *, call_id: Optional[str] = None, task_id: Optional[str] = None, agent_id: Optional[str] = None) -> Optional[Dict[str, Any]]:
+        """The budget decision for a call about to run elsewhere (a gateway); None without the
+        ``budget`` option. Never raises."""
+        if self._budget is None:
+            return None
+        return self._budget.check(agent_id or self.agent_id, tool_id, task_id or _task.get() or None, call_id or str(uuid.uuid4()), args or {})
+
+    def stats(self) -> Dict[str, Any]:
+        """enqueued, delivered, rejected, dropped, failed_batches, buffered; with the budget
+        option also ``budget``: checks, allowed, warned, denied, fallbacks."""
+        out: Dict[str, Any] = dict(self._buffer.stats())
+        if self._budget is not None:
+            out["budget"] = self._budget.stats()
+        return out
 
 
 def _bound_args(sig: inspect.Signature, a: Any, kw: Any) -> Dict[str, Any]:
