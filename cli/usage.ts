@@ -47,6 +47,7 @@ common: --url URL (default TOOL_AUDIT_URL; replay: http://127.0.0.1:8080), --jso
   --orchestrator O       websocket | kernel | gateway | scheduler (default gateway)
   --instance-id ID       default mcp-gateway
   --pin-manifest FILE    refuse tools absent from FILE (a tools/list result) or redefined since
+                         (the gateway lists the live definitions itself: fails closed)
   --check-budget USD     ask POST /v1/budget/check before forwarding, projecting USD per call
   --budget-unavailable allow|deny   when the check gets no answer in time (default allow)
   --url URL              the tool-audit server (default TOOL_AUDIT_URL; else KAFKA_BROKERS)

@@ -12,6 +12,7 @@ import type { CallApproval } from '../packets.ts';
 import { cancelOutcome, errorOutcome, lostOutcome, resultOutcome, type CallOutcome } from './call-outcome.ts';
 import { definitionHash, mcpToolId, type McpTool } from '../../schemas/mcp-tools.ts';
 import { hasCall, isId, isObject, type Id } from './json-rpc.ts';
+import { listAllTools, type ToolsListAsker } from './own-requests.ts';
 import { toolsOf } from './tool-definitions.ts';
 
 /** `_meta` key a client sets to name the task of a call (wins over traceparent and the session). */
@@ -77,7 +78,14 @@ interface Identity {
   serverInfo: Record<string, unknown> | null;
   /** Definition hash of each tool as the server last announced it. */
   announced: Map<string, string>;
+  /** A whole tools/list was seen since the server last said its tools changed (list_changed). */
+  listed: boolean;
+  /** The gateway's own tools/list under way, shared by the calls that wait for it. */
+  listing?: Promise<void> | undefined;
 }
+
+export type { ToolsListAsker };
+
 
 export class AuditSession {
   private readonly calls = new Map<Id, PendingCall>();
@@ -89,7 +97,7 @@ export class AuditSession {
 
   constructor(
     private readonly o: AuditSessionOptions,
-    private readonly identity: Identity = { clientName: undefined, serverInfo: null, announced: new Map() },
+    private readonly identity: Identity = { clientName: undefined, serverInfo: null, announced: new Map(), listed: false },
   ) {
     this.now = o.now ?? (() => performance.now());
     this.task = o.taskId;
@@ -98,6 +106,42 @@ export class AuditSession {
   /** Definition hash of each tool as the server last announced it. */
   get announced(): Map<string, string> {
     return this.identity.announced;
+  }
+
+  /** Whether the tools' live definitions are known: a whole tools/list seen since the last list_changed. */
+  get listed(): boolean {
+    return this.identity.listed;
+  }
+
+  /**
+   * Makes the live definitions known before a call is judged under a pin (fail closed): unless a
+   * whole tools/list was seen since the server last said its tools changed, the gateway lists
+   * them itself through `ask`, every page, within `timeoutMs`. Calls waiting at once share one
+   * listing. A listing that fails leaves the definitions unknown (the pin then refuses the call).
+   */
+  async ensureListed(ask: ToolsListAsker, timeoutMs: number): Promise<void> {
+    if (this.identity.listed) return;
+    this.identity.listing ??= (async () => {
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no tools/list answer within ${timeoutMs} ms`)), timeoutMs);
+      });
+      try {
+        this.announceAll(await Promise.race([listAllTools(ask), deadline]));
+      } finally {
+        clearTimeout(timer);
+        this.identity.listing = undefined;
+      }
+    })();
+    await this.identity.listing;
+  }
+
+  /** A whole list of the server's tools (the client's, or the gateway's own): the definitions now in force. */
+  private announceAll(tools: McpTool[]): void {
+    this.announced.clear();
+    for (const t of tools) this.announced.set(t.name, definitionHash(t));
+    this.identity.listed = true;
+    this.o.onToolsList?.({ server: this.server, serverInfo: this.identity.serverInfo, tools, seenAtMs: Date.now() });
   }
 
   /**
@@ -227,6 +271,8 @@ export class AuditSession {
   }
 
   private serverMessage(m: unknown): void {
+    // The server's tools changed: what was listed no longer holds (a pin lists them again).
+    if (isObject(m) && m.method === 'notifications/tools/list_changed') this.identity.listed = false;
     // A message with a method is the server's request or notification (sampling, progress): not ours.
     if (!isObject(m) || m.method !== undefined || !isId(m.id)) return;
     const call = this.calls.get(m.id);
@@ -254,8 +300,7 @@ export class AuditSession {
     if (typeof result.nextCursor === 'string') return;
     const tools = this.listPages;
     this.listPages = undefined;
-    for (const t of tools) this.announced.set(t.name, definitionHash(t));
-    this.o.onToolsList?.({ server: this.server, serverInfo: this.identity.serverInfo, tools, seenAtMs: Date.now() });
+    this.announceAll(tools);
   }
 
   private finish(call: PendingCall, outcome: CallOutcome): void {

@@ -9,7 +9,7 @@ import type { PendingCall } from './audit-session.ts';
 import type { ToolPin } from './tool-definitions.ts';
 
 /** JSON-RPC error codes of the gateway's refusals (the server-defined range). */
-export const REFUSAL_CODES = { budget_denied: -32050, not_pinned: -32051, definition_changed: -32052 } as const;
+export const REFUSAL_CODES = { budget_denied: -32050, not_pinned: -32051, definition_changed: -32052, definition_unknown: -32053 } as const;
 
 /** Why a call was refused. */
 export type RefusalReason = keyof typeof REFUSAL_CODES;
@@ -18,7 +18,10 @@ export type RefusalReason = keyof typeof REFUSAL_CODES;
 export type Admission = { ok: true; callId: string | undefined } | { ok: false; reason: RefusalReason; message: string; data: Record<string, unknown> };
 
 /** Judges one call before it is forwarded. */
-export type CallGuard = (call: PendingCall, announced: ReadonlyMap<string, string>) => Promise<Admission>;
+export type CallGuard = ((call: PendingCall, announced: ReadonlyMap<string, string>) => Promise<Admission>) & {
+  /** A pin is enforced: the live definitions must be known before a call is judged. */
+  readonly pinned: boolean;
+};
 
 /** What the guard is built with; undefined when neither pin nor budget is on. */
 export interface CallGuardOptions {
@@ -37,7 +40,7 @@ export interface GuardStats {
 export function createCallGuard(o: CallGuardOptions, stats: GuardStats): CallGuard | undefined {
   const { pin, budget } = o;
   if (!pin && !budget) return undefined;
-  return async (call, announced) => {
+  const guard = async (call: PendingCall, announced: ReadonlyMap<string, string>): Promise<Admission> => {
     const verdict = pin?.judge(call.name, announced.get(call.name));
     let a: Admission;
     if (verdict) a = { ok: false, reason: verdict.reason, message: verdict.message, data: { tool: call.name } };
@@ -56,6 +59,7 @@ export function createCallGuard(o: CallGuardOptions, stats: GuardStats): CallGua
     else stats.refused[a.reason]++;
     return a;
   };
+  return Object.assign(guard, { pinned: pin !== undefined });
 }
 
 /** The JSON-RPC error answering a refused request. */
@@ -65,5 +69,5 @@ export function refusalResponse(id: string | number, a: Extract<Admission, { ok:
 
 /** Fresh counters. */
 export function newGuardStats(): GuardStats {
-  return { admitted: 0, refused: { budget_denied: 0, not_pinned: 0, definition_changed: 0 } };
+  return { admitted: 0, refused: { budget_denied: 0, not_pinned: 0, definition_changed: 0, definition_unknown: 0 } };
 }

@@ -13,10 +13,11 @@ import { StringDecoder } from 'node:string_decoder';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { createParser } from 'eventsource-parser';
 import type { MinimalLogger } from '../../platform/minimal-logger.ts';
-import { exactOf, type AuditSession } from './audit-session.ts';
+import { exactOf, type AuditSession, type ToolsListAsker } from './audit-session.ts';
 import { refusalResponse, type CallGuard } from './call-guard.ts';
 import { HttpSessions } from './http-sessions.ts';
-import { batchRefusal, batchWithCall, isToolsCall } from './json-rpc.ts';
+import { batchRefusal, batchWithCall, isObject, isToolsCall } from './json-rpc.ts';
+import { OWN_ID_PREFIX, PIN_LIST_TIMEOUT_MS } from './own-requests.ts';
 
 /** What the HTTP gateway runs with. */
 export interface HttpGatewayOptions {
@@ -83,7 +84,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, o: HttpGatewayO
   // initialize), or in a fork of a session-less server's template.
   const { session, fork } = sessionId !== undefined ? { session: sessions.of(sessionId), fork: false } : sessions.anonymous();
   if (msg !== undefined) {
-    const refused = o.guard ? await judge(msg, raw, session, o.guard, o.logger) : undefined;
+    const ask = (params: Record<string, unknown>) => askUpstream(req, o.upstream, o.agent, params);
+    const refused = o.guard ? await judge(msg, raw, session, o.guard, o.logger, ask) : undefined;
     if (refused) {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(refused));
       if (fork) sessions.done(session);
@@ -145,12 +147,14 @@ function isInitialize(msg: unknown): boolean {
 }
 
 /** A refusal to answer in place of forwarding, or undefined to forward. Tracks an admitted call. */
-async function judge(msg: unknown, raw: string, session: AuditSession, guard: CallGuard, logger: MinimalLogger): Promise<unknown> {
+async function judge(msg: unknown, raw: string, session: AuditSession, guard: CallGuard, logger: MinimalLogger, ask: ToolsListAsker): Promise<unknown> {
   if (batchWithCall(msg)) return batchRefusal(msg);
   if (!isToolsCall(msg)) return undefined;
   let described;
   let a;
   try {
+    // Under a pin the live definitions are known before the call is judged (fail closed).
+    if (guard.pinned) await session.ensureListed(ask, PIN_LIST_TIMEOUT_MS).catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'the live tool definitions could not be listed'));
     described = session.describe(msg, exactOf(raw));
     a = await guard(described, session.announced);
   } catch (err) {
@@ -219,6 +223,53 @@ function auditJson(text: string, session: AuditSession): void {
   } catch {
     // Not JSON: passed through, not audited.
   }
+}
+
+let ownSeq = 0;
+
+/**
+ * A tools/list of the gateway's own, in the session of the client's request (its Mcp-Session-Id,
+ * protocol version and credentials): answered on its own HTTP response, never the client's. The
+ * answer is read as JSON or as an event stream, up to the message with its id.
+ */
+async function askUpstream(req: IncomingMessage, upstream: URL, agent: HttpAgent, params: Record<string, unknown>): Promise<unknown> {
+  const id = `${OWN_ID_PREFIX}${++ownSeq}`;
+  const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params }));
+  const headers: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name) && !['host', 'content-length', 'accept-encoding', 'last-event-id'].includes(name) && value !== undefined) headers[name] = value;
+  Object.assign(headers, { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': body.length });
+  const target = new URL(upstream);
+  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  const res = await new Promise<IncomingMessage>((resolve, reject) => {
+    const out = send(target, { method: 'POST', headers, agent }, resolve);
+    out.once('error', reject);
+    out.end(body);
+  });
+  if ((res.statusCode ?? 500) >= 300) {
+    res.resume();
+    throw new Error(`tools/list answered HTTP ${res.statusCode}`);
+  }
+  const answer = await new Promise<Record<string, unknown>>((resolve, reject) => {
+    const take = (text: string): boolean => {
+      const m = parseJson(text);
+      const found = (Array.isArray(m) ? m : [m]).find((x) => isObject(x) && x.id === id);
+      if (isObject(found)) resolve(found);
+      return isObject(found);
+    };
+    const decoder = new StringDecoder('utf8');
+    if (String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+      const parser = createParser({ onEvent: (e) => void (take(e.data) && res.destroy()) });
+      res.on('data', (chunk: Buffer) => parser.feed(decoder.write(chunk)));
+      res.once('end', () => reject(new Error('the event stream ended without the tools/list answer')));
+    } else {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += decoder.write(chunk)));
+      res.once('end', () => void (take(text) || reject(new Error('the answer holds no tools/list result'))));
+    }
+    res.once('error', reject);
+  });
+  if (answer.error !== undefined) throw new Error(`tools/list answered an error: ${JSON.stringify(answer.error).slice(0, 300)}`);
+  return answer.result;
 }
 
 /** Sends the request upstream with its body: the bytes read, or the request itself streamed. */

@@ -10,6 +10,7 @@ import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import type { MinimalLogger } from '../../platform/minimal-logger.ts';
 import { exactOf, type AuditSession } from './audit-session.ts';
+import { OwnRequests, PIN_LIST_TIMEOUT_MS } from './own-requests.ts';
 import { refusalResponse, type CallGuard } from './call-guard.ts';
 import { ClientWriter } from './client-writer.ts';
 import { batchRefusal, batchWithCall, isToolsCall } from './json-rpc.ts';
@@ -86,11 +87,14 @@ export function startStdioGateway(o: StdioGatewayOptions): StdioGateway {
     child.once('close', (code, signal) => resolve(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0)));
   });
   const client = new ClientWriter(o.output, { pause: () => child.stdout?.pause(), resume: () => child.stdout?.resume() });
-  pumpServer(child, client, o);
-  pumpClient(child, client, o);
+  // Under a pin the gateway asks the server's tools/list itself; its answers are not the client's.
+  const own = o.guard?.pinned ? new OwnRequests() : undefined;
+  pumpServer(child, client, o, own);
+  pumpClient(child, client, o, own);
   let killer: NodeJS.Timeout | undefined;
   void exited.then(() => {
     clearTimeout(killer);
+    own?.failAll('the MCP server exited');
     o.session.close('the MCP server exited before answering');
   });
   return {
@@ -105,19 +109,23 @@ export function startStdioGateway(o: StdioGatewayOptions): StdioGateway {
   };
 }
 
-function pumpServer(child: ChildProcess, client: ClientWriter, o: StdioGatewayOptions): void {
+function pumpServer(child: ChildProcess, client: ClientWriter, o: StdioGatewayOptions, own: OwnRequests | undefined): void {
   const lines = new LineSplitter();
   child.stdout?.on('data', (chunk: Buffer) => {
-    client.server(chunk);
+    // Bytes pass as they come, unless the gateway has requests of its own: then whole lines,
+    // its answers taken out.
+    if (!own) client.server(chunk);
     for (const line of lines.push(chunk)) {
       const { msg } = parseLine(line);
+      if (own?.answer(msg)) continue;
+      if (own) client.server(Buffer.concat([line, NEWLINE]));
       if (msg !== undefined) o.session.fromServer(msg);
     }
   });
   child.stdout?.once('end', () => client.end());
 }
 
-function pumpClient(child: ChildProcess, client: ClientWriter, o: StdioGatewayOptions): void {
+function pumpClient(child: ChildProcess, client: ClientWriter, o: StdioGatewayOptions, own: OwnRequests | undefined): void {
   const toServer = child.stdin;
   if (!toServer) return;
   toServer.on('error', (err) => o.logger.warn({ err: err.message }, 'writing to the MCP server failed'));
@@ -166,7 +174,7 @@ function pumpClient(child: ChildProcess, client: ClientWriter, o: StdioGatewayOp
       judging = true;
       // The chain never rejects: a failure is logged and the lines after it still go.
       queue = queue
-        .then(async () => (call ? admit(call, line, text, client, send, guard, o) : forward(line, msg, text)))
+        .then(async () => (call ? admit(call, line, text, client, send, guard, o, own) : forward(line, msg, text)))
         .catch((err: unknown) => o.logger.error({ err: (err as Error).message }, 'a client line could not be relayed'));
       const mark = queue;
       void mark.then(() => {
@@ -180,10 +188,21 @@ function pumpClient(child: ChildProcess, client: ClientWriter, o: StdioGatewayOp
 
 const NEWLINE = Buffer.from('\n');
 
-async function admit(call: Record<string, unknown> & { id: string | number }, line: Buffer, text: string, client: ClientWriter, send: (data: Buffer) => boolean, guard: CallGuard, o: StdioGatewayOptions): Promise<void> {
+async function admit(
+  call: Record<string, unknown> & { id: string | number },
+  line: Buffer,
+  text: string,
+  client: ClientWriter,
+  send: (data: Buffer) => boolean,
+  guard: CallGuard,
+  o: StdioGatewayOptions,
+  own: OwnRequests | undefined,
+): Promise<void> {
   let described;
   let a;
   try {
+    // Under a pin the live definitions are known before the call is judged (fail closed).
+    if (own) await o.session.ensureListed((params) => own.ask(params, send), PIN_LIST_TIMEOUT_MS).catch((err: unknown) => o.logger.warn({ err: (err as Error).message }, 'the live tool definitions could not be listed'));
     described = o.session.describe(call, exactOf(text));
     a = await guard(described, o.session.announced);
   } catch (err) {

@@ -13,7 +13,7 @@ export function toolsOf(result: unknown): McpTool[] {
 }
 
 /** Why a call is refused under a pin, or null when the pin allows it. */
-export type PinVerdict = null | { reason: 'not_pinned' | 'definition_changed'; message: string };
+export type PinVerdict = null | { reason: 'not_pinned' | 'definition_changed' | 'definition_unknown'; message: string };
 
 /**
  * A pinned tool set: the tools (by name) and their definition hashes, from a file holding a
@@ -39,13 +39,15 @@ export class ToolPin {
   }
 
   /**
-   * The verdict for a call of `name`, given the definition hash the server last announced for
-   * it (undefined when no `tools/list` was seen: the name alone is judged).
+   * The verdict for a call of `name`, given the definition hash the server announced for it in
+   * its live tools/list (undefined when the server's list does not name it, or could not be read:
+   * refused, a pin fails closed).
    */
   judge(name: string, announcedHash: string | undefined): PinVerdict {
     const hash = this.pinned.get(name);
     if (hash === undefined) return { reason: 'not_pinned', message: `tool ${name} is not in the pinned manifest` };
-    if (announcedHash !== undefined && announcedHash !== hash) return { reason: 'definition_changed', message: `tool ${name} was redefined since it was pinned (definition ${announcedHash.slice(0, 12)}…, pinned ${hash.slice(0, 12)}…)` };
+    if (announcedHash === undefined) return { reason: 'definition_unknown', message: `the server's live definition of tool ${name} is not known (its tools/list does not name it, or could not be read): not run under the pin` };
+    if (announcedHash !== hash) return { reason: 'definition_changed', message: `tool ${name} was redefined since it was pinned (definition ${announcedHash.slice(0, 12)}…, pinned ${hash.slice(0, 12)}…)` };
     return null;
   }
 }

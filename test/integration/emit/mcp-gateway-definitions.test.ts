@@ -82,4 +82,25 @@ describe('tool definitions through the gateway', () => {
     expect((await waitForCalls(served, task, 3, 500)).map((c) => c.tool_id).sort()).toEqual(['audit-test-server/lookup', 'audit-test-server/redefine']);
     expect(calls).toHaveLength(2);
   }, 60_000);
+
+  it('a pin fails closed: with no tools/list from the client, the gateway lists the live definitions itself, and again after list_changed', async () => {
+    const probe = await connect(['--task-id', randomUUID()]);
+    const tools = (await probe.listTools()).tools.filter((t) => t.name !== 'extra');
+    await probe.close();
+    const pinFile = join(served.dir, 'pin-closed.json');
+    writeFileSync(pinFile, JSON.stringify({ tools }));
+
+    // A client that reuses a list it cached: it never asks tools/list through the gateway.
+    const client = await connect(['--task-id', randomUUID(), '--pin-manifest', pinFile]);
+    const stray: unknown[] = [];
+    client.onerror = (err) => stray.push(err);
+    expect(await client.callTool({ name: 'lookup', arguments: { key: 'k' } })).toMatchObject({ content: [{ type: 'text', text: 'value of k' }] });
+    // The server redefines lookup and says so (notifications/tools/list_changed); the client lists nothing.
+    await client.callTool({ name: 'redefine', arguments: {} });
+    const redefined = await client.callTool({ name: 'lookup', arguments: { key: 'k' } }).catch((e: unknown) => e);
+    expect((redefined as McpError).code).toBe(-32052);
+    // The gateway's own list answers never reached the client (the SDK reports a response it did not ask for).
+    expect(stray).toEqual([]);
+    await client.close();
+  }, 60_000);
 });

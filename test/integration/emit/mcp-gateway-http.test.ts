@@ -6,19 +6,20 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { everythingServer, gatewayEnv, pythonArgsHashes, randomPort, root, serveForSuite, spawnListening, testServer, waitForCalls } from '../../helpers/mcp.ts';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
 const { served, running } = serveForSuite();
 
-async function gatewayInFront(upstreamPort: number): Promise<number> {
+async function gatewayInFront(upstreamPort: number, flags: string[] = []): Promise<number> {
   const port = randomPort();
-  const argv = [process.execPath, join(root, 'bin/tool-audit.mjs'), 'mcp', '--upstream', `http://127.0.0.1:${upstreamPort}/mcp`, '--listen', `127.0.0.1:${port}`];
+  const argv = [process.execPath, join(root, 'bin/tool-audit.mjs'), 'mcp', '--upstream', `http://127.0.0.1:${upstreamPort}/mcp`, '--listen', `127.0.0.1:${port}`, ...flags];
   running.push(await spawnListening(argv, port, gatewayEnv(served)));
   return port;
 }
@@ -52,6 +53,22 @@ describe('tool-audit mcp over Streamable HTTP (TypeScript SDK client)', () => {
     const lookups = calls.filter((c) => c.tool_id === 'audit-test-server/lookup');
     expect(lookups.map((c) => c.args_hash).sort()).toEqual(pythonArgsHashes(args).sort());
     expect(calls.every((c) => c.status === 'success' && c.agent_id === 'http-test-client')).toBe(true);
+  }, 60_000);
+
+  it('a pin fails closed: the gateway lists the live definitions in the session itself (SSE answer), and again after list_changed', async () => {
+    const upstream = randomPort();
+    running.push(await spawnListening(testServer('http', upstream), upstream));
+    const probe = await connect(await gatewayInFront(upstream));
+    const tools = (await probe.client.listTools()).tools.filter((t) => t.name !== 'extra');
+    await probe.client.close();
+    const pinFile = join(served.dir, `pin-http-${upstream}.json`);
+    writeFileSync(pinFile, JSON.stringify({ tools }));
+    const { client } = await connect(await gatewayInFront(upstream, ['--pin-manifest', pinFile]));
+    expect(await client.callTool({ name: 'lookup', arguments: { key: 'k' } })).toMatchObject({ content: [{ type: 'text', text: 'value of k' }] });
+    expect(((await client.callTool({ name: 'extra', arguments: {} }).catch((e: unknown) => e)) as McpError).code).toBe(-32051);
+    await client.callTool({ name: 'redefine', arguments: {} });
+    expect(((await client.callTool({ name: 'lookup', arguments: { key: 'k' } }).catch((e: unknown) => e)) as McpError).code).toBe(-32052);
+    await client.close();
   }, 60_000);
 
   it('audits answers the server compressed (gzip JSON), passing the compressed bytes through', async () => {

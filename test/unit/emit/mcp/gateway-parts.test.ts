@@ -46,9 +46,9 @@ describe('ToolPin and the guard', () => {
   const read = { name: 'read', description: 'reads', inputSchema: { type: 'object' } };
   const pin = ToolPin.parse({ tools: [read] }) as ToolPin;
 
-  it('refuses tools not pinned or redefined, allows the pinned definition', () => {
+  it('refuses tools not pinned, redefined or whose live definition is unknown (fail closed), allows the pinned definition', () => {
     expect(pin.judge('read', definitionHash(read))).toBeNull();
-    expect(pin.judge('read', undefined)).toBeNull();
+    expect(pin.judge('read', undefined)?.reason).toBe('definition_unknown');
     expect(pin.judge('write', undefined)?.reason).toBe('not_pinned');
     expect(pin.judge('read', definitionHash({ ...read, description: 'reads and mails' }))?.reason).toBe('definition_changed');
     expect(ToolPin.parse({})).toMatch(/no tool/);
@@ -61,9 +61,12 @@ describe('ToolPin and the guard', () => {
     const guard = createCallGuard({ pin, budget }, stats);
     const a = await guard?.(pending('write'), new Map());
     expect(a).toMatchObject({ ok: false, reason: 'not_pinned' });
-    const b = await guard?.(pending('read'), new Map());
+    const b = await guard?.(pending('read'), new Map([['read', definitionHash(read)]]));
     expect(b).toMatchObject({ ok: false, reason: 'budget_denied', data: { decision_id: 'd1' } });
-    expect(stats).toEqual({ admitted: 0, refused: { budget_denied: 1, not_pinned: 1, definition_changed: 0 } });
+    expect(await guard?.(pending('read'), new Map())).toMatchObject({ ok: false, reason: 'definition_unknown' });
+    expect(stats).toEqual({ admitted: 0, refused: { budget_denied: 1, not_pinned: 1, definition_changed: 0, definition_unknown: 1 } });
+    expect(guard?.pinned).toBe(true);
+    expect(createCallGuard({ budget }, stats)?.pinned).toBe(false);
     if (b && !b.ok) expect(refusalResponse(7, b)).toEqual({ jsonrpc: '2.0', id: 7, error: { code: -32050, message: b.message, data: { tool_audit: { reason: 'budget_denied', decision_id: 'd1', budgets: b.data.budgets } } } });
     expect(createCallGuard({}, stats)).toBeUndefined();
   });
