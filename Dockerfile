@@ -1,6 +1,6 @@
 # tool-audit: one image for every role (serve, ingest, analyze, migrate, demo, dashboards); the
 # command picks it. docker-compose.yml runs each role with its own ClickHouse user.
-# The current LTS line (Node 26 since October 2026); the test suite also runs on it (README, Tests).
+# The current LTS line (Node 26 since October 2026); npm test runs the files where the Node version matters on it too (README, "Two commands").
 FROM node:26-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
@@ -10,7 +10,7 @@ COPY emit/package.json ./emit/
 # patches/: applied by patch-package at install (postinstall): kafkajs's negative timeout on Node >= 24.
 COPY patches ./patches
 # Dev dependencies are kept out; tsx (a runtime dependency) runs the TypeScript sources: compiled
-# JavaScript would start `serve` ~0.3 s sooner, not worth a build stage (README, "tsx or compiled").
+# JavaScript would start `serve` ~0.3 s sooner, not worth a build stage (docs/operations.md, "tsx or compiled JavaScript").
 # `npm install`, not `npm ci`: chdb's optional packages for other platforms are not in the registry.
 RUN npm install --omit=dev --no-audit --no-fund --no-save && npm cache clean --force
 COPY bin ./bin
