@@ -6,7 +6,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CreateMessageRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, type McpError } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { everythingServer, gatewayEnv, pythonArgsHashes, randomPort, root, serveForSuite, spawnListening, testServer, waitForCalls } from '../../helpers/mcp.ts';
 import { createServer } from 'node:http';
