@@ -94,6 +94,7 @@ export type RequestQuery = Record<string, string | number | undefined>;
 const windowQuery = (w: TimeWindow): RequestQuery => ({ from: new Date(w.fromMs).toISOString(), to: new Date(w.toMs).toISOString() });
 const pageQuery = (p: { window: TimeWindow; limit: number; cursor?: string }): RequestQuery => ({ ...windowQuery(p.window), limit: p.limit, cursor: p.cursor });
 
+const UUID_TEXT = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 type Q = { from?: number; to?: number; limit?: number; cursor?: string };
 const page = (q: Q) => ({ limit: q.limit ?? DEFAULT_LIMIT, ...(q.cursor === undefined ? {} : { cursor: q.cursor }) });
 const toolParams = z.strictObject({ tool_id: pathId.describe('the tool, e.g. search_web') });
@@ -322,11 +323,12 @@ export const READ_ROUTES: ReadRoute[] = [
     method: 'outputContent',
     request: (p: OutputContentParams) => ({ params: { output_id: p.outputId }, query: { max_bytes: p.maxBytes } }),
     summary: `One output's full content as stored (JSON text for json outputs), with its metadata; at most max_bytes bytes of UTF-8 (default ${DEFAULT_CONTENT_BYTES}), cut at a code point, truncated saying so. 404 when unknown or when its retention has run out.`,
-    params: z.strictObject({ output_id: z.uuid().describe('the output') }),
+    params: z.strictObject({ output_id: pathId.describe('the output (a UUID; any other id names no output: 404)') }),
     query: z.strictObject({ max_bytes: intParam(1, MAX_CONTENT_BYTES).optional().describe(`bytes of content to return at most (default ${DEFAULT_CONTENT_BYTES}, at most ${MAX_CONTENT_BYTES})`) }),
     response: outputContentSchema,
     run: async (qs, { params, query }) => {
-      const found = await qs.outputContent({ outputId: params.output_id ?? '', maxBytes: (query as { max_bytes?: number }).max_bytes ?? DEFAULT_CONTENT_BYTES });
+      const id = params.output_id ?? '';
+      const found = UUID_TEXT.test(id) ? await qs.outputContent({ outputId: id, maxBytes: (query as { max_bytes?: number }).max_bytes ?? DEFAULT_CONTENT_BYTES }) : null;
       if (!found) throw new NotFound(`no stored content for output ${params.output_id}`);
       return found;
     },

@@ -76,6 +76,7 @@ class DemoBuilder {
       cost_usd: o.cost_usd ?? null,
       tokens_used: o.tokens_used ?? null,
       created_at: new Date(at).toISOString(),
+      ...(o.approval ? { approval: o.approval } : {}),
     };
     this.packets.push({ at, packet: { type: 'tool_call', call_id: c.call_id, invocation } });
     this.calls++;
@@ -183,13 +184,15 @@ function demoTask(b: DemoBuilder, task: string, t: number, start: number): void 
 /**
  * What the demo manifest (demo-manifest.ts) is meant to catch, once each: a tool it does not
  * declare (M1), a run past its timeout reported as a success (M3), and a task reading the
- * untrusted, private inbox and then posting to a webhook (M6, the lethal trifecta).
+ * untrusted, private inbox and then posting to a webhook (M6, the lethal trifecta). The webhook
+ * requires approval: its call carries one, given half a second before it (no M9).
  */
 function manifestOffences(b: DemoBuilder, task: string, at: number): void {
   b.call(null, 'Ops', 'legacy_export', { format: 'csv' }, at, { duration_ms: 900 });
   b.call(null, 'Ops', 'python_execute', { code: 'backfill(days=30)' }, at + 10_000, { duration_ms: 75_000, result_summary: { exit_code: 0 } });
   const read = b.call(task, 'Ops', 'mail_read', { folder: 'support', unread: true }, at + 20_000, { duration_ms: 400 });
-  const post = b.call(task, 'Ops', 'webhook_post', { url: 'https://partner.example.com/hook' }, at + 21_000, { duration_ms: 300 });
+  const approval = { approved_by: 'ops-lead', approved_at: new Date(at + 20_500).toISOString(), reference: 'CHG-2041' };
+  const post = b.call(task, 'Ops', 'webhook_post', { url: 'https://partner.example.com/hook' }, at + 21_000, { duration_ms: 300, approval });
   b.chain(task, [
     [read, null],
     [post, 'inbox messages posted to the webhook'],

@@ -113,6 +113,11 @@ export class AuditSession {
     return this.identity.listed;
   }
 
+  /** Takes what was listed as stale: the next {@link ensureListed} lists again. */
+  forgetList(): void {
+    this.identity.listed = false;
+  }
+
   /**
    * Makes the live definitions known before a call is judged under a pin (fail closed): unless a
    * whole tools/list was seen since the server last said its tools changed, the gateway lists

@@ -153,7 +153,11 @@ async function judge(msg: unknown, raw: string, session: AuditSession, guard: Ca
   let described;
   let a;
   try {
-    // Under a pin the live definitions are known before the call is judged (fail closed).
+    // Under a pin the live definitions are known before the call is judged (fail closed). Over
+    // HTTP the server's list_changed comes on a stream of its own, in no order with the answers
+    // to calls, so a list seen before is never trusted: each call is judged on a fresh list
+    // (calls judged at once share it).
+    if (guard.pinned) session.forgetList();
     if (guard.pinned) await session.ensureListed(ask, PIN_LIST_TIMEOUT_MS).catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'the live tool definitions could not be listed'));
     described = session.describe(msg, exactOf(raw));
     a = await guard(described, session.announced);

@@ -9,6 +9,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { testPort } from './ports.ts';
 
 export const root = new URL('../../', import.meta.url).pathname;
 export const ADMIN_KEY = 'mcp-admin-key-0123456789';
@@ -25,7 +26,7 @@ export interface Served {
 
 /** A free-ish port (random; the tests run on loopback). */
 export function randomPort(): number {
-  return 20_000 + Math.floor(Math.random() * 30_000);
+  return testPort();
 }
 
 /**

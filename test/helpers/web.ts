@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { chromium, type Browser } from 'playwright-core';
+import { testPort } from './ports.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 const bin = join(root, 'bin/tool-audit.mjs');
@@ -27,15 +28,17 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu'] });
 }
 
+/** A port below the ephemeral range that nothing listens on now (tried by binding it). */
 async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
+  for (;;) {
+    const port = testPort();
+    const free = await new Promise<boolean>((resolve) => {
+      const s = createServer();
+      s.once('error', () => resolve(false));
+      s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
     });
-  });
+    if (free) return port;
+  }
 }
 
 /** A running `tool-audit serve`. */

@@ -22,14 +22,16 @@ import { quarantineByIds, quarantineList } from '../../../queries/quarantine.ts'
 import { createReadQueries } from '../../../queries/index.ts';
 import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
 import { doorOf, freshDatabase } from '../../helpers/clickhouse.ts';
-import { dependency, toolCall } from '../../helpers/packets.ts';
+import { dependency, outputArtifact, toolCall } from '../../helpers/packets.ts';
 import { BOTH_KEY, KEYS } from '../../helpers/read-harness.ts';
 
 let app: FastifyInstance;
 let spec: any;
 let base: string;
 const auth = { authorization: `Bearer ${BOTH_KEY}` };
-const PATH_VALUES: Record<string, string> = { tool_id: 'search_web', agent_id: 'L', task_id: 'task-conf' };
+// output_id names an output stored in beforeAll: a query parameter's valid values must find it.
+const STORED_OUTPUT = outputArtifact(randomUUID(), 'a conformance output');
+const PATH_VALUES: Record<string, string> = { tool_id: 'search_web', agent_id: 'L', task_id: 'task-conf', output_id: STORED_OUTPUT.output.output_id };
 
 beforeAll(async () => {
   const { ch, db } = await freshDatabase('conf');
@@ -37,6 +39,7 @@ beforeAll(async () => {
   const writer = createSegmentWriter({ clickhouse: doorOf(ch, db), maxPacketBytes: 1 << 20, dedupCacheEntries: 100, metrics, logger: silentLogger() });
   const budgets = createBudgetService({ clickhouse: doorOf(ch, db), logger: silentLogger(), ctx: DEFAULT_QUERY_CONTEXT, reservationTimeoutMs: 60_000, decisionsFlushMs: 10 });
   await budgets.start();
+  await writer.write([{ raw: JSON.stringify(STORED_OUTPUT), source: { kind: 'http', requestId: 'conf', index: 0 } }]);
   app = buildApp({
     ingest: { submit: (p) => writer.write(p) },
     read: {

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { auditResult, BudgetDeniedError, createAuditEmitter } from '../../../emit/index.ts';
+import { testPort } from '../../helpers/ports.ts';
 
 const root = new URL('../../../', import.meta.url).pathname;
 const KEYS = 'admin-key-0123456789a:admin;ingest-key-0123456789:ingest,read';
@@ -39,7 +40,7 @@ async function start(env: Record<string, string | undefined>, port: number): Pro
 describe('budgets on a served process', () => {
   it('apply FILE, check before each call, deny does not run the tool, spend survives a restart', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tool-audit-budgets-'));
-    const port = 20000 + Math.floor(Math.random() * 20000);
+    const port = testPort();
     const url = `http://127.0.0.1:${port}`;
     const checkUrl = `http://127.0.0.1:${port + 1}`;
     const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), TOOL_AUDIT_DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'warn', TOOL_AUDIT_API_KEYS: KEYS, ANALYZER_ENABLED: 'false', DEDUP_INDEX_INTERVAL_MS: '0', BUDGET_CHECK_PORT: String(port + 1) };

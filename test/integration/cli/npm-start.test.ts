@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toolCall } from '../../helpers/packets.ts';
+import { testPort } from '../../helpers/ports.ts';
 
 const root = new URL('../../../', import.meta.url).pathname;
 
@@ -41,7 +42,7 @@ function freshDataDir(): string {
   return dir;
 }
 
-const randomPort = () => 20000 + Math.floor(Math.random() * 20000);
+const randomPort = () => testPort();
 
 /** Embedded ClickHouse on `dataDir`, no Kafka; info logs so the server's pid can be read from them. */
 function serveEnv(port: number, dataDir: string): NodeJS.ProcessEnv {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { toolCall } from '../../helpers/packets.ts';
+import { testPort } from '../../helpers/ports.ts';
 
 const root = new URL('../../../', import.meta.url).pathname;
 
@@ -23,7 +24,7 @@ async function waitFor(url: string, ms: number): Promise<void> {
 describe('tool-audit serve as a process (npm start)', () => {
   it('serves on embedded ClickHouse, ingests, and exits cleanly on SIGTERM', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'tool-audit-serve-'));
-    const port = 20000 + Math.floor(Math.random() * 20000);
+    const port = testPort();
     const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), TOOL_AUDIT_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
     delete env.KAFKA_BROKERS;
     delete env.CLICKHOUSE_URL;

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { toolCall } from '../../helpers/packets.ts';
+import { testPort } from '../../helpers/ports.ts';
 
 const root = new URL('../../../', import.meta.url).pathname;
 const CALLS = 3_000_000;
@@ -28,7 +29,7 @@ interface Start {
 
 /** Starts serve on the data directory, watches it until ready, then stops it with SIGTERM. */
 async function startOnce(dataDir: string, packets: object[], whenReady: object[] = []): Promise<Start> {
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  const port = testPort();
   const env: Record<string, string | undefined> = {
     ...process.env,
     PORT: String(port),

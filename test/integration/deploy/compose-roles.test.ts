@@ -20,6 +20,7 @@ import { grantsConfig, roleGrants } from '../../helpers/embedded-grants.ts';
 import { brokers, createTopics, eventually, groupLag, produceAll, testKafka, uniqueNames } from '../../helpers/kafka.ts';
 import { dependency, outputArtifact, toolCall } from '../../helpers/packets.ts';
 import { grants, runInitScript, TEST_ENV } from '../../unit/deploy/users-sql.ts';
+import { testPort } from '../../helpers/ports.ts';
 
 const root = new URL('../../../', import.meta.url).pathname;
 const DB = 'compose_roles';
@@ -41,7 +42,7 @@ interface Proc {
 }
 
 function start(command: string, env: Record<string, string>): Proc {
-  const port = 20000 + Math.floor(Math.random() * 30000);
+  const port = testPort();
   const child = spawn(process.execPath, [join(root, 'bin/tool-audit.mjs'), command], { env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));

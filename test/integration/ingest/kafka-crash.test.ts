@@ -14,6 +14,7 @@ import { createClickHouse } from '../../../platform/clickhouse/client.ts';
 import { rows } from '../../helpers/clickhouse.ts';
 import { brokers, committedTotal, createTopics, eventually, groupLag, produceAll, testKafka, uniqueNames } from '../../helpers/kafka.ts';
 import { mixedStream } from '../../helpers/workload.ts';
+import { testPort } from '../../helpers/ports.ts';
 
 const PACKETS = Number(process.env.CRASH_TEST_PACKETS ?? 200_000);
 const MIN_KILLS = Number(process.env.CRASH_TEST_KILLS ?? 5);
@@ -39,7 +40,7 @@ describe('ingest survives repeated SIGKILL', () => {
       TOOL_AUDIT_DATA_DIR: dataDir,
       CLICKHOUSE_DATABASE: db,
       LOG_LEVEL: 'warn',
-      PORT: String(30000 + Math.floor(Math.random() * 20000)),
+      PORT: String(testPort()),
     };
     delete env.CLICKHOUSE_URL;
     let child: ChildProcess | undefined;

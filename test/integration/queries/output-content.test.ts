@@ -1,7 +1,7 @@
 /**
  * GET /v1/outputs/{output_id}/content on outputs written through the segment writer: the content
  * exactly as sent (non-ASCII, emoji, JSON escapes, 300 kB), a byte limit cut at a code point with
- * `truncated`, one content shared by two outputs, 404 for an unknown id, 400 for a malformed one,
+ * `truncated`, one content shared by two outputs, 404 for an unknown or malformed id, 400 for a bad limit,
  * and the read scope. The oracle is the text the test sent and Buffer's UTF-8.
  */
 import { describe, expect, it } from 'vitest';
@@ -73,7 +73,7 @@ describe('GET /v1/outputs/{output_id}/content', () => {
     expect((await get(`/v1/outputs/${long}/content?max_bytes=${Buffer.byteLength(texts.long)}`)).body.truncated).toBe(false);
 
     expect((await get('/v1/outputs/3b241101-e2bb-4255-8caf-4136c566a962/content')).status).toBe(404);
-    expect((await get('/v1/outputs/not-a-uuid/content')).status).toBe(400);
+    expect((await get('/v1/outputs/not-a-uuid/content')).status).toBe(404);
     expect((await get(`/v1/outputs/${long}/content?max_bytes=0`)).status).toBe(400);
     expect((await get(`/v1/outputs/${long}/content`, null)).status).toBe(401);
     expect((await get(`/v1/outputs/${long}/content`, INGEST)).status).toBe(403);
