@@ -16,19 +16,15 @@ import { silentLogger } from '../../../platform/logger.ts';
 import { MetricsRegistry } from '../../../platform/metrics.ts';
 import { createReadQueries } from '../../../queries/index.ts';
 import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
-import { parseManifest, type Manifest } from '../../../schemas/tool-manifest.ts';
 import { count, freshDatabase, rows } from '../../helpers/clickhouse.ts';
 import { toolCall } from '../../helpers/packets.ts';
 import { rng } from '../../helpers/rng.ts';
+import { manifestOf } from '../../helpers/manifests.ts';
 
 const T0 = Date.UTC(2026, 10, 1, 10);
 const MIN = 60_000;
 
-function manifest(doc: Record<string, object>): Manifest {
-  const r = parseManifest(Object.fromEntries(Object.entries(doc).map(([k, v]) => [k, { tool_id: k, ...v }])));
-  if (!r.ok) throw new Error(r.errors.join('; '));
-  return r.manifest;
-}
+const manifest = manifestOf;
 
 const TRIFECTA = { accesses_private_data: true, receives_untrusted_input: true, communicates_externally: true };
 const V1 = manifest({ wire: { requires_approval: true }, mailer: TRIFECTA, search: {} });

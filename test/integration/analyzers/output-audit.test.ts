@@ -12,19 +12,15 @@ import { writeWatermark } from '../../../analyzers/store.ts';
 import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
 import { silentLogger } from '../../../platform/logger.ts';
 import { MetricsRegistry } from '../../../platform/metrics.ts';
-import { parseManifest, type Manifest } from '../../../schemas/tool-manifest.ts';
 import { freshDatabase, rows } from '../../helpers/clickhouse.ts';
 import { outputArtifact } from '../../helpers/packets.ts';
 import { rng } from '../../helpers/rng.ts';
+import { manifestOf } from '../../helpers/manifests.ts';
 
 const T0 = Date.UTC(2026, 10, 1, 10);
 const MIN = 60_000;
 
-function manifest(doc: Record<string, object>): Manifest {
-  const r = parseManifest(Object.fromEntries(Object.entries(doc).map(([k, v]) => [k, { tool_id: k, ...v }])));
-  if (!r.ok) throw new Error(r.errors.join('; '));
-  return r.manifest;
-}
+const manifest = manifestOf;
 
 const PRICE = { type: 'object', required: ['price'], properties: { price: { type: 'number' } } };
 const V1 = manifest({

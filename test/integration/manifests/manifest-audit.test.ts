@@ -13,19 +13,16 @@ import { ManifestAuditor } from '../../../analyzers/manifest-audit.ts';
 import { writeWatermark } from '../../../analyzers/store.ts';
 import { silentLogger } from '../../../platform/logger.ts';
 import { MetricsRegistry } from '../../../platform/metrics.ts';
-import { parseManifest, type Manifest } from '../../../schemas/tool-manifest.ts';
+import type { Manifest } from '../../../schemas/tool-manifest.ts';
 import { freshDatabase, rows } from '../../helpers/clickhouse.ts';
 import { insertCalls, rawCall, rng, type RawCall } from '../../helpers/raw-calls.ts';
+import { manifestOf } from '../../helpers/manifests.ts';
 
 const T0 = Date.UTC(2026, 9, 1, 10);
 const MIN = 60_000;
 const QUERY_SCHEMA = { type: 'object', required: ['q'], properties: { q: { type: 'string' } }, additionalProperties: false };
 
-function manifest(doc: Record<string, object>): Manifest {
-  const r = parseManifest(Object.fromEntries(Object.entries(doc).map(([k, v]) => [k, { tool_id: k, ...v }])));
-  if (!r.ok) throw new Error(r.errors.join('; '));
-  return r.manifest;
-}
+const manifest = manifestOf;
 
 const V1 = manifest({
   search: { idempotent: true, input_schema: QUERY_SCHEMA, timeout_ms: 1000, rate_limit_rpm: 4, max_retries: 2, receives_untrusted_input: true },
