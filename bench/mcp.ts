@@ -9,10 +9,14 @@
  * ingest competes for the same cores), and to a stand-in sink in its own process that accepts
  * packets at once (bench/mcp-null-sink.mjs: the gateway's own cost).
  *
- *   npm run bench:mcp [-- --calls 1000 --rounds 3 --throughput-calls 30000 --concurrency 32 --only stdio,http,throughput --json FILE]
+ * With --pin the gateway enforces a pin of the server's tools (--pin-manifest): what failing
+ * closed costs (over stdio a tools/list of its own at the first call; over HTTP one per call).
+ *
+ *   npm run bench:mcp [-- --calls 1000 --rounds 3 --throughput-calls 30000 --concurrency 32 --only stdio,http,throughput --pin --json FILE]
  */
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -22,7 +26,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { pct } from './history-load.ts';
 import { gatewayEnv, INGEST_KEY, randomPort, root, spawnListening, startServe, testServer, type Served } from '../test/helpers/mcp.ts';
 
-const { values: v } = parseArgs({ options: { calls: { type: 'string' }, rounds: { type: 'string' }, 'throughput-calls': { type: 'string' }, concurrency: { type: 'string' }, json: { type: 'string' }, only: { type: 'string' }, sink: { type: 'string' }, rate: { type: 'string' }, seconds: { type: 'string' } } });
+const { values: v } = parseArgs({ options: { calls: { type: 'string' }, rounds: { type: 'string' }, 'throughput-calls': { type: 'string' }, concurrency: { type: 'string' }, json: { type: 'string' }, only: { type: 'string' }, sink: { type: 'string' }, rate: { type: 'string' }, seconds: { type: 'string' }, pin: { type: 'boolean' } } });
 const RATE = Number(v.rate ?? 3000);
 const SECONDS = Number(v.seconds ?? 10);
 const ONLY = new Set((v.only ?? 'stdio,http,throughput').split(','));
@@ -32,7 +36,9 @@ const THROUGHPUT_CALLS = Number(v['throughput-calls'] ?? 30_000);
 const CONCURRENCY = Number(v.concurrency ?? 32);
 const WARMUP = 200;
 
-const gateway = (flags: string[]) => [process.execPath, join(root, 'bin/tool-audit.mjs'), 'mcp', ...flags];
+/** --pin-manifest FILE when --pin is given (filled in main from the server's own tools/list). */
+const PIN: string[] = [];
+const gateway = (flags: string[]) => [process.execPath, join(root, 'bin/tool-audit.mjs'), 'mcp', ...PIN, ...flags];
 
 async function client(transport: Transport): Promise<Client> {
   const c = new Client({ name: 'bench-client', version: '1.0.0' });
@@ -172,9 +178,21 @@ async function measure(sink: Sink, key: string, report: Record<string, unknown>)
   }
 }
 
+/** Writes the test server's tools/list, read directly, as the pin file. */
+async function pinFile(): Promise<string> {
+  const [command, ...args] = testServer('stdio');
+  const c = await client(new StdioClientTransport({ command: command as string, args, stderr: 'inherit' }));
+  const { tools } = await c.listTools();
+  await c.close();
+  const file = join(mkdtempSync(join(tmpdir(), 'bench-mcp-pin-')), 'pin.json');
+  writeFileSync(file, JSON.stringify({ tools }));
+  return file;
+}
+
 async function main(): Promise<void> {
+  if (v.pin) PIN.push('--pin-manifest', await pinFile());
   const served = await startServe();
-  const report: Record<string, unknown> = { calls_per_round: CALLS, rounds: ROUNDS, throughput_calls: THROUGHPUT_CALLS, concurrency: CONCURRENCY, node: process.version };
+  const report: Record<string, unknown> = { pinned: Boolean(v.pin), calls_per_round: CALLS, rounds: ROUNDS, throughput_calls: THROUGHPUT_CALLS, concurrency: CONCURRENCY, node: process.version };
   const sinks = (v.sink ?? 'serve,null').split(',');
   try {
     if (sinks.includes('serve')) await measure(serveSink(served), 'serve', report);
