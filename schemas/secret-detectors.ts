@@ -1,0 +1,116 @@
+/**
+ * Secret detectors (issue 30, first part): where a string holds a credential, by the kinds secret
+ * scanners (gitleaks, detect-secrets) know — provider API keys, authorization values, JWTs, PEM
+ * private keys, passwords in URLs and connection strings, card numbers (Luhn-checked), and e-mail
+ * addresses as an opt-in — plus custom patterns. Pure: the keyed placeholder is computed here with
+ * node:crypto's HMAC, no I/O. Not wired yet: the emitters, the MCP gateway and ingest are to apply
+ * it to args, summaries, errors, contents and quarantined bytes (docs/design.md, "Secrets").
+ */
+import { createHmac } from 'node:crypto';
+
+/** A span of `text` to replace, and the rule that found it. */
+export interface SecretHit {
+  rule: string;
+  start: number;
+  end: number;
+}
+
+/** A detector: a pattern, the group holding the secret (0: the whole match), and an optional check of it. */
+interface Detector {
+  rule: string;
+  pattern: RegExp;
+  group?: number;
+  check?: (secret: string) => boolean;
+}
+
+/** What to look for besides the built-in kinds. */
+export interface DetectOptions {
+  /** E-mail addresses too (personal data rather than a credential: off by default). */
+  email?: boolean;
+  /** Patterns of one's own (a `g` flag is added); the whole match is the secret. */
+  custom?: ReadonlyArray<{ rule: string; pattern: RegExp }>;
+}
+
+const base64Decodes = (s: string, test: (text: string) => boolean): boolean => {
+  try {
+    return test(Buffer.from(s.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8'));
+  } catch {
+    return false;
+  }
+};
+
+/** Luhn checksum of a run of digits (spaces and dashes ignored). */
+export function luhnValid(number: string): boolean {
+  const digits = number.replace(/[ -]/g, '');
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = Number(digits[digits.length - 1 - i]);
+    if (i % 2 === 1) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
+    sum += d;
+  }
+  return digits.length >= 13 && sum % 10 === 0;
+}
+
+// Order matters where kinds overlap: the first detector to claim a span keeps it (an Anthropic key
+// also looks like an OpenAI one; a JWT in a Bearer header is a JWT).
+const BUILT_IN: readonly Detector[] = [
+  { rule: 'private_key', pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----/g },
+  { rule: 'jwt', pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, check: (t) => base64Decodes(t.slice(0, t.indexOf('.')), (h) => /"alg"\s*:/.test(h)) },
+  { rule: 'anthropic_key', pattern: /\bsk-ant-[A-Za-z0-9_-]{20,}/g },
+  { rule: 'openai_key', pattern: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g, check: (t) => /[0-9]/.test(t) && /[A-Za-z]/.test(t.slice(3)) },
+  { rule: 'aws_access_key', pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g },
+  { rule: 'aws_secret_key', pattern: /aws_secret_access_key["']?\s*[=:]\s*["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/gi, group: 1 },
+  { rule: 'github_token', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b/g },
+  { rule: 'slack_token', pattern: /\bxox[abprs]-[A-Za-z0-9-]{10,}/g },
+  { rule: 'google_api_key', pattern: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g },
+  { rule: 'stripe_key', pattern: /\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}\b/g },
+  // Basic: base64 of user:password. Bearer: an opaque token of 20+ characters with a digit.
+  { rule: 'basic_auth', pattern: /\bBasic\s+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])/g, group: 1, check: (t) => base64Decodes(t, (s) => /^[^:\s]+:\S+$/.test(s)) },
+  { rule: 'bearer_token', pattern: /\bBearer\s+([A-Za-z0-9._~+/-]{20,}=*)/gi, group: 1, check: (t) => /[0-9]/.test(t) },
+  { rule: 'url_password', pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:([^\s@/]+)@/gi, group: 1 },
+  { rule: 'connection_password', pattern: /\b(?:password|passwd|pwd)\s*[=:]\s*(?!\s)("?)([^\s;"'&,]{3,})\1/gi, group: 2 },
+  // Card numbers of the major schemes (Visa, Mastercard, Amex, Discover) passing Luhn; 13–19 digits.
+  { rule: 'card_number', pattern: /\b(?:4\d{3}|5[1-5]\d{2}|2[2-7]\d{2}|3[47]\d{2}|6(?:011|5\d{2}))(?:[ -]?\d){9,15}\b/g, check: luhnValid },
+];
+
+const EMAIL: Detector = { rule: 'email', pattern: /\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b/g };
+
+/** The secrets in `text`: non-overlapping spans in text order, the first detector's claim kept. */
+export function findSecrets(text: string, o: DetectOptions = {}): SecretHit[] {
+  const detectors: Detector[] = [...BUILT_IN, ...(o.email ? [EMAIL] : []), ...(o.custom ?? []).map((c) => ({ rule: c.rule, pattern: new RegExp(c.pattern.source, c.pattern.flags.includes('g') ? c.pattern.flags : `${c.pattern.flags}g`) }))];
+  const hits: SecretHit[] = [];
+  const overlaps = (s: number, e: number) => hits.some((h) => s < h.end && h.start < e);
+  for (const d of detectors) {
+    d.pattern.lastIndex = 0;
+    for (const m of text.matchAll(d.pattern)) {
+      const secret = m[d.group ?? 0];
+      if (secret === undefined || secret === '' || (d.check && !d.check(secret))) continue;
+      const start = (m.index ?? 0) + (d.group ? m[0].lastIndexOf(secret) : 0);
+      const end = start + secret.length;
+      if (!overlaps(start, end)) hits.push({ rule: d.rule, start, end });
+    }
+  }
+  return hits.sort((a, b) => a.start - b.start);
+}
+
+/**
+ * The placeholder of a secret: its rule and the first 16 hex digits of HMAC-SHA-256(key, secret).
+ * The same secret gives the same placeholder (repeated calls stay repeats), and a short secret
+ * cannot be guessed back from it without the key.
+ */
+export function secretMark(key: string | Uint8Array, rule: string, secret: string): string {
+  return `[redacted:${rule}:${createHmac('sha256', key).update(secret, 'utf8').digest('hex').slice(0, 16)}]`;
+}
+
+/** `text` with every secret replaced by `mark(rule, secret)`, and the rules that fired (each once, in order). */
+export function redactString(text: string, mark: (rule: string, secret: string) => string, o: DetectOptions = {}): { text: string; rules: string[] } {
+  const hits = findSecrets(text, o);
+  if (hits.length === 0) return { text, rules: [] };
+  let out = '';
+  let at = 0;
+  for (const h of hits) {
+    out += text.slice(at, h.start) + mark(h.rule, text.slice(h.start, h.end));
+    at = h.end;
+  }
+  return { text: out + text.slice(at), rules: [...new Set(hits.map((h) => h.rule))] };
+}
