@@ -1,0 +1,60 @@
+/**
+ * Redaction of JSON values: secrets inside strings at any depth (non-ASCII, escapes, arrays),
+ * configured paths replaced whole, JSON Pointers of where, and keys left as they are. The oracle
+ * is the value the test expects, written out by hand; marks are visible stand-ins.
+ */
+import { describe, expect, it } from 'vitest';
+import { canonicalArgs, type JsonValue } from '../../../schemas/canonical-json.ts';
+import { secretMark } from '../../../schemas/secret-detectors.ts';
+import { redactJson } from '../../../schemas/secret-redaction.ts';
+
+const mark = (rule: string, secret: string) => `<${rule}:${secret.length}>`;
+const AWS = 'AKIAIOSFODNN7EXAMPLE';
+
+describe('redactJson', () => {
+  it('redacts strings at every depth and says where, by which rule', () => {
+    const args = {
+      query: 'Zürich 😀 weather',
+      headers: { Authorization: `Bearer ${'ya29.a0AfH6SMBx9'.repeat(3)}`, 'x/y~z': `key ${AWS}` },
+      urls: ['https://ok.example/a', 'postgresql://u:pw-1234@db/x'],
+      n: 4111111111111111,
+      nested: { deep: [{ note: `line\n${AWS}\t"quoted"` }] },
+    };
+    const r = redactJson(args, mark);
+    expect(r.value).toEqual({
+      query: 'Zürich 😀 weather',
+      headers: { Authorization: 'Bearer <bearer_token:48>', 'x/y~z': 'key <aws_access_key:20>' },
+      urls: ['https://ok.example/a', 'postgresql://u:<url_password:7>@db/x'],
+      n: 4111111111111111,
+      nested: { deep: [{ note: 'line\n<aws_access_key:20>\t"quoted"' }] },
+    });
+    expect(r.redactions).toEqual([
+      { pointer: '/headers/Authorization', rule: 'bearer_token' },
+      { pointer: '/headers/x~1y~0z', rule: 'aws_access_key' },
+      { pointer: '/urls/1', rule: 'url_password' },
+      { pointer: '/nested/deep/0/note', rule: 'aws_access_key' },
+    ]);
+    expect(args.headers['x/y~z']).toBe(`key ${AWS}`); // the input is not changed
+  });
+
+  it('replaces configured paths whole, whatever their type, with * for any key or index', () => {
+    const args = { user: 'zoë', password: 'hunter2', auth: { token: { v: 1 }, scheme: 'x' }, list: [{ secret: 's1' }, { secret: 's2', keep: true }] };
+    const r = redactJson(args, mark, { paths: ['password', 'auth.token', 'list.*.secret'] });
+    expect(r.value).toEqual({ user: 'zoë', password: '<path:7>', auth: { token: '<path:7>', scheme: 'x' }, list: [{ secret: '<path:2>' }, { secret: '<path:2>', keep: true }] });
+    expect(r.redactions.map((x) => x.pointer)).toEqual(['/password', '/auth/token', '/list/0/secret', '/list/1/secret']);
+  });
+
+  it('the same secret gives the same canonical args (repeats stay repeats); a value without secrets is unchanged, __proto__ kept as a key', () => {
+    const key = 'k-0123456789';
+    const keyed = (rule: string, s: string) => secretMark(key, rule, s);
+    const a = redactJson({ q: `use ${AWS}`, n: 1 }, keyed).value as JsonValue;
+    const b = redactJson(JSON.parse(`{"n": 1, "q": "use ${AWS}"}`), keyed).value as JsonValue;
+    expect(canonicalArgs(a)).toBe(canonicalArgs(b));
+    expect(canonicalArgs(a)).not.toContain(AWS);
+    const plain = JSON.parse('{"__proto__": {"x": 1}, "s": "nothing"}');
+    const r = redactJson(plain, keyed);
+    expect(r.redactions).toEqual([]);
+    expect(JSON.stringify(r.value)).toBe('{"__proto__":{"x":1},"s":"nothing"}');
+    expect(redactJson(`top ${AWS}`, mark)).toEqual({ value: 'top <aws_access_key:20>', redactions: [{ pointer: '', rule: 'aws_access_key' }] });
+  });
+});
