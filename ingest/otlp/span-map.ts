@@ -12,6 +12,8 @@
  */
 import { v5 as uuidv5 } from 'uuid';
 import { canonicalArgs, type JsonValue } from '../../schemas/canonical-json.ts';
+import { timestampSchema } from '../../schemas/common.ts';
+import { MAX_APPROVAL_REFERENCE } from '../../schemas/tool-invocation.ts';
 import { describeContent, sha256Hex } from '../../schemas/hashing.ts';
 import { parseLossless } from '../../schemas/lossless-json.ts';
 import { MAX_NAME_LENGTH, ORCHESTRATORS, statusOfCategory, type Orchestrator, type ToolStatus } from '../../schemas/vocabulary.ts';
@@ -25,6 +27,8 @@ export const OTLP_ID_NAMESPACE = '6f1b6f2e-9a57-5c1e-8d0a-7c6f746c7370';
 
 /** The span attribute (number ≥ 0) read as cost_usd; OpenTelemetry has no cost convention yet. */
 export const COST_ATTRIBUTE = 'tool_audit.cost_usd';
+/** Span attributes of a call's human approval (invocation.approval): approved_by and approved_at together, reference optional. */
+export const APPROVAL_ATTRIBUTES = { by: 'tool_audit.approval.approved_by', at: 'tool_audit.approval.approved_at', reference: 'tool_audit.approval.reference' } as const;
 /** A resource attribute that names the orchestrator outright. */
 export const ORCHESTRATOR_ATTRIBUTE = 'tool_audit.orchestrator';
 
@@ -92,6 +96,10 @@ export function mapSpan(span: OtlpSpan, opts: SpanMapOptions): SpanMapping {
   ) ?? 'unknown';
   const orchestrator = orchestratorOf(span.resource, opts.defaultOrchestrator);
   const instanceId = firstName(span.resource['service.instance.id'], span.resource['service.name']) ?? orchestrator;
+  const approval = approvalOf(span.attributes);
+  if (approval === 'malformed') {
+    return unmappable(`${APPROVAL_ATTRIBUTES.by} (a name) and ${APPROVAL_ATTRIBUTES.at} (an ISO-8601 timestamp with an offset) go together; ${APPROVAL_ATTRIBUTES.reference} is a non-empty string`);
+  }
 
   const { status, error, errorType } = statusOf(span);
   const summary: Record<string, unknown> = { otel: { trace_id: span.traceId, span_id: span.spanId, span_name: span.name } };
@@ -115,6 +123,7 @@ export function mapSpan(span: OtlpSpan, opts: SpanMapOptions): SpanMapping {
     cost_usd: costOf(span.attributes[COST_ATTRIBUTE]),
     tokens_used: tokensOf(span.attributes),
     created_at: createdAt,
+    ...(approval ? { approval } : {}),
   };
   // The args go in as their own text, spliced after the other fields (their literals intact).
   const call = `{"type":"tool_call","call_id":"${callId}","invocation":${JSON.stringify(invocation).slice(0, -1)},"args":${argsText}}}`;
@@ -210,6 +219,15 @@ function tokensOf(a: Record<string, AttrValue>): Record<string, number> | null {
     if (k.startsWith('gen_ai.usage.') && Number.isSafeInteger(v) && (v as number) >= 0) out[k.slice('gen_ai.usage.'.length)] = v as number;
   }
   return Object.keys(out).length ? out : null;
+}
+
+/** The span's approval, none, or 'malformed' (the span is then unmappable: its call is quarantined, not stored without it). */
+function approvalOf(a: OtlpSpan['attributes']): { approved_by: string; approved_at: string; reference?: string } | undefined | 'malformed' {
+  const [by, at, reference] = [a[APPROVAL_ATTRIBUTES.by], a[APPROVAL_ATTRIBUTES.at], a[APPROVAL_ATTRIBUTES.reference]];
+  if (by === undefined && at === undefined && reference === undefined) return undefined;
+  if (!isName(by) || typeof at !== 'string' || !timestampSchema.safeParse(at).success) return 'malformed';
+  if (reference !== undefined && !(typeof reference === 'string' && reference.length >= 1 && reference.length <= MAX_APPROVAL_REFERENCE)) return 'malformed';
+  return { approved_by: by, approved_at: at, ...(reference === undefined ? {} : { reference }) };
 }
 
 function stringAttr(v: AttrValue | undefined): string | undefined {

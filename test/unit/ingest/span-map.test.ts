@@ -42,6 +42,19 @@ describe('mapSpan', () => {
     for (const p of a.packets) expect(decode(p).ok).toBe(true);
   });
 
+  it('carries an approval from tool_audit.approval.* attributes; a malformed one makes the span unmappable (quarantined, not stored without it)', () => {
+    const approved = mapSpan(span({ 'tool_audit.approval.approved_by': 'dana', 'tool_audit.approval.approved_at': '2026-11-22T10:00:00+01:00', 'tool_audit.approval.reference': 'CHG-7' }), OPTS);
+    if (approved.kind !== 'tool') throw new Error(approved.kind);
+    expect(JSON.parse(approved.packets[0]!).invocation.approval).toEqual({ approved_by: 'dana', approved_at: '2026-11-22T10:00:00+01:00', reference: 'CHG-7' });
+    const d = decode(approved.packets[0]!);
+    expect(d.ok && d.value.kind === 'invocation' && JSON.parse(d.value.row.approval)).toEqual({ approved_by: 'dana', approved_at: '2026-11-22T09:00:00.000Z', reference: 'CHG-7' });
+    const none = mapSpan(span({}), OPTS);
+    expect(none.kind === 'tool' && 'approval' in JSON.parse(none.packets[0]!).invocation).toBe(false);
+    for (const bad of [{ 'tool_audit.approval.approved_by': 'dana' }, { 'tool_audit.approval.approved_at': '2026-11-22T10:00:00Z' }, { 'tool_audit.approval.approved_by': 'dana', 'tool_audit.approval.approved_at': 'yesterday' }, { 'tool_audit.approval.approved_by': 'dana', 'tool_audit.approval.approved_at': '2026-11-22T10:00:00Z', 'tool_audit.approval.reference': 7 }]) {
+      expect(mapSpan(span(bad as OtlpSpan['attributes']), OPTS).kind, JSON.stringify(bad)).toBe('unmappable');
+    }
+  });
+
   it('ignores spans that are not tool executions and marks unmappable tool spans', () => {
     expect(mapSpan(span({ 'gen_ai.operation.name': 'chat' }), OPTS).kind).toBe('ignored');
     const bad = mapSpan(span({ 'gen_ai.tool.call.arguments': '"just a string"' }), OPTS);
