@@ -23,7 +23,8 @@ const SLICE_ROWS = 50_000;
 const TASK_CHUNK = 500;
 
 const COLUMNS = `toString(call_id) AS call_id, task_id, tool_id, toUnixTimestamp64Milli(created_at) AS t, toString(status) AS status,
-  duration_ms, cost_usd, toString(args_key) AS args_key, if(tool_id IN {schema_tools:Array(String)}, args, '') AS args`;
+  duration_ms, cost_usd, toString(args_key) AS args_key, if(tool_id IN {schema_tools:Array(String)}, args, '') AS args,
+  if(tool_id IN {approval_tools:Array(String)}, approval, '') AS approval`;
 const SLICE = `ingested_at > fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ingested_at <= fromUnixTimestamp64Milli({to:Int64}, 'UTC')`;
 
 type Row = Omit<AuditCall, 't' | 'duration_ms' | 'cost_usd'> & { t: string | number; duration_ms: string | number; cost_usd: number | null };
@@ -80,18 +81,19 @@ export class ManifestAuditor {
   /** Every manifest rule on the calls ingested in (from, to]. */
   async audit(history: ManifestHistory, from: number, to: number): Promise<ManifestAuditResult> {
     const schemaTools = history.toolsWhere((e) => e.input_schema !== null);
-    const slice = (await this.ch.select<Row>(`SELECT ${COLUMNS} FROM {db:Identifier}.tool_invocations WHERE ${SLICE}`, { from, to, schema_tools: schemaTools })).map(toCall);
+    const approvalTools = history.toolsWhere(needsApproval);
+    const slice = (await this.ch.select<Row>(`SELECT ${COLUMNS} FROM {db:Identifier}.tool_invocations WHERE ${SLICE}`, { from, to, schema_tools: schemaTools, approval_tools: approvalTools })).map(toCall);
     // A slice at a time (M2 validates args against JSON Schemas), the event loop served between.
     const found: Violation[] = [];
     await forEachSliced(slice, (c) => found.push(...callRules([c], history, this.validators)));
     found.push(...(await this.rateLimits(slice, history)));
-    found.push(...(await this.approvals(slice, history)));
+    found.push(...approvalRule(slice, history));
     const tasks = [...new Set(slice.map((c) => c.task_id).filter((t) => t !== ''))];
     for (let i = 0; i < tasks.length; i += TASK_CHUNK) {
       const chunk = tasks.slice(i, i + TASK_CHUNK);
       // Tasks as a format() literal: Array parameters of many values are pathologically slow on chDB.
       const set = keySet(chunk, 'String');
-      const calls = (await this.ch.select<Row>(`SELECT ${COLUMNS} FROM {db:Identifier}.tool_invocations WHERE task_id IN ${set.sql}`, { schema_tools: [] }, sizedFor(set))).map(toCall);
+      const calls = (await this.ch.select<Row>(`SELECT ${COLUMNS} FROM {db:Identifier}.tool_invocations WHERE task_id IN ${set.sql}`, { schema_tools: [], approval_tools: [] }, sizedFor(set))).map(toCall);
       const byTask = new Map<string, AuditCall[]>();
       for (const c of calls) {
         const list = byTask.get(c.task_id);
@@ -101,40 +103,6 @@ export class ManifestAuditor {
       await forEachSliced(byTask, ([task, list]) => found.push(...retryRule(list, history, this.windowMs), ...trifectaRule(task, list, history)), 200);
     }
     return { from, to, calls: slice.length, found };
-  }
-
-  /**
-   * M9 on the slice's calls of tools needing approval. Their approvals are not in the jobs'
-   * projection: they are looked up by task (the table's key prefix, bounded by the calls' times)
-   * and call_id, for those calls only.
-   */
-  private async approvals(slice: readonly AuditCall[], history: ManifestHistory): Promise<Violation[]> {
-    const judged = slice.filter((c) => {
-      const e = history.entryAt(c.tool_id, c.t);
-      return e !== undefined && needsApproval(e);
-    });
-    const approvals = new Map<string, string>();
-    for (let i = 0; i < judged.length; i += TASK_CHUNK) {
-      const chunk = judged.slice(i, i + TASK_CHUNK);
-      const tasks = keySet([...new Set(chunk.map((c) => c.task_id).filter((t) => t !== ''))], 'String');
-      const ids = keySet(
-        chunk.map((c) => c.call_id),
-        'UUID',
-      );
-      const times = chunk.map((c) => c.t);
-      // task_id '' (calls without a task) cannot be a TSV key row; it is asked for by name.
-      const noTask = chunk.some((c) => c.task_id === '') ? "OR task_id = ''" : '';
-      const rows = await this.ch.selectFields(
-        `SELECT toString(call_id), approval FROM {db:Identifier}.tool_invocations
-         WHERE (task_id IN ${tasks.sql} ${noTask})
-           AND created_at >= fromUnixTimestamp64Milli({lo:Int64}, 'UTC') AND created_at <= fromUnixTimestamp64Milli({hi:Int64}, 'UTC')
-           AND call_id IN ${ids.sql}`,
-        { lo: Math.min(...times), hi: Math.max(...times) },
-        sizedFor(tasks, ids),
-      );
-      for (const [id, text] of rows) approvals.set(id as string, text as string);
-    }
-    return approvalRule(judged, history, approvals);
   }
 
   /**
@@ -163,7 +131,7 @@ export class ManifestAuditor {
          WHERE tool_id IN {tools:Array(String)}
            AND created_at >= fromUnixTimestamp64Milli({lo:Int64}, 'UTC') AND created_at < fromUnixTimestamp64Milli({hi:Int64}, 'UTC')
            AND has(arrayZip({mt:Array(String)}, {mm:Array(Int64)}), (toString(tool_id), intDiv(toUnixTimestamp64Milli(created_at), 60000)))`,
-        { tools, lo: mm.reduce((a, b) => Math.min(a, b)) * 60_000, hi: (mm.reduce((a, b) => Math.max(a, b)) + 1) * 60_000, mt: load.map((x) => x[0]), mm, schema_tools: [] },
+        { tools, lo: mm.reduce((a, b) => Math.min(a, b)) * 60_000, hi: (mm.reduce((a, b) => Math.max(a, b)) + 1) * 60_000, mt: load.map((x) => x[0]), mm, schema_tools: [], approval_tools: [] },
       )
     ).map(toCall);
     const judged = context.filter((c) => judge.has(`${c.tool_id}\u0000${Math.floor(c.t / 60_000)}`));

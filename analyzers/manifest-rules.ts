@@ -27,6 +27,8 @@ export interface AuditCall {
   args_key: string;
   /** Canonical args JSON; '' when not loaded (the tool has no input schema in any version). */
   args: string;
+  /** The approval's JSON text; '' when none, or not loaded (the tool needs none in any version). */
+  approval: string;
 }
 
 /** M4's window: calls in (t − 60 s, t]. */
@@ -156,16 +158,15 @@ export function needsApproval(e: ManifestEntry): boolean {
 /**
  * M9: calls of a tool needing approval in the version in force at the call that have none
  * (`approval_missing`), or whose approval is dated after the call's created_at (`approval_late`).
- * `approvals`: call_id → the stored approval text ('' or absent: none).
  */
-export function approvalRule(calls: readonly AuditCall[], history: ManifestHistory, approvals: ReadonlyMap<string, string>): Violation[] {
+export function approvalRule(calls: readonly AuditCall[], history: ManifestHistory): Violation[] {
   const out: Violation[] = [];
   for (const c of calls) {
     const version = history.at(c.t);
     const e = version?.manifest[c.tool_id];
     if (!version || !e || !needsApproval(e)) continue;
     const why = e.requires_approval ? 'requires_approval' : 'carries all three capability tags (the lethal trifecta)';
-    const text = approvals.get(c.call_id) ?? '';
+    const text = c.approval;
     if (text === '') {
       out.push(mv('M9', 'approval_missing', [c.call_id], `${c.tool_id} ${why} (version ${version.version}) and the call has no approval`));
       continue;
