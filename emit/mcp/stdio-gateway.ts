@@ -61,6 +61,13 @@ export class LineSplitter {
     if (start < chunk.length) this.pieces.push(chunk.subarray(start));
     return lines;
   }
+
+  /** The unfinished line's bytes (the stream ended without its newline), then empty. */
+  rest(): Buffer {
+    const out = Buffer.concat(this.pieces);
+    this.pieces = [];
+    return out;
+  }
 }
 
 /** A line's text and its JSON (undefined when it is not JSON: passed through, not audited). */
@@ -122,7 +129,11 @@ function pumpServer(child: ChildProcess, client: ClientWriter, o: StdioGatewayOp
       if (msg !== undefined) o.session.fromServer(msg);
     }
   });
-  child.stdout?.once('end', () => client.end());
+  child.stdout?.once('end', () => {
+    // Line by line, an unfinished last line would be lost: it goes out as it came.
+    if (own) client.server(lines.rest());
+    client.end();
+  });
 }
 
 function pumpClient(child: ChildProcess, client: ClientWriter, o: StdioGatewayOptions, own: OwnRequests | undefined): void {

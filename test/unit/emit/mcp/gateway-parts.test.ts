@@ -23,6 +23,14 @@ describe('LineSplitter', () => {
       expect(lines).toEqual(['{"a":1}', '{"b":"ü"}', '', '{"c":3}']);
     }
   });
+
+  it('hands back an unfinished last line once the stream ends', () => {
+    const s = new LineSplitter();
+    expect(s.push(Buffer.from('{"a":1}\n{"par')).map(String)).toEqual(['{"a":1}']);
+    s.push(Buffer.from('tial"'));
+    expect(s.rest().toString('utf8')).toBe('{"partial"');
+    expect(s.rest().length).toBe(0);
+  });
 });
 
 describe('LineSplitter on long lines', () => {
