@@ -14,6 +14,7 @@ import { DEPENDENCY_JOB } from './dependency-runner.ts';
 import { lookbackFrom, storedPairCounts, windowOfStep } from './dependency-window.ts';
 import { I11_LOOKBACK_MS, runInvariantChecks } from './invariant-checks.ts';
 import { ManifestAuditor } from './manifest-audit.ts';
+import { loadManifestHistory } from './manifest-store.ts';
 import { OutputAuditor } from './output-audit.ts';
 import { periodic, type PeriodicJob } from './scheduler.ts';
 import { callsOfTasks, pairsOfTasks, readWatermark, stepEnd, writeWatermark } from './store.ts';
@@ -134,8 +135,10 @@ export function createAuditor(deps: AuditorDeps): PeriodicJob<AuditResult> {
     // I10 needs the analyzer to have seen the slice; everything needs the grace period to pass.
     const to = Math.min(now() - deps.graceMs, analyzed);
     // The manifest rules keep a watermark of their own (a first manifest audits back to the start).
-    const m = await manifestAuditor.run(to, record);
-    const o = await outputAuditor.run(to, record);
+    // One read of the manifest's versions per cycle serves the call rules and the output rule.
+    const history = await loadManifestHistory(ch, ch.database);
+    const m = await manifestAuditor.run(history, to, record);
+    const o = await outputAuditor.run(history, to, record);
     const total = { from: start, to: Math.max(start, to), found: m.found + o.found, recorded: m.recorded + o.recorded };
     // Step by step, the watermark moving after each: a crash repeats at most one step, and a
     // backlog is worked through in steps of bounded size.

@@ -8,7 +8,6 @@ import { forEachSliced } from '../platform/cooperative.ts';
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { keySet, sizedFor } from '../ingest/segment-lookups.ts';
 import type { Violation } from './audit-rules.ts';
-import { loadManifestHistory } from './manifest-store.ts';
 import { approvalRule, callRules, needsApproval, rateLimitRule, retryRule, trifectaRule, ValidatorCache, type AuditCall } from './manifest-rules.ts';
 import type { ManifestHistory } from './manifest-versions.ts';
 import { readWatermark, writeWatermark } from './store.ts';
@@ -51,8 +50,7 @@ export class ManifestAuditor {
    * Audits up to `to` in steps, recording through `record` before each step's watermark moves
    * (a crash repeats at most one step; violation keys make the repeat add nothing).
    */
-  async run(to: number, record: (found: Violation[]) => Promise<number>): Promise<{ calls: number; found: number; recorded: number }> {
-    const history = await loadManifestHistory(this.ch, this.ch.database);
+  async run(history: ManifestHistory, to: number, record: (found: Violation[]) => Promise<number>): Promise<{ calls: number; found: number; recorded: number }> {
     const total = { calls: 0, found: 0, recorded: 0 };
     if (!history.loaded) return total;
     for (;;) {

@@ -5,7 +5,7 @@
  */
 import { compileValidator, type ArgsValidator } from '../schemas/json-schema-check.ts';
 import { isTrifecta, type ManifestEntry } from '../schemas/tool-manifest.ts';
-import type { Violation } from './audit-rules.ts';
+import { violation, type Violation } from './audit-rules.ts';
 import type { ManifestHistory } from './manifest-versions.ts';
 
 /** A call as the manifest rules see it. */
@@ -126,14 +126,8 @@ export function outputRule(outputs: readonly AuditOutput[], history: ManifestHis
     if (!validate) continue;
     const errors = validate(o.content_type === 'json' ? parseArgs(o.content) : o.content);
     if (errors) {
-      const ids = [o.output_id, o.call_id];
-      out.push({
-        violation_key: `M8/output_schema/${ids.join(',')}`,
-        invariant: 'M8',
-        packet_type: 'output_artifact',
-        ids,
-        detail: `output ${o.output_id} (${o.content_type}) of ${o.tool_id} fails its output schema (version ${version.version}): ${errors.join('; ')}`,
-      });
+      const detail = `output ${o.output_id} (${o.content_type}) of ${o.tool_id} fails its output schema (version ${version.version}): ${errors.join('; ')}`;
+      out.push(violation('M8', 'output_schema', 'output_artifact', [o.output_id, o.call_id], detail));
     }
   }
   return out;

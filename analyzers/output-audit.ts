@@ -9,7 +9,6 @@ import { forEachSliced } from '../platform/cooperative.ts';
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { keySet, sizedFor } from '../ingest/segment-lookups.ts';
 import type { Violation } from './audit-rules.ts';
-import { loadManifestHistory } from './manifest-store.ts';
 import { outputRule, ValidatorCache, type AuditOutput } from './manifest-rules.ts';
 import type { ManifestHistory } from './manifest-versions.ts';
 import { readWatermark, stepEnd, writeWatermark } from './store.ts';
@@ -44,9 +43,8 @@ export class OutputAuditor {
   constructor(private readonly ch: ClickHouseDoor) {}
 
   /** Checks the outputs ingested up to `to`, recording each step's findings before its watermark moves. */
-  async run(to: number, record: (found: Violation[]) => Promise<number>): Promise<{ outputs: number; found: number; recorded: number }> {
+  async run(history: ManifestHistory, to: number, record: (found: Violation[]) => Promise<number>): Promise<{ outputs: number; found: number; recorded: number }> {
     const total = { outputs: 0, found: 0, recorded: 0 };
-    const history = await loadManifestHistory(this.ch, this.ch.database);
     if (!history.loaded) return total;
     const tools = history.toolsWhere((e) => e.output_schema !== null);
     for (;;) {

@@ -27,7 +27,7 @@ import type {
   TtlCurveParams,
   OutputContentParams,
 } from '../queries/index.ts';
-import { DEFAULT_CONTENT_BYTES, MAX_CONTENT_BYTES, outputContentSchema } from '../queries/output-content.ts';
+import { DEFAULT_CONTENT_BYTES, MAX_CONTENT_BYTES } from '../queries/output-content.ts';
 import { quarantineListSchema, quarantineShowSchema } from '../queries/quarantine-schemas.ts';
 import { budgetDecisionsSchema, budgetListSchema } from '../queries/budgets/schemas.ts';
 import type { BudgetDecisionsParams } from '../queries/budgets/sql.ts';
@@ -38,6 +38,7 @@ import { hintsListSchema, type HintsParams } from '../queries/hints.ts';
 import { HINT_KINDS } from '../schemas/optimization-hint.ts';
 import type { TimeWindow } from '../queries/sql.ts';
 import { PACKET_TYPES } from '../schemas/packets.ts';
+import { uuidSchema } from '../schemas/common.ts';
 import { MAX_SEQUENCE_LENGTH } from '../queries/common-sequences.ts';
 import {
   agentToolsSchema,
@@ -46,6 +47,7 @@ import {
   failedSchema,
   identicalOutputsSchema,
   invocationListSchema,
+  outputContentSchema,
   sequencesSchema,
   slowSchema,
   taskListSchema,
@@ -94,7 +96,6 @@ export type RequestQuery = Record<string, string | number | undefined>;
 const windowQuery = (w: TimeWindow): RequestQuery => ({ from: new Date(w.fromMs).toISOString(), to: new Date(w.toMs).toISOString() });
 const pageQuery = (p: { window: TimeWindow; limit: number; cursor?: string }): RequestQuery => ({ ...windowQuery(p.window), limit: p.limit, cursor: p.cursor });
 
-const UUID_TEXT = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 type Q = { from?: number; to?: number; limit?: number; cursor?: string };
 const page = (q: Q) => ({ limit: q.limit ?? DEFAULT_LIMIT, ...(q.cursor === undefined ? {} : { cursor: q.cursor }) });
 const toolParams = z.strictObject({ tool_id: pathId.describe('the tool, e.g. search_web') });
@@ -328,7 +329,7 @@ export const READ_ROUTES: ReadRoute[] = [
     response: outputContentSchema,
     run: async (qs, { params, query }) => {
       const id = params.output_id ?? '';
-      const found = UUID_TEXT.test(id) ? await qs.outputContent({ outputId: id, maxBytes: (query as { max_bytes?: number }).max_bytes ?? DEFAULT_CONTENT_BYTES }) : null;
+      const found = uuidSchema.safeParse(id).success ? await qs.outputContent({ outputId: id, maxBytes: (query as { max_bytes?: number }).max_bytes ?? DEFAULT_CONTENT_BYTES }) : null;
       if (!found) throw new NotFound(`no stored content for output ${params.output_id}`);
       return found;
     },

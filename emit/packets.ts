@@ -5,7 +5,7 @@
  */
 import type { JsonValue } from '../schemas/canonical-json.ts';
 import { argsHash, describeContent, sha256Hex } from '../schemas/hashing.ts';
-import { MAX_NAME_LENGTH, type ContentType, type Orchestrator, type ToolStatus } from '../schemas/vocabulary.ts';
+import { MAX_APPROVAL_REFERENCE, MAX_NAME_LENGTH, type ContentType, type Orchestrator, type ToolStatus } from '../schemas/vocabulary.ts';
 
 /** A tool's input arguments: a JSON object. */
 export type ToolArgs = Record<string, unknown>;
@@ -59,8 +59,8 @@ export function wireApproval(a: CallApproval): WireApproval {
   if (!Number.isFinite(at) || at < 0 || (typeof a.approvedAt === 'string' && !/(Z|[+-]\d\d:\d\d)$/i.test(a.approvedAt))) {
     throw new TypeError('approval.approvedAt must be a Date, epoch milliseconds or an ISO-8601 timestamp with an offset');
   }
-  if (a.reference !== undefined && (typeof a.reference !== 'string' || a.reference.length === 0 || a.reference.length > 2048)) {
-    throw new TypeError('approval.reference must be a non-empty string of at most 2048 characters');
+  if (a.reference !== undefined && (typeof a.reference !== 'string' || a.reference.length === 0 || a.reference.length > MAX_APPROVAL_REFERENCE)) {
+    throw new TypeError(`approval.reference must be a non-empty string of at most ${MAX_APPROVAL_REFERENCE} characters`);
   }
   return { approved_by: a.approvedBy, approved_at: new Date(at).toISOString(), ...(a.reference === undefined ? {} : { reference: a.reference }) };
 }

@@ -5,9 +5,8 @@
  * ClickHouse would otherwise read `output_id` as the SELECT's text alias. At most `maxBytes` of UTF-8 are
  * returned, cut at a code point, with `truncated` saying so.
  */
-import { z } from 'zod';
-import { contentTypeSchema } from '../schemas/tool-output.ts';
-import { runQuery, type QueryContext, type QuerySpec, type StatementRunner } from './sql.ts';
+import type { OutputContent } from './schemas.ts';
+import { isoTime, runQuery, type QueryContext, type QuerySpec, type StatementRunner } from './sql.ts';
 
 /** The output's metadata by id. */
 export const OUTPUT_BY_ID: QuerySpec = {
@@ -40,49 +39,22 @@ export const MAX_CONTENT_BYTES = 16 * 1024 * 1024;
 /** Default `max_bytes`. */
 export const DEFAULT_CONTENT_BYTES = 1024 * 1024;
 
-/** What GET /v1/outputs/{output_id}/content answers. */
-export const outputContentSchema = z.strictObject({
-  output_id: z.string(),
-  call_id: z.string(),
-  tool_id: z.string(),
-  content_type: contentTypeSchema,
-  content_hash: z.string(),
-  size_bytes: z.number().int().describe('UTF-8 bytes of the whole content'),
-  created_at: z.string(),
-  content: z.string().describe('the content as stored (JSON text for content_type json), at most max_bytes bytes of UTF-8, cut at a code point'),
-  truncated: z.boolean().describe('true when content is a prefix of the stored content'),
-});
-/** The answer of {@link outputContent}. */
-export type OutputContent = z.infer<typeof outputContentSchema>;
-
 /** Parameters of {@link outputContent}. */
 export interface OutputContentParams {
   outputId: string;
   maxBytes: number;
 }
 
-/** UTF-8 bytes of a string (pure: the web pages import this module's types). */
-function utf8ByteLength(s: string): number {
-  let n = 0;
-  for (const ch of s) {
-    const cp = ch.codePointAt(0) as number;
-    n += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
-  }
-  return n;
-}
-
-/** The longest prefix of `s` whose UTF-8 form has at most `max` bytes (cut at a code point). */
-export function utf8Prefix(s: string, max: number): string {
-  if (utf8ByteLength(s) <= max) return s;
-  let bytes = 0;
-  let end = 0;
-  for (const ch of s) {
-    const n = utf8ByteLength(ch);
-    if (bytes + n > max) break;
-    bytes += n;
-    end += ch.length;
-  }
-  return s.slice(0, end);
+/**
+ * The longest prefix of `s` whose UTF-8 form has at most `max` bytes, cut before a character
+ * (a byte that continues one, 10xxxxxx, is never the first one left out), and its length in bytes.
+ */
+export function utf8Prefix(s: string, max: number): { text: string; bytes: number } {
+  const b = Buffer.from(s, 'utf8');
+  if (b.length <= max) return { text: s, bytes: b.length };
+  let cut = max;
+  while (cut > 0 && ((b[cut] as number) & 0xc0) === 0x80) cut--;
+  return { text: b.subarray(0, cut).toString('utf8'), bytes: cut };
 }
 
 /** The output and its content; null when no such output, or its content has expired. */
@@ -98,7 +70,7 @@ export async function outputContent(ch: StatementRunner, db: string, p: OutputCo
   const [row] = await runQuery<{ content: string }>(ch, OUTPUT_CONTENT, { db, content_hash: meta.content_hash, max_chars: p.maxBytes }, ctx);
   if (!row) return null;
   const size = Number(meta.size_bytes);
-  const content = utf8Prefix(row.content, p.maxBytes);
+  const cut = utf8Prefix(row.content, p.maxBytes);
   const { created_ms, ...rest } = meta;
-  return { ...rest, size_bytes: size, created_at: new Date(Number(created_ms)).toISOString(), content, truncated: utf8ByteLength(content) < size };
+  return { ...rest, size_bytes: size, created_at: isoTime(created_ms), content: cut.text, truncated: cut.bytes < size };
 }

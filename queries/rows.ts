@@ -19,7 +19,7 @@ export const INVOCATION_COLUMNS = `call_id, task_id, tool_id, agent_id, orchestr
   args, args_hash, status, duration_ms, result_summary, error, cost_usd, tokens_used,
   ${ERROR_CATEGORY_SQL} AS error_category, toUnixTimestamp64Milli(created_at) AS created_ms`;
 
-/** {@link INVOCATION_COLUMNS} and the call's approval: the task view's list (approval is in no projection, and the task view reads the table itself). */
+/** {@link INVOCATION_COLUMNS} and the call's approval: the task view's list (it reads the table by task; the per-tool routes read the by_tool projection, which has no approval). */
 export const TASK_INVOCATION_COLUMNS = `${INVOCATION_COLUMNS}, approval`;
 
 /** An invocation as the query returns it. */

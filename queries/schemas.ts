@@ -264,3 +264,18 @@ export const toolSeriesSchema = z.strictObject({
     .describe('one per tool with calls in the window, by tool_id'),
 });
 export type ToolSeries = z.infer<typeof toolSeriesSchema>;
+
+/** What GET /v1/outputs/{output_id}/content answers. */
+export const outputContentSchema = z.strictObject({
+  output_id: z.string(),
+  call_id: z.string(),
+  tool_id: z.string(),
+  content_type: contentTypeSchema,
+  content_hash: z.string(),
+  size_bytes: z.number().int().describe('UTF-8 bytes of the whole content'),
+  created_at: z.string(),
+  content: z.string().describe('the content as stored (JSON text for content_type json), at most max_bytes bytes of UTF-8, cut at a code point'),
+  truncated: z.boolean().describe('true when content is a prefix of the stored content'),
+});
+/** The answer of GET /v1/outputs/{output_id}/content (queries/output-content.ts). */
+export type OutputContent = z.infer<typeof outputContentSchema>;

@@ -81,7 +81,6 @@ export function findSecrets(text: string, o: DetectOptions = {}): SecretHit[] {
   const hits: SecretHit[] = [];
   const overlaps = (s: number, e: number) => hits.some((h) => s < h.end && h.start < e);
   for (const d of detectors) {
-    d.pattern.lastIndex = 0;
     for (const m of text.matchAll(d.pattern)) {
       const secret = m[d.group ?? 0];
       if (secret === undefined || secret === '' || (d.check && !d.check(secret))) continue;

@@ -3,15 +3,12 @@
  */
 import { z } from 'zod';
 import { jsonObjectSchema, nameSchema, sha256HexSchema, timestampSchema, uuidSchema } from './common.ts';
-import { MAX_NAME_LENGTH, ORCHESTRATORS, TOOL_STATUSES } from './vocabulary.ts';
+import { MAX_APPROVAL_REFERENCE, MAX_NAME_LENGTH, ORCHESTRATORS, TOOL_STATUSES } from './vocabulary.ts';
 
 /** Where a call was executed. */
 export const orchestratorSchema = z.enum(ORCHESTRATORS);
 /** Outcome of a call. */
 export const statusSchema = z.enum(TOOL_STATUSES);
-
-/** Longest approval reference (a ticket URL, a change id). */
-export const MAX_APPROVAL_REFERENCE = 2048;
 
 /**
  * A human approval of the call (tool-smith's `requires_approval`): who approved it, when, and

@@ -40,6 +40,9 @@ export function statusOfCategory(category: unknown): ToolStatus {
 /** Longest identifier-like name (tool_id, agent_id, instance_id, task_id), in UTF-16 units as zod counts. */
 export const MAX_NAME_LENGTH = 256;
 
+/** Longest approval reference of a call (a ticket URL, a change id). */
+export const MAX_APPROVAL_REFERENCE = 2048;
+
 /** The value as an orchestrator; throws a TypeError naming the field otherwise. */
 export function parseOrchestrator(value: unknown, field = 'orchestrator'): Orchestrator {
   if ((ORCHESTRATORS as readonly unknown[]).includes(value)) return value as Orchestrator;

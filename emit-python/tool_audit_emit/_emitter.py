@@ -77,6 +77,11 @@ class Call:
             _log.warning("budget warning for %s (call %s): %s", self.tool_id, self.call_id, [b.get("budget_id") for b in d["budgets"]] or d.get("reason"))
         self._start = time.perf_counter()  # the call's time starts when the tool may run
 
+    async def admit_async(self) -> None:
+        """:meth:`admit` for async tools: the check blocks on HTTP for at most its timeout, off the event loop."""
+        if self._emitter._budget is not None:
+            await asyncio.get_running_loop().run_in_executor(None, self.admit)
+
     def set_result(self, value: Any) -> None:
         self._result = value
 
@@ -100,9 +105,7 @@ class Call:
         return False  # the exception, if any, goes on unchanged
 
     async def __aenter__(self) -> "Call":
-        if self._emitter._budget is not None:
-            # The check blocks on HTTP for at most its timeout: off the event loop.
-            await asyncio.get_running_loop().run_in_executor(None, self.admit)
+        await self.admit_async()
         return self
 
     async def __aexit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:
@@ -186,8 +189,7 @@ class AuditEmitter:
                 @functools.wraps(fn)
                 async def run_async(*a: Any, **kw: Any) -> Any:
                     call = Call(self, name, _bound_args(sig, a, kw), None, agent_id)
-                    if self._budget is not None:
-                        await asyncio.get_running_loop().run_in_executor(None, call.admit)
+                    await call.admit_async()
                     try:
                         result = await _await_with_deadline(fn(*a, **kw), timeout_s, call)
                     except EmitterTimeoutError:

@@ -84,9 +84,6 @@ interface Identity {
   listing?: Promise<void> | undefined;
 }
 
-export type { ToolsListAsker };
-
-
 export class AuditSession {
   private readonly calls = new Map<Id, PendingCall>();
   private readonly lists = new Map<Id, boolean /* first page */>();

@@ -13,11 +13,11 @@ import { StringDecoder } from 'node:string_decoder';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { createParser } from 'eventsource-parser';
 import type { MinimalLogger } from '../../platform/minimal-logger.ts';
-import { exactOf, type AuditSession, type ToolsListAsker } from './audit-session.ts';
+import { exactOf, type AuditSession } from './audit-session.ts';
 import { refusalResponse, type CallGuard } from './call-guard.ts';
 import { HttpSessions } from './http-sessions.ts';
 import { batchRefusal, batchWithCall, isObject, isToolsCall } from './json-rpc.ts';
-import { OWN_ID_PREFIX, PIN_LIST_TIMEOUT_MS } from './own-requests.ts';
+import { listResult, OWN_ID_PREFIX, PIN_LIST_TIMEOUT_MS, type ToolsListAsker } from './own-requests.ts';
 
 /** What the HTTP gateway runs with. */
 export interface HttpGatewayOptions {
@@ -84,8 +84,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, o: HttpGatewayO
   // initialize), or in a fork of a session-less server's template.
   const { session, fork } = sessionId !== undefined ? { session: sessions.of(sessionId), fork: false } : sessions.anonymous();
   if (msg !== undefined) {
-    const ask = (params: Record<string, unknown>) => askUpstream(req, o.upstream, o.agent, params);
-    const refused = o.guard ? await judge(msg, raw, session, o.guard, o.logger, ask) : undefined;
+    const refused = o.guard ? await judge(msg, raw, session, o.guard, o.logger, (params) => askUpstream(req, o.upstream, o.agent, params)) : undefined;
     if (refused) {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(refused));
       if (fork) sessions.done(session);
@@ -157,8 +156,10 @@ async function judge(msg: unknown, raw: string, session: AuditSession, guard: Ca
     // HTTP the server's list_changed comes on a stream of its own, in no order with the answers
     // to calls, so a list seen before is never trusted: each call is judged on a fresh list
     // (calls judged at once share it).
-    if (guard.pinned) session.forgetList();
-    if (guard.pinned) await session.ensureListed(ask, PIN_LIST_TIMEOUT_MS).catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'the live tool definitions could not be listed'));
+    if (guard.pinned) {
+      session.forgetList();
+      await session.ensureListed(ask, PIN_LIST_TIMEOUT_MS).catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'the live tool definitions could not be listed'));
+    }
     described = session.describe(msg, exactOf(raw));
     a = await guard(described, session.announced);
   } catch (err) {
@@ -239,9 +240,8 @@ let ownSeq = 0;
 async function askUpstream(req: IncomingMessage, upstream: URL, agent: HttpAgent, params: Record<string, unknown>): Promise<unknown> {
   const id = `${OWN_ID_PREFIX}${++ownSeq}`;
   const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params }));
-  const headers: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name) && !['host', 'content-length', 'accept-encoding', 'last-event-id'].includes(name) && value !== undefined) headers[name] = value;
-  Object.assign(headers, { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': body.length });
+  // The client's session, protocol version and credentials; a body, encoding and stream position of its own.
+  const headers = { ...requestHeaders(req, ['content-length', 'accept-encoding', 'last-event-id']), 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': body.length };
   const target = new URL(upstream);
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
   const res = await new Promise<IncomingMessage>((resolve, reject) => {
@@ -272,14 +272,19 @@ async function askUpstream(req: IncomingMessage, upstream: URL, agent: HttpAgent
     }
     res.once('error', reject);
   });
-  if (answer.error !== undefined) throw new Error(`tools/list answered an error: ${JSON.stringify(answer.error).slice(0, 300)}`);
-  return answer.result;
+  return listResult(answer);
+}
+
+/** The client's request headers to send upstream: not hop-by-hop ones, not host, nor those in `drop`. */
+function requestHeaders(req: IncomingMessage, drop: readonly string[] = []): OutgoingHttpHeaders {
+  const headers: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name) && name !== 'host' && !drop.includes(name) && value !== undefined) headers[name] = value;
+  return headers;
 }
 
 /** Sends the request upstream with its body: the bytes read, or the request itself streamed. */
 function forward(req: IncomingMessage, body: Buffer | IncomingMessage, upstream: URL, agent: HttpAgent): Promise<IncomingMessage> {
-  const headers: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name) && name !== 'host' && value !== undefined) headers[name] = value;
+  const headers = requestHeaders(req);
   if (Buffer.isBuffer(body) && (body.length > 0 || req.headers['content-length'] !== undefined)) headers['content-length'] = body.length;
   const target = new URL(upstream);
   const incoming = new URL(req.url ?? '/', 'http://gateway');

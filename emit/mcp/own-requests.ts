@@ -30,7 +30,13 @@ export async function listAllTools(ask: ToolsListAsker): Promise<McpTool[]> {
   throw new Error(`tools/list did not end within ${MAX_LIST_PAGES} pages`);
 }
 
-type Pending = { resolve: (result: unknown) => void; reject: (err: Error) => void };
+/** The result of an answer to the gateway's own tools/list; throws when the server answered an error. */
+export function listResult(answer: Record<string, unknown>): unknown {
+  if (answer.error !== undefined) throw new Error(`tools/list answered an error: ${JSON.stringify(answer.error).slice(0, 300)}`);
+  return answer.result;
+}
+
+type Pending = { resolve: (answer: Record<string, unknown>) => void; reject: (err: Error) => void };
 
 /** The gateway's own requests in flight. */
 export class OwnRequests {
@@ -40,13 +46,14 @@ export class OwnRequests {
   /** Sends a tools/list request with `params` through `send`; resolves with its result. */
   ask(params: Record<string, unknown>, send: (data: Buffer) => boolean): Promise<unknown> {
     const id = `${OWN_ID_PREFIX}${++this.seq}`;
-    return new Promise((resolve, reject) => {
+    const answer = new Promise<Record<string, unknown>>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       if (!send(Buffer.from(`${JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params })}\n`))) {
         this.pending.delete(id);
         reject(new Error("the MCP server's stdin is closed"));
       }
     });
+    return answer.then(listResult);
   }
 
   /** Whether `msg` answers one of the gateway's own requests (then it is taken, not relayed). */
@@ -55,8 +62,7 @@ export class OwnRequests {
     const p = this.pending.get(msg.id);
     if (!p) return false;
     this.pending.delete(msg.id);
-    if (msg.error !== undefined) p.reject(new Error(`tools/list answered an error: ${JSON.stringify(msg.error).slice(0, 300)}`));
-    else p.resolve(msg.result);
+    p.resolve(msg);
     return true;
   }
 

@@ -12,8 +12,7 @@
  */
 import { v5 as uuidv5 } from 'uuid';
 import { canonicalArgs, type JsonValue } from '../../schemas/canonical-json.ts';
-import { timestampSchema } from '../../schemas/common.ts';
-import { MAX_APPROVAL_REFERENCE } from '../../schemas/tool-invocation.ts';
+import { approvalSchema, type Approval } from '../../schemas/tool-invocation.ts';
 import { describeContent, sha256Hex } from '../../schemas/hashing.ts';
 import { parseLossless } from '../../schemas/lossless-json.ts';
 import { MAX_NAME_LENGTH, ORCHESTRATORS, statusOfCategory, type Orchestrator, type ToolStatus } from '../../schemas/vocabulary.ts';
@@ -222,12 +221,12 @@ function tokensOf(a: Record<string, AttrValue>): Record<string, number> | null {
 }
 
 /** The span's approval, none, or 'malformed' (the span is then unmappable: its call is quarantined, not stored without it). */
-function approvalOf(a: OtlpSpan['attributes']): { approved_by: string; approved_at: string; reference?: string } | undefined | 'malformed' {
+function approvalOf(a: OtlpSpan['attributes']): Approval | undefined | 'malformed' {
   const [by, at, reference] = [a[APPROVAL_ATTRIBUTES.by], a[APPROVAL_ATTRIBUTES.at], a[APPROVAL_ATTRIBUTES.reference]];
   if (by === undefined && at === undefined && reference === undefined) return undefined;
-  if (!isName(by) || typeof at !== 'string' || !timestampSchema.safeParse(at).success) return 'malformed';
-  if (reference !== undefined && !(typeof reference === 'string' && reference.length >= 1 && reference.length <= MAX_APPROVAL_REFERENCE)) return 'malformed';
-  return { approved_by: by, approved_at: at, ...(reference === undefined ? {} : { reference }) };
+  // Judged by the contract itself, as the packet will be.
+  const r = approvalSchema.safeParse({ approved_by: by, approved_at: at, ...(reference === undefined ? {} : { reference }) });
+  return r.success ? r.data : 'malformed';
 }
 
 function stringAttr(v: AttrValue | undefined): string | undefined {
