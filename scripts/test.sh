@@ -120,6 +120,21 @@ node -e '
       }
     } else failed += 1;
   }
+  // The failures by name just above the summary line: a CI log that keeps only its tail still
+  // says which test failed and why.
+  for (const file of [vitest, lts]) {
+    if (!fs.existsSync(file)) continue;
+    for (const f of JSON.parse(fs.readFileSync(file, "utf8")).testResults ?? []) {
+      if (f.status === "failed" && !(f.assertionResults ?? []).some((a) => a.status === "failed")) {
+        console.log(`FAILED ${require("path").relative(process.cwd(), f.name)}: ${String(f.message ?? "").split("\n").slice(0, 3).join(" | ")}`);
+      }
+      for (const a of f.assertionResults ?? []) {
+        if (a.status !== "failed") continue;
+        const why = String((a.failureMessages ?? [])[0] ?? "").split("\n").slice(0, 3).join(" | ");
+        console.log(`FAILED ${require("path").relative(process.cwd(), f.name)} > ${a.fullName}: ${why.slice(0, 600)}`);
+      }
+    }
+  }
   console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
 ' "$report" "$pyreport" "$([ $# -eq 0 ] && echo 1 || echo 0)" "$ltsreport"
 exit $status
