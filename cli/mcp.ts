@@ -35,6 +35,8 @@ export interface McpArgs {
   pinFile: string | undefined;
   budgetUsd: number | undefined;
   budgetUnavailable: 'allow' | 'deny';
+  /** How long a budget check may take before --budget-unavailable applies. */
+  budgetTimeoutMs: number;
   url: string | undefined;
   bufferPackets: number;
 }
@@ -47,7 +49,7 @@ export function parseMcpArgs(argv: string[]): McpArgs | string {
   let v;
   try {
     const s = { type: 'string' } as const;
-    v = parseArgs({ args: own, strict: true, allowPositionals: false, options: { upstream: s, listen: s, 'agent-id': s, server: s, 'task-id': s, orchestrator: s, 'instance-id': s, 'pin-manifest': s, 'check-budget': s, 'budget-unavailable': s, url: s, 'buffer-packets': s } }).values;
+    v = parseArgs({ args: own, strict: true, allowPositionals: false, options: { upstream: s, listen: s, 'agent-id': s, server: s, 'task-id': s, orchestrator: s, 'instance-id': s, 'pin-manifest': s, 'check-budget': s, 'budget-unavailable': s, 'budget-timeout-ms': s, url: s, 'buffer-packets': s } }).values;
   } catch (err) {
     return (err as Error).message;
   }
@@ -67,6 +69,9 @@ export function parseMcpArgs(argv: string[]): McpArgs | string {
   if (budgetUsd !== undefined && !(Number.isFinite(budgetUsd) && budgetUsd >= 0)) problems.push(`--check-budget must be a cost in USD ≥ 0; got ${v['check-budget']}`);
   const unavailable = v['budget-unavailable'] ?? 'allow';
   if (unavailable !== 'allow' && unavailable !== 'deny') problems.push(`--budget-unavailable must be allow or deny; got ${unavailable}`);
+  // 50 ms as the emitters: a check sits in front of every call. A server farther away needs more.
+  const budgetTimeoutMs = Number(v['budget-timeout-ms'] ?? 50);
+  if (!(Number.isInteger(budgetTimeoutMs) && budgetTimeoutMs >= 1)) problems.push(`--budget-timeout-ms must be a whole number of ms ≥ 1; got ${v['budget-timeout-ms']}`);
   const bufferPackets = Number(v['buffer-packets'] ?? 50_000);
   if (!(Number.isInteger(bufferPackets) && bufferPackets >= 1)) problems.push(`--buffer-packets must be a whole number ≥ 1; got ${v['buffer-packets']}`);
   if (problems.length > 0) return problems.join('; ');
@@ -82,6 +87,7 @@ export function parseMcpArgs(argv: string[]): McpArgs | string {
     pinFile: v['pin-manifest'],
     budgetUsd,
     budgetUnavailable: unavailable as 'allow' | 'deny',
+    budgetTimeoutMs,
     url: v.url,
     bufferPackets,
   };
@@ -152,7 +158,7 @@ export async function mcp(argv: string[]): Promise<void> {
 
 function emitterOf(args: McpArgs, config: Config, url: string | undefined, logger: Logger): AuditEmitter {
   const common = { orchestrator: args.orchestrator, agentId: args.agentId ?? 'mcp-client', instanceId: args.instanceId, logger, buffer: { maxBuffered: args.bufferPackets } };
-  const budget = args.budgetUsd === undefined ? undefined : { projectedCostUsd: args.budgetUsd, onUnavailable: args.budgetUnavailable, ...(url ? { url, apiKey: config.client.apiKey } : {}) };
+  const budget = args.budgetUsd === undefined ? undefined : { projectedCostUsd: args.budgetUsd, onUnavailable: args.budgetUnavailable, timeoutMs: args.budgetTimeoutMs, ...(url ? { url, apiKey: config.client.apiKey } : {}) };
   if (budget && !url) throw new AppError('CONFIG_INVALID', '--check-budget asks a tool-audit server: set TOOL_AUDIT_URL or --url', { retryable: false });
   if (url) return createAuditEmitter({ ...common, http: { url, apiKey: config.client.apiKey }, budget });
   if (config.kafka.brokers?.length) return createAuditEmitter({ ...common, kafka: { brokers: config.kafka.brokers, topic: config.kafka.topic } });

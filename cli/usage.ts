@@ -50,6 +50,7 @@ common: --url URL (default TOOL_AUDIT_URL; replay: http://127.0.0.1:8080), --jso
                          (the gateway lists the live definitions itself: fails closed)
   --check-budget USD     ask POST /v1/budget/check before forwarding, projecting USD per call
   --budget-unavailable allow|deny   when the check gets no answer in time (default allow)
+  --budget-timeout-ms N  how long a check may take (default 50)
   --url URL              the tool-audit server (default TOOL_AUDIT_URL; else KAFKA_BROKERS)
   --buffer-packets N     packets held while the sink is slow or away (default 50000); beyond, counted as dropped`,
   dashboards: `usage: tool-audit dashboards [--out DIR] [--database NAME] [--check]

@@ -98,6 +98,10 @@ describe('parseMcpArgs', () => {
     expect(parseMcpArgs(['--upstream', 'ftp://x'])).toMatch(/http\(s\) URL/);
     expect(parseMcpArgs(['--upstream', 'https://h/mcp'])).toMatch(/needs --listen/);
     expect(parseMcpArgs(['--orchestrator', 'x', '--check-budget', 'abc', '--budget-unavailable', 'maybe', '--', 'srv'])).toMatch(/orchestrator.*check-budget.*budget-unavailable/);
+    expect(parseMcpArgs(['--budget-timeout-ms', '0', '--', 'srv'])).toMatch(/--budget-timeout-ms must be a whole number of ms ≥ 1; got 0/);
+    expect(parseMcpArgs(['--budget-timeout-ms', '2.5', '--', 'srv'])).toMatch(/budget-timeout-ms/);
+    expect(parseMcpArgs(['--', 'srv'])).toMatchObject({ budgetTimeoutMs: 50 });
+    expect(parseMcpArgs(['--budget-timeout-ms', '800', '--', 'srv'])).toMatchObject({ budgetTimeoutMs: 800 });
     expect(parseMcpArgs(['--bogus', '--', 'srv'])).toMatch(/bogus/);
   });
 });
