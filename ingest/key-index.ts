@@ -20,7 +20,7 @@ import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { MetricsRegistry } from '../platform/metrics.ts';
 import { GrowingKeyFilter, KEY_KIND_LETTER, keyHashes, type KeyKind } from './key-filter.ts';
-import { readKeySnapshot, writeKeySnapshot, type KeySnapshotHeader } from './key-snapshot.ts';
+import { KEY_SNAPSHOT_VERSION, readKeySnapshot, writeKeySnapshot, type KeySnapshotHeader } from './key-snapshot.ts';
 
 /** Dependencies of {@link createKeyIndex}. */
 export interface KeyIndexDeps {
@@ -230,7 +230,7 @@ class BloomKeyIndex implements KeyIndex {
       // Read the other writers' keys first: the snapshot then covers up to now, and the next start catches up less.
       await this.refresh();
       // Taken before the bits are written: a bit only turns on, so the file holds every key covered by then.
-      const header = { version: 1 as const, database: this.deps.clickhouse.database, databaseUuid: this.dbUuid, coveredAt: this.coveredAt, counts: {} as Record<string, number>, sliceMaxBytes: this.deps.maxBytes };
+      const header = { version: KEY_SNAPSHOT_VERSION, database: this.deps.clickhouse.database, databaseUuid: this.dbUuid, coveredAt: this.coveredAt, counts: {} as Record<string, number>, sliceMaxBytes: this.deps.maxBytes };
       const [c] = await this.deps.clickhouse.select<Record<KeyKind, string>>(COUNT_ALL, {});
       for (const s of SOURCES) header.counts[s.kind] = Number(c?.[s.kind] ?? 0);
       const bytes = await writeKeySnapshot(path, header, filter);

@@ -13,10 +13,13 @@ import { z } from 'zod';
 import { GrowingKeyFilter, KeyFilter } from './key-filter.ts';
 
 const MAGIC = Buffer.from('TAKFSNAP1\n');
+/** The layout a snapshot's bits follow: one this code reads. */
+export const KEY_SNAPSHOT_VERSION = 2 as const;
 
 /** What a snapshot says of itself. */
 const keySnapshotHeaderSchema = z.object({
-  version: z.literal(1),
+  /** The filter's layout: 2, blocked (key-filter.ts); 1 spread a key's bits over the whole array. */
+  version: z.literal(KEY_SNAPSHOT_VERSION),
   /** The database's name and UUID: a database dropped and made again is another one. */
   database: z.string(),
   databaseUuid: z.string(),
@@ -81,7 +84,10 @@ async function readOpen(file: FileHandle): Promise<ReadSnapshot> {
   await file.read(head, 0, head.length, start.length);
   let header: KeySnapshotHeader;
   try {
-    header = keySnapshotHeaderSchema.parse(JSON.parse(head.toString('utf8')));
+    const json = JSON.parse(head.toString('utf8')) as { version?: unknown };
+    // Bits of another layout answer wrongly, not just slowly: such a snapshot is read again from the segments.
+    if (json.version !== KEY_SNAPSHOT_VERSION) return { ok: false, why: `its filter layout is version ${String(json.version)}, this code reads ${KEY_SNAPSHOT_VERSION}` };
+    header = keySnapshotHeaderSchema.parse(json);
   } catch {
     return { ok: false, why: 'its header is damaged' };
   }

@@ -4,12 +4,13 @@
  * snapshot that cannot stand for the stored keys (rows written with old ingested_at, another
  * database, a damaged file) is not used, and every key is read instead.
  */
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { RawPacket } from '../../../ingest/rows.ts';
+import { readKeySnapshot } from '../../../ingest/key-snapshot.ts';
 import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
 import { silentLogger } from '../../../platform/logger.ts';
 import { MetricsRegistry } from '../../../platform/metrics.ts';
@@ -95,5 +96,15 @@ describe('key filter snapshot', () => {
     const w = writerOn(a.ch, a.db, damaged);
     await w.ready?.();
     expect(w.progress?.()).toMatchObject({ source: 'segments', of: 50 });
+    // A snapshot of the layout before blocked filters (version 1): its bits would answer wrongly.
+    const bytes = readFileSync(path);
+    const old = join(mkdtempSync(join(tmpdir(), 'ksnap-')), 'filter.bin');
+    const at = bytes.indexOf('"version":2');
+    expect(at).toBeGreaterThan(0);
+    writeFileSync(old, Buffer.concat([bytes.subarray(0, at), Buffer.from('"version":1'), bytes.subarray(at + 11)]));
+    expect(await readKeySnapshot(old)).toEqual({ ok: false, why: 'its filter layout is version 1, this code reads 2' });
+    const v1 = writerOn(a.ch, a.db, old);
+    await v1.ready?.();
+    expect(v1.progress?.()).toMatchObject({ source: 'segments', of: 50 });
   });
 });

@@ -16,12 +16,15 @@ describe('KeyFilter', () => {
     const otherKind = added.slice(0, 20_000).filter((k) => f.mayHave(...keyHashes('output', k))).length;
     const absent = Array.from({ length: 100_000 }, () => randomUUID()).filter((k) => f.mayHave(...keyHashes('invocation', k))).length;
     // The textbook rate of m bits, n keys, k = 8 probes: (1 - e^(-kn/m))^k. The filter rounds
-    // 16 bits per key up to a power of two: 2^21 bits here, ~1e-4, ~10 of 100,000.
+    // 16 bits per key up to a power of two: 2^21 bits here, ~1e-4, ~10 of 100,000. A blocked
+    // filter (a key's bits in one 512-bit block) does a little worse, as blocks fill unevenly:
+    // between the textbook rate and twice it at this fill.
     expect(f.bytes * 8).toBe(2 ** 21);
-    const expected = (1 - Math.exp((-8 * 100_000) / 2 ** 21)) ** 8;
-    expect(f.falsePositiveRate()).toBeCloseTo(expected, 8);
-    expect(absent).toBeLessThan(Math.max(30, 3 * expected * 100_000));
-    expect(otherKind).toBeLessThan(Math.max(30, 3 * expected * 20_000));
+    const textbook = (1 - Math.exp((-8 * 100_000) / 2 ** 21)) ** 8;
+    expect(f.falsePositiveRate()).toBeGreaterThan(textbook);
+    expect(f.falsePositiveRate()).toBeLessThan(2 * textbook);
+    expect(absent).toBeLessThan(Math.max(30, 3 * f.falsePositiveRate() * 100_000));
+    expect(otherKind).toBeLessThan(Math.max(30, 3 * f.falsePositiveRate() * 20_000));
   });
 
   it('reads little-endian hash pairs and keeps its memory bound', () => {
@@ -35,6 +38,25 @@ describe('KeyFilter', () => {
     expect(f.addPairs(buf)).toBe(1);
     expect(f.mayHave(h1, h2)).toBe(true);
     expect(KeyFilter.sized(10, 1 << 30).bytes).toBe(1024);
+  });
+
+  it('adds pairs in block order with the same answers as one by one: every pair kept, nothing else gained', () => {
+    // 2^23 bits: 16,384 blocks in 4 regions, so 100,000 pairs take the sorted path.
+    const pairs = Buffer.alloc(100_000 * 8);
+    const keys = Array.from({ length: 100_000 }, () => randomUUID());
+    keys.forEach((k, j) => {
+      const [h1, h2] = keyHashes('invocation', k);
+      pairs.writeUInt32LE(h1, j * 8);
+      pairs.writeUInt32LE(h2, j * 8 + 4);
+    });
+    const sorted = new GrowingKeyFilter(500_000, 1 << 20);
+    const oneByOne = new GrowingKeyFilter(500_000, 1 << 20);
+    expect(sorted.parts[0]?.bytes).toBe(1 << 20);
+    expect(sorted.addPairs(pairs)).toBe(100_000);
+    for (const k of keys) oneByOne.add(...keyHashes('invocation', k));
+    expect(keys.every((k) => sorted.mayHave(...keyHashes('invocation', k)))).toBe(true);
+    // A single slice holds the same bits whatever the order.
+    expect(Buffer.from(sorted.parts[0]!.bits.buffer).equals(Buffer.from(oneByOne.parts[0]!.bits.buffer))).toBe(true);
   });
 
   it('grows by a slice when full instead of saturating: every key kept, the rate stays that of a filter within capacity (issue 22)', () => {
