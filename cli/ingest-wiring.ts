@@ -19,6 +19,7 @@ export function createWriter(rt: Runtime, metrics: MetricsRegistry, onCallsStore
     maxPacketBytes: rt.config.ingest.maxPacketBytes,
     dedupCacheEntries: rt.config.ingest.dedupCacheEntries,
     decodeThreads: rt.config.ingest.decodeThreads,
+    ...(rt.redaction ? { redaction: rt.redaction } : {}),
     keyFilterMaxBytes: rt.config.ingest.keyFilterMb * 1024 * 1024,
     ...(rt.config.ingest.keySnapshotDir
       ? { keySnapshot: { path: join(rt.config.ingest.keySnapshotDir, `key-filter-${rt.config.clickhouse.database}.bin`), everyMs: rt.config.ingest.keySnapshotEveryMs } }

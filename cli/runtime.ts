@@ -8,6 +8,8 @@ import { createClickHouseDoor, type ClickHouseDoor } from '../platform/clickhous
 import { migrate } from '../platform/clickhouse/migrate.ts';
 import { removeReplacedParts } from '../platform/clickhouse/part-cleanup.ts';
 import { createLogger, type Logger } from '../platform/logger.ts';
+import type { RedactionPolicy } from '../schemas/redaction-policy.ts';
+import { resolveRedaction } from './redaction-key.ts';
 import { MetricsRegistry } from '../platform/metrics.ts';
 import { startWatchdog } from '../platform/watchdog.ts';
 import { watchEventLoop } from '../platform/event-loop.ts';
@@ -20,6 +22,8 @@ export interface Runtime {
   clickhouse: ClickHouseDoor;
   /** The process's metrics (the door records its statements' waits and run times there). */
   metrics: MetricsRegistry;
+  /** What ingest takes out of every row before writing it (REDACTION=off: undefined). */
+  redaction: RedactionPolicy | undefined;
 }
 
 /** Parses the environment or exits with status 2 and the list of bad variables. */
@@ -57,12 +61,14 @@ export async function startRuntime(name: string, opts: LoadOptions = {}): Promis
   startWatchdog({ timeoutMs: config.watchdogMs, name });
   const metrics = new MetricsRegistry();
   watchEventLoop(metrics);
+  // Before ClickHouse opens too: an unreadable key file stops the start before anything is written.
+  const redaction = await resolveRedaction(config);
   const clickhouse = await openClickHouse(config, metrics);
   if (config.migrateOnStart) {
     const result = await migrate(clickhouse, { retentionDays: config.retentionDays });
     if (result.applied.length) logger.info({ applied: result.applied }, 'migrations applied');
   }
-  return { config, logger, clickhouse, metrics };
+  return { config, logger, clickhouse, metrics, redaction };
 }
 
 /**

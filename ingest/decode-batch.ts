@@ -6,6 +6,7 @@
  * one string per batch — rather than in objects: a batch waits for its commit round on the heap
  * of the main thread, and thousands of small objects there cost the garbage collector dearly.
  */
+import type { Redactor } from '../schemas/redaction-policy.ts';
 import { decodeText } from './decode-packet.ts';
 import type { RawEncoding } from './ports.ts';
 import { contentLine, LineBuffer, rowLine, type Accepted, type Rejection } from './rows.ts';
@@ -58,7 +59,11 @@ export class ColumnsBuilder {
   private length = 0;
   readonly rejections: Array<[number, Rejection]> = [];
 
-  constructor(readonly n: number) {
+  /** `redactor`: the deployment's redaction (decode-packet.ts takes secrets out before a row is built). */
+  constructor(
+    readonly n: number,
+    private readonly redactor?: Redactor,
+  ) {
     this.kind = new Uint8Array(n);
     this.start = new Int32Array(n);
     this.end = new Int32Array(n);
@@ -75,7 +80,7 @@ export class ColumnsBuilder {
   /** Decodes packet i (given as raw text, declared bytes, source key and encoding) into the columns and buffers. */
   decode(i: number, raw: string, bytes: number | undefined, source: string, maxPacketBytes: number, buffers: BatchBuffers, encoding: RawEncoding = 'utf8'): void {
     this.textAt[i] = this.length;
-    const r = decodeText(raw, bytes, source, maxPacketBytes, encoding);
+    const r = decodeText(raw, bytes, source, maxPacketBytes, encoding, this.redactor);
     if (!r.ok) {
       this.rejections.push([i, r.error]);
       this.textAt[i + 1] = this.length;

@@ -21,6 +21,8 @@ import {
   type ToolCallPacket,
   type ToolDependencyPacket,
 } from '../schemas/packets.ts';
+import { placeholdersIn, type Redactor } from '../schemas/redaction-policy.ts';
+import type { ToolInvocation } from '../schemas/tool-invocation.ts';
 import { isValidPacket } from './packet-check.ts';
 import { chTime } from '../platform/clickhouse/statement.ts';
 import type { Approval } from '../schemas/tool-invocation.ts';
@@ -39,19 +41,19 @@ export function decodePacket(p: RawPacket, maxPacketBytes: number): DecodeResult
 }
 
 /** decodePacket for a packet given as its text, declared byte size, source key and encoding (decode threads). */
-export function decodeText(raw: string, bytes: number | undefined, source: string, maxPacketBytes: number, encoding: RawEncoding = 'utf8'): DecodeResult {
-  return decode(raw, bytes, source, maxPacketBytes, true, encoding);
+export function decodeText(raw: string, bytes: number | undefined, source: string, maxPacketBytes: number, encoding: RawEncoding = 'utf8', redactor?: Redactor): DecodeResult {
+  return decode(raw, bytes, source, maxPacketBytes, true, encoding, redactor);
 }
 
 /**
  * decodePacket with the zod-free fast path of packet-check.ts switched on or off. Both give the
  * same result for every input; tests compare them.
  */
-export function decodePacketWith(p: RawPacket, maxPacketBytes: number, opts: { fastPath: boolean }): DecodeResult {
-  return decode(p.raw, p.bytes, sourceKey(p.source), maxPacketBytes, opts.fastPath);
+export function decodePacketWith(p: RawPacket, maxPacketBytes: number, opts: { fastPath: boolean; redactor?: Redactor }): DecodeResult {
+  return decode(p.raw, p.bytes, sourceKey(p.source), maxPacketBytes, opts.fastPath, p.encoding, opts.redactor);
 }
 
-function decode(raw: string, declaredBytes: number | undefined, source: string, maxPacketBytes: number, fastPath: boolean, encoding: RawEncoding = 'utf8'): DecodeResult {
+function decode(raw: string, declaredBytes: number | undefined, source: string, maxPacketBytes: number, fastPath: boolean, encoding: RawEncoding = 'utf8', redactor?: Redactor): DecodeResult {
   const bytes = declaredBytes ?? utf8ByteLength(raw);
   if (bytes > maxPacketBytes) {
     return reject('oversized', `packet is ${bytes} bytes, the limit is ${maxPacketBytes}`, null);
@@ -77,9 +79,9 @@ function decode(raw: string, declaredBytes: number | undefined, source: string, 
   }
   switch (packet.type) {
     case 'tool_call':
-      return decodeToolCall(packet, raw, source);
+      return decodeToolCall(packet, raw, source, redactor);
     case 'output_artifact':
-      return decodeOutput(packet, raw, source);
+      return decodeOutput(packet, raw, source, redactor);
     case 'tool_dependency':
       return decodeDependency(packet, source);
     case 'optimization_hint':
@@ -105,7 +107,7 @@ function schemaRejection(json: unknown, allIssues: z.ZodError['issues']): Decode
   return reject('schema', `schema violation (I2): ${issues.join('; ')}`, packetType, idsOf(json));
 }
 
-function decodeToolCall(packet: ToolCallPacket, raw: string, source: string): DecodeResult {
+function decodeToolCall(packet: ToolCallPacket, raw: string, source: string, redactor: Redactor | undefined): DecodeResult {
   const inv = packet.invocation;
   const callId = inv.call_id.toLowerCase();
   const ids = [callId];
@@ -118,15 +120,20 @@ function decodeToolCall(packet: ToolCallPacket, raw: string, source: string): De
   // Fast path: JSON.parse values written back. If the producer wrote numbers differently
   // (Python's 1.0, 1e+16, big integers), re-read the args keeping the literals (SPEC §2).
   let args = canonicalArgs(inv.args as JsonValue);
+  let argsValue = inv.args as JsonValue;
   if (sha256Hex(args) !== inv.args_hash) {
     const lossless = parseLossless(raw) as { invocation?: { args?: JsonValue } } | undefined;
     const exact = lossless?.invocation?.args;
     args = exact === undefined ? args : canonicalArgs(exact);
+    argsValue = exact ?? argsValue;
     const actual = sha256Hex(args);
     if (actual !== inv.args_hash) {
       return reject('I5_args_hash', `args_hash ${inv.args_hash} does not match SHA-256 of canonical args ${actual} (I5, SPEC §2)`, 'tool_call', ids);
     }
   }
+  // I5 held for the args as sent; what is stored is what is left once secrets are out, and the
+  // stored args_hash is that text's (redacted at the edge, the same call stores the same).
+  const red = redactCall(redactor, inv, args, argsValue);
   const row = {
     call_id: callId,
     task_id: inv.task_id ?? '',
@@ -134,12 +141,12 @@ function decodeToolCall(packet: ToolCallPacket, raw: string, source: string): De
     agent_id: inv.agent_id,
     orchestrator: inv.orchestrator,
     instance_id: inv.instance_id ?? inv.orchestrator,
-    args,
-    args_hash: inv.args_hash,
+    args: red.args,
+    args_hash: red.argsHash,
     status: inv.status,
     duration_ms: inv.duration_ms,
-    result_summary: JSON.stringify(inv.result_summary),
-    error: inv.error ?? null,
+    result_summary: JSON.stringify(red.summary),
+    error: red.error,
     cost_usd: inv.cost_usd ?? null,
     tokens_used: inv.tokens_used == null ? null : JSON.stringify(inv.tokens_used),
     created_at: chCreatedAt(inv.created_at),
@@ -147,6 +154,7 @@ function decodeToolCall(packet: ToolCallPacket, raw: string, source: string): De
     source,
     // A call with an approval is fingerprinted with it: the same call_id sent again with another approval is I1.
     approval: inv.approval ? approvalText(inv.approval) : '',
+    redactions: red.redactions,
   };
   row.fingerprint = fingerprint('invocation', row);
   // Stored as sent (the read API serves this text as is): a summary with `1.0`, `-0.0` or a big
@@ -154,12 +162,12 @@ function decodeToolCall(packet: ToolCallPacket, raw: string, source: string): De
   // packets stored before this keep their identity (a redelivery is still a duplicate).
   if (hasLossyNumber(raw)) {
     const exact = (parseLossless(raw) as { invocation?: { result_summary?: JsonValue } } | undefined)?.invocation?.result_summary;
-    if (exact !== undefined) row.result_summary = stringifyLossless(exact);
+    if (exact !== undefined) row.result_summary = stringifyLossless((redactor ? redactor.call(inv.tool_id, { args: null, result_summary: exact }).result_summary : exact) as JsonValue);
   }
   return { ok: true, value: { kind: 'invocation', key: callId, row } };
 }
 
-function decodeOutput(packet: OutputArtifactPacket, raw: string, source: string): DecodeResult {
+function decodeOutput(packet: OutputArtifactPacket, raw: string, source: string, redactor: Redactor | undefined): DecodeResult {
   const out = packet.output;
   const ids = [out.output_id.toLowerCase(), out.call_id.toLowerCase()];
   const bad = (msg: string) => reject('I7_output_content', `${msg} (I7)`, 'output_artifact', ids);
@@ -196,20 +204,28 @@ function decodeOutput(packet: OutputArtifactPacket, raw: string, source: string)
   const mismatch = isValue ? null : contentTypeMismatch(out.content_type, text);
   if (mismatch) return bad(mismatch);
   const createdAt = chCreatedAt(out.created_at);
+  // I7 held for the content as sent; what is stored is the content once secrets are out, with
+  // the hash, size and sample of that.
+  const red = redactContent(redactor, out.content_type, text);
+  if (red.text !== text) {
+    text = red.text;
+    hash = sha256Hex(text);
+  }
   const row = {
     output_id: ids[0] as string,
     call_id: ids[1] as string,
     tool_id: out.tool_id,
     content_type: out.content_type,
     content_hash: hash,
-    size_bytes: size,
-    sample: out.sample ?? null,
+    size_bytes: red.changed ? utf8ByteLength(text) : size,
+    sample: red.changed && out.sample != null ? contentSample(text) : (out.sample ?? null),
     created_at: createdAt,
     fingerprint: '',
     source,
+    redactions: red.redactions,
   };
   row.fingerprint = fingerprint('output', row);
-  const content = { content_hash: hash, content_type: out.content_type, content: text, size_bytes: size, last_seen: createdAt };
+  const content = { content_hash: hash, content_type: out.content_type, content: text, size_bytes: row.size_bytes, last_seen: createdAt };
   return { ok: true, value: { kind: 'output', key: row.output_id, row, content } };
 }
 
@@ -267,6 +283,39 @@ function decodeHint(packet: OptimizationHintPacket, source: string): DecodeResul
   return { ok: true, value: { kind: 'hint', key: id, row } };
 }
 
+/** The stored args (canonical text), args_hash, summary value and error of a call, its secrets out, and where they were. */
+function redactCall(redactor: Redactor | undefined, inv: ToolInvocation, args: string, argsValue: JsonValue): { args: string; argsHash: string; summary: unknown; error: string | null; redactions: string } {
+  let out = { args, argsHash: inv.args_hash, summary: inv.result_summary as unknown, error: inv.error ?? null };
+  if (redactor) {
+    const r = redactor.call(inv.tool_id, { args: argsValue, result_summary: inv.result_summary }, args);
+    if (r.changed) {
+      const text = canonicalArgs(r.args as JsonValue);
+      out = { ...out, args: text, argsHash: sha256Hex(text), summary: r.result_summary };
+      argsValue = r.args as JsonValue;
+    }
+    if (out.error !== null) out.error = redactor.text(out.error);
+  }
+  // Placeholders never need escaping: a text without their opening holds none.
+  const where = [...(out.args.includes('[redacted:') ? placeholdersIn(argsValue, '/args') : []), ...placeholdersIn(out.error, '/error'), ...placeholdersIn(out.summary, '/result_summary')];
+  return { ...out, redactions: where.length ? JSON.stringify(where) : '' };
+}
+
+/** An output's content with its secrets out: JSON content as a value (its text stays JSON), any other as text. */
+function redactContent(redactor: Redactor | undefined, type: string, text: string): { text: string; changed: boolean; redactions: string } {
+  let value: unknown = text;
+  let out = text;
+  if (redactor && type === 'json') {
+    const r = redactor.json(JSON.parse(text) as unknown);
+    if (r.changed) out = JSON.stringify(r.value);
+    value = r.value;
+  } else if (redactor) {
+    out = redactor.text(text);
+    value = out;
+  }
+  const where = out.includes('[redacted:') ? placeholdersIn(type === 'json' && !redactor ? (JSON.parse(out) as unknown) : value, '/content') : [];
+  return { text: out, changed: out !== text, redactions: where.length ? JSON.stringify(where) : '' };
+}
+
 /** The stored text of an approval: its fields in a fixed order, approved_at in UTC with milliseconds. */
 function approvalText(a: Approval): string {
   return JSON.stringify({ approved_by: a.approved_by, approved_at: new Date(timestampMs(a.approved_at)).toISOString(), ...(a.reference === undefined ? {} : { reference: a.reference }) });
@@ -283,11 +332,13 @@ function fingerprint(kind: Accepted['kind'], row: { fingerprint: string; source:
   const fields = row as unknown as Record<string, JsonValue>;
   const key = row.approval ? `${kind}+approval` : kind;
   let keys = FIELD_ORDER.get(key);
-  if (keys === undefined || keys.count !== Object.keys(fields).length) {
+  const count = Object.keys(fields).length;
+  if (keys === undefined || keys.count !== count) {
+    // Redactions are left out: they are read off the stored values (the placeholders), not sent.
     const names = Object.keys(fields)
-      .filter((k) => k !== 'fingerprint' && k !== 'source' && !(k === 'approval' && !row.approval))
+      .filter((k) => k !== 'fingerprint' && k !== 'source' && k !== 'redactions' && !(k === 'approval' && !row.approval))
       .sort(compareCodePoints);
-    keys = { count: names.length + 2, names, written: names.map((k, i) => `${i > 0 ? ', ' : ''}${pythonJsonString(k)}: `) };
+    keys = { count, names, written: names.map((k, i) => `${i > 0 ? ', ' : ''}${pythonJsonString(k)}: `) };
     FIELD_ORDER.set(key, keys);
   }
   let text = '{';

@@ -9,6 +9,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { AppError } from '../platform/errors.ts';
+import type { RedactionPolicy } from '../schemas/redaction-policy.ts';
 import type { BatchBuffers, Columns, LineKind } from './decode-batch.ts';
 import type { RawEncoding } from './ports.ts';
 import { LineBuffer, sourceKey, type RawPacket } from './rows.ts';
@@ -47,7 +48,7 @@ export interface DecodePool {
 const ENTRY = new URL('./decode-worker-entry.mjs', import.meta.url);
 
 /** Starts `threads` decode threads; they do not keep the process alive. */
-export function createDecodePool(threads: number): DecodePool {
+export function createDecodePool(threads: number, redaction?: RedactionPolicy): DecodePool {
   type Pending = { resolve: (r: { columns: Columns; buffers: BatchBuffers }) => void; reject: (e: unknown) => void };
   const pending = new Map<number, Pending & { worker: number }>();
   const workers: Worker[] = [];
@@ -56,7 +57,7 @@ export function createDecodePool(threads: number): DecodePool {
   let closed = false;
 
   const start = (n: number): Worker => {
-    const w = new Worker(ENTRY);
+    const w = new Worker(ENTRY, { workerData: { redaction } });
     w.unref();
     w.on('message', (r: DecodeResult) => {
       const p = pending.get(r.id);

@@ -3,18 +3,21 @@
  * them with the same code as the main thread (decode-batch.ts) and sends back the columns and
  * the line buffers; typed arrays and buffers are transferred, not copied.
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
+import { Redactor, type RedactionPolicy } from '../schemas/redaction-policy.ts';
 import { ColumnsBuilder, type BatchBuffers } from './decode-batch.ts';
 import { ENCODING_CODES, type DecodeJob, type DecodeResult } from './decode-pool.ts';
 
 const port = parentPort;
 if (!port) throw new Error('decode-worker.ts runs as a worker thread');
+const policy = (workerData as { redaction?: RedactionPolicy } | null)?.redaction;
+const redactor = policy ? new Redactor(policy) : undefined;
 
 port.on('message', (job: DecodeJob) => {
   try {
     const bytes = Buffer.from(job.bytes);
     const n = job.sources.length;
-    const cols = new ColumnsBuilder(n);
+    const cols = new ColumnsBuilder(n, redactor);
     const buffers: BatchBuffers = {};
     let start = 0;
     for (let i = 0; i < n; i++) {

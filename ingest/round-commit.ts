@@ -9,6 +9,7 @@ import type { MetricsRegistry } from '../platform/metrics.ts';
 import { ContentSeen, DedupCache } from './dedup-cache.ts';
 import { FifoMap } from './fifo-map.ts';
 import type { KeyKind } from './key-filter.ts';
+import type { Redactor } from '../schemas/redaction-policy.ts';
 import type { KeyIndex } from './key-index.ts';
 import { joinParts, joinWithField, type BodyPart } from './line-join.ts';
 import type { CallsStoredListener, PacketOutcome, StoredCall } from './ports.ts';
@@ -32,6 +33,8 @@ export interface RoundCommitterDeps {
   onCallsStored?: CallsStoredListener;
   /** What is stored, as far as a filter can tell: only keys it cannot rule out are looked up. */
   keyIndex: KeyIndex;
+  /** Secrets out of quarantined packets too (their raw text is stored). */
+  redactor?: Redactor | undefined;
 }
 
 const CONTENT_REFRESH_MS = 24 * 3600 * 1000;
@@ -185,7 +188,7 @@ class RoundCommitter {
     const quarantined = await this.lookUp(r, v);
     const tasks = this.roundTasks(r, v);
     const outcomes = outcomesOf(r, v);
-    const quarantine = quarantineRows(r, v, quarantined, outcomes);
+    const quarantine = quarantineRows(r, v, quarantined, outcomes, this.deps.redactor);
     // Logged before the inserts: other writers learn the keys even if this process dies midway.
     const logged: Array<readonly [KeyKind, string]> = [];
     for (const kind of KINDS) if (kind !== 'hint') for (const key of v.fresh[kind].keys()) logged.push([kind, key]);
@@ -207,7 +210,7 @@ class RoundCommitter {
 }
 
 /** The quarantine records of the round's rejected packets not quarantined before (`quarantined`: source keys already stored). */
-function quarantineRows(r: RoundIndex, v: RoundVerdict, quarantined: Set<string>, outcomes: readonly PacketOutcome[]): Map<string, QuarantineRecord> {
+function quarantineRows(r: RoundIndex, v: RoundVerdict, quarantined: Set<string>, outcomes: readonly PacketOutcome[], redactor: Redactor | undefined): Map<string, QuarantineRecord> {
   const quarantine = new Map<string, QuarantineRecord>();
   for (const x of v.rejected) {
     const p = r.packet(x.i);
@@ -215,8 +218,18 @@ function quarantineRows(r: RoundIndex, v: RoundVerdict, quarantined: Set<string>
     // A replay that still fails is answered and recorded with the replay, not quarantined again.
     if (p.replay || quarantined.has(key)) continue;
     const o = outcomes[x.i] as PacketOutcome & { reason: { code: RejectCode; message: string } };
+    const reason = { code: o.reason.code, message: o.reason.message, packetType: o.packetType, ids: o.ids };
+    // Bytes that are not UTF-8 are kept as base64 and not redacted (no detector reads them).
+    if (redactor && (p.encoding ?? 'utf8') === 'utf8') {
+      const text = p.rawBytes ? Buffer.from(p.rawBytes.buffer, p.rawBytes.byteOffset, p.rawBytes.length).toString('utf8') : p.raw;
+      const red = redactor.packet(text);
+      if (red !== text) {
+        quarantine.set(key, { row: { ...quarantineRow(p, reason, false), raw: red } });
+        continue;
+      }
+    }
     const rawBytes = p.rawBytes;
-    quarantine.set(key, { row: quarantineRow(p, { code: o.reason.code, message: o.reason.message, packetType: o.packetType, ids: o.ids }, !rawBytes), rawBytes });
+    quarantine.set(key, { row: quarantineRow(p, reason, !rawBytes), rawBytes });
   }
   return quarantine;
 }

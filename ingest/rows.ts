@@ -30,6 +30,8 @@ export interface InvocationRow {
   source: string;
   /** The call's approval as JSON text ({approved_by, approved_at, reference?}); '' when none. */
   approval: string;
+  /** Where secrets were taken out, as JSON [{pointer, rule}] read off the stored placeholders; '' when none. */
+  redactions: string;
 }
 
 /** Row of `tool_outputs` (metadata; the content itself lives once per hash in `output_contents`). */
@@ -44,6 +46,8 @@ export interface OutputRow {
   created_at: string;
   fingerprint: string;
   source: string;
+  /** Where secrets were taken out of the content, as JSON [{pointer, rule}]; '' when none. */
+  redactions: string;
 }
 
 /** Row of `output_contents`. */
@@ -231,8 +235,9 @@ export const SEGMENT_COLUMNS = {
     'fingerprint',
     'source',
     'approval',
+    'redactions',
   ],
-  tool_outputs: ['output_id', 'call_id', 'tool_id', 'content_type', 'content_hash', 'size_bytes', 'sample', 'created_at', 'fingerprint', 'source'],
+  tool_outputs: ['output_id', 'call_id', 'tool_id', 'content_type', 'content_hash', 'size_bytes', 'sample', 'created_at', 'fingerprint', 'source', 'redactions'],
   tool_workflows: ['task_id', 'preceding_call_id', 'succeeding_call_id', 'preceding_tool_id', 'succeeding_tool_id', 'time_delta_ms', 'data_flow', 'origin', 'fingerprint', 'source'],
   workflow_optimizations: [
     'hint_id',
@@ -277,11 +282,11 @@ export function rowLine(a: Accepted): string {
   const f = tsvField;
   if (a.kind === 'invocation') {
     const r = a.row;
-    return `${r.call_id}\t${f(r.task_id)}\t${f(r.tool_id)}\t${f(r.agent_id)}\t${r.orchestrator}\t${f(r.instance_id)}\t${f(r.args)}\t${r.status}\t${r.duration_ms}\t${f(r.result_summary)}\t${f(r.error)}\t${f(r.cost_usd)}\t${f(r.tokens_used)}\t${r.created_at}\t${r.fingerprint}\t${f(r.source)}\t${f(r.approval)}\n`;
+    return `${r.call_id}\t${f(r.task_id)}\t${f(r.tool_id)}\t${f(r.agent_id)}\t${r.orchestrator}\t${f(r.instance_id)}\t${f(r.args)}\t${r.status}\t${r.duration_ms}\t${f(r.result_summary)}\t${f(r.error)}\t${f(r.cost_usd)}\t${f(r.tokens_used)}\t${r.created_at}\t${r.fingerprint}\t${f(r.source)}\t${f(r.approval)}\t${f(r.redactions)}\n`;
   }
   if (a.kind === 'output') {
     const r = a.row;
-    return `${r.output_id}\t${r.call_id}\t${f(r.tool_id)}\t${r.content_type}\t${r.content_hash}\t${r.size_bytes}\t${f(r.sample)}\t${r.created_at}\t${r.fingerprint}\t${f(r.source)}\n`;
+    return `${r.output_id}\t${r.call_id}\t${f(r.tool_id)}\t${r.content_type}\t${r.content_hash}\t${r.size_bytes}\t${f(r.sample)}\t${r.created_at}\t${r.fingerprint}\t${f(r.source)}\t${f(r.redactions)}\n`;
   }
   if (a.kind === 'hint') return hintLine(a.row);
   const r = a.row;

@@ -16,6 +16,7 @@
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { MetricsRegistry } from '../platform/metrics.ts';
+import { Redactor, type RedactionPolicy } from '../schemas/redaction-policy.ts';
 import { ColumnsBuilder, ColumnsReader, type BatchBuffers, type Columns } from './decode-batch.ts';
 import { createDecodePool, type DecodePool } from './decode-pool.ts';
 import { createKeyIndex, type KeyIndex, type KeyIndexProgress } from './key-index.ts';
@@ -50,6 +51,8 @@ export interface SegmentWriterDeps {
   minRoundPackets?: number;
   /** Decode threads (decode-pool.ts); 0 decodes on the main thread, between event-loop turns. Default 0. */
   decodeThreads?: number;
+  /** The deployment's redaction: secrets out of every row before it is written (issue 30); absent: none. */
+  redaction?: RedactionPolicy;
   /** Calls whose task is remembered to stamp their outputs; default 200,000 (~30 MB). */
   callTaskEntries?: number;
   /** Told of the calls each commit round wrote (budget spend); see ports.ts. */
@@ -92,6 +95,7 @@ class BatchWriter implements SegmentWriter {
   private readonly maxRound: number;
   private readonly minRound: number;
   private readonly pool: DecodePool | undefined;
+  private readonly redactor: Redactor | undefined;
   /** Decoded batches waiting for a commit round, in call order. */
   private readonly queue: Decoded[] = [];
   private committing = false;
@@ -111,6 +115,7 @@ class BatchWriter implements SegmentWriter {
     });
     this.maxRound = deps.maxRoundPackets ?? 100_000;
     this.minRound = Math.min(deps.minRoundPackets ?? 50_000, this.maxRound);
+    this.redactor = deps.redaction ? new Redactor(deps.redaction) : undefined;
     this.commitRound = createRoundCommitter({
       clickhouse: deps.clickhouse,
       metrics: deps.metrics,
@@ -118,8 +123,9 @@ class BatchWriter implements SegmentWriter {
       callTaskEntries: deps.callTaskEntries ?? 200_000,
       keyIndex: this.keyIndex,
       ...(deps.onCallsStored ? { onCallsStored: deps.onCallsStored } : {}),
+      redactor: this.redactor,
     });
-    this.pool = deps.decodeThreads ? createDecodePool(deps.decodeThreads) : undefined;
+    this.pool = deps.decodeThreads ? createDecodePool(deps.decodeThreads, deps.redaction) : undefined;
   }
 
   ready(): Promise<void> {
@@ -209,7 +215,7 @@ class BatchWriter implements SegmentWriter {
   private decodeSlice(job: DecodeJob): void {
     const b = job.d.batch;
     const to = Math.min(job.at + DECODE_SLICE, b.length);
-    job.builder ??= new ColumnsBuilder(b.length);
+    job.builder ??= new ColumnsBuilder(b.length, this.redactor);
     for (let i = job.at; i < to; i++) {
       const p = b[i] as RawPacket;
       job.builder.decode(i, p.raw, p.bytes, sourceKey(p.source), this.deps.maxPacketBytes, job.d.buffers, p.encoding);

@@ -35,6 +35,40 @@ const apiKeysSchema = z
     return keys;
   });
 
+/** A JSON value from one variable, checked by `schema`; the variable's name in every message. */
+const jsonFromEnv = <T extends z.ZodType>(name: string, schema: T) =>
+  z
+    .string()
+    .optional()
+    .transform((raw, ctx): z.infer<T> | undefined => {
+      if (raw === undefined || raw.trim() === '') return undefined;
+      let value: unknown;
+      try {
+        value = JSON.parse(raw);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: `${name} is not JSON: ${(err as Error).message}` });
+        return z.NEVER;
+      }
+      const r = schema.safeParse(value);
+      if (r.success) return r.data as z.infer<T>;
+      ctx.addIssue({ code: 'custom', message: `${name}: ${r.error.issues.map((i) => `${i.path.join('.') || '(value)'}: ${i.message}`).join('; ')}` });
+      return z.NEVER;
+    });
+
+const redactionPathsSchema = z.record(z.string().min(1), z.array(z.string().regex(/^(args|result_summary)(\.[^.]+)+$/, 'a path starts with args. or result_summary.')));
+const redactionPatternsSchema = z.array(
+  z
+    .object({ rule: z.string().regex(/^[a-z0-9_]{1,40}$/, 'a rule is lower-case letters, digits and _'), pattern: z.string().min(1), flags: z.string().regex(/^[imsu]*$/).optional() })
+    .refine((p) => {
+      try {
+        new RegExp(p.pattern, p.flags);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'pattern is not a valid regular expression'),
+);
+
 /** Scopes an API key may carry (SPEC §7): `admin` changes configuration: tool manifests (PUT /v1/manifests) and budgets (PUT /v1/budgets). */
 export const API_SCOPES = ['ingest', 'read', 'admin'] as const;
 export type ApiScope = (typeof API_SCOPES)[number];
@@ -73,6 +107,11 @@ const envSchema = z.object({
   INGEST_PARTITIONS_CONCURRENCY: intFromEnv(3, 1),
   INGEST_CONSUMERS: intFromEnv(2, 1),
   INGEST_DECODE_THREADS: intFromEnv(1, 0),
+  REDACTION: z.enum(['on', 'off']).default('on'),
+  REDACTION_KEY: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+  REDACTION_EMAIL: flag(false),
+  REDACTION_PATHS: jsonFromEnv('REDACTION_PATHS', redactionPathsSchema),
+  REDACTION_PATTERNS: jsonFromEnv('REDACTION_PATTERNS', redactionPatternsSchema),
 
   RETENTION_INVOCATIONS_DAYS: intFromEnv(90, 1),
   RETENTION_OUTPUTS_DAYS: intFromEnv(30, 1),
@@ -187,6 +226,18 @@ export interface Config {
     decodeThreads: number;
     /** `serve` with Kafka also consumes (off where separate `tool-audit ingest` workers run). */
     workerInProcess: boolean;
+  };
+  /**
+   * Secrets out of every row before it is written (issue 30). `key`: REDACTION_KEY, or (undefined)
+   * the key file the process keeps in its state folder (cli/redaction-key.ts).
+   */
+  redaction: {
+    enabled: boolean;
+    key: string | undefined;
+    email: boolean;
+    /** Paths replaced whole, per tool_id (`*`: every tool), from the call's fields: `args.password`. */
+    paths: Record<string, string[]>;
+    patterns: Array<{ rule: string; source: string; flags?: string }>;
   };
   /** Apply migrations at start (off for processes whose ClickHouse user may not run DDL). */
   migrateOnStart: boolean;
@@ -337,6 +388,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         consumers: e.INGEST_CONSUMERS,
         decodeThreads: e.INGEST_DECODE_THREADS,
         workerInProcess: e.INGEST_WORKER_IN_PROCESS,
+      },
+      redaction: {
+        enabled: e.REDACTION === 'on',
+        key: e.REDACTION_KEY,
+        email: e.REDACTION_EMAIL,
+        paths: e.REDACTION_PATHS ?? {},
+        patterns: (e.REDACTION_PATTERNS ?? []).map((p) => ({ rule: p.rule, source: p.pattern, ...(p.flags ? { flags: p.flags } : {}) })),
       },
       migrateOnStart: e.MIGRATE_ON_START,
       watchdogMs: e.WATCHDOG_TIMEOUT_MS,

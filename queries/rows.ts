@@ -19,8 +19,8 @@ export const INVOCATION_COLUMNS = `call_id, task_id, tool_id, agent_id, orchestr
   args, args_hash, status, duration_ms, result_summary, error, cost_usd, tokens_used,
   ${ERROR_CATEGORY_SQL} AS error_category, toUnixTimestamp64Milli(created_at) AS created_ms`;
 
-/** {@link INVOCATION_COLUMNS} and the call's approval: the task view's list (it reads the table by task; the per-tool routes read the by_tool projection, which has no approval). */
-export const TASK_INVOCATION_COLUMNS = `${INVOCATION_COLUMNS}, approval`;
+/** {@link INVOCATION_COLUMNS}, the call's approval and redactions: the task view's list (it reads the table by task; the per-tool routes read the by_tool projection, which has neither). */
+export const TASK_INVOCATION_COLUMNS = `${INVOCATION_COLUMNS}, approval, redactions`;
 
 /** An invocation as the query returns it. */
 export interface InvocationReadRow {
@@ -42,6 +42,8 @@ export interface InvocationReadRow {
   created_ms: number;
   /** Only with {@link TASK_INVOCATION_COLUMNS}: the approval's JSON text, '' when none. */
   approval?: string;
+  /** Only with {@link TASK_INVOCATION_COLUMNS}: where secrets were replaced, JSON text, '' when none. */
+  redactions?: string;
 }
 
 function jsonObject(text: string): RawJson | Record<string, unknown> {
@@ -81,6 +83,7 @@ export function toInvocation(r: InvocationReadRow, expensiveThresholdUsd: number
     tokens_used: r.tokens_used === null ? null : jsonObject(r.tokens_used),
     created_at: isoTime(r.created_ms),
     ...(r.approval === undefined ? {} : { approval: r.approval === '' ? null : (JSON.parse(r.approval) as NonNullable<Invocation['approval']>) }),
+    ...(r.redactions === undefined ? {} : { redactions: r.redactions === '' ? [] : (JSON.parse(r.redactions) as NonNullable<Invocation['redactions']>) }),
   };
 }
 

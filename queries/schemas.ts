@@ -48,6 +48,10 @@ export const invocationSchema = z.strictObject({
     .nullable()
     .optional()
     .describe('the human approval the call ran under (null: none); in the task view, where M9 findings are read beside it'),
+  redactions: z
+    .array(z.strictObject({ pointer: z.string().describe('JSON Pointer into the call: /args…, /result_summary…, /error'), rule: z.string().describe('the detector (aws_access_key, bearer_token, …), path for a configured path, or a custom rule') }))
+    .optional()
+    .describe('where secrets were replaced by placeholders [redacted:<rule>:<16 hex>] before the call was stored (empty: none); in the task view'),
 });
 export type Invocation = z.infer<typeof invocationSchema>;
 

@@ -101,9 +101,17 @@ export function secretMark(key: string | Uint8Array, rule: string, secret: strin
   return `[redacted:${rule}:${createHmac('sha256', key).update(secret, 'utf8').digest('hex').slice(0, 16)}]`;
 }
 
-/** `text` with every secret replaced by `mark(rule, secret)`, and the rules that fired (each once, in order). */
+/** A placeholder {@link secretMark} made: redacting it again must leave it as it is. */
+export const PLACEHOLDER_TEXT = /\[redacted:[a-z0-9_]+:[0-9a-f]{16}\]/g;
+
+/**
+ * `text` with every secret replaced by `mark(rule, secret)`, and the rules that fired (each once,
+ * in order). Placeholders already in it are left alone (none of their digits is a card number):
+ * redacting twice — at the emitter, then at ingest — gives the text redacting once gave.
+ */
 export function redactString(text: string, mark: (rule: string, secret: string) => string, o: DetectOptions = {}): { text: string; rules: string[] } {
-  const hits = findSecrets(text, o);
+  const marks = text.includes('[redacted:') ? [...text.matchAll(PLACEHOLDER_TEXT)].map((m) => [m.index, m.index + m[0].length] as const) : [];
+  const hits = findSecrets(text, o).filter((h) => !marks.some(([s, e]) => h.start < e && s < h.end));
   if (hits.length === 0) return { text, rules: [] };
   let out = '';
   let at = 0;

@@ -5,7 +5,10 @@
  * it. Pure; the placeholder comes from the caller (secretMark with the deployment's key), so the
  * emitters, the MCP gateway and ingest redact the same value to the same text.
  */
-import { redactString, type DetectOptions } from './secret-detectors.ts';
+import { PLACEHOLDER_TEXT, redactString, type DetectOptions } from './secret-detectors.ts';
+
+const WHOLE_PLACEHOLDER = new RegExp(`^${PLACEHOLDER_TEXT.source}$`);
+const isPlaceholder = (s: string) => WHOLE_PLACEHOLDER.test(s);
 
 /** One redaction: where (a JSON Pointer into the value) and by which rule (`path` for a configured path). */
 export interface Redaction {
@@ -41,7 +44,8 @@ export function redactJson(value: unknown, mark: (rule: string, secret: string) 
   const paths = (o.paths ?? []).map((p) => p.split('.'));
   const redactions: Redaction[] = [];
   const walk = (v: Json, at: string[]): Json => {
-    if (at.length > 0 && paths.some((p) => pathMatches(p, at))) {
+    // A value that is a placeholder already (redacted by the emitter) stays as it is.
+    if (at.length > 0 && paths.some((p) => pathMatches(p, at)) && !(typeof v === 'string' && isPlaceholder(v))) {
       redactions.push({ pointer: pointerOf(at), rule: 'path' });
       return mark('path', typeof v === 'string' ? v : JSON.stringify(v));
     }
@@ -51,7 +55,8 @@ export function redactJson(value: unknown, mark: (rule: string, secret: string) 
       return r.text;
     }
     if (Array.isArray(v)) return v.map((x, i) => walk(x, [...at, String(i)]));
-    if (v !== null && typeof v === 'object') {
+    // Only plain objects are walked: a RawNumber of the lossless parser is a number, kept as it is.
+    if (v !== null && typeof v === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(v) as object | null)) {
       const out: { [k: string]: Json } = {};
       // defineProperty: a key `__proto__` (JSON.parse makes it an own key) stays a key.
       for (const [k, x] of Object.entries(v)) Object.defineProperty(out, k, { value: walk(x, [...at, k]), enumerable: true, writable: true, configurable: true });

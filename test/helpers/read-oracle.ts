@@ -97,8 +97,8 @@ export function oracle(w: Workload) {
       const ids = new Set(calls.map((c) => c.call_id));
       const deps = w.dependencies.filter((d) => d.task_id === task && (ids.has(d.preceding_call_id) || ids.has(d.succeeding_call_id)));
       return {
-        // The task view also serves each call's approval (none in this workload).
-        invocations: calls.map((c) => ({ ...apiInvocation(c), approval: null })),
+        // The task view also serves each call's approval and redactions (none in this workload).
+        invocations: calls.map((c) => ({ ...apiInvocation(c), approval: null, redactions: [] })),
         dependencies: deps.map((d) => ({ ...d, origin: 'emitted' })),
         outputs: w.outputs.filter((o) => ids.has(o.call_id)).map(apiOutput),
         edges: deps

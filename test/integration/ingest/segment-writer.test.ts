@@ -59,10 +59,10 @@ describe('segment writer on real ClickHouse', () => {
         JSON.stringify(r),
       );
     const invCols =
-      'toString(call_id) AS call_id, task_id, tool_id, agent_id, toString(orchestrator) AS orchestrator, instance_id, args, args_hash, toString(status) AS status, duration_ms, result_summary, error, cost_usd, tokens_used, toString(created_at) AS created_at, fingerprint, source, approval';
+      'toString(call_id) AS call_id, task_id, tool_id, agent_id, toString(orchestrator) AS orchestrator, instance_id, args, args_hash, toString(status) AS status, duration_ms, result_summary, error, cost_usd, tokens_used, toString(created_at) AS created_at, fingerprint, source, approval, redactions';
     expect((await got('tool_invocations', invCols)).sort()).toEqual(want('invocation').sort());
     const outCols =
-      'toString(output_id) AS output_id, toString(call_id) AS call_id, tool_id, toString(content_type) AS content_type, content_hash, size_bytes, sample, toString(created_at) AS created_at, fingerprint, source';
+      'toString(output_id) AS output_id, toString(call_id) AS call_id, tool_id, toString(content_type) AS content_type, content_hash, size_bytes, sample, toString(created_at) AS created_at, fingerprint, source, redactions';
     expect((await got('tool_outputs', outCols)).sort()).toEqual(want('output').sort());
     const depCols =
       'task_id, toString(preceding_call_id) AS preceding_call_id, toString(succeeding_call_id) AS succeeding_call_id, preceding_tool_id, succeeding_tool_id, time_delta_ms, data_flow, toString(origin) AS origin, fingerprint, source';

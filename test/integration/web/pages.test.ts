@@ -213,6 +213,30 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     await page.close();
   });
 
+  it('keeps secrets sent over HTTP out of the task view and its page, and shows where they were', async () => {
+    const secret = 'AKIAIOSFODNN7EXAMPLE';
+    const token = `ghp_${'Q1w2E3r4T5'.repeat(4)}`;
+    const call = toolCall({ created_at: new Date(Date.now() - 30_000).toISOString(), args: { query: `rotate ${secret}`, headers: { auth: `token ${token}` } } }, 'with-secrets');
+    const res = await fetch(`${server.url}/v1/packets`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify([call]) });
+    expect(res.status).toBe(200);
+    const view = await api<{ invocations: Array<{ args: { query: string }; redactions: unknown }> }>('/v1/tasks/with-secrets');
+    expect(JSON.stringify(view)).not.toContain(secret);
+    expect(JSON.stringify(view)).not.toContain(token);
+    expect(view.invocations[0]?.args.query).toMatch(/^rotate \[redacted:aws_access_key:[0-9a-f]{16}\]$/);
+    expect(view.invocations[0]?.redactions).toEqual([
+      { pointer: '/args/headers/auth', rule: 'github_token' },
+      { pointer: '/args/query', rule: 'aws_access_key' },
+    ]);
+    const page = await authed.newPage();
+    await open(page, `/tasks/with-secrets?call=${call.call_id}`);
+    const shown = await page.getByTestId('redactions').textContent();
+    expect(shown).toBe('/args/headers/auth (github_token), /args/query (aws_access_key)');
+    const text = (await page.content()) + ((await page.locator('body').textContent()) ?? '');
+    expect(text).not.toContain(secret);
+    expect(text).not.toContain(token);
+    await page.close();
+  });
+
   it('answers every page URL with the app (deep links), and an unknown one inside the app with "Not found"', async () => {
     for (const path of ['/', '/tasks', '/tools', '/waste', '/tools/search_web', '/tasks/no-such-task']) {
       const res = await fetch(`${server.url}${path}`);

@@ -51,6 +51,7 @@ export function callDetail(model: TaskModel, bar: Bar | undefined, select: (inde
       ['error', c.error ?? '–'],
       ['error category', c.error_category ?? '–'],
       ['approval', c.approval ? `${c.approval.approved_by} at ${formatTime(c.approval.approved_at)}${c.approval.reference ? ` (${c.approval.reference})` : ''}` : '–'],
+      ['redacted', c.redactions?.length ? el('span', { 'data-testid': 'redactions' }, ...c.redactions.flatMap((r, i) => [i > 0 ? ', ' : '', el('code', {}, r.pointer), ` (${r.rule})`])) : '–'],
     ]),
     bar.violations.length
       ? el('section', { class: 'violations' }, el('h3', {}, 'Violations'), el('ul', {}, ...bar.violations.map((v) => el('li', {}, el('strong', {}, v.invariant), ` ${v.detail}`))))

@@ -1,0 +1,164 @@
+/**
+ * A deployment's redaction policy, applied the same way by every entry path (issue 30): the
+ * TypeScript emitter and the MCP gateway before a packet leaves the agent's process, ingest as the
+ * safety net for producers that do not redact. Pure (the placeholder's HMAC is node:crypto, no
+ * I/O). A policy is plain data — the key, options and pattern sources — so it crosses into decode
+ * threads as it is.
+ *
+ * What is stored records where secrets were taken out by the placeholders themselves
+ * (`[redacted:<rule>:<16 hex>]`, {@link placeholdersIn}): a call redacted by its emitter and the same
+ * call redacted at ingest store the same text, so they have the same args_hash and fingerprint,
+ * dedup together, and list the same redactions.
+ */
+import { canonicalArgs, type JsonValue } from './canonical-json.ts';
+import { contentSample, sha256Hex, utf8ByteLength } from './hashing.ts';
+import { findSecrets, redactString, secretMark, type DetectOptions } from './secret-detectors.ts';
+import { redactJson, type Redaction } from './secret-redaction.ts';
+
+/** What to redact and with which key. */
+export interface RedactionPolicy {
+  /** HMAC key of the placeholders: the same in every process that redacts, emitters included. */
+  key: string;
+  /** E-mail addresses too (off by default: personal data rather than a credential). */
+  email?: boolean;
+  /**
+   * Values replaced whole, per tool_id (`*`: every tool), as dot paths from the call's fields:
+   * `args.password`, `args.headers.*`, `result_summary.token`.
+   */
+  paths?: Readonly<Record<string, readonly string[]>>;
+  /** Patterns of one's own: the whole match is the secret. */
+  patterns?: ReadonlyArray<{ rule: string; source: string; flags?: string }>;
+}
+
+/** A stored placeholder; group 1 is its rule (secret-detectors.ts's PLACEHOLDER_TEXT, with the rule captured). */
+export const PLACEHOLDER = /\[redacted:([a-z0-9_]+):[0-9a-f]{16}\]/g;
+
+/**
+ * Where the placeholders in a value are, by rule: each (pointer, rule) once, sorted by pointer
+ * then rule — not in the value's key order, which differs between producers of the same call.
+ */
+export function placeholdersIn(value: unknown, at = ''): Redaction[] {
+  const out: Redaction[] = [];
+  const seen = new Set<string>();
+  const walk = (v: unknown, pointer: string): void => {
+    if (typeof v === 'string') {
+      if (!v.includes('[redacted:')) return;
+      for (const m of v.matchAll(PLACEHOLDER)) {
+        const id = `${pointer}\u0000${m[1] as string}`;
+        if (!seen.has(id)) out.push({ pointer, rule: m[1] as string });
+        seen.add(id);
+      }
+    } else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${pointer}/${i}`));
+    else if (v !== null && typeof v === 'object' && isPlain(v)) {
+      for (const [k, x] of Object.entries(v)) walk(x, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+    }
+  };
+  walk(value, at);
+  return out.sort((x, y) => (x.pointer === y.pointer ? cmp(x.rule, y.rule) : cmp(x.pointer, y.pointer)));
+}
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+const isPlain = (v: object) => {
+  const proto = Object.getPrototypeOf(v) as unknown;
+  return proto === Object.prototype || proto === null;
+};
+
+/** Applies a {@link RedactionPolicy}. */
+export class Redactor {
+  private readonly detect: DetectOptions;
+  private readonly mark: (rule: string, secret: string) => string;
+
+  constructor(readonly policy: RedactionPolicy) {
+    this.detect = { email: policy.email ?? false, custom: (policy.patterns ?? []).map((p) => ({ rule: p.rule, pattern: new RegExp(p.source, p.flags ?? '') })) };
+    this.mark = (rule, secret) => secretMark(policy.key, rule, secret);
+  }
+
+  /** A text with its secrets replaced; the same text when it holds none. */
+  text(s: string): string {
+    return redactString(s, this.mark, this.detect).text;
+  }
+
+  /**
+   * The call's args and result summary with their secrets replaced and the tool's paths replaced
+   * whole; `changed` false (and the same objects) when nothing was. `json` is the args' JSON text
+   * when the caller has it: with no backslash in it, a string's text is verbatim in it, so a text
+   * with no secret and a tool with no paths skip the walk.
+   */
+  call(toolId: string, fields: { args: unknown; result_summary: unknown }, json?: string): { args: unknown; result_summary: unknown; changed: boolean } {
+    const paths = [...(this.policy.paths?.['*'] ?? []), ...(this.policy.paths?.[toolId] ?? [])];
+    const unchanged = { ...fields, changed: false };
+    if (paths.length === 0 && json !== undefined && !json.includes('\\') && findSecrets(json, this.detect).length === 0) {
+      const summary = JSON.stringify(fields.result_summary) ?? '';
+      if (!summary.includes('\\') && findSecrets(summary, this.detect).length === 0) return unchanged;
+    }
+    const r = redactJson(fields, this.mark, { ...this.detect, paths });
+    if (r.redactions.length === 0) return unchanged;
+    const v = r.value as { args: unknown; result_summary: unknown };
+    return { args: v.args, result_summary: v.result_summary, changed: true };
+  }
+
+  /** A JSON value (an output's content) with its secrets replaced; `changed` false when none. */
+  json(value: unknown): { value: unknown; changed: boolean } {
+    const r = redactJson(value, this.mark, this.detect);
+    return r.redactions.length === 0 ? { value, changed: false } : { value: r.value, changed: true };
+  }
+
+  /**
+   * A quarantined packet's text with its secrets out, the text as sent when it holds none. A JSON
+   * packet is redacted as a value, and where its args_hash (or an output's content_hash, size and
+   * sample) matched what it carried, they are made to match what is left: replaying the stored
+   * bytes as they are then judges the packet as its emitter would have sent it redacted. Text that
+   * is not JSON is redacted as text.
+   */
+  packet(text: string): string {
+    let packet: unknown;
+    try {
+      packet = JSON.parse(text);
+    } catch {
+      return this.text(text);
+    }
+    if (!isObject(packet)) return this.text(text);
+    let changed = this.quarantinedCall(packet.invocation);
+    changed = this.quarantinedContent(packet) || changed;
+    const rest = this.json(packet);
+    return changed || rest.changed ? JSON.stringify(rest.value) : text;
+  }
+
+  private quarantinedCall(inv: unknown): boolean {
+    if (!isObject(inv)) return false;
+    const hashOf = (args: unknown) => {
+      try {
+        return sha256Hex(canonicalArgs(args as JsonValue));
+      } catch {
+        return undefined;
+      }
+    };
+    const held = typeof inv.args_hash === 'string' && hashOf(inv.args) === inv.args_hash;
+    const r = this.call(typeof inv.tool_id === 'string' ? inv.tool_id : '', { args: inv.args, result_summary: inv.result_summary });
+    if (!r.changed) return false;
+    inv.args = r.args;
+    inv.result_summary = r.result_summary;
+    if (held) inv.args_hash = hashOf(r.args);
+    return true;
+  }
+
+  private quarantinedContent(packet: Record<string, unknown>): boolean {
+    const out = packet.output;
+    if (!isObject(out) || packet.content === undefined) return false;
+    const textOf = (c: unknown) => (typeof c === 'string' ? c : JSON.stringify(c));
+    const before = textOf(packet.content);
+    const red = typeof packet.content === 'string' ? this.text(packet.content) : this.json(packet.content).value;
+    const after = textOf(red);
+    if (after === before) return false;
+    if (out.content_hash === sha256Hex(before)) {
+      out.content_hash = sha256Hex(after);
+      out.size_bytes = utf8ByteLength(after);
+      if (typeof out.sample === 'string') out.sample = contentSample(after);
+    }
+    packet.content = red;
+    return true;
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
