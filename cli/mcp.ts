@@ -157,7 +157,11 @@ export async function mcp(argv: string[]): Promise<void> {
 }
 
 function emitterOf(args: McpArgs, config: Config, url: string | undefined, logger: Logger): AuditEmitter {
-  const common = { orchestrator: args.orchestrator, agentId: args.agentId ?? 'mcp-client', instanceId: args.instanceId, logger, buffer: { maxBuffered: args.bufferPackets } };
+  // Secrets leave the agent's machine only as placeholders when the gateway knows the server's
+  // key (REDACTION_KEY); without it the server's ingest takes them out before anything is stored.
+  const r = config.redaction;
+  const redaction = r.enabled && r.key ? { redaction: { key: r.key, email: r.email, paths: r.paths, patterns: r.patterns } } : {};
+  const common = { orchestrator: args.orchestrator, agentId: args.agentId ?? 'mcp-client', instanceId: args.instanceId, logger, buffer: { maxBuffered: args.bufferPackets }, ...redaction };
   const budget = args.budgetUsd === undefined ? undefined : { projectedCostUsd: args.budgetUsd, onUnavailable: args.budgetUnavailable, timeoutMs: args.budgetTimeoutMs, ...(url ? { url, apiKey: config.client.apiKey } : {}) };
   if (budget && !url) throw new AppError('CONFIG_INVALID', '--check-budget asks a tool-audit server: set TOOL_AUDIT_URL or --url', { retryable: false });
   if (url) return createAuditEmitter({ ...common, http: { url, apiKey: config.client.apiKey }, budget });

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MinimalLogger } from '../platform/minimal-logger.ts';
+import { Redactor, type RedactionPolicy } from '../schemas/redaction-policy.ts';
 import { parseName, parseOrchestrator, type Orchestrator, type ToolStatus } from '../schemas/vocabulary.ts';
 import { PacketBuffer, type BufferOptions, type BufferStats } from './buffer.ts';
 import { createHttpTransport, type HttpTransportOptions } from './http-transport.ts';
@@ -49,6 +50,13 @@ export interface AuditEmitterOptions {
    * budget.url): a deny rejects invoke with {@link BudgetDeniedError} and the tool does not run.
    */
   budget?: BudgetCheckOptions;
+  /**
+   * Take secrets out before a packet leaves this process (issue 30): args, result summary, error
+   * and output content, each secret replaced by `[redacted:<rule>:<HMAC>]`. `key` must be the
+   * server's REDACTION_KEY, so the same secret gives the same placeholder wherever it is redacted;
+   * `paths` and `patterns` as the server's REDACTION_PATHS and REDACTION_PATTERNS.
+   */
+  redaction?: RedactionPolicy;
   /**
    * Where delivery trouble is reported: pino, console or any {error, warn, info, debug} taking
    * (fields, message); default nowhere (stats() always counts it).
@@ -194,7 +202,9 @@ class Emitter {
     this.defaultAgent = parseName(options.agentId, 'agentId');
     this.instanceId = parseName(options.instanceId ?? this.orchestrator, 'instanceId');
     this.logger = options.logger;
-    this.buffer = new PacketBuffer<Queued>(transportOf(options), encode, options.buffer, options.logger);
+    if (options.redaction !== undefined && !(typeof options.redaction.key === 'string' && options.redaction.key.length >= 16)) throw new TypeError('redaction.key must be a string of at least 16 characters (the server\'s REDACTION_KEY)');
+    const redactor = options.redaction ? new Redactor(options.redaction) : undefined;
+    this.buffer = new PacketBuffer<Queued>(transportOf(options), (q) => encode(q, redactor), options.buffer, options.logger);
     this.budget = options.budget ? new BudgetChecker(options.budget, options.http) : undefined;
   }
 
@@ -359,9 +369,9 @@ function transportOf(options: AuditEmitterOptions): PacketTransport {
   return createKafkaTransport({ logger: options.logger, ...kafka });
 }
 
-function encode(q: Queued): string {
-  if (!q.output) return encodeToolCall(q.rec);
-  const packet = encodeOutputArtifact(q.rec, randomUUID());
+function encode(q: Queued, redactor: Redactor | undefined): string {
+  if (!q.output) return encodeToolCall(q.rec, redactor);
+  const packet = encodeOutputArtifact(q.rec, randomUUID(), redactor);
   if (packet === undefined) throw new Error('output_artifact queued for a call without content');
   return packet;
 }

@@ -4,6 +4,7 @@
  * the background flusher.
  */
 import type { JsonValue } from '../schemas/canonical-json.ts';
+import type { Redactor } from '../schemas/redaction-policy.ts';
 import { argsHash, describeContent, sha256Hex } from '../schemas/hashing.ts';
 import { MAX_APPROVAL_REFERENCE, MAX_NAME_LENGTH, type ContentType, type Orchestrator, type ToolStatus } from '../schemas/vocabulary.ts';
 
@@ -122,10 +123,23 @@ export function packetKey(rec: Pick<InvocationRecord, 'taskId' | 'callId'>): str
 }
 
 /** Serializes the tool_call packet of a record. */
-export function encodeToolCall(rec: InvocationRecord): string {
+export function encodeToolCall(rec: InvocationRecord, redactor?: Redactor): string {
   const o = rec.outcome;
-  const canonical = rec.argsCanonical;
-  const args = (canonical === undefined ? JSON.parse(rec.argsJson) : {}) as Record<string, JsonValue>;
+  let canonical = rec.argsCanonical;
+  let args = (canonical === undefined ? JSON.parse(rec.argsJson) : {}) as Record<string, JsonValue>;
+  let summary = JSON.parse(o.resultSummaryJson) as Record<string, unknown>;
+  let error = o.status === 'success' ? null : clampError(o.error || o.status);
+  if (redactor) {
+    // Args kept as the producer wrote them (canonical) are redacted as values: their number
+    // literals are rewritten only when a secret was found.
+    const r = redactor.call(rec.toolId, { args: canonical === undefined ? args : (JSON.parse(canonical) as unknown), result_summary: summary }, canonical ?? rec.argsJson);
+    if (r.changed) {
+      args = r.args as Record<string, JsonValue>;
+      summary = r.result_summary as Record<string, unknown>;
+      canonical = undefined;
+    }
+    if (error !== null) error = redactor.text(error);
+  }
   const invocation: WireInvocation = {
     call_id: rec.callId,
     task_id: rec.taskId,
@@ -138,8 +152,8 @@ export function encodeToolCall(rec: InvocationRecord): string {
     args_hash: canonical === undefined ? argsHash(args) : sha256Hex(canonical),
     status: o.status,
     duration_ms: Math.max(0, Math.round(rec.durationMs)),
-    result_summary: JSON.parse(o.resultSummaryJson) as Record<string, unknown>,
-    error: o.status === 'success' ? null : clampError(o.error || o.status),
+    result_summary: summary,
+    error,
     cost_usd: o.costUsd,
     tokens_used: o.tokensUsed,
     created_at: new Date(rec.createdAtMs).toISOString(),
@@ -151,9 +165,16 @@ export function encodeToolCall(rec: InvocationRecord): string {
 }
 
 /** Serializes the output_artifact packet of a successful record with content, else undefined. */
-export function encodeOutputArtifact(rec: InvocationRecord, outputId: string): string | undefined {
-  const c = rec.outcome.content;
+export function encodeOutputArtifact(rec: InvocationRecord, outputId: string, redactor?: Redactor): string | undefined {
+  let c = rec.outcome.content;
   if (rec.outcome.status !== 'success' || !c) return undefined;
+  if (redactor && c.embed) {
+    // JSON content stays JSON: redacted as a value, rewritten only when a secret was found.
+    const r = redactor.json(JSON.parse(c.text) as unknown);
+    if (r.changed) c = { ...c, text: JSON.stringify(r.value) };
+  } else if (redactor) {
+    c = { ...c, text: redactor.text(c.text) };
+  }
   const output = {
     output_id: outputId,
     call_id: rec.callId,

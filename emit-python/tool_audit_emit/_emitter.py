@@ -21,6 +21,7 @@ from typing import Any, Callable, Dict, Iterator, Optional
 
 from ._budget import BudgetChecker, BudgetDeniedError
 from ._buffer import PacketBuffer
+from ._redact import Redactor
 from ._packets import MAX_NAME, ORCHESTRATORS, Outcome, Record, canonical_args, encode_output_artifact, encode_tool_call, wire_approval
 from ._result import caller_value, failure_outcome, read_result
 from ._transports import HttpTransport, KafkaTransport
@@ -131,6 +132,7 @@ class AuditEmitter:
         max_attempts: Optional[int] = None,
         close_timeout_s: float = 5.0,
         budget: Optional[Dict[str, Any]] = None,
+        redaction: Optional[Dict[str, Any]] = None,
     ) -> None:
         if orchestrator not in ORCHESTRATORS:
             raise ValueError(f"orchestrator must be one of {', '.join(ORCHESTRATORS)}; got {orchestrator!r}")
@@ -147,7 +149,10 @@ class AuditEmitter:
         # budget={"projected_cost_usd": float or fn(args, tool_id), "on_unavailable": "allow"|"deny",
         #         "timeout_s": 0.05, "url"/"api_key": default the http transport's}
         self._budget = BudgetChecker(server=http, **budget) if budget is not None else None
-        self._buffer = PacketBuffer(transport, _encode, max_buffered=max_buffered, max_batch=max_batch, linger_s=linger_s, retry_max_s=retry_max_s, max_attempts=max_attempts)
+        # redaction={"key": the server's REDACTION_KEY, "email"?, "paths"?, "patterns"?}: secrets
+        # leave this process only as placeholders (ValueError at once for a bad policy).
+        redactor = Redactor(redaction) if redaction is not None else None
+        self._buffer = PacketBuffer(transport, lambda item: _encode(item, redactor), max_buffered=max_buffered, max_batch=max_batch, linger_s=linger_s, retry_max_s=retry_max_s, max_attempts=max_attempts)
         self._clock = threading.Lock()
         self._last_ms = 0
         _live.add(self)
@@ -314,11 +319,11 @@ def _with_deadline(fn: Callable[..., Any], a: Any, kw: Any, timeout_s: float, ca
     return box["value"]
 
 
-def _encode(item: Any) -> str:
+def _encode(item: Any, redactor: Optional[Redactor] = None) -> str:
     rec, output = item
     if not output:
-        return encode_tool_call(rec)
-    packet = encode_output_artifact(rec)
+        return encode_tool_call(rec, redactor)
+    packet = encode_output_artifact(rec, redactor)
     if packet is None:
         raise ValueError("output_artifact queued for a call without content")
     return packet

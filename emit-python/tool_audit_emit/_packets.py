@@ -115,10 +115,17 @@ def iso_ms(epoch_ms: int) -> str:
     return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{epoch_ms % 1000:03d}Z"
 
 
-def encode_tool_call(rec: Record) -> str:
-    """The tool_call packet of a record, as JSON text."""
+def encode_tool_call(rec: Record, redactor: Any = None) -> str:
+    """The tool_call packet of a record, as JSON text; with a redactor (_redact.py), its secrets out."""
     o = rec.outcome
     error = None if o.status == "success" else (o.error or o.status)[:MAX_ERROR]
+    args_json, summary = rec.args_json, _object(o.result_summary)
+    if redactor is not None:
+        args, red_summary, changed = redactor.call(rec.tool_id, json.loads(args_json), summary)
+        if changed:
+            args_json, summary = canonical_args(args), red_summary
+        if error is not None:
+            error = redactor.text(error)
     invocation = {
         "call_id": rec.call_id,
         "task_id": rec.task_id,
@@ -126,10 +133,10 @@ def encode_tool_call(rec: Record) -> str:
         "agent_id": rec.agent_id,
         "orchestrator": rec.orchestrator,
         "instance_id": rec.instance_id,
-        "args_hash": args_hash(rec.args_json),
+        "args_hash": args_hash(args_json),
         "status": o.status,
         "duration_ms": max(0, int(round(rec.duration_ms))),
-        "result_summary": _object(o.result_summary),
+        "result_summary": summary,
         "error": error,
         "cost_usd": o.cost_usd,
         "tokens_used": o.tokens_used,
@@ -139,14 +146,24 @@ def encode_tool_call(rec: Record) -> str:
         invocation["approval"] = rec.approval
     head = json.dumps(invocation, default=str)
     # The args go in as the canonical text itself: what was hashed is what is sent.
-    return '{"type": "tool_call", "call_id": "%s", "invocation": %s, "args": %s}}' % (rec.call_id, head[:-1], rec.args_json)
+    return '{"type": "tool_call", "call_id": "%s", "invocation": %s, "args": %s}}' % (rec.call_id, head[:-1], args_json)
 
 
-def encode_output_artifact(rec: Record) -> Optional[str]:
+def encode_output_artifact(rec: Record, redactor: Any = None) -> Optional[str]:
     """The output_artifact packet of a successful record with content, else None."""
     if rec.outcome.status != "success" or not rec.outcome.content:
         return None
     text, content_type = rec.outcome.content
+    if redactor is not None and content_type == "json":
+        # JSON content stays JSON: redacted as a value, written as JSON.stringify would.
+        try:
+            value, changed = redactor.json_value(json.loads(text))
+            if changed:
+                text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        except ValueError:
+            text = redactor.text(text)
+    elif redactor is not None:
+        text = redactor.text(text)
     output = {
         "output_id": str(uuid.uuid4()),
         "call_id": rec.call_id,

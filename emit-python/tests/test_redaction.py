@@ -1,0 +1,47 @@
+"""The Python emitter takes secrets out before a packet leaves the process (issue 30): the
+placeholders are computed here with the standard library's hmac, args_hash is the SHA-256 of the
+args json.dumps writes, and no secret is in any packet. (test/integration/emit/python-redaction.test.ts
+checks that the redaction is the TypeScript code's, character for character.)"""
+import hashlib
+import hmac
+import json
+
+import pytest
+
+from tool_audit_emit import AuditEmitter, MemoryTransport
+
+KEY = "python-redaction-key-0123"
+AWS = "AKIAIOSFODNN7EXAMPLE"
+TOKEN = "ghp_" + "a1B2c3D4e5" * 4
+
+
+def mark(rule, secret):
+    return "[redacted:%s:%s]" % (rule, hmac.new(KEY.encode(), secret.encode(), hashlib.sha256).hexdigest()[:16])
+
+
+def test_packets_carry_placeholders_and_the_hash_of_what_is_sent():
+    sink = MemoryTransport()
+    audit = AuditEmitter("kernel", "QA", transport=sink, linger_s=0, redaction={"key": KEY, "paths": {"login": ["args.password"]}})
+    with audit.call("login", {"user": "ana", "password": "hunter2", "token": "token " + TOKEN}) as call:
+        call.set_result({"content": [{"type": "text", "text": "key " + AWS}]})
+    with pytest.raises(RuntimeError):
+        with audit.call("deploy", {"env": "prod"}):
+            raise RuntimeError("denied for " + AWS)
+    assert audit.flush(5)
+    raw = [value for _, value in sink.messages]
+    assert not any(AWS in v or TOKEN in v or "hunter2" in v for v in raw)
+    packets = [json.loads(v) for v in raw]
+    calls = [p["invocation"] for p in packets if p["type"] == "tool_call"]
+    contents = [p["content"] for p in packets if p["type"] == "output_artifact"]
+    assert "denied for " + mark("aws_access_key", AWS) in calls[1]["error"]
+    assert [json.loads(c) for c in contents] == [{"content": [{"type": "text", "text": "key " + mark("aws_access_key", AWS)}]}]
+    inv = calls[0]
+    args = {"user": "ana", "password": mark("path", "hunter2"), "token": "token " + mark("github_token", TOKEN)}
+    assert inv["args"] == args
+    assert inv["args_hash"] == hashlib.sha256(json.dumps(args, sort_keys=True).encode()).hexdigest()
+    audit.close()
+
+
+def test_a_bad_key_is_refused_at_once():
+    with pytest.raises(ValueError, match="at least 16 characters"):
+        AuditEmitter("kernel", "QA", transport=MemoryTransport(), redaction={"key": "short"})
