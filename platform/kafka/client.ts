@@ -2,7 +2,7 @@
  * kafkajs client construction and topic set-up shared by the ingest worker, the HTTP edge
  * and the emitter.
  */
-import type { ITopicConfig, Kafka, LogEntry } from 'kafkajs';
+import type { Admin, ITopicConfig, Kafka, LogEntry } from 'kafkajs';
 import type { MinimalLogger } from '../minimal-logger.ts';
 import { kafkajs } from './kafkajs.ts';
 
@@ -40,8 +40,32 @@ export async function ensureTopics(kafka: Kafka, topics: Array<{ topic: string; 
     const missing: ITopicConfig[] = topics
       .filter((t) => !existing.has(t.topic))
       .map((t) => ({ topic: t.topic, numPartitions: t.partitions, configEntries: [{ name: 'max.message.bytes', value: String(8 * 1024 * 1024) }] }));
-    if (missing.length) await admin.createTopics({ topics: missing, waitForLeaders: true });
+    if (missing.length) {
+      try {
+        await admin.createTopics({ topics: missing, waitForLeaders: true });
+      } catch (err) {
+        // KRaft can answer the metadata request right after a create with UNKNOWN_TOPIC_OR_PARTITION,
+        // and kafkajs's waitForLeaders retries only LEADER_NOT_AVAILABLE (seen in the tests, 2026-11-26).
+        if ((err as { type?: string }).type !== 'UNKNOWN_TOPIC_OR_PARTITION') throw err;
+      }
+      await leadersOf(admin, missing.map((t) => t.topic));
+    }
   } finally {
     await admin.disconnect();
+  }
+}
+
+/** Waits (≤ 30 s) until every partition of the topics has a leader. */
+async function leadersOf(admin: Admin, topics: string[]): Promise<void> {
+  const end = Date.now() + 30_000;
+  for (;;) {
+    try {
+      const { topics: meta } = await admin.fetchTopicMetadata({ topics });
+      if (meta.length === topics.length && meta.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) return;
+    } catch (err) {
+      if (Date.now() > end) throw err;
+    }
+    if (Date.now() > end) throw new Error(`no leader for every partition of ${topics.join(', ')} within 30 s`);
+    await new Promise((r) => setTimeout(r, 200));
   }
 }

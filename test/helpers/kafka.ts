@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
+import { ensureTopics } from '../../platform/kafka/client.ts';
 
 /** Brokers of the test run; fails clearly when none is configured. */
 export function brokers(): string[] {
@@ -25,10 +26,8 @@ export function uniqueNames(prefix: string) {
 
 /** Creates topics. */
 export async function createTopics(kafka: Kafka, topics: Array<{ topic: string; partitions: number }>): Promise<void> {
-  const admin = kafka.admin();
-  await admin.connect();
-  await admin.createTopics({ topics: topics.map((t) => ({ topic: t.topic, numPartitions: t.partitions })), waitForLeaders: true });
-  await admin.disconnect();
+  // As serve does: a topic just created may be unknown to the next metadata request for a moment.
+  await ensureTopics(kafka, topics);
 }
 
 /** Produces values (keyed) in batches with acks from all in-sync replicas. */
