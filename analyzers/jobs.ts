@@ -7,6 +7,7 @@ import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { MetricsRegistry } from '../platform/metrics.ts';
+import { createAuditLogBuilder, type AuditLogBuilderDeps } from './audit-log/builder.ts';
 import { createAuditor } from './auditor.ts';
 import { createDedupIndexer } from './dedup-index.ts';
 import { createDependencyAnalyzer } from './dependency-runner.ts';
@@ -19,6 +20,8 @@ export interface JobsOptions {
   analysis?: Config['analysis'];
   /** Interval of the dedup indexer; 0 or absent: it does not run. */
   dedupIndexIntervalMs?: number;
+  /** The audit log builder (its signing key and timing); absent: it does not run. */
+  auditLog?: Pick<AuditLogBuilderDeps, 'signingKey' | 'headIntervalMs' | 'graceMs'>;
   /** The optimization-hints job (its window, thresholds and measuring queries); absent: it does not run. */
   hints?: Pick<HintsJobDeps, 'measure' | 'thresholds' | 'intervalMs' | 'windowMs'>;
 }
@@ -48,6 +51,8 @@ export function startJobs(door: { clickhouse: ClickHouseDoor; metrics: MetricsRe
     jobs.push({ job: createAuditor({ ...common, graceMs: a.auditGraceMs }), intervalMs: a.auditIntervalMs });
   }
   if (opts.hints) jobs.push({ job: createHintsJob({ ...deps, ...opts.hints }), intervalMs: opts.hints.intervalMs });
+  // Every few seconds: a head is signed only every headIntervalMs, the leaves are appended sooner.
+  if (opts.auditLog) jobs.push({ job: createAuditLogBuilder({ ...deps, ...opts.auditLog }), intervalMs: Math.min(5_000, opts.auditLog.headIntervalMs) });
   if (opts.dedupIndexIntervalMs && opts.dedupIndexIntervalMs > 0) jobs.push({ job: createDedupIndexer(deps), intervalMs: opts.dedupIndexIntervalMs });
   const observe = (h: JobHealth): void => {
     deps.metrics.set('tool_audit_job_consecutive_failures', 'Failed runs in a row of a background job (0 when its last run worked)', h.failures, { job: h.name });

@@ -88,8 +88,7 @@ export function openApiDocument(routes: ReadRoute[], version: string): Record<st
           '200': { description: 'OK', content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } } },
           ...errors({
             ...(r.params ? { ...READ_ERRORS, '414': 'a path id longer than the router takes (4096 bytes, percent-encoded)' } : READ_ERRORS),
-            ...(r.params?.shape && 'quarantine_id' in r.params.shape ? { '404': 'no quarantined packet has this id' } : {}),
-            ...(r.params?.shape && 'output_id' in r.params.shape ? { '404': 'no output has this id, or its content has expired' } : {}),
+            ...(r.notFound ? { '404': r.notFound } : {}),
           }),
           ...HEADERS_TOO_LARGE,
         },

@@ -39,6 +39,7 @@ import { HINT_KINDS } from '../schemas/optimization-hint.ts';
 import type { TimeWindow } from '../queries/sql.ts';
 import { PACKET_TYPES } from '../schemas/packets.ts';
 import { uuidSchema } from '../schemas/common.ts';
+import { inclusionProofSchema, logHeadsSchema, type InclusionProof, type LogHeadsParams, type NoProof } from '../queries/audit-log-proof.ts';
 import { MAX_SEQUENCE_LENGTH } from '../queries/common-sequences.ts';
 import {
   agentToolsSchema,
@@ -87,6 +88,8 @@ export interface ReadRoute {
   params?: z.ZodObject;
   query: z.ZodObject;
   response: z.ZodType;
+  /** When the path names one record: what a 404 means (declared in /openapi.json). */
+  notFound?: string;
   /** Runs the query of validated input. */
   run(queries: ReadQueries, input: { params: Record<string, string>; query: Record<string, unknown> }, defaults: ReadDefaults): Promise<unknown>;
 }
@@ -325,6 +328,7 @@ export const READ_ROUTES: ReadRoute[] = [
     request: (p: OutputContentParams) => ({ params: { output_id: p.outputId }, query: { max_bytes: p.maxBytes } }),
     summary: `One output's full content as stored (JSON text for json outputs), with its metadata; at most max_bytes bytes of UTF-8 (default ${DEFAULT_CONTENT_BYTES}), cut at a code point, truncated saying so. 404 when unknown or when its retention has run out.`,
     params: z.strictObject({ output_id: pathId.describe('the output (a UUID; any other id names no output: 404)') }),
+    notFound: 'no output has this id, or its content has expired',
     query: z.strictObject({ max_bytes: intParam(1, MAX_CONTENT_BYTES).optional().describe(`bytes of content to return at most (default ${DEFAULT_CONTENT_BYTES}, at most ${MAX_CONTENT_BYTES})`) }),
     response: outputContentSchema,
     run: async (qs, { params, query }) => {
@@ -334,6 +338,24 @@ export const READ_ROUTES: ReadRoute[] = [
       return found;
     },
   },
+  ...proofRoutes(),
+  {
+    url: '/v1/log/heads',
+    operationId: 'logHeads',
+    method: 'logHeads',
+    request: (p: LogHeadsParams) => ({ query: { from_size: p.fromSize, to_size: p.toSize, limit: p.limit } }),
+    summary: 'Signed tree heads of the audit log with tree_size in [from_size, to_size], oldest first: keep them outside tool-audit, and a later head must be consistent with them.',
+    query: z.strictObject({
+      from_size: intParam(0, Number.MAX_SAFE_INTEGER).optional().describe('smallest tree size (default 0)'),
+      to_size: intParam(0, Number.MAX_SAFE_INTEGER).optional().describe('largest tree size (default: the newest)'),
+      limit: intParam(1, 10_000).optional().describe('heads at most (default 1000)'),
+    }),
+    response: logHeadsSchema,
+    run: (qs, { query }) => {
+      const q = query as { from_size?: number; to_size?: number; limit?: number };
+      return qs.logHeads({ fromSize: q.from_size ?? 0, toSize: q.to_size ?? Number.MAX_SAFE_INTEGER, limit: q.limit ?? 1000 });
+    },
+  },
   {
     url: '/v1/quarantine/:quarantine_id',
     operationId: 'quarantineRecord',
@@ -341,6 +363,7 @@ export const READ_ROUTES: ReadRoute[] = [
     request: (p: QuarantineShowParams) => ({ params: { quarantine_id: p.quarantineId }, query: {} }),
     summary: 'One quarantined packet by its quarantine_id (percent-encoded: kafka%3Atopic%2F3%4017, http%3A<request_id>%23<index>), with its exact bytes and replays; 404 when unknown.',
     params: z.strictObject({ quarantine_id: z.string().min(1).max(512).describe('the quarantine_id (source_key) of the packet') }),
+    notFound: 'no quarantined packet has this id',
     query: z.strictObject({}),
     response: quarantineShowSchema,
     run: async (qs, { params }) => {
@@ -454,4 +477,40 @@ export const READ_ROUTES: ReadRoute[] = [
 /** The quarantine filters of a validated query (only those given). */
 export function quarantineFilter(q: { reason?: string; source?: string; packet_type?: string }): { reason?: string; source?: string; packetType?: string } {
   return { ...(q.reason ? { reason: q.reason } : {}), ...(q.source ? { source: q.source } : {}), ...(q.packet_type ? { packetType: q.packet_type } : {}) };
+}
+
+/** GET /v1/calls/{call_id}/proof and GET /v1/outputs/{output_id}/proof. */
+function proofRoutes(): ReadRoute[] {
+  const notFound = (what: string, r: InclusionProof | NoProof) => {
+    if (!('why' in r)) return r;
+    throw new NotFound(r.why === 'not_yet' ? `${what} is not in a signed tree of the audit log yet (leaves are added a minute after a row is stored, heads signed every AUDIT_LOG_HEAD_INTERVAL_MS)` : `no ${what}`);
+  };
+  const summary = (what: string) =>
+    `The ${what}'s proof of inclusion in the audit log: its leaf (the record as serialized, and its hash), the RFC 9162 inclusion path and the newest signed tree head. Check it offline with \`tool-audit verify-proof FILE --public-key K\`. 404 when unknown or not in a signed tree yet.`;
+  return [
+    {
+      url: '/v1/calls/:call_id/proof',
+      operationId: 'callProof',
+      method: 'callProof',
+      request: (p: { callId: string }) => ({ params: { call_id: p.callId }, query: {} }),
+      summary: summary('tool_call'),
+      params: z.strictObject({ call_id: pathId.describe('the call (a UUID)') }),
+      notFound: 'no call has this id, or it is not in a signed tree of the audit log yet',
+      query: z.strictObject({}),
+      response: inclusionProofSchema,
+      run: async (qs, { params }) => notFound(`tool_call ${params.call_id}`, uuidSchema.safeParse(params.call_id).success ? await qs.callProof({ callId: params.call_id ?? '' }) : { why: 'unknown' }),
+    },
+    {
+      url: '/v1/outputs/:output_id/proof',
+      operationId: 'outputProof',
+      method: 'outputProof',
+      request: (p: { outputId: string }) => ({ params: { output_id: p.outputId }, query: {} }),
+      summary: summary('output'),
+      params: z.strictObject({ output_id: pathId.describe('the output (a UUID)') }),
+      notFound: 'no output has this id, or it is not in a signed tree of the audit log yet',
+      query: z.strictObject({}),
+      response: inclusionProofSchema,
+      run: async (qs, { params }) => notFound(`output ${params.output_id}`, uuidSchema.safeParse(params.output_id).success ? await qs.outputProof({ outputId: params.output_id ?? '' }) : { why: 'unknown' }),
+    },
+  ];
 }

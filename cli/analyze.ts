@@ -5,6 +5,7 @@
 import { startJobs } from '../analyzers/jobs.ts';
 import { buildApp } from '../api/app.ts';
 import { jobsReport } from '../api/routes/health.ts';
+import { auditLogOptions } from './audit-log-key.ts';
 import { hintsJobOptions } from './hints.ts';
 import { onShutdown, startRuntime } from './runtime.ts';
 
@@ -12,7 +13,8 @@ import { onShutdown, startRuntime } from './runtime.ts';
 export async function analyze(): Promise<void> {
   const rt = await startRuntime('tool-audit-analyze');
   const { metrics } = rt;
-  const jobs = startJobs({ clickhouse: rt.clickhouse, metrics, logger: rt.logger }, { analysis: rt.config.analysis, hints: hintsJobOptions(rt.config) });
+  const auditLog = await auditLogOptions(rt.config, rt.logger);
+  const jobs = startJobs({ clickhouse: rt.clickhouse, metrics, logger: rt.logger }, { analysis: rt.config.analysis, hints: hintsJobOptions(rt.config), ...(auditLog ? { auditLog } : {}) });
   const app = buildApp({
     readiness: async () => {
       const clickhouse = await rt.clickhouse.ping();

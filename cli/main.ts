@@ -24,6 +24,9 @@ const USAGE = `usage: tool-audit <command>
               (task/top read ClickHouse directly, or a running server with --url / TOOL_AUDIT_URL)
   mcp         audit gateway for MCP: tool-audit mcp -- <server command> (stdio), or
               --upstream URL --listen PORT (Streamable HTTP); see \`tool-audit mcp --help\`
+  verify      recompute the audit log from ClickHouse: every altered, deleted or inserted record
+  verify-proof FILE --public-key K
+              check a proof of inclusion in the audit log offline (GET /v1/calls/{id}/proof)
   dashboards  write the Grafana dashboards as JSON (--out DIR, default deploy/grafana/dashboards)
   help [CMD]  this text, or a command's usage (as \`tool-audit CMD --help\`)
 
@@ -64,6 +67,12 @@ async function main(argv: string[]): Promise<void> {
       return (await import('./mcp.ts')).mcp(argv.slice(1));
     case 'demo':
       return (await import('./demo.ts')).demo(argv.slice(1));
+    case 'verify':
+      process.exitCode = await (await import('./verify.ts')).verify(argv.slice(1));
+      return;
+    case 'verify-proof':
+      process.exitCode = (await import('./verify-proof.ts')).verifyProof(argv.slice(1));
+      return;
     case 'migrate': {
       const config = configOrExit();
       const { migrate } = await import('../platform/clickhouse/migrate.ts');

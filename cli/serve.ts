@@ -22,6 +22,7 @@ import type { KeyIndexProgress } from '../ingest/key-index.ts';
 import { AppError } from '../platform/errors.ts';
 import { ensureWebBundle } from '../web/build.ts';
 import { registerWebApp } from '../web/register.ts';
+import { auditLogOptions } from './audit-log-key.ts';
 import { hintsJobOptions } from './hints.ts';
 
 /** Starts the server; resolves once it listens (before what grows with history has loaded). */
@@ -56,9 +57,11 @@ export async function serve(): Promise<void> {
 
   // The dedup index serves this process's read API; the analyzer and auditor run here unless
   // `tool-audit analyze` runs them elsewhere. Their statements wait behind reads and ingest.
+  const auditLog = config.analysis.enabledInServe ? await auditLogOptions(config, logger) : undefined;
   const jobs = startJobs(
     { clickhouse, metrics, logger },
     {
+      ...(auditLog ? { auditLog } : {}),
       analysis: config.analysis.enabledInServe ? config.analysis : undefined,
       dedupIndexIntervalMs: config.queries.dedupIndexIntervalMs,
       hints: config.analysis.enabledInServe ? hintsJobOptions(config) : undefined,

@@ -38,6 +38,17 @@ common: --url URL (default TOOL_AUDIT_URL; replay: http://127.0.0.1:8080), --jso
   cache: 'usage: tool-audit cache [--tool T] [--ttl 5m|90s|1h|7d|MS] [--from ISO] [--to ISO] [--url URL] [--json]',
   hints: `usage: tool-audit hints [--kind ${HINT_KINDS.join('|')}] [--from ISO] [--to ISO] [--limit N] [--cursor C] [--url URL] [--json]`,
   demo: 'usage: tool-audit demo [--tasks N (1…100000)] [--seed S] [--hours H] [--url URL]',
+  verify: `usage: tool-audit verify [--from-leaf N] [--to-leaf M] [--public-key KEY] [--json]
+  Recomputes the audit log from ClickHouse: names every record altered, deleted or inserted since
+  it was logged (and the part it is in), and leaves of the log itself reordered or changed. Rows
+  retention removed are counted as expired, not reported. Exit 0 verified, 1 findings.
+  On the embedded default, stop serve first (it opens the data directory itself).
+${ENV}`,
+  'verify-proof': `usage: tool-audit verify-proof FILE --public-key KEY
+  Checks a proof of inclusion in the audit log (GET /v1/calls/{call_id}/proof or
+  /v1/outputs/{output_id}/proof; FILE - for stdin) offline: the leaf is the record, the tree head
+  is signed by KEY (base64 DER or PEM, or a file holding it: the key serve printed at its first
+  start, which you pinned), and the path leads from the leaf to the signed root. Exit 0 verified, 1 not.`,
   mcp: `usage: tool-audit mcp [options] -- <server command> [args…]        (stdio)
        tool-audit mcp [options] --upstream URL --listen [HOST:]PORT     (Streamable HTTP)
 

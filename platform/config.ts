@@ -107,6 +107,10 @@ const envSchema = z.object({
   INGEST_PARTITIONS_CONCURRENCY: intFromEnv(3, 1),
   INGEST_CONSUMERS: intFromEnv(2, 1),
   INGEST_DECODE_THREADS: intFromEnv(1, 0),
+  AUDIT_LOG: z.enum(['on', 'off']).default('on'),
+  AUDIT_LOG_SIGNING_KEY: optionalString,
+  AUDIT_LOG_HEAD_INTERVAL_MS: intFromEnv(60_000, 100),
+  AUDIT_LOG_GRACE_MS: intFromEnv(60_000, 0),
   REDACTION: z.enum(['on', 'off']).default('on'),
   REDACTION_KEY: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
   REDACTION_EMAIL: flag(false),
@@ -227,6 +231,11 @@ export interface Config {
     /** `serve` with Kafka also consumes (off where separate `tool-audit ingest` workers run). */
     workerInProcess: boolean;
   };
+  /**
+   * The audit log (issue 30), built where the analyzer runs. `signingKey`: AUDIT_LOG_SIGNING_KEY
+   * (an Ed25519 private key, PEM), or (undefined) the key file the process keeps in its state folder.
+   */
+  auditLog: { enabled: boolean; signingKey: string | undefined; headIntervalMs: number; graceMs: number };
   /**
    * Secrets out of every row before it is written (issue 30). `key`: REDACTION_KEY, or (undefined)
    * the key file the process keeps in its state folder (cli/redaction-key.ts).
@@ -389,6 +398,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         decodeThreads: e.INGEST_DECODE_THREADS,
         workerInProcess: e.INGEST_WORKER_IN_PROCESS,
       },
+      auditLog: { enabled: e.AUDIT_LOG === 'on', signingKey: e.AUDIT_LOG_SIGNING_KEY, headIntervalMs: e.AUDIT_LOG_HEAD_INTERVAL_MS, graceMs: e.AUDIT_LOG_GRACE_MS },
       redaction: {
         enabled: e.REDACTION === 'on',
         key: e.REDACTION_KEY,

@@ -34,6 +34,7 @@ import { HINT_BUNDLES, HINT_RETRIES } from './hint-candidates.ts';
 import { currentManifest, MANIFEST_VERSIONS, manifestHistory, type ManifestAnswer, type ManifestHistoryAnswer } from './manifests.ts';
 import { MCP_SERVER_TOOLS, mcpServers, type McpServers } from './mcp-servers.ts';
 import { OUTPUT_BY_ID, OUTPUT_CONTENT, outputContent, type OutputContentParams } from './output-content.ts';
+import { inclusionProof, logHeads, type InclusionProof, type LogHeads, type LogHeadsParams, type NoProof } from './audit-log-proof.ts';
 
 export type {
   ByAgentParams,
@@ -70,6 +71,12 @@ export interface ReadQueries {
   toolStats(p: ByToolStatsParams): Promise<ToolStats>;
   toolInvocations(p: ByToolInvocationsParams): Promise<InvocationList>;
   toolOutputs(p: ToolOutputsParams): Promise<ToolOutputs>;
+  /** A tool_call's proof of inclusion in the audit log, or why there is none. */
+  callProof(p: { callId: string }): Promise<InclusionProof | NoProof>;
+  /** An output's proof of inclusion in the audit log, or why there is none. */
+  outputProof(p: { outputId: string }): Promise<InclusionProof | NoProof>;
+  /** The audit log's signed heads. */
+  logHeads(p: LogHeadsParams): Promise<LogHeads>;
   /** One output's full content (at most maxBytes of it); null when unknown or expired. */
   outputContent(p: OutputContentParams): Promise<OutputContent | null>;
   agentTools(p: ByAgentParams): Promise<AgentTools>;
@@ -113,6 +120,9 @@ export function createReadQueries(ch: StatementRunner, db: string, ctx: QueryCon
     toolInvocations: (p) => byToolInvocations(ch, db, p, ctx),
     toolOutputs: (p) => toolOutputs(ch, db, p, ctx),
     outputContent: (p) => outputContent(ch, db, p, ctx),
+    callProof: (p) => inclusionProof(ch, db, 'tool_call', p.callId.toLowerCase(), ctx),
+    outputProof: (p) => inclusionProof(ch, db, 'output', p.outputId.toLowerCase(), ctx),
+    logHeads: (p) => logHeads(ch, db, p, ctx),
     agentTools: (p) => byAgent(ch, db, p, ctx),
     task: (p) => byTask(ch, db, p, ctx, { orphans }),
     expensive: (p) => expensiveCalls(ch, db, p, ctx),

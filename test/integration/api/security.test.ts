@@ -65,8 +65,8 @@ describe('auth matrix', () => {
   it('answers 401/403 without data for every read route unless the key has the read scope', async () => {
     for (const route of READ_ROUTES) {
       const url = concrete(route.url);
-      // Admitted: 200, or 404 where the path names a record that does not exist (a quarantine or output id).
-      const admitted = route.url.includes(':quarantine_id') || route.url.includes(':output_id') ? 404 : 200;
+      // Admitted: 200, or 404 where the path names a record that does not exist (a quarantine, output or call id).
+      const admitted = route.notFound ? 404 : 200;
       const cases: Array<[Record<string, string>, number]> = [
         [{}, 401],
         [{ authorization: 'Bearer not-a-key-at-all-0000' }, 401],

@@ -158,7 +158,7 @@ describe('the compose stack, each process under its ClickHouse role', () => {
 
     const analyze = start('analyze', { ...base, CLICKHOUSE_EMBEDDED_CONFIG: configOf('tool_audit_analyzer'), AUDIT_GRACE_MS: '0', ANALYZER_INTERVAL_MS: '200', AUDIT_INTERVAL_MS: '200', HINTS_INTERVAL_MS: '500', HINTS_RETRY_THRESHOLD: '0' });
     stopped.push(analyze);
-    await expect.poll(async () => (await jobRuns(analyze.port).catch(() => ({ ok: [] as string[] }))).ok.sort(), { timeout: 90_000, interval: 300 }).toEqual(['auditor', 'dependency analyzer', 'hints']);
+    await expect.poll(async () => (await jobRuns(analyze.port).catch(() => ({ ok: [] as string[] }))).ok.sort(), { timeout: 90_000, interval: 300 }).toEqual(['audit log builder', 'auditor', 'dependency analyzer', 'hints']);
     expect((await jobRuns(analyze.port)).failed).toEqual([]);
     const analyzeExit = await analyze.stop();
     expect(analyze.errors()).toEqual([]);

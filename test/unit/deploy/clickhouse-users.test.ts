@@ -61,9 +61,10 @@ describe('deploy/clickhouse/initdb/01-users.sh', () => {
     expect(of('tool_audit_ingest', 'SELECT')).toEqual([...keyLog, ...segments, 'call_keys', 'output_keys', 'quarantine_keys', 'window_aggregates_cutover'].sort());
     expect(grants(run.sql).filter((g) => g.to === 'tool_audit_ingest' && !g.privileges.every((p) => p === 'SELECT' || p === 'INSERT')).map((g) => g.statement)).toEqual([TABLE_FUNCTIONS]);
     expect(grants(run.sql).filter((g) => g.to === 'tool_audit_analyzer' && !g.privileges.every((p) => p === 'SELECT' || p === 'INSERT')).map((g) => g.statement)).toEqual([ANALYZER_TABLE_FUNCTIONS]);
-    // The hints job reads and writes workflow_optimizations.
-    expect(of('tool_audit_analyzer', 'INSERT')).toEqual(['analyzer_progress', 'tool_workflows', 'violations', 'workflow_optimizations']);
-    expect(of('tool_audit_analyzer', 'SELECT')).toEqual(['analyzer_progress', 'output_contents', 'tool_invocations', 'tool_manifests', 'tool_outputs', 'tool_workflows', 'violations', 'workflow_optimizations']);
+    // The hints job reads and writes workflow_optimizations; the audit log builder its three tables.
+    const log = ['audit_log_heads', 'audit_log_leaves', 'audit_log_nodes'];
+    expect(of('tool_audit_analyzer', 'INSERT')).toEqual([...log, 'analyzer_progress', 'tool_workflows', 'violations', 'workflow_optimizations'].sort());
+    expect(of('tool_audit_analyzer', 'SELECT')).toEqual([...log, 'analyzer_progress', 'output_contents', 'tool_invocations', 'tool_manifests', 'tool_outputs', 'tool_workflows', 'violations', 'workflow_optimizations'].sort());
   });
 
   it('refuses missing passwords and ones that would break out of the SQL string', () => {

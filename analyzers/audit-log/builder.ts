@@ -1,0 +1,139 @@
+/**
+ * The audit log builder (issue 30): a background job that appends every stored tool_call,
+ * output, dependency and violation to the log as a leaf, in the order they were stored, stores
+ * the roots of the subtrees it completes, and signs a tree head at a fixed interval.
+ *
+ * One step: the rows stored since the watermark (at most `stepRows` of them, and none stored in
+ * the last `graceMs`, so an insert still running is not overtaken) are numbered after the last
+ * leaf and inserted by ClickHouse itself (INSERT … SELECT: the leaf hash is computed from the
+ * row where it is). A row that already has a leaf is left out, so a step repeated after a crash
+ * adds nothing twice, and a redelivered packet — never a second row — never a second leaf.
+ * One builder per database: it runs in the process that runs the analyzer (`analyze`, or `serve`).
+ */
+import type { KeyObject } from 'node:crypto';
+import type { ClickHouseDoor } from '../../platform/clickhouse/door.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { MetricsRegistry } from '../../platform/metrics.ts';
+import { chTime } from '../../platform/clickhouse/statement.ts';
+import { rootOf } from '../../schemas/merkle.ts';
+import { periodic, type PeriodicJob } from '../scheduler.ts';
+import { readWatermark, writeWatermark } from '../store.ts';
+import { publicKeyText, signHead, type TreeHead } from './heads.ts';
+import { LEAF_KINDS, leafSelect, storedColumn, leafTable } from './leaf-sql.ts';
+import { doorSelect, logTiles } from './log-store.ts';
+import { rangeHasher, TILE_LEVELS } from './tiles.ts';
+
+const WATERMARK = 'audit-log';
+
+/** Dependencies of {@link createAuditLogBuilder}. */
+export interface AuditLogBuilderDeps {
+  clickhouse: ClickHouseDoor;
+  logger: Logger;
+  metrics?: MetricsRegistry;
+  /** The Ed25519 key heads are signed with. */
+  signingKey: KeyObject;
+  /** How often a head is signed (when the tree grew). */
+  headIntervalMs: number;
+  /** Rows not sequenced until they are this old: an insert that began earlier may still be running. */
+  graceMs?: number;
+  /** Rows a step takes at most. */
+  stepRows?: number;
+  now?: () => number;
+}
+
+/** What one run did. */
+export interface AuditLogRun {
+  added: number;
+  treeSize: number;
+  head?: TreeHead;
+}
+
+/** The audit log builder job. */
+export function createAuditLogBuilder(deps: AuditLogBuilderDeps): PeriodicJob<AuditLogRun> {
+  let lastHeadAt = 0;
+  const run = async (): Promise<AuditLogRun> => {
+    const now = (deps.now ?? Date.now)();
+    let added = 0;
+    let size = await treeSize(deps.clickhouse);
+    const before = size;
+    // Steps until the backlog is in (each bounded), then one head.
+    for (;;) {
+      const step = await appendStep(deps, now, size);
+      added += step.added;
+      size += step.added;
+      if (!step.more) break;
+    }
+    if (size > before) await storeNodes(deps.clickhouse, before, size);
+    deps.metrics?.set('tool_audit_audit_log_leaves', 'Leaves of the audit log', size);
+    const due = now - lastHeadAt >= deps.headIntervalMs;
+    if (!due || size === 0 || (added === 0 && lastHeadAt > 0)) return { added, treeSize: size };
+    const head = await signAndStore(deps, size, now);
+    lastHeadAt = now;
+    return { added, treeSize: size, head };
+  };
+  return periodic('audit log builder', run, deps.logger, (r, ms) => {
+    if (r.added > 0) deps.logger.debug({ added: r.added, tree_size: r.treeSize, head: r.head?.root_hash, ms }, 'audit log grew');
+  });
+}
+
+/** Leaves in the log (their indexes are 0 … n-1). */
+export async function treeSize(ch: ClickHouseDoor): Promise<number> {
+  const [r] = await ch.select<{ n: string }>('SELECT count() AS n FROM {db:Identifier}.audit_log_leaves');
+  return Number(r?.n ?? 0);
+}
+
+const stored = LEAF_KINDS.map((k) => `SELECT ${storedColumn(k)} AS t FROM {db:Identifier}.${leafTable(k)} WHERE ${storedColumn(k)} >= {from:DateTime64(3)} AND ${storedColumn(k)} <= {to:DateTime64(3)}`).join(' UNION ALL ');
+
+async function appendStep(deps: AuditLogBuilderDeps, now: number, size: number): Promise<{ added: number; more: boolean }> {
+  const ch = deps.clickhouse;
+  const from = chTime(await readWatermark(ch, WATERMARK));
+  const horizon = chTime(now - (deps.graceMs ?? 60_000));
+  const limit = deps.stepRows ?? 200_000;
+  // Where this step ends: the stored_at of the limit-th row after the watermark (timestamps only).
+  const [edge] = await ch.select<{ to: string; n: string }>(`SELECT toString(max(t)) AS to, count() AS n FROM (SELECT t FROM (${stored}) ORDER BY t LIMIT {limit:UInt64})`, { from, to: horizon, limit });
+  if (!edge || Number(edge.n) === 0) return { added: 0, more: false };
+  const to = Number(edge.n) < limit ? horizon : edge.to;
+  const window = (k: (typeof LEAF_KINDS)[number]) => `${storedColumn(k)} >= {from:DateTime64(3)} AND ${storedColumn(k)} <= {to:DateTime64(3)}`;
+  await ch.command(
+    `INSERT INTO {db:Identifier}.audit_log_leaves (leaf_index, kind, record_key, leaf_hash, stored_at, created_at)
+     SELECT {size:UInt64} + row_number() OVER (ORDER BY stored_at, kind_rank, record_key) - 1, kind, record_key, leaf_hash, stored_at, created_at
+     FROM (${LEAF_KINDS.map((k) => leafSelect(k, window(k))).join(' UNION ALL ')})
+     WHERE (kind, record_key) NOT IN (SELECT kind, record_key FROM {db:Identifier}.audit_log_leaves WHERE stored_at >= {from:DateTime64(3)})`,
+    { from, to, size },
+  );
+  const after = await treeSize(ch);
+  // Every row stored up to `to` is a leaf now (the window has no LIMIT: ties at its edge are in):
+  // the next step starts a millisecond later, so a window never collapses onto one instant.
+  await writeWatermark(ch, WATERMARK, Date.parse(`${to.replace(' ', 'T')}Z`) + 1);
+  return { added: after - size, more: to !== horizon };
+}
+
+/** Stores the roots of the subtrees of 2^8, 2^16, 2^24 leaves completed between sizes `before` and `after`. */
+async function storeNodes(ch: ClickHouseDoor, before: number, after: number): Promise<void> {
+  const tiles = logTiles(doorSelect(ch));
+  for (const level of [...TILE_LEVELS].reverse()) {
+    const size = 2 ** level;
+    const first = Math.floor(before / size);
+    const last = Math.floor(after / size);
+    if (last <= first) continue;
+    // A root of level L from the 256 roots of level L-8 below it (or the 256 leaves).
+    const below = (b: number) => (level === 8 ? tiles.leaves(b * 256, (b + 1) * 256) : tiles.nodes(level - 8, b * 256, (b + 1) * 256));
+    const rows = [];
+    for (let b = first; b < last; b++) rows.push({ key: `${level}/${b}`, row: { level, node_index: b, hash: rootOf(await below(b)).toString('hex') } });
+    await ch.insertRows('audit_log_nodes', rows);
+  }
+}
+
+async function signAndStore(deps: AuditLogBuilderDeps, size: number, now: number): Promise<TreeHead> {
+  const root = await rangeHasher(logTiles(doorSelect(deps.clickhouse)))(0, size);
+  const builtTo = Math.max(0, (await readWatermark(deps.clickhouse, WATERMARK)) - 1);
+  const head = signHead({ tree_size: size, root_hash: root.toString('hex'), built_to_ms: builtTo, signed_at_ms: now }, deps.signingKey);
+  await deps.clickhouse.insertRows('audit_log_heads', [
+    {
+      key: `head/${size}/${now}`,
+      row: { tree_size: size, root_hash: head.root_hash, built_to: chTime(builtTo), signed_at: chTime(now), key_id: head.key_id, signature: head.signature, public_key: publicKeyText(deps.signingKey) },
+    },
+  ]);
+  deps.logger.debug({ tree_size: size, root: head.root_hash, key_id: head.key_id }, 'audit log head signed');
+  return head;
+}

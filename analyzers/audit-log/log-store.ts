@@ -1,0 +1,65 @@
+/**
+ * Reads of the audit log's tables: stored hashes for {@link rangeHasher}, signed heads, and a
+ * record's leaf by its key.
+ */
+import type { ClickHouseDoor } from '../../platform/clickhouse/door.ts';
+
+/** A SELECT of the log's tables ({db:Identifier} bound by the caller): the door's, or a read route's. */
+export type LogSelect = <T>(sql: string, params?: Record<string, unknown>) => Promise<T[]>;
+
+/** The door's select as a {@link LogSelect}. */
+export const doorSelect =
+  (ch: ClickHouseDoor): LogSelect =>
+  (sql, params) =>
+    ch.select(sql, params);
+import type { TreeHead } from './heads.ts';
+import type { LeafKind } from './leaf-sql.ts';
+import type { TileReader } from './tiles.ts';
+
+/** Stored leaf hashes and subtree roots, as a {@link TileReader}. */
+export function logTiles(sel: LogSelect): TileReader {
+  return {
+    async leaves(from, to) {
+      const rows = await sel<{ h: string }>(
+        'SELECT lower(hex(leaf_hash)) AS h FROM {db:Identifier}.audit_log_leaves WHERE leaf_index >= {from:UInt64} AND leaf_index < {to:UInt64} ORDER BY leaf_index LIMIT 1 BY leaf_index',
+        { from, to },
+      );
+      return rows.map((r) => Buffer.from(r.h, 'hex'));
+    },
+    async nodes(level, from, to) {
+      const rows = await sel<{ h: string }>(
+        'SELECT hash AS h FROM {db:Identifier}.audit_log_nodes WHERE level = {level:UInt8} AND node_index >= {from:UInt64} AND node_index < {to:UInt64} ORDER BY node_index LIMIT 1 BY node_index',
+        { level, from, to },
+      );
+      return rows.map((r) => Buffer.from(r.h, 'hex'));
+    },
+  };
+}
+
+const HEAD_COLUMNS = `tree_size, root_hash, toUnixTimestamp64Milli(built_to) AS built_to_ms, toUnixTimestamp64Milli(signed_at) AS signed_at_ms, key_id, signature, public_key`;
+type HeadRow = Omit<TreeHead, 'tree_size' | 'built_to_ms' | 'signed_at_ms'> & { tree_size: string; built_to_ms: string; signed_at_ms: string; public_key: string };
+const toHead = (r: HeadRow): TreeHead & { public_key: string } => ({ ...r, tree_size: Number(r.tree_size), built_to_ms: Number(r.built_to_ms), signed_at_ms: Number(r.signed_at_ms) });
+
+/** The newest signed head, or undefined before the first. */
+export async function latestHead(sel: LogSelect): Promise<TreeHead | undefined> {
+  const [r] = await sel<HeadRow>(`SELECT ${HEAD_COLUMNS} FROM {db:Identifier}.audit_log_heads ORDER BY tree_size DESC, signed_at DESC LIMIT 1`);
+  return r ? toHead(r) : undefined;
+}
+
+/** Signed heads with tree_size in [from, to], oldest first (at most `limit`). */
+export async function headsBetween(sel: LogSelect, from: number, to: number, limit: number): Promise<TreeHead[]> {
+  const rows = await sel<HeadRow>(
+    `SELECT ${HEAD_COLUMNS} FROM {db:Identifier}.audit_log_heads WHERE tree_size >= {from:UInt64} AND tree_size <= {to:UInt64} ORDER BY tree_size, signed_at LIMIT 1 BY tree_size LIMIT {limit:UInt64}`,
+    { from, to, limit },
+  );
+  return rows.map(toHead);
+}
+
+/** A record's leaf: its index and hash (hex), or undefined when it has none (yet). */
+export async function leafOf(sel: LogSelect, kind: LeafKind, key: string): Promise<{ index: number; hash: string } | undefined> {
+  const [r] = await sel<{ i: string; h: string }>(
+    'SELECT leaf_index AS i, lower(hex(leaf_hash)) AS h FROM {db:Identifier}.audit_log_leaves WHERE kind = {kind:String} AND record_key = {key:String} ORDER BY leaf_index LIMIT 1',
+    { kind, key },
+  );
+  return r ? { index: Number(r.i), hash: r.h } : undefined;
+}

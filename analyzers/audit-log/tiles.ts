@@ -1,0 +1,37 @@
+/**
+ * Hashes of any range of the audit log's leaves from what is stored: the leaves' hashes, and the
+ * roots of complete, aligned subtrees of 2^8, 2^16 and 2^24 leaves (audit_log_nodes). A range
+ * starting at a multiple of 2^L is its complete 2^L-blocks' roots and the hash of what follows,
+ * combined as RFC 9162's tree combines them, so any hash a proof or a tree head needs reads at
+ * most 255 stored hashes per level. Pure: the reads are the caller's.
+ */
+import { rootOf, type RangeHash } from '../../schemas/merkle.ts';
+
+/** Levels whose complete subtrees' roots are stored. */
+export const TILE_LEVELS = [24, 16, 8] as const;
+
+/** Reads of stored hashes, by index range [from, to). */
+export interface TileReader {
+  leaves(from: number, to: number): Promise<Buffer[]>;
+  nodes(level: number, from: number, to: number): Promise<Buffer[]>;
+}
+
+/** The hash of leaves [a, b) from stored tiles. */
+export function rangeHasher(r: TileReader): RangeHash {
+  const hash = async (a: number, b: number): Promise<Buffer> => {
+    if (!(a >= 0 && b > a)) throw new RangeError(`no hash of the empty range [${a}, ${b})`);
+    for (const level of TILE_LEVELS) {
+      const size = 2 ** level;
+      if (a % size !== 0 || b - a < size) continue;
+      const blocks = Math.floor((b - a) / size);
+      const parts = await r.nodes(level, a / size, a / size + blocks);
+      if (parts.length !== blocks) throw new Error(`the audit log lacks level-${level} roots ${a / size}..${a / size + blocks - 1} (has ${parts.length})`);
+      if (a + blocks * size < b) parts.push(await hash(a + blocks * size, b));
+      return rootOf(parts);
+    }
+    const leaves = await r.leaves(a, b);
+    if (leaves.length !== b - a) throw new Error(`the audit log lacks leaves ${a}..${b - 1} (has ${leaves.length})`);
+    return rootOf(leaves);
+  };
+  return hash;
+}

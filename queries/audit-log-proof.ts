@@ -1,0 +1,77 @@
+/**
+ * A record's proof of inclusion in the audit log (GET /v1/calls/{call_id}/proof, GET
+ * /v1/outputs/{output_id}/proof): the leaf — the record as serialized into it, and its hash —
+ * its inclusion path in the newest signed tree, and that tree's signed head. Everything
+ * `tool-audit verify-proof` needs to check it offline with the public key alone. Reads one leaf by
+ * key (the leaves' by_key projection), the row it came from, and at most ~255 stored hashes per
+ * tile level per step of the path.
+ */
+import { z } from 'zod';
+import { keyFilter, leafSelect, type LeafKind } from '../analyzers/audit-log/leaf-sql.ts';
+import { headsBetween, latestHead, leafOf, logTiles, type LogSelect } from '../analyzers/audit-log/log-store.ts';
+import { rangeHasher } from '../analyzers/audit-log/tiles.ts';
+import { inclusionPath } from '../schemas/merkle.ts';
+import { runQuery, type QueryContext, type StatementRunner } from './sql.ts';
+
+/** A signed tree head as served. */
+export const treeHeadSchema = z.strictObject({
+  tree_size: z.number().int(),
+  root_hash: z.string().describe('hex'),
+  built_to_ms: z.number().int().describe('every row stored up to then (epoch ms) is a leaf of this tree'),
+  signed_at_ms: z.number().int(),
+  key_id: z.string().describe('first 16 hex digits of SHA-256 of the raw Ed25519 public key'),
+  signature: z.string().describe('Ed25519 over "tool-audit audit log head v1\\n<tree_size>\\n<root_hash>\\n<built_to_ms>\\n<signed_at_ms>\\n", base64'),
+  public_key: z.string().describe('the signing key, base64 DER (SubjectPublicKeyInfo): check it against the one you pinned'),
+});
+
+/** A proof of inclusion. */
+export const inclusionProofSchema = z.strictObject({
+  leaf: z.strictObject({
+    kind: z.string(),
+    key: z.string(),
+    index: z.number().int(),
+    hash: z.string().describe('SHA-256(0x00 ‖ data), hex'),
+    data: z.string().describe('the record as serialized into its leaf: a header line, then each field as <length>:<text>'),
+  }),
+  path: z.array(z.string()).describe('RFC 9162 inclusion path, hex, bottom first'),
+  head: treeHeadSchema,
+});
+/** A proof of inclusion. */
+export type InclusionProof = z.infer<typeof inclusionProofSchema>;
+
+/** Why there is no proof. */
+export type NoProof = { why: 'unknown' | 'not_yet' };
+
+/** Signed heads, oldest first (GET /v1/log/heads: what someone outside keeps). */
+export const logHeadsSchema = z.strictObject({ heads: z.array(treeHeadSchema) });
+/** Signed heads. */
+export type LogHeads = z.infer<typeof logHeadsSchema>;
+
+/** Parameters of {@link logHeads}: tree sizes [fromSize, toSize], at most `limit` heads. */
+export interface LogHeadsParams {
+  fromSize: number;
+  toSize: number;
+  limit: number;
+}
+
+/** Signed heads whose tree size is in the range, oldest first. */
+export async function logHeads(ch: StatementRunner, db: string, p: LogHeadsParams, ctx: QueryContext): Promise<LogHeads> {
+  const sel: LogSelect = (sql, params) => runQuery(ch, { name: 'audit_log_heads', sql }, { db, ...params }, ctx);
+  const heads = await headsBetween(sel, p.fromSize, p.toSize, p.limit);
+  return { heads: heads.map((h) => ({ ...h, public_key: (h as { public_key?: string }).public_key ?? '' })) };
+}
+
+/** The proof of a record, or why there is none: unknown record, or not in a signed tree yet. */
+export async function inclusionProof(ch: StatementRunner, db: string, kind: LeafKind, key: string, ctx: QueryContext): Promise<InclusionProof | NoProof> {
+  const sel: LogSelect = (sql, params) => runQuery(ch, { name: 'audit_log', sql }, { db, ...params }, ctx);
+  const leaf = await leafOf(sel, kind, key);
+  if (!leaf) {
+    const [row] = await sel<{ n: string }>(`SELECT count() AS n FROM (${leafSelect(kind, keyFilter(kind))})`, { key });
+    return { why: Number(row?.n ?? 0) > 0 ? 'not_yet' : 'unknown' };
+  }
+  const head = await latestHead(sel);
+  if (!head || head.tree_size <= leaf.index) return { why: 'not_yet' };
+  const [row] = await sel<{ data: string }>(`SELECT data FROM (${leafSelect(kind, keyFilter(kind), true)}) LIMIT 1`, { key });
+  const path = await inclusionPath(leaf.index, head.tree_size, rangeHasher(logTiles(sel)));
+  return { leaf: { kind, key, index: leaf.index, hash: leaf.hash, data: row?.data ?? '' }, path: path.map((p) => p.toString('hex')), head: { ...head, public_key: (head as { public_key?: string }).public_key ?? '' } };
+}

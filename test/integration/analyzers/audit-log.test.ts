@@ -1,0 +1,127 @@
+/**
+ * The audit log (issue 30) on embedded ClickHouse: calls, outputs, dependencies and violations
+ * written by the segment writer become one leaf each, in the order stored, and a redelivery adds
+ * none; the signed head's root is RFC 9162's over the leaves (schemas/merkle.ts, itself tested
+ * against the RFC's definition); a proof served for a call checks offline with the pinned key
+ * (`tool-audit verify-proof` as a process) and fails for a changed proof or another key. Then the
+ * store is tampered with as an attacker with write access would — one field changed by ALTER
+ * UPDATE, a row deleted, a forged row inserted, a part dropped, two leaves swapped — and `verify`
+ * reports exactly those records, and nothing when untouched.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash, generateKeyPairSync, randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createAuditLogBuilder, treeSize } from '../../../analyzers/audit-log/builder.ts';
+import { headSigned, publicKeyText } from '../../../analyzers/audit-log/heads.ts';
+import { doorSelect, latestHead, logTiles } from '../../../analyzers/audit-log/log-store.ts';
+import { verifyLog, type Finding } from '../../../analyzers/audit-log/verify.ts';
+import type { RawPacket } from '../../../ingest/rows.ts';
+import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
+import { silentLogger } from '../../../platform/logger.ts';
+import { MetricsRegistry } from '../../../platform/metrics.ts';
+import { createReadQueries } from '../../../queries/index.ts';
+import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
+import { rootOf } from '../../../schemas/merkle.ts';
+import { doorOf, freshDatabase } from '../../helpers/clickhouse.ts';
+import { dependency, outputArtifact, toolCall } from '../../helpers/packets.ts';
+
+const root = new URL('../../../', import.meta.url).pathname;
+const RETENTION = { tool_call: 90, output: 30, dependency: 30, violation: 90 };
+let offset = 0;
+const kafka = (value: unknown): RawPacket => ({ raw: JSON.stringify(value), source: { kind: 'kafka', topic: 'audit-log-test', partition: 0, offset: String(offset++) } });
+const sha = (b: Buffer) => createHash('sha256').update(b).digest();
+
+describe('audit log', () => {
+  it('logs every record once, proves a call offline, and verify names exactly what was tampered with', async () => {
+    const { ch, db, door } = await freshDatabase('auditlog');
+    const writer = createSegmentWriter({ clickhouse: doorOf(ch, db), maxPacketBytes: 1 << 20, dedupCacheEntries: 0, metrics: new MetricsRegistry(), logger: silentLogger() });
+    const now = new Date().toISOString();
+    const calls = Array.from({ length: 300 }, (_, i) => toolCall({ args: { i }, created_at: now }, `task-${i % 7}`));
+    const outputs = calls.slice(0, 40).map((c) => outputArtifact(c.call_id, `out ${c.call_id}`, 'text', { created_at: now }));
+    const deps = calls.slice(0, 10).map((c, i) => dependency({ task_id: c.invocation.task_id, preceding_call_id: c.call_id, succeeding_call_id: (calls[i + 1] as typeof c).call_id }));
+    expect((await writer.write([...calls, ...outputs, ...deps].map(kafka))).every((o) => o.status === 'accepted')).toBe(true);
+    await door.insertRows('violations', [{ key: 'v1', row: { violation_key: `I4:${calls[3]?.call_id}`, invariant: 'I4', packet_type: 'tool_call', ids: [calls[3]?.call_id], detail: 'no error message' } }]);
+    const records = calls.length + outputs.length + deps.length + 1;
+
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    const builder = createAuditLogBuilder({ clickhouse: door, logger: silentLogger(), signingKey: privateKey, headIntervalMs: 0, graceMs: 0, stepRows: 128, now: () => Date.now() + 1000 });
+    const first = await builder.runOnce();
+    expect(first).toMatchObject({ added: records, treeSize: records });
+    // A redelivery stores no second row, so it adds no leaf; nor does a run with nothing new.
+    expect((await writer.write(calls.slice(0, 20).map(kafka))).every((o) => o.status === 'duplicate')).toBe(true);
+    expect(await builder.runOnce()).toMatchObject({ added: 0, treeSize: records });
+    expect(await treeSize(door)).toBe(records);
+
+    // The head: signed by the key, its root RFC 9162's over the stored leaves in index order.
+    const head = await latestHead(doorSelect(door));
+    expect(head?.tree_size).toBe(records);
+    expect(headSigned(head!, publicKey)).toBe(true);
+    expect(rootOf(await logTiles(doorSelect(door)).leaves(0, records)).toString('hex')).toBe(head?.root_hash);
+    const kinds = await door.select<{ kind: string; n: string }>('SELECT kind, count() AS n FROM {db:Identifier}.audit_log_leaves GROUP BY kind ORDER BY kind');
+    expect(kinds.map((k) => [k.kind, Number(k.n)])).toEqual([['dependency', 10], ['output', 40], ['tool_call', 300], ['violation', 1]]);
+
+    // A call's proof, served by the read queries, checks offline with the pinned key.
+    const queries = createReadQueries(door, db, DEFAULT_QUERY_CONTEXT);
+    const target = calls[5] as (typeof calls)[number];
+    const proof = await queries.callProof({ callId: target.call_id });
+    if ('why' in proof) throw new Error(`no proof: ${proof.why}`);
+    expect(proof.leaf.data).toContain(target.call_id);
+    expect(proof.leaf.hash).toBe(sha(Buffer.concat([Buffer.from([0]), Buffer.from(proof.leaf.data)])).toString('hex'));
+    const dir = mkdtempSync(join(tmpdir(), 'proof-'));
+    const file = join(dir, 'proof.json');
+    writeFileSync(file, JSON.stringify(proof));
+    const check = (f: string, key: string) => {
+      try {
+        return { status: 0, out: execFileSync(process.execPath, [join(root, 'bin/tool-audit.mjs'), 'verify-proof', f, '--public-key', key], { encoding: 'utf8' }) };
+      } catch (err) {
+        return { status: (err as { status: number }).status, out: String((err as { stdout: string }).stdout) };
+      }
+    };
+    expect(check(file, publicKeyText(publicKey))).toMatchObject({ status: 0, out: expect.stringContaining(`verified: tool_call ${target.call_id} is leaf`) as unknown as string });
+    const forged = join(dir, 'forged.json');
+    writeFileSync(forged, JSON.stringify({ ...proof, leaf: { ...proof.leaf, data: proof.leaf.data.replace('"i": 5', '"i": 6') } }));
+    expect(check(forged, publicKeyText(publicKey))).toMatchObject({ status: 1, out: expect.stringContaining('FAIL the leaf is the record') as unknown as string });
+    expect(check(file, publicKeyText(generateKeyPairSync('ed25519').publicKey))).toMatchObject({ status: 1, out: expect.stringContaining('FAIL the head is signed by the key given') as unknown as string });
+    expect(await queries.callProof({ callId: randomUUID() })).toEqual({ why: 'unknown' });
+
+    // Untouched: nothing to report.
+    const verify = () => verifyLog(door, { retentionDays: RETENTION, publicKey: publicKeyText(publicKey) });
+    expect((await verify()).findings).toEqual([]);
+
+    // Tampering, each with its oracle.
+    const altered = calls[10] as (typeof calls)[number];
+    const deleted = calls[11] as (typeof calls)[number];
+    await door.command('ALTER TABLE {db:Identifier}.tool_invocations UPDATE duration_ms = 1 WHERE call_id = {id:UUID} SETTINGS mutations_sync = 2', { id: altered.call_id });
+    await door.command('ALTER TABLE {db:Identifier}.tool_invocations DELETE WHERE call_id = {id:UUID} SETTINGS mutations_sync = 2', { id: deleted.call_id });
+    const forgedId = randomUUID();
+    await door.command(
+      // (in a subquery: the alias would shadow call_id in a WHERE beside it)
+      `INSERT INTO {db:Identifier}.tool_invocations SELECT * REPLACE (toUUID({id:String}) AS call_id) FROM (SELECT * FROM {db:Identifier}.tool_invocations WHERE call_id = {from:UUID})`,
+      { id: forgedId, from: (calls[12] as (typeof calls)[number]).call_id },
+    );
+    const found = (await verify()).findings;
+    const brief = (f: Finding) => `${f.what} ${f.kind ?? ''} ${f.key ?? ''}`.trim();
+    expect(found.map(brief).sort()).toEqual([`altered tool_call ${altered.call_id}`, `deleted tool_call ${deleted.call_id}`, `inserted tool_call ${forgedId}`].sort());
+    expect(found.find((f) => f.what === 'altered')?.part).toMatch(/^\d+_\d+_\d+_\d+/);
+
+    // A part of outputs dropped: every output in it is reported deleted, and nothing else is new.
+    const [part] = await door.select<{ name: string; rows: string }>("SELECT name, rows FROM system.parts WHERE database = {db:String} AND table = 'tool_outputs' AND active ORDER BY rows DESC LIMIT 1");
+    const inPart = await door.select<{ id: string }>('SELECT toString(output_id) AS id FROM {db:Identifier}.tool_outputs WHERE _part = {p:String}', { p: part?.name });
+    expect(inPart.length).toBe(Number(part?.rows));
+    await door.command('ALTER TABLE {db:Identifier}.tool_outputs DROP PART {p:String}', { p: part?.name });
+    const afterDrop = (await verify()).findings.map(brief).sort();
+    expect(afterDrop).toEqual([...found.map(brief), ...inPart.map((o) => `deleted output ${o.id}`)].sort());
+
+    // Two leaves swapped in the log itself: the block's stored root no longer holds.
+    // (leaf_index is the sorting key: copied aside, deleted, and written back with the indexes swapped)
+    await door.command('CREATE TABLE {db:Identifier}.swap AS {db:Identifier}.audit_log_leaves');
+    await door.command('INSERT INTO {db:Identifier}.swap SELECT * FROM {db:Identifier}.audit_log_leaves WHERE leaf_index IN (1, 2)');
+    await door.command('ALTER TABLE {db:Identifier}.audit_log_leaves DELETE WHERE leaf_index IN (1, 2) SETTINGS mutations_sync = 2');
+    await door.command('INSERT INTO {db:Identifier}.audit_log_leaves SELECT * REPLACE (if(leaf_index = 1, 2, 1) AS leaf_index) FROM {db:Identifier}.swap');
+    const log = (await verify()).findings.filter((f) => f.what === 'log');
+    expect(log.map((f) => f.leaf)).toEqual([0]);
+  }, 120_000);
+});
