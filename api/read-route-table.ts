@@ -39,7 +39,7 @@ import { HINT_KINDS } from '../schemas/optimization-hint.ts';
 import type { TimeWindow } from '../queries/sql.ts';
 import { PACKET_TYPES } from '../schemas/packets.ts';
 import { uuidSchema } from '../schemas/common.ts';
-import { inclusionProofSchema, logHeadsSchema, type InclusionProof, type LogHeadsParams, type NoProof } from '../queries/audit-log-proof.ts';
+import { consistencyProofSchema, inclusionProofSchema, logHeadsSchema, type InclusionProof, type LogHeadsParams, type NoProof } from '../queries/audit-log-proof.ts';
 import { MAX_SEQUENCE_LENGTH } from '../queries/common-sequences.ts';
 import {
   agentToolsSchema,
@@ -354,6 +354,25 @@ export const READ_ROUTES: ReadRoute[] = [
     run: (qs, { query }) => {
       const q = query as { from_size?: number; to_size?: number; limit?: number };
       return qs.logHeads({ fromSize: q.from_size ?? 0, toSize: q.to_size ?? Number.MAX_SAFE_INTEGER, limit: q.limit ?? 1000 });
+    },
+  },
+  {
+    url: '/v1/log/consistency',
+    operationId: 'logConsistency',
+    method: 'logConsistency',
+    request: (p: { fromSize: number; toSize: number }) => ({ query: { from_size: p.fromSize, to_size: p.toSize } }),
+    summary: 'The RFC 9162 consistency proof between the signed heads of two tree sizes: the older tree is a prefix of the newer (nothing logged was changed or taken out). Check it offline with `tool-audit verify-proof FILE --public-key K`. 404 when either size has no signed head.',
+    query: z.strictObject({
+      from_size: intParam(1, Number.MAX_SAFE_INTEGER).describe('the older tree size (a signed head)'),
+      to_size: intParam(1, Number.MAX_SAFE_INTEGER).describe('the newer tree size (a signed head), ≥ from_size'),
+    }),
+    response: consistencyProofSchema,
+    notFound: 'no signed head has one of these tree sizes',
+    run: async (qs, { query }) => {
+      const q = query as { from_size: number; to_size: number };
+      const found = await qs.logConsistency({ fromSize: q.from_size, toSize: q.to_size });
+      if (!found) throw new NotFound(`no signed heads of tree sizes ${q.from_size} and ${q.to_size} (from_size ≤ to_size)`);
+      return found;
     },
   },
   {

@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { checkProof, type ProofFile } from '../analyzers/audit-log/proof-check.ts';
+import { checkConsistency, checkProof, type ConsistencyFile, type ProofFile } from '../analyzers/audit-log/proof-check.ts';
 import { publicKeyFrom } from '../analyzers/audit-log/heads.ts';
 import { USAGES } from './usage.ts';
 
@@ -26,17 +26,19 @@ export function verifyProof(argv: string[]): number {
     process.stderr.write(`tool-audit verify-proof: give the proof FILE and --public-key\n${USAGES['verify-proof']}\n`);
     return 2;
   }
-  let proof: ProofFile;
+  let proof: ProofFile | ConsistencyFile;
   let publicKey;
   try {
-    proof = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8')) as ProofFile;
+    proof = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8')) as ProofFile | ConsistencyFile;
     publicKey = publicKeyFrom(existsSync(key) ? readFileSync(key, 'utf8') : key);
   } catch (err) {
     process.stderr.write(`tool-audit verify-proof: ${(err as Error).message}\n`);
     return 2;
   }
-  const v = checkProof(proof, publicKey);
+  // An inclusion proof has a leaf; a consistency proof two heads.
+  const v = 'leaf' in proof ? checkProof(proof, publicKey) : checkConsistency(proof, publicKey);
   for (const c of v.checks) process.stdout.write(`${c.ok ? 'ok  ' : 'FAIL'} ${c.check}${c.detail ? ` (${c.detail})` : ''}\n`);
-  process.stdout.write(v.ok ? `verified: ${proof.leaf.kind} ${proof.leaf.key} is leaf ${proof.leaf.index} of the tree of ${proof.head.tree_size} signed at ${new Date(proof.head.signed_at_ms).toISOString()}\n` : 'NOT verified\n');
+  const what = 'leaf' in proof ? `${proof.leaf.kind} ${proof.leaf.key} is leaf ${proof.leaf.index} of the tree of ${proof.head.tree_size} signed at ${new Date(proof.head.signed_at_ms).toISOString()}` : `the tree of ${proof.from.tree_size} is a prefix of the tree of ${proof.to.tree_size}`;
+  process.stdout.write(v.ok ? `verified: ${what}\n` : 'NOT verified\n');
   return v.ok ? 0 : 1;
 }

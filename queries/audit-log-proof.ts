@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { keyFilter, leafSelect, type LeafKind } from '../analyzers/audit-log/leaf-sql.ts';
 import { headsBetween, latestHead, leafOf, logTiles, type LogSelect } from '../analyzers/audit-log/log-store.ts';
 import { rangeHasher } from '../analyzers/audit-log/tiles.ts';
-import { inclusionPath } from '../schemas/merkle.ts';
+import { consistencyPath, inclusionPath } from '../schemas/merkle.ts';
 import { runQuery, type QueryContext, type StatementRunner } from './sql.ts';
 
 /** A signed tree head as served. */
@@ -41,6 +41,26 @@ export type InclusionProof = z.infer<typeof inclusionProofSchema>;
 
 /** Why there is no proof. */
 export type NoProof = { why: 'unknown' | 'not_yet' };
+
+/** A consistency proof between two signed heads (GET /v1/log/consistency). */
+export const consistencyProofSchema = z.strictObject({
+  from: treeHeadSchema,
+  to: treeHeadSchema,
+  proof: z.array(z.string()).describe('RFC 9162 consistency proof from the older tree to the newer, hex'),
+});
+/** A consistency proof. */
+export type ConsistencyProof = z.infer<typeof consistencyProofSchema>;
+
+/** The consistency proof between the signed heads of two tree sizes; null when either has no signed head. */
+export async function consistencyProof(ch: StatementRunner, db: string, p: { fromSize: number; toSize: number }, ctx: QueryContext): Promise<ConsistencyProof | null> {
+  const sel: LogSelect = (sql, params) => runQuery(ch, { name: 'audit_log_consistency', sql }, { db, ...params }, ctx);
+  if (!(p.fromSize >= 1 && p.fromSize <= p.toSize)) return null;
+  const [[from], [to]] = await Promise.all([headsBetween(sel, p.fromSize, p.fromSize, 1), headsBetween(sel, p.toSize, p.toSize, 1)]);
+  if (!from || !to) return null;
+  const proof = await consistencyPath(p.fromSize, p.toSize, rangeHasher(logTiles(sel)));
+  const served = (h: typeof from) => ({ ...h, public_key: (h as { public_key?: string }).public_key ?? '' });
+  return { from: served(from), to: served(to), proof: proof.map((b) => b.toString('hex')) };
+}
 
 /** Signed heads, oldest first (GET /v1/log/heads: what someone outside keeps). */
 export const logHeadsSchema = z.strictObject({ heads: z.array(treeHeadSchema) });

@@ -34,7 +34,7 @@ import { HINT_BUNDLES, HINT_RETRIES } from './hint-candidates.ts';
 import { currentManifest, MANIFEST_VERSIONS, manifestHistory, type ManifestAnswer, type ManifestHistoryAnswer } from './manifests.ts';
 import { MCP_SERVER_TOOLS, mcpServers, type McpServers } from './mcp-servers.ts';
 import { OUTPUT_BY_ID, OUTPUT_CONTENT, outputContent, type OutputContentParams } from './output-content.ts';
-import { inclusionProof, logHeads, type InclusionProof, type LogHeads, type LogHeadsParams, type NoProof } from './audit-log-proof.ts';
+import { consistencyProof, inclusionProof, logHeads, type ConsistencyProof, type InclusionProof, type LogHeads, type LogHeadsParams, type NoProof } from './audit-log-proof.ts';
 
 export type {
   ByAgentParams,
@@ -77,6 +77,8 @@ export interface ReadQueries {
   outputProof(p: { outputId: string }): Promise<InclusionProof | NoProof>;
   /** The audit log's signed heads. */
   logHeads(p: LogHeadsParams): Promise<LogHeads>;
+  /** A consistency proof between two signed heads; null when either size has none. */
+  logConsistency(p: { fromSize: number; toSize: number }): Promise<ConsistencyProof | null>;
   /** One output's full content (at most maxBytes of it); null when unknown or expired. */
   outputContent(p: OutputContentParams): Promise<OutputContent | null>;
   agentTools(p: ByAgentParams): Promise<AgentTools>;
@@ -123,6 +125,7 @@ export function createReadQueries(ch: StatementRunner, db: string, ctx: QueryCon
     callProof: (p) => inclusionProof(ch, db, 'tool_call', p.callId.toLowerCase(), ctx),
     outputProof: (p) => inclusionProof(ch, db, 'output', p.outputId.toLowerCase(), ctx),
     logHeads: (p) => logHeads(ch, db, p, ctx),
+    logConsistency: (p) => consistencyProof(ch, db, p, ctx),
     agentTools: (p) => byAgent(ch, db, p, ctx),
     task: (p) => byTask(ch, db, p, ctx, { orphans }),
     expensive: (p) => expensiveCalls(ch, db, p, ctx),

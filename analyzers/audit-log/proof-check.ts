@@ -4,7 +4,7 @@
  * is being checked), and the path leads from the leaf to the signed root. Pure.
  */
 import type { KeyObject } from 'node:crypto';
-import { leafHash, verifyInclusion } from '../../schemas/merkle.ts';
+import { leafHash, verifyConsistency, verifyInclusion } from '../../schemas/merkle.ts';
 import { headSigned, keyId, type TreeHead } from './heads.ts';
 
 /** A proof as GET /v1/calls/{call_id}/proof serves it. */
@@ -18,6 +18,27 @@ export interface ProofFile {
 export interface ProofVerdict {
   ok: boolean;
   checks: Array<{ check: string; ok: boolean; detail?: string }>;
+}
+
+/** A consistency proof as GET /v1/log/consistency serves it. */
+export interface ConsistencyFile {
+  from: TreeHead;
+  to: TreeHead;
+  proof: string[];
+}
+
+/** Checks a consistency proof: both heads signed by the key, the older tree a prefix of the newer. */
+export function checkConsistency(p: ConsistencyFile, publicKey: KeyObject): ProofVerdict {
+  const checks = [
+    { check: 'the older head is signed by the key given', ok: headSigned(p.from, publicKey), detail: `tree of ${p.from.tree_size}` },
+    { check: 'the newer head is signed by the key given', ok: headSigned(p.to, publicKey), detail: `tree of ${p.to.tree_size}` },
+    {
+      check: 'the older tree is a prefix of the newer',
+      ok: verifyConsistency(p.from.tree_size, p.to.tree_size, Buffer.from(p.from.root_hash, 'hex'), Buffer.from(p.to.root_hash, 'hex'), p.proof.map((h) => Buffer.from(h, 'hex'))),
+      detail: `${p.from.root_hash} → ${p.to.root_hash}`,
+    },
+  ];
+  return { ok: checks.every((c) => c.ok), checks };
 }
 
 /** Checks a proof against the public key the caller trusts. */

@@ -87,6 +87,19 @@ describe('audit log', () => {
     expect(check(file, publicKeyText(generateKeyPairSync('ed25519').publicKey))).toMatchObject({ status: 1, out: expect.stringContaining('FAIL the head is signed by the key given') as unknown as string });
     expect(await queries.callProof({ callId: randomUUID() })).toEqual({ why: 'unknown' });
 
+    // More calls, a later head, and the proof that the earlier tree is a prefix of it.
+    const more = Array.from({ length: 30 }, (_, i) => toolCall({ args: { more: i }, created_at: now }, 'task-more'));
+    expect((await writer.write(more.map(kafka))).every((o) => o.status === 'accepted')).toBe(true);
+    expect(await builder.runOnce()).toMatchObject({ added: 30, treeSize: records + 30 });
+    const consistency = await queries.logConsistency({ fromSize: records, toSize: records + 30 });
+    expect(consistency?.proof.length).toBeGreaterThan(0);
+    const cfile = join(dir, 'consistency.json');
+    writeFileSync(cfile, JSON.stringify(consistency));
+    expect(check(cfile, publicKeyText(publicKey))).toMatchObject({ status: 0, out: expect.stringContaining(`the tree of ${records} is a prefix of the tree of ${records + 30}`) as unknown as string });
+    writeFileSync(cfile, JSON.stringify({ ...consistency, proof: [...(consistency?.proof ?? []).slice(1), '00'.repeat(32)] }));
+    expect(check(cfile, publicKeyText(publicKey)).status).toBe(1);
+    expect(await queries.logConsistency({ fromSize: records + 1, toSize: records + 30 })).toBeNull();
+
     // Untouched: nothing to report.
     const verify = () => verifyLog(door, { retentionDays: RETENTION, publicKey: publicKeyText(publicKey) });
     expect((await verify()).findings).toEqual([]);
