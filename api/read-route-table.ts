@@ -357,21 +357,20 @@ export const READ_ROUTES: ReadRoute[] = [
     },
   },
   {
-    url: '/v1/log/consistency',
+    url: '/v1/log/consistency/:from_size/:to_size',
     operationId: 'logConsistency',
     method: 'logConsistency',
-    request: (p: { fromSize: number; toSize: number }) => ({ query: { from_size: p.fromSize, to_size: p.toSize } }),
+    request: (p: { fromSize: number; toSize: number }) => ({ params: { from_size: String(p.fromSize), to_size: String(p.toSize) }, query: {} }),
     summary: 'The RFC 9162 consistency proof between the signed heads of two tree sizes: the older tree is a prefix of the newer (nothing logged was changed or taken out). Check it offline with `tool-audit verify-proof FILE --public-key K`. 404 when either size has no signed head.',
-    query: z.strictObject({
-      from_size: intParam(1, Number.MAX_SAFE_INTEGER).describe('the older tree size (a signed head)'),
-      to_size: intParam(1, Number.MAX_SAFE_INTEGER).describe('the newer tree size (a signed head), ≥ from_size'),
-    }),
+    params: z.strictObject({ from_size: pathId.describe('the older tree size (one of a signed head)'), to_size: pathId.describe('the newer tree size (one of a signed head), ≥ from_size') }),
+    query: z.strictObject({}),
     response: consistencyProofSchema,
-    notFound: 'no signed head has one of these tree sizes',
-    run: async (qs, { query }) => {
-      const q = query as { from_size: number; to_size: number };
-      const found = await qs.logConsistency({ fromSize: q.from_size, toSize: q.to_size });
-      if (!found) throw new NotFound(`no signed heads of tree sizes ${q.from_size} and ${q.to_size} (from_size ≤ to_size)`);
+    notFound: 'no signed head has one of these tree sizes, or from_size > to_size',
+    run: async (qs, { params }) => {
+      const size = (s: string | undefined) => (/^[1-9][0-9]{0,15}$/.test(s ?? '') ? Number(s) : undefined);
+      const [from, to] = [size(params.from_size), size(params.to_size)];
+      const found = from !== undefined && to !== undefined ? await qs.logConsistency({ fromSize: from, toSize: to }) : null;
+      if (!found) throw new NotFound(`no signed heads of tree sizes ${params.from_size} and ${params.to_size} (from_size ≤ to_size)`);
       return found;
     },
   },

@@ -49,7 +49,7 @@ ${ENV}`,
   /v1/outputs/{output_id}/proof; FILE - for stdin) offline: the leaf is the record, the tree head
   is signed by KEY (base64 DER or PEM, or a file holding it: the key serve printed at its first
   start, which you pinned), and the path leads from the leaf to the signed root. A consistency proof
-  (GET /v1/log/consistency) is checked the same way: both heads signed by KEY, the older tree a
+  (GET /v1/log/consistency/{from}/{to}) is checked the same way: both heads signed by KEY, the older tree a
   prefix of the newer. Exit 0 verified, 1 not.`,
   mcp: `usage: tool-audit mcp [options] -- <server command> [args…]        (stdio)
        tool-audit mcp [options] --upstream URL --listen [HOST:]PORT     (Streamable HTTP)

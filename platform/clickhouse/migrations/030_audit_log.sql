@@ -3,7 +3,8 @@
 -- time each row was stored). A leaf's hash is SHA-256(0x00 ‖ the row serialized field by field),
 -- computed by ClickHouse from the stored row itself, so a row changed afterwards no longer hashes
 -- to its leaf. Signed tree heads fix the tree at a size; proofs are made from the leaves and the
--- stored roots of complete subtrees of 2^8, 2^16 and 2^24 leaves.
+-- stored roots of complete subtrees of 2^8, 2^16 and 2^24 leaves. Replaced parts go within
+-- seconds, as everywhere (016).
 
 CREATE TABLE IF NOT EXISTS {db:Identifier}.audit_log_leaves
 (
@@ -18,7 +19,8 @@ CREATE TABLE IF NOT EXISTS {db:Identifier}.audit_log_leaves
 )
 ENGINE = MergeTree
 ORDER BY leaf_index
-SETTINGS index_granularity = 256;
+SETTINGS index_granularity = 256, old_parts_lifetime = 1, cleanup_delay_period = 1, max_cleanup_delay_period = 10, cleanup_delay_period_random_add = 1,
+    min_compressed_bytes_to_fsync_after_merge = 1;
 
 CREATE TABLE IF NOT EXISTS {db:Identifier}.audit_log_nodes
 (
@@ -28,7 +30,8 @@ CREATE TABLE IF NOT EXISTS {db:Identifier}.audit_log_nodes
 )
 ENGINE = ReplacingMergeTree
 ORDER BY (level, node_index)
-SETTINGS index_granularity = 256;
+SETTINGS index_granularity = 256, old_parts_lifetime = 1, cleanup_delay_period = 1, max_cleanup_delay_period = 10, cleanup_delay_period_random_add = 1,
+    min_compressed_bytes_to_fsync_after_merge = 1;
 
 CREATE TABLE IF NOT EXISTS {db:Identifier}.audit_log_heads
 (
@@ -41,4 +44,6 @@ CREATE TABLE IF NOT EXISTS {db:Identifier}.audit_log_heads
     public_key  String COMMENT 'the signing key''s public part, base64 DER: what to check it with (pin it: the database is what is being checked)'
 )
 ENGINE = ReplacingMergeTree
-ORDER BY tree_size;
+ORDER BY tree_size
+SETTINGS old_parts_lifetime = 1, cleanup_delay_period = 1, max_cleanup_delay_period = 10, cleanup_delay_period_random_add = 1,
+    min_compressed_bytes_to_fsync_after_merge = 1;

@@ -31,7 +31,7 @@ let base: string;
 const auth = { authorization: `Bearer ${BOTH_KEY}` };
 // output_id names an output stored in beforeAll: a query parameter's valid values must find it.
 const STORED_OUTPUT = outputArtifact(randomUUID(), 'a conformance output');
-const PATH_VALUES: Record<string, string> = { tool_id: 'search_web', agent_id: 'L', task_id: 'task-conf', output_id: STORED_OUTPUT.output.output_id };
+const PATH_VALUES: Record<string, string> = { tool_id: 'search_web', agent_id: 'L', task_id: 'task-conf', output_id: STORED_OUTPUT.output.output_id, from_size: '1', to_size: '2', call_id: STORED_OUTPUT.output.call_id };
 
 beforeAll(async () => {
   const { ch, db } = await freshDatabase('conf');
