@@ -111,16 +111,20 @@ async function appendStep(deps: AuditLogBuilderDeps, now: number, size: number):
 /** Stores the roots of the subtrees of 2^8, 2^16, 2^24 leaves completed between sizes `before` and `after`. */
 async function storeNodes(ch: ClickHouseDoor, before: number, after: number): Promise<void> {
   const tiles = logTiles(doorSelect(ch));
+  // Lowest level first: a level's roots are made of the level below's, 256 at a time.
   for (const level of [...TILE_LEVELS].reverse()) {
     const size = 2 ** level;
     const first = Math.floor(before / size);
     const last = Math.floor(after / size);
-    if (last <= first) continue;
-    // A root of level L from the 256 roots of level L-8 below it (or the 256 leaves).
-    const below = (b: number) => (level === 8 ? tiles.leaves(b * 256, (b + 1) * 256) : tiles.nodes(level - 8, b * 256, (b + 1) * 256));
-    const rows = [];
-    for (let b = first; b < last; b++) rows.push({ key: `${level}/${b}`, row: { level, node_index: b, hash: rootOf(await below(b)).toString('hex') } });
-    await ch.insertRows('audit_log_nodes', rows);
+    // 256 roots per read of what is below them (65,536 hashes): a catch-up of millions of
+    // leaves read one block at a time took one statement per 256 leaves.
+    for (let b0 = first; b0 < last; b0 += 256) {
+      const b1 = Math.min(last, b0 + 256);
+      const below = level === 8 ? await tiles.leaves(b0 * 256, b1 * 256) : await tiles.nodes(level - 8, b0 * 256, b1 * 256);
+      const rows = [];
+      for (let b = b0; b < b1; b++) rows.push({ key: `${level}/${b}`, row: { level, node_index: b, hash: rootOf(below.slice((b - b0) * 256, (b - b0 + 1) * 256)).toString('hex') } });
+      await ch.insertRows('audit_log_nodes', rows);
+    }
   }
 }
 
