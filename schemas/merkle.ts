@@ -58,7 +58,8 @@ export async function inclusionPath(index: number, size: number, range: RangeHas
       lo += k;
     }
   }
-  for (const [a, b] of steps.reverse()) path.push(await range(a, b));
+  // The ranges are independent: asked for at once (a proof of a leaf in 24 M is 25 of them).
+  path.push(...(await Promise.all(steps.reverse().map(([a, b]) => range(a, b)))));
   return path;
 }
 

@@ -57,8 +57,11 @@ export async function headsBetween(sel: LogSelect, from: number, to: number, lim
 
 /** A record's leaf: its index and hash (hex), or undefined when it has none (yet). */
 export async function leafOf(sel: LogSelect, kind: LeafKind, key: string): Promise<{ index: number; hash: string } | undefined> {
+  // The index by key (the by_key projection), then the hash by index (the table's order).
   const [r] = await sel<{ i: string; h: string }>(
-    'SELECT leaf_index AS i, lower(hex(leaf_hash)) AS h FROM {db:Identifier}.audit_log_leaves WHERE kind = {kind:String} AND record_key = {key:String} ORDER BY leaf_index LIMIT 1',
+    `SELECT leaf_index AS i, lower(hex(leaf_hash)) AS h FROM {db:Identifier}.audit_log_leaves
+     WHERE leaf_index IN (SELECT leaf_index FROM {db:Identifier}.audit_log_leaves WHERE kind = {kind:String} AND record_key = {key:String})
+     ORDER BY leaf_index LIMIT 1`,
     { kind, key },
   );
   return r ? { index: Number(r.i), hash: r.h } : undefined;

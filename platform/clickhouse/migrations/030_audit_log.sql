@@ -8,14 +8,15 @@
 
 CREATE TABLE IF NOT EXISTS {db:Identifier}.audit_log_leaves
 (
-    leaf_index  UInt64,
+    leaf_index  UInt64 CODEC(Delta, ZSTD(1)),
     kind        LowCardinality(String) COMMENT 'tool_call, output, dependency or violation',
-    record_key  String COMMENT 'call_id, output_id, task_id/preceding>succeeding/origin, or violation_key',
+    record_key  String COMMENT 'call_id, output_id, task_id/preceding>succeeding/origin, or violation_key' CODEC(ZSTD(1)),
     leaf_hash   FixedString(32),
-    stored_at   DateTime64(3, 'UTC') COMMENT 'ingested_at (detected_at of a violation) of the row',
-    created_at  DateTime64(3, 'UTC') COMMENT 'when the record itself says it happened: what retention goes by',
+    stored_at   DateTime64(3, 'UTC') COMMENT 'ingested_at (detected_at of a violation) of the row' CODEC(DoubleDelta, ZSTD(1)),
+    created_at  DateTime64(3, 'UTC') COMMENT 'when the record itself says it happened: what retention goes by' CODEC(Delta, ZSTD(1)),
     INDEX stored_range stored_at TYPE minmax GRANULARITY 1,
-    PROJECTION by_key (SELECT * ORDER BY kind, record_key)
+    -- A record's leaf by its key: only the index is kept in key order, the hash is read by it.
+    PROJECTION by_key (SELECT kind, record_key, leaf_index ORDER BY kind, record_key)
 )
 ENGINE = MergeTree
 ORDER BY leaf_index
