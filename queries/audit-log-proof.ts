@@ -8,8 +8,8 @@
  */
 import { z } from 'zod';
 import { keyFilter, leafSelect, type LeafKind } from '../analyzers/audit-log/leaf-sql.ts';
-import { headsBetween, latestHead, leafOf, logTiles, type LogSelect } from '../analyzers/audit-log/log-store.ts';
-import { rangeHasher } from '../analyzers/audit-log/tiles.ts';
+import { fetchTiles, headsBetween, latestHead, leafOf, logTiles, type LogSelect } from '../analyzers/audit-log/log-store.ts';
+import { planReads, rangeHasher } from '../analyzers/audit-log/tiles.ts';
 import { consistencyPath, inclusionPath } from '../schemas/merkle.ts';
 import { runQuery, type QueryContext, type StatementRunner } from './sql.ts';
 
@@ -84,14 +84,14 @@ export async function logHeads(ch: StatementRunner, db: string, p: LogHeadsParam
 /** The proof of a record, or why there is none: unknown record, or not in a signed tree yet. */
 export async function inclusionProof(ch: StatementRunner, db: string, kind: LeafKind, key: string, ctx: QueryContext): Promise<InclusionProof | NoProof> {
   const sel: LogSelect = (sql, params) => runQuery(ch, { name: 'audit_log', sql }, { db, ...params }, ctx);
-  const leaf = await leafOf(sel, kind, key);
-  if (!leaf) {
-    const [row] = await sel<{ n: string }>(`SELECT count() AS n FROM (${leafSelect(kind, keyFilter(kind))})`, { key });
-    return { why: Number(row?.n ?? 0) > 0 ? 'not_yet' : 'unknown' };
-  }
-  const head = await latestHead(sel);
+  // The leaf, the newest head and the row's data do not depend on each other: asked for at once.
+  const [leaf, head, rows] = await Promise.all([leafOf(sel, kind, key), latestHead(sel), sel<{ data: string }>(`SELECT data FROM (${leafSelect(kind, keyFilter(kind), true)}) LIMIT 1`, { key })]);
+  if (!leaf) return { why: rows.length > 0 ? 'not_yet' : 'unknown' };
   if (!head || head.tree_size <= leaf.index) return { why: 'not_yet' };
-  const [row] = await sel<{ data: string }>(`SELECT data FROM (${leafSelect(kind, keyFilter(kind), true)}) LIMIT 1`, { key });
-  const path = await inclusionPath(leaf.index, head.tree_size, rangeHasher(logTiles(sel)));
+  const row = rows[0];
+  // The ranges the path needs are known before any is read: asked for, then fetched at once.
+  const ranges: Array<[number, number]> = [];
+  await inclusionPath(leaf.index, head.tree_size, async (a, b) => (ranges.push([a, b]), Buffer.alloc(32)));
+  const path = await inclusionPath(leaf.index, head.tree_size, rangeHasher(await fetchTiles(sel, planReads(ranges))));
   return { leaf: { kind, key, index: leaf.index, hash: leaf.hash, data: row?.data ?? '' }, path: path.map((p) => p.toString('hex')), head: { ...head, public_key: (head as { public_key?: string }).public_key ?? '' } };
 }

@@ -14,7 +14,7 @@ export const doorSelect =
     ch.select(sql, params);
 import type { TreeHead } from './heads.ts';
 import type { LeafKind } from './leaf-sql.ts';
-import type { TileReader } from './tiles.ts';
+import { memoryTiles, type TileReader, type TileReads } from './tiles.ts';
 
 /** Stored leaf hashes and subtree roots, as a {@link TileReader}. */
 export function logTiles(sel: LogSelect): TileReader {
@@ -66,3 +66,22 @@ export async function leafOf(sel: LogSelect, kind: LeafKind, key: string): Promi
   );
   return r ? { index: Number(r.i), hash: r.h } : undefined;
 }
+
+/**
+ * Every hash of `reads` in two statements (one for leaves, one for nodes: an OR of index ranges,
+ * each a primary-key range), as a {@link TileReader}: a proof in a tree of millions needs ~25 ranges,
+ * and a statement per range cost ~90 ms a proof on the embedded engine.
+ */
+export async function fetchTiles(sel: LogSelect, reads: TileReads): Promise<TileReader> {
+  const params: Record<string, unknown> = {};
+  const leafOr = reads.leaves.map(([a, b], i) => ((params[`la${i}`] = a), (params[`lb${i}`] = b), `(leaf_index >= {la${i}:UInt64} AND leaf_index < {lb${i}:UInt64})`));
+  const nodeOr = reads.nodes.map(
+    ([level, a, b], i) => ((params[`nl${i}`] = level), (params[`na${i}`] = a), (params[`nb${i}`] = b), `(level = {nl${i}:UInt8} AND node_index >= {na${i}:UInt64} AND node_index < {nb${i}:UInt64})`),
+  );
+  const [leafRows, nodeRows] = await Promise.all([
+    leafOr.length ? sel<{ i: string; h: string }>(`SELECT leaf_index AS i, lower(hex(leaf_hash)) AS h FROM {db:Identifier}.audit_log_leaves WHERE ${leafOr.join(' OR ')} LIMIT 1 BY leaf_index`, params) : [],
+    nodeOr.length ? sel<{ l: string; i: string; h: string }>(`SELECT level AS l, node_index AS i, hash AS h FROM {db:Identifier}.audit_log_nodes WHERE ${nodeOr.join(' OR ')} LIMIT 1 BY level, node_index`, params) : [],
+  ]);
+  return memoryTiles(new Map(leafRows.map((r) => [Number(r.i), Buffer.from(r.h, 'hex')])), new Map(nodeRows.map((r) => [`${r.l}/${r.i}`, Buffer.from(r.h, 'hex')])));
+}
+

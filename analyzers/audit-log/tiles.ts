@@ -35,3 +35,38 @@ export function rangeHasher(r: TileReader): RangeHash {
   };
   return hash;
 }
+
+/** The stored hashes a set of range hashes reads: leaf ranges and (level, from, to) node ranges. */
+export interface TileReads {
+  leaves: Array<[number, number]>;
+  nodes: Array<[number, number, number]>;
+}
+
+/** What {@link rangeHasher} reads for each range, without reading it (to fetch it all at once). */
+export function planReads(ranges: ReadonlyArray<readonly [number, number]>): TileReads {
+  const out: TileReads = { leaves: [], nodes: [] };
+  const plan = (a: number, b: number): void => {
+    for (const level of TILE_LEVELS) {
+      const size = 2 ** level;
+      if (a % size !== 0 || b - a < size) continue;
+      const blocks = Math.floor((b - a) / size);
+      out.nodes.push([level, a / size, a / size + blocks]);
+      if (a + blocks * size < b) plan(a + blocks * size, b);
+      return;
+    }
+    out.leaves.push([a, b]);
+  };
+  for (const [a, b] of ranges) plan(a, b);
+  return out;
+}
+
+/** A {@link TileReader} over hashes already fetched (leaf index → hash, `level/index` → hash). */
+export function memoryTiles(leaves: ReadonlyMap<number, Buffer>, nodes: ReadonlyMap<string, Buffer>): TileReader {
+  const pick = <K>(m: ReadonlyMap<K, Buffer>, keys: K[]) => keys.flatMap((k) => (m.has(k) ? [m.get(k) as Buffer] : []));
+  const span = (a: number, b: number) => Array.from({ length: b - a }, (_, i) => a + i);
+  return {
+    leaves: async (a, b) => pick(leaves, span(a, b)),
+    nodes: async (level, a, b) => pick(nodes, span(a, b).map((i) => `${level}/${i}`)),
+  };
+}
+
