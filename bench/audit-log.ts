@@ -18,8 +18,7 @@ import { parseArgs } from 'node:util';
 import { createAuditLogBuilder } from '../analyzers/audit-log/builder.ts';
 import { publicKeyText } from '../analyzers/audit-log/heads.ts';
 import { verifyLog } from '../analyzers/audit-log/verify.ts';
-import { createClickHouse } from '../platform/clickhouse/client.ts';
-import { createClickHouseDoor } from '../platform/clickhouse/door.ts';
+import { openClickHouse } from '../cli/runtime.ts';
 import { loadConfig } from '../platform/config.ts';
 import { silentLogger } from '../platform/logger.ts';
 import { createReadQueries } from '../queries/index.ts';
@@ -54,7 +53,8 @@ async function main(): Promise<void> {
   const cfg = loadConfig({ ...process.env, TOOL_AUDIT_DATA_DIR: dataDir });
   if (!cfg.ok) throw new Error(cfg.error);
   const config = cfg.config;
-  const door = createClickHouseDoor(await createClickHouse(config.clickhouse), config.clickhouse.database);
+  // The door serve opens: a connection per lane (reads side by side), as the route is served.
+  const door = await openClickHouse(config);
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   // The whole history is older than a minute: no grace needed; one head at the end.
   const builder = createAuditLogBuilder({ clickhouse: door, logger: silentLogger(), signingKey: privateKey, headIntervalMs: 0, graceMs: 0, stepRows: 1_000_000 });
