@@ -24,27 +24,20 @@ import { silentLogger } from '../platform/logger.ts';
 import { createReadQueries } from '../queries/index.ts';
 import { DEFAULT_QUERY_CONTEXT } from '../queries/sql.ts';
 import { runBench } from './bench-process.ts';
-import { copyHistory, ensureHistory } from './history-db.ts';
+import { copyHistory, ensureHistory, historyShapeOf, historyShapeOptions } from './history-db.ts';
+import { pct } from './history-load.ts';
 
 const { values: opt } = parseArgs({
   options: {
-    invocations: { type: 'string', default: '10000000' },
-    tasks: { type: 'string' },
-    days: { type: 'string', default: '21' },
-    'data-dir': { type: 'string', default: './.bench-data/history' },
-    'i11-share': { type: 'string', default: '0.1' },
-    'i4-share': { type: 'string', default: '0.005' },
-    optimize: { type: 'string', default: 'true' },
+    ...historyShapeOptions('10000000'),
     copy: { type: 'string', default: 'link' },
     proofs: { type: 'string', default: '300' },
     verify: { type: 'string', default: 'true' },
     json: { type: 'string' },
   },
 });
-const N = Number(opt.invocations);
-const shape = { invocations: N, tasks: Number(opt.tasks ?? Math.max(1, Math.round(N / 100))), days: Number(opt.days), i11Share: Number(opt['i11-share']), i4Share: Number(opt['i4-share']), ...(opt.optimize === 'false' ? { optimize: false as const } : {}) };
+const shape = historyShapeOf(opt);
 const log = (s: string) => process.stderr.write(`[bench:audit-log] ${s}\n`);
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? 0;
 
 async function main(): Promise<void> {
   const dir = resolve(opt['data-dir'] as string);
@@ -91,7 +84,7 @@ async function main(): Promise<void> {
     verifySeconds,
     findings: verified.findings.length,
     proofs: ms.length,
-    proofMs: { p50: pct(ms, 50), p95: pct(ms, 95), p99: pct(ms, 99) },
+    proofMs: { p50: pct(ms, 0.5), p95: pct(ms, 0.95), p99: pct(ms, 0.99) },
     bytesPerLeaf: Number(bytes?.b ?? 0) / Math.max(1, built.treeSize),
   };
   process.stdout.write(

@@ -73,3 +73,24 @@ export function storageOf(dataDir: string, log: (s: string) => void): Promise<St
 export function inspectRun(dataDir: string, log: (s: string) => void): Promise<RunState> {
   return child<RunState>('inspect', { dataDir }, log);
 }
+
+/** The command-line options of a bench:history-shaped history (bench:history, bench:storage, bench:audit-log). */
+export function historyShapeOptions(invocations: string) {
+  const s = { type: 'string' } as const;
+  return {
+    invocations: { ...s, default: invocations },
+    tasks: s,
+    days: { ...s, default: '21' },
+    'data-dir': { ...s, default: './.bench-data/history' },
+    'i11-share': { ...s, default: '0.1' },
+    'i4-share': { ...s, default: '0.005' },
+    optimize: { ...s, default: 'true' },
+  };
+}
+
+/** The history shape those options describe (N/100 tasks unless --tasks). */
+export function historyShapeOf(opt: { invocations?: string | boolean; tasks?: string | boolean; days?: string | boolean; 'i11-share'?: string | boolean; 'i4-share'?: string | boolean; optimize?: string | boolean }) {
+  const n = Number(opt.invocations);
+  return { invocations: n, tasks: Number(opt.tasks ?? Math.max(1, Math.round(n / 100))), days: Number(opt.days), i11Share: Number(opt['i11-share']), i4Share: Number(opt['i4-share']), ...(opt.optimize === 'false' ? { optimize: false as const } : {}) };
+}
+

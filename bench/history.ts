@@ -27,7 +27,7 @@ import { parseArgs } from 'node:util';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { groupLag } from '../test/helpers/kafka.ts';
 import { topics } from './ingest-topics.ts';
-import { copyHistory, emptyDataDir, ensureHistory, inspectRun } from './history-db.ts';
+import { copyHistory, emptyDataDir, ensureHistory, historyShapeOf, historyShapeOptions, inspectRun } from './history-db.ts';
 import type { HistoryMeta } from './history-data.ts';
 import { loadSince, runLoad, type LoadSample } from './history-load.ts';
 import { catchUp, report, type RunFigures } from './history-report.ts';
@@ -37,26 +37,19 @@ import { runBench } from './bench-process.ts';
 const ROOT = new URL('../', import.meta.url).pathname;
 const { values: opt } = parseArgs({
   options: {
-    invocations: { type: 'string', default: '10000000' },
-    tasks: { type: 'string' },
-    days: { type: 'string', default: '21' },
-    'data-dir': { type: 'string', default: './.bench-data/history' },
+    ...historyShapeOptions('10000000'),
     minutes: { type: 'string', default: '20' },
     packets: { type: 'string', default: '150000' },
     partitions: { type: 'string', default: '6' },
     only: { type: 'string', default: 'build,startup,load,ingest' },
     json: { type: 'string' },
-    'i11-share': { type: 'string', default: '0.1' },
-    'i4-share': { type: 'string', default: '0.005' },
     'max-wait-minutes': { type: 'string', default: '60' },
     'caught-up-lag-s': { type: 'string', default: '60' },
     keep: { type: 'boolean', default: false },
     copy: { type: 'string', default: 'full' },
-    optimize: { type: 'string', default: 'true' },
   },
 });
-const N = Number(opt.invocations);
-const shape = { invocations: N, tasks: Number(opt.tasks ?? Math.max(1, Math.round(N / 100))), days: Number(opt.days), i11Share: Number(opt['i11-share']), i4Share: Number(opt['i4-share']), ...(opt.optimize === 'false' ? { optimize: false as const } : {}) };
+const shape = historyShapeOf(opt);
 const phases = new Set((opt.only as string).split(',').map((x) => x.trim()));
 const MAX_WAIT_MS = Number(opt['max-wait-minutes']) * 60_000;
 const log = (s: string) => process.stderr.write(`[bench:history] ${s}\n`);

@@ -14,25 +14,18 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ensureHistory, storageOf } from './history-db.ts';
+import { ensureHistory, historyShapeOf, historyShapeOptions, storageOf } from './history-db.ts';
 import { storageTables } from './storage-report.ts';
 import { runBench } from './bench-process.ts';
 
 const { values: opt } = parseArgs({
   options: {
-    invocations: { type: 'string', default: '1000000' },
-    tasks: { type: 'string' },
-    days: { type: 'string', default: '21' },
-    'data-dir': { type: 'string', default: './.bench-data/history' },
-    'i11-share': { type: 'string', default: '0.1' },
-    'i4-share': { type: 'string', default: '0.005' },
+    ...historyShapeOptions('1000000'),
     columns: { type: 'string', default: '40' },
     json: { type: 'string' },
-    optimize: { type: 'string', default: 'true' },
   },
 });
-const N = Number(opt.invocations);
-const shape = { invocations: N, tasks: Number(opt.tasks ?? Math.max(1, Math.round(N / 100))), days: Number(opt.days), i11Share: Number(opt['i11-share']), i4Share: Number(opt['i4-share']), ...(opt.optimize === 'false' ? { optimize: false as const } : {}) };
+const shape = historyShapeOf(opt);
 const log = (s: string) => process.stderr.write(`[bench:storage] ${s}\n`);
 const du = (dir: string) => Number(execFileSync('du', ['-sb', dir]).toString().split('\t')[0]);
 

@@ -5,12 +5,12 @@
  * checked against the key you give `tool-audit verify-proof`, not the one a proof carries.
  */
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { Config } from '../platform/config.ts';
 import { AppError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import { keyId, publicKeyText } from '../analyzers/audit-log/heads.ts';
+import { readOrCreate } from './state-file.ts';
 
 /** Where the generated key lives when AUDIT_LOG_SIGNING_KEY is not set. */
 export function signingKeyPath(config: Config): string {
@@ -21,7 +21,7 @@ export function signingKeyPath(config: Config): string {
 export async function auditLogOptions(config: Config, logger: Logger): Promise<{ signingKey: KeyObject; headIntervalMs: number; graceMs: number } | undefined> {
   const a = config.auditLog;
   if (!a.enabled) return undefined;
-  const pem = a.signingKey ?? (await keyFile(signingKeyPath(config)));
+  const pem = a.signingKey ?? (await readOrCreate(signingKeyPath(config), () => generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString()));
   let signingKey: KeyObject;
   try {
     signingKey = createPrivateKey(pem.includes('-----BEGIN') ? pem : { key: Buffer.from(pem, 'base64'), format: 'der', type: 'pkcs8' });
@@ -31,22 +31,4 @@ export async function auditLogOptions(config: Config, logger: Logger): Promise<{
   if (signingKey.asymmetricKeyType !== 'ed25519') throw new AppError('CONFIG_INVALID', `the audit log signing key must be Ed25519, not ${signingKey.asymmetricKeyType}`, { retryable: false });
   logger.info({ key_id: keyId(signingKey), public_key: publicKeyText(signingKey) }, 'audit log signing key (pin its public part to check proofs)');
   return { signingKey, headIntervalMs: a.headIntervalMs, graceMs: a.graceMs };
-}
-
-async function keyFile(path: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-  const { privateKey } = generateKeyPairSync('ed25519');
-  const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
-  await mkdir(dirname(path), { recursive: true });
-  try {
-    await writeFile(path, pem, { mode: 0o600, flag: 'wx' });
-    return pem;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return readFile(path, 'utf8');
-    throw err;
-  }
 }

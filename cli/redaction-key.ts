@@ -5,11 +5,11 @@
  * the compose stack's api and ingest, an emitter — need REDACTION_KEY set to one value.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { Config } from '../platform/config.ts';
 import { AppError } from '../platform/errors.ts';
 import type { RedactionPolicy } from '../schemas/redaction-policy.ts';
+import { readOrCreate } from './state-file.ts';
 
 /** Where the generated key lives when REDACTION_KEY is not set. */
 export function redactionKeyPath(config: Config): string {
@@ -25,21 +25,7 @@ export async function resolveRedaction(config: Config): Promise<RedactionPolicy 
 }
 
 async function keyFile(path: string): Promise<string> {
-  try {
-    const text = (await readFile(path, 'utf8')).trim();
-    if (text.length >= 16) return text;
-    throw new AppError('CONFIG_INVALID', `${path} holds no redaction key (fewer than 16 characters): remove it to make a new one, or set REDACTION_KEY`, { retryable: false });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-  const key = randomBytes(32).toString('hex');
-  await mkdir(dirname(path), { recursive: true });
-  // wx: two processes starting at once on one folder must not end with two keys.
-  try {
-    await writeFile(path, `${key}\n`, { mode: 0o600, flag: 'wx' });
-    return key;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return (await readFile(path, 'utf8')).trim();
-    throw err;
-  }
+  const text = (await readOrCreate(path, () => `${randomBytes(32).toString('hex')}\n`)).trim();
+  if (text.length >= 16) return text;
+  throw new AppError('CONFIG_INVALID', `${path} holds no redaction key (fewer than 16 characters): remove it to make a new one, or set REDACTION_KEY`, { retryable: false });
 }

@@ -132,7 +132,7 @@ export function encodeToolCall(rec: InvocationRecord, redactor?: Redactor): stri
   if (redactor) {
     // Args kept as the producer wrote them (canonical) are redacted as values: their number
     // literals are rewritten only when a secret was found.
-    const r = redactor.call(rec.toolId, { args: canonical === undefined ? args : (JSON.parse(canonical) as unknown), result_summary: summary }, canonical ?? rec.argsJson);
+    const r = redactor.call(rec.toolId, { args: canonical === undefined ? args : (JSON.parse(canonical) as unknown), result_summary: summary }, { args: canonical ?? rec.argsJson, summary: o.resultSummaryJson });
     if (r.changed) {
       args = r.args as Record<string, JsonValue>;
       summary = r.result_summary as Record<string, unknown>;
@@ -168,13 +168,8 @@ export function encodeToolCall(rec: InvocationRecord, redactor?: Redactor): stri
 export function encodeOutputArtifact(rec: InvocationRecord, outputId: string, redactor?: Redactor): string | undefined {
   let c = rec.outcome.content;
   if (rec.outcome.status !== 'success' || !c) return undefined;
-  if (redactor && c.embed) {
-    // JSON content stays JSON: redacted as a value, rewritten only when a secret was found.
-    const r = redactor.json(JSON.parse(c.text) as unknown);
-    if (r.changed) c = { ...c, text: JSON.stringify(r.value) };
-  } else if (redactor) {
-    c = { ...c, text: redactor.text(c.text) };
-  }
+  // JSON content stays JSON: redacted as a value, rewritten only when a secret was found.
+  if (redactor) c = { ...c, text: c.embed ? redactor.jsonText(c.text) : redactor.text(c.text) };
   const output = {
     output_id: outputId,
     call_id: rec.callId,

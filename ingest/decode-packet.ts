@@ -147,7 +147,7 @@ function decodeToolCall(packet: ToolCallPacket, raw: string, source: string, red
     args_hash: red.argsHash,
     status: inv.status,
     duration_ms: inv.duration_ms,
-    result_summary: JSON.stringify(red.summary),
+    result_summary: red.summary,
     error: red.error,
     cost_usd: inv.cost_usd ?? null,
     tokens_used: inv.tokens_used == null ? null : JSON.stringify(inv.tokens_used),
@@ -285,36 +285,31 @@ function decodeHint(packet: OptimizationHintPacket, source: string): DecodeResul
   return { ok: true, value: { kind: 'hint', key: id, row } };
 }
 
-/** The stored args (canonical text), args_hash, summary value and error of a call, its secrets out, and where they were. */
-function redactCall(redactor: Redactor | undefined, inv: ToolInvocation, args: string, argsValue: JsonValue): { args: string; argsHash: string; summary: unknown; error: string | null; redactions: string } {
-  let out = { args, argsHash: inv.args_hash, summary: inv.result_summary as unknown, error: inv.error ?? null };
+/** The stored args (canonical text), args_hash, summary text and error of a call, its secrets out, and where they were. */
+function redactCall(redactor: Redactor | undefined, inv: ToolInvocation, args: string, argsValue: JsonValue): { args: string; argsHash: string; summary: string; error: string | null; redactions: string } {
+  const summaryText = JSON.stringify(inv.result_summary);
+  let out = { args, argsHash: inv.args_hash, summary: summaryText, error: inv.error ?? null };
+  let summary: unknown = inv.result_summary;
   if (redactor) {
-    const r = redactor.call(inv.tool_id, { args: argsValue, result_summary: inv.result_summary }, args);
+    const r = redactor.call(inv.tool_id, { args: argsValue, result_summary: inv.result_summary }, { args, summary: summaryText });
     if (r.changed) {
       const text = canonicalArgs(r.args as JsonValue);
-      out = { ...out, args: text, argsHash: sha256Hex(text), summary: r.result_summary };
       argsValue = r.args as JsonValue;
+      summary = r.result_summary;
+      out = { ...out, args: text, argsHash: sha256Hex(text), summary: JSON.stringify(summary) };
     }
     if (out.error !== null) out.error = redactor.text(out.error);
   }
   // Placeholders never need escaping: a text without their opening holds none.
-  const where = [...(out.args.includes('[redacted:') ? placeholdersIn(argsValue, '/args') : []), ...placeholdersIn(out.error, '/error'), ...placeholdersIn(out.summary, '/result_summary')];
+  const has = (t: string | null) => t !== null && t.includes('[redacted:');
+  const where = [...(has(out.args) ? placeholdersIn(argsValue, '/args') : []), ...(has(out.error) ? placeholdersIn(out.error, '/error') : []), ...(has(out.summary) ? placeholdersIn(summary, '/result_summary') : [])];
   return { ...out, redactions: where.length ? JSON.stringify(where) : '' };
 }
 
 /** An output's content with its secrets out: JSON content as a value (its text stays JSON), any other as text. */
 function redactContent(redactor: Redactor | undefined, type: string, text: string): { text: string; changed: boolean; redactions: string } {
-  let value: unknown = text;
-  let out = text;
-  if (redactor && type === 'json') {
-    const r = redactor.json(JSON.parse(text) as unknown);
-    if (r.changed) out = JSON.stringify(r.value);
-    value = r.value;
-  } else if (redactor) {
-    out = redactor.text(text);
-    value = out;
-  }
-  const where = out.includes('[redacted:') ? placeholdersIn(type === 'json' && !redactor ? (JSON.parse(out) as unknown) : value, '/content') : [];
+  const out = !redactor ? text : type === 'json' ? redactor.jsonText(text) : redactor.text(text);
+  const where = out.includes('[redacted:') ? placeholdersIn(type === 'json' ? (JSON.parse(out) as unknown) : out, '/content') : [];
   return { text: out, changed: out !== text, redactions: where.length ? JSON.stringify(where) : '' };
 }
 

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { keyFilter, leafSelect, type LeafKind } from '../analyzers/audit-log/leaf-sql.ts';
 import { fetchTiles, headsBetween, latestHead, leafOf, logTiles, type LogSelect } from '../analyzers/audit-log/log-store.ts';
 import { planReads, rangeHasher } from '../analyzers/audit-log/tiles.ts';
-import { consistencyPath, inclusionPath } from '../schemas/merkle.ts';
+import { consistencyPath, inclusionPath, inclusionRanges } from '../schemas/merkle.ts';
 import { runQuery, type QueryContext, type StatementRunner } from './sql.ts';
 
 /** A signed tree head as served. */
@@ -89,9 +89,8 @@ export async function inclusionProof(ch: StatementRunner, db: string, kind: Leaf
   if (!leaf) return { why: rows.length > 0 ? 'not_yet' : 'unknown' };
   if (!head || head.tree_size <= leaf.index) return { why: 'not_yet' };
   const row = rows[0];
-  // The ranges the path needs are known before any is read: asked for, then fetched at once.
-  const ranges: Array<[number, number]> = [];
-  await inclusionPath(leaf.index, head.tree_size, async (a, b) => (ranges.push([a, b]), Buffer.alloc(32)));
-  const path = await inclusionPath(leaf.index, head.tree_size, rangeHasher(await fetchTiles(sel, planReads(ranges))));
+  // The ranges the path needs are known before any is read: their hashes are fetched at once.
+  const tiles = await fetchTiles(sel, planReads(inclusionRanges(leaf.index, head.tree_size)));
+  const path = await inclusionPath(leaf.index, head.tree_size, rangeHasher(tiles));
   return { leaf: { kind, key, index: leaf.index, hash: leaf.hash, data: row?.data ?? '' }, path: path.map((p) => p.toString('hex')), head: { ...head, public_key: (head as { public_key?: string }).public_key ?? '' } };
 }

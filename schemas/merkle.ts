@@ -41,12 +41,11 @@ export function rootOf(leaves: readonly Uint8Array[]): Buffer {
 /** Hash of the leaves [start, end) of the tree; what proofs are made of. */
 export type RangeHash = (start: number, end: number) => Promise<Buffer>;
 
-/** The inclusion path of leaf `index` in the tree of `size` leaves (RFC 9162 §2.1.3.1), bottom first. */
-export async function inclusionPath(index: number, size: number, range: RangeHash): Promise<Buffer[]> {
+/** The leaf ranges whose hashes make the inclusion path of leaf `index` in a tree of `size` (RFC 9162 §2.1.3.1), bottom first. */
+export function inclusionRanges(index: number, size: number): Array<[number, number]> {
   if (!(index >= 0 && index < size)) throw new RangeError(`leaf ${index} is not in a tree of ${size}`);
-  const path: Buffer[] = [];
-  let [lo, hi, m] = [0, size, index];
   const steps: Array<[number, number]> = [];
+  let [lo, hi, m] = [0, size, index];
   while (hi - lo > 1) {
     const k = splitPoint(hi - lo);
     if (m < k) {
@@ -58,9 +57,12 @@ export async function inclusionPath(index: number, size: number, range: RangeHas
       lo += k;
     }
   }
-  // The ranges are independent: asked for at once (a proof of a leaf in 24 M is 25 of them).
-  path.push(...(await Promise.all(steps.reverse().map(([a, b]) => range(a, b)))));
-  return path;
+  return steps.reverse();
+}
+
+/** The inclusion path of leaf `index` in the tree of `size` leaves, bottom first (the ranges are independent: asked for at once). */
+export function inclusionPath(index: number, size: number, range: RangeHash): Promise<Buffer[]> {
+  return Promise.all(inclusionRanges(index, size).map(([a, b]) => range(a, b)));
 }
 
 /** The consistency proof from the tree of `from` leaves to the tree of `to` (RFC 9162 §2.1.4.1). */

@@ -12,7 +12,7 @@
  */
 import { canonicalArgs, type JsonValue } from './canonical-json.ts';
 import { contentSample, sha256Hex, utf8ByteLength } from './hashing.ts';
-import { findSecrets, redactString, secretMark, type DetectOptions } from './secret-detectors.ts';
+import { findSecrets, PLACEHOLDER, redactString, secretMark, type DetectOptions } from './secret-detectors.ts';
 import { redactJson, type Redaction } from './secret-redaction.ts';
 
 /** What to redact and with which key. */
@@ -30,8 +30,6 @@ export interface RedactionPolicy {
   patterns?: ReadonlyArray<{ rule: string; source: string; flags?: string }>;
 }
 
-/** A stored placeholder; group 1 is its rule (secret-detectors.ts's PLACEHOLDER_TEXT, with the rule captured). */
-export const PLACEHOLDER = /\[redacted:([a-z0-9_]+):[0-9a-f]{16}\]/g;
 
 /**
  * Where the placeholders in a value are, by rule: each (pointer, rule) once, sorted by pointer
@@ -80,18 +78,23 @@ export class Redactor {
   }
 
   /**
-   * The call's args and result summary with their secrets replaced and the tool's paths replaced
-   * whole; `changed` false (and the same objects) when nothing was. `json` is the args' JSON text
-   * when the caller has it: with no backslash in it, a string's text is verbatim in it, so a text
-   * with no secret and a tool with no paths skip the walk.
+   * True when no string inside these JSON texts can hold a secret: with no backslash in a text, a
+   * string's characters are verbatim in it, so no match in the text means none in any string. Most
+   * values of most packets hold none, and the walk copies the whole value.
    */
-  call(toolId: string, fields: { args: unknown; result_summary: unknown }, json?: string): { args: unknown; result_summary: unknown; changed: boolean } {
+  private holdsNone(...json: string[]): boolean {
+    return json.every((t) => !t.includes('\\') && findSecrets(t, this.detect).length === 0);
+  }
+
+  /**
+   * The call's args and result summary with their secrets replaced and the tool's paths replaced
+   * whole; `changed` false (and the same objects) when nothing was. `json`: their JSON texts when
+   * the caller has them, so a call without a secret (and a tool without paths) is not walked.
+   */
+  call(toolId: string, fields: { args: unknown; result_summary: unknown }, json?: { args: string; summary: string }): { args: unknown; result_summary: unknown; changed: boolean } {
     const paths = [...(this.policy.paths?.['*'] ?? []), ...(this.policy.paths?.[toolId] ?? [])];
     const unchanged = { ...fields, changed: false };
-    if (paths.length === 0 && json !== undefined && !json.includes('\\') && findSecrets(json, this.detect).length === 0) {
-      const summary = JSON.stringify(fields.result_summary) ?? '';
-      if (!summary.includes('\\') && findSecrets(summary, this.detect).length === 0) return unchanged;
-    }
+    if (paths.length === 0 && json && this.holdsNone(json.args, json.summary)) return unchanged;
     const r = redactJson(fields, this.mark, { ...this.detect, paths });
     if (r.redactions.length === 0) return unchanged;
     const v = r.value as { args: unknown; result_summary: unknown };
@@ -105,6 +108,16 @@ export class Redactor {
   }
 
   /**
+   * JSON text (an output's content) with its secrets out, written by JSON.stringify when one was;
+   * the text itself, not parsed, when it can hold none.
+   */
+  jsonText(text: string): string {
+    if (this.holdsNone(text)) return text;
+    const r = this.json(JSON.parse(text) as unknown);
+    return r.changed ? JSON.stringify(r.value) : text;
+  }
+
+  /**
    * A quarantined packet's text with its secrets out, the text as sent when it holds none. A JSON
    * packet is redacted as a value, and where its args_hash (or an output's content_hash, size and
    * sample) matched what it carried, they are made to match what is left: replaying the stored
@@ -112,6 +125,8 @@ export class Redactor {
    * is not JSON is redacted as text.
    */
   packet(text: string): string {
+    // A rejected packet is usually wrong, not secret: a flood of them skips the parse and walk.
+    if (Object.keys(this.policy.paths ?? {}).length === 0 && this.holdsNone(text)) return text;
     let packet: unknown;
     try {
       packet = JSON.parse(text);

@@ -111,7 +111,11 @@ export function secretMark(key: string | Uint8Array, rule: string, secret: strin
 }
 
 /** A placeholder {@link secretMark} made: redacting it again must leave it as it is. */
-export const PLACEHOLDER_TEXT = /\[redacted:[a-z0-9_]+:[0-9a-f]{16}\]/g;
+export const PLACEHOLDER = /\[redacted:([a-z0-9_]+):[0-9a-f]{16}\]/g;
+
+const WHOLE_PLACEHOLDER = new RegExp(`^${PLACEHOLDER.source}$`);
+/** True when the whole text is one placeholder. */
+export const isPlaceholder = (s: string): boolean => WHOLE_PLACEHOLDER.test(s);
 
 /**
  * `text` with every secret replaced by `mark(rule, secret)`, and the rules that fired (each once,
@@ -119,7 +123,7 @@ export const PLACEHOLDER_TEXT = /\[redacted:[a-z0-9_]+:[0-9a-f]{16}\]/g;
  * redacting twice — at the emitter, then at ingest — gives the text redacting once gave.
  */
 export function redactString(text: string, mark: (rule: string, secret: string) => string, o: DetectOptions = {}): { text: string; rules: string[] } {
-  const marks = text.includes('[redacted:') ? [...text.matchAll(PLACEHOLDER_TEXT)].map((m) => [m.index, m.index + m[0].length] as const) : [];
+  const marks = text.includes('[redacted:') ? [...text.matchAll(PLACEHOLDER)].map((m) => [m.index, m.index + m[0].length] as const) : [];
   const hits = findSecrets(text, o).filter((h) => !marks.some(([s, e]) => h.start < e && s < h.end));
   if (hits.length === 0) return { text, rules: [] };
   let out = '';

@@ -5,10 +5,7 @@
  * it. Pure; the placeholder comes from the caller (secretMark with the deployment's key), so the
  * emitters, the MCP gateway and ingest redact the same value to the same text.
  */
-import { PLACEHOLDER_TEXT, redactString, type DetectOptions } from './secret-detectors.ts';
-
-const WHOLE_PLACEHOLDER = new RegExp(`^${PLACEHOLDER_TEXT.source}$`);
-const isPlaceholder = (s: string) => WHOLE_PLACEHOLDER.test(s);
+import { isPlaceholder, redactString, type DetectOptions } from './secret-detectors.ts';
 
 /** One redaction: where (a JSON Pointer into the value) and by which rule (`path` for a configured path). */
 export interface Redaction {

@@ -117,17 +117,28 @@ async function storedRange(ch: ClickHouseDoor, kind: LeafKind, a: number, b: num
   return { lo: chTime(Number(r?.lo ?? 0)), hi: chTime(Number(r?.hi ?? 0)) };
 }
 
-/** Rows stored up to `builtTo` without a leaf, and second rows of a key. */
+/** Keys a statement of {@link unlogged} groups at most: its memory stays bounded however many rows are stored. */
+const KEYS_PER_PART = 2_000_000;
+
+/** Rows stored up to `builtTo` without a leaf, and second rows of a key, a slice of the keys (by hash) at a time. */
 async function unlogged(ch: ClickHouseDoor, kind: LeafKind, builtTo: number): Promise<Finding[]> {
-  const rows = await ch.select<{ key: string; part: string; n: string; logged: string }>(
-    `SELECT r.record_key AS key, r.part AS part, r.n AS n, toUInt8(l.record_key != '') AS logged
-     FROM (SELECT record_key, arrayStringConcat(groupUniqArray(part), ', ') AS part, count() AS n FROM (${leafSelect(kind, `${storedColumn(kind)} <= {to:DateTime64(3)}`)}) GROUP BY record_key) AS r
-     LEFT JOIN (SELECT DISTINCT record_key FROM {db:Identifier}.audit_log_leaves WHERE kind = {kind:String}) AS l ON l.record_key = r.record_key
-     WHERE l.record_key = '' OR r.n > 1
-     ORDER BY key`,
-    { kind, to: chTime(builtTo) },
-    { join_use_nulls: 0 },
-  );
+  const [c] = await ch.select<{ n: string }>('SELECT count() AS n FROM {db:Identifier}.audit_log_leaves WHERE kind = {kind:String}', { kind });
+  const parts = Math.max(1, Math.ceil(Number(c?.n ?? 0) / KEYS_PER_PART));
+  const rows: Array<{ key: string; part: string; n: string; logged: string }> = [];
+  for (let part = 0; part < parts; part++) {
+    const mine = 'cityHash64(record_key) % {parts:UInt64} = {part:UInt64}';
+    rows.push(
+      ...(await ch.select<{ key: string; part: string; n: string; logged: string }>(
+        `SELECT r.record_key AS key, r.part AS part, r.n AS n, toUInt8(l.record_key != '') AS logged
+         FROM (SELECT record_key, arrayStringConcat(groupUniqArray(part), ', ') AS part, count() AS n FROM (${leafSelect(kind, `${storedColumn(kind)} <= {to:DateTime64(3)}`)}) WHERE ${mine} GROUP BY record_key) AS r
+         LEFT JOIN (SELECT DISTINCT record_key FROM {db:Identifier}.audit_log_leaves WHERE kind = {kind:String} AND ${mine}) AS l ON l.record_key = r.record_key
+         WHERE l.record_key = '' OR r.n > 1
+         ORDER BY key`,
+        { kind, to: chTime(builtTo), parts, part },
+        { join_use_nulls: 0 },
+      )),
+    );
+  }
   return rows.map((r) =>
     Number(r.logged) === 1
       ? { what: 'inserted' as const, kind, key: r.key, part: r.part, detail: `${kind} ${r.key} is stored ${r.n} times (part ${r.part}): one has the leaf, another was inserted` }
