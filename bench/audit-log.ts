@@ -61,7 +61,7 @@ async function main(): Promise<void> {
   // Retention as long as the history's span: every row of it is live, none expired.
   const verified = opt.verify === 'false' ? { findings: [] } : await verifyLog(door, { retentionDays: { tool_call: 3650, output: 3650, dependency: 3650, violation: 3650 }, publicKey: publicKeyText(publicKey) });
   const verifySeconds = opt.verify === 'false' ? Number.NaN : (performance.now() - t) / 1000;
-  log(`verify: ${verified.findings.length} findings in ${verifySeconds.toFixed(1)} s${'seconds' in verified ? ` (leaves against rows ${verified.seconds.leaves.toFixed(1)} s, rows without a leaf ${verified.seconds.unlogged.toFixed(1)} s, the tree ${verified.seconds.tree.toFixed(1)} s)` : ''}`);
+  log(`verify: ${verified.findings.length} findings in ${verifySeconds.toFixed(1)} s${'seconds' in verified ? ` (records against their leaves ${verified.seconds.records.toFixed(1)} s, the tree ${verified.seconds.tree.toFixed(1)} s)` : ''}`);
 
   const queries = createReadQueries(door, config.clickhouse.database, DEFAULT_QUERY_CONTEXT);
   const ids = await door.select<{ id: string }>(`SELECT toString(call_id) AS id FROM {db:Identifier}.tool_invocations ORDER BY rand() LIMIT {n:UInt64}`, { n: Number(opt.proofs) });

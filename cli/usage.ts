@@ -38,10 +38,11 @@ common: --url URL (default TOOL_AUDIT_URL; replay: http://127.0.0.1:8080), --jso
   cache: 'usage: tool-audit cache [--tool T] [--ttl 5m|90s|1h|7d|MS] [--from ISO] [--to ISO] [--url URL] [--json]',
   hints: `usage: tool-audit hints [--kind ${HINT_KINDS.join('|')}] [--from ISO] [--to ISO] [--limit N] [--cursor C] [--url URL] [--json]`,
   demo: 'usage: tool-audit demo [--tasks N (1…100000)] [--seed S] [--hours H] [--url URL]',
-  verify: `usage: tool-audit verify [--from-leaf N] [--to-leaf M] [--public-key KEY] [--json]
+  verify: `usage: tool-audit verify [--from-leaf N] [--to-leaf M] [--public-key KEY] [--max-findings N] [--json]
   Recomputes the audit log from ClickHouse: names every record altered, deleted or inserted since
   it was logged (and the part it is in), and leaves of the log itself reordered or changed. Rows
-  retention removed are counted as expired, not reported. Exit 0 verified, 1 findings.
+  retention removed are counted as expired, not reported. The first --max-findings (10000) are
+  listed, every one is counted. Exit 0 verified, 1 findings.
   On the embedded default, stop serve first (it opens the data directory itself).
 ${ENV}`,
   'verify-proof': `usage: tool-audit verify-proof FILE --public-key KEY

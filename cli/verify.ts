@@ -15,7 +15,7 @@ import { USAGES } from './usage.ts';
 export async function verify(argv: string[]): Promise<number> {
   let v;
   try {
-    v = parseArgs({ args: argv, strict: true, allowPositionals: false, options: { 'from-leaf': { type: 'string' }, 'to-leaf': { type: 'string' }, 'public-key': { type: 'string' }, json: { type: 'boolean' } } }).values;
+    v = parseArgs({ args: argv, strict: true, allowPositionals: false, options: { 'from-leaf': { type: 'string' }, 'to-leaf': { type: 'string' }, 'public-key': { type: 'string' }, 'max-findings': { type: 'string' }, json: { type: 'boolean' } } }).values;
   } catch (err) {
     process.stderr.write(`tool-audit verify: ${(err as Error).message}\n${USAGES.verify}\n`);
     return 2;
@@ -23,14 +23,16 @@ export async function verify(argv: string[]): Promise<number> {
   const leaf = (s: string | undefined, name: string): number | undefined => {
     if (s === undefined) return undefined;
     const n = Number(s);
-    if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a leaf index ≥ 0; got ${s}`);
+    if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be an integer ≥ 0; got ${s}`);
     return n;
   };
   let fromLeaf: number | undefined;
   let toLeaf: number | undefined;
+  let maxFindings: number | undefined;
   try {
     fromLeaf = leaf(v['from-leaf'], 'from-leaf');
     toLeaf = leaf(v['to-leaf'], 'to-leaf');
+    maxFindings = leaf(v['max-findings'], 'max-findings');
   } catch (err) {
     process.stderr.write(`tool-audit verify: ${(err as Error).message}\n${USAGES.verify}\n`);
     return 2;
@@ -42,14 +44,17 @@ export async function verify(argv: string[]): Promise<number> {
   try {
     const d = config.retentionDays;
     const started = performance.now();
-    const r = await verifyLog(ch, { ...(fromLeaf === undefined ? {} : { fromLeaf }), ...(toLeaf === undefined ? {} : { toLeaf }), ...(publicKey ? { publicKey } : {}), retentionDays: { tool_call: d.invocations, output: d.outputs, dependency: d.workflows, violation: d.quarantine } });
+    const r = await verifyLog(ch, { ...(fromLeaf === undefined ? {} : { fromLeaf }), ...(toLeaf === undefined ? {} : { toLeaf }), ...(publicKey ? { publicKey } : {}), ...(maxFindings === undefined ? {} : { maxFindings }), retentionDays: { tool_call: d.invocations, output: d.outputs, dependency: d.workflows, violation: d.quarantine } });
     const seconds = Math.round((performance.now() - started) / 100) / 10;
     if (v.json) process.stdout.write(`${JSON.stringify({ ...r, seconds })}\n`);
     else {
       for (const f of r.findings) process.stdout.write(`${f.what.padEnd(8)} ${f.detail}\n`);
-      process.stdout.write(`${r.findings.length === 0 ? 'verified' : `${r.findings.length} finding(s)`}: ${r.checkedLeaves} of ${r.treeSize} leaves checked, ${r.expired} expired by retention, in ${seconds} s\n`);
+      const total = Object.values(r.found).reduce((a, b) => a + b, 0);
+      const counts = Object.entries(r.found).filter(([, n]) => n > 0).map(([what, n]) => `${n} ${what}`).join(', ');
+      const listed = total > r.findings.length ? ` (the first ${r.findings.length} listed)` : '';
+      process.stdout.write(`${total === 0 ? 'verified' : `${total} finding(s): ${counts}${listed}`}; ${r.checkedLeaves} of ${r.treeSize} leaves checked, ${r.expired} expired by retention, in ${seconds} s\n`);
     }
-    return r.findings.length === 0 ? 0 : 1;
+    return Object.values(r.found).some((n) => n > 0) ? 1 : 0;
   } finally {
     await ch.close();
   }

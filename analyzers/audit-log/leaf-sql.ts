@@ -100,3 +100,10 @@ export function keyFilter(kind: LeafKind): string {
 export function keyColumn(kind: LeafKind): string {
   return SOURCES[kind].key;
 }
+
+/** A WHERE of a kind's rows whose key is one of {keys:Array(String)}. */
+export function keysFilter(kind: LeafKind): string {
+  if (kind === 'tool_call') return 'call_id IN arrayMap(k -> toUUIDOrZero(k), {keys:Array(String)})';
+  if (kind === 'output') return 'output_id IN arrayMap(k -> toUUIDOrZero(k), {keys:Array(String)})';
+  return `${SOURCES[kind].key} IN {keys:Array(String)}`;
+}

@@ -8,12 +8,19 @@
  *    a key that has one (the part is named);
  *  - log: stored leaves that no longer give the stored subtree roots or the signed root (leaves
  *    reordered, changed or dropped in the log itself), by the range of leaves concerned.
- * Work is per kind and per chunk of leaves, so memory stays bounded whatever the log's size.
+ *
+ * One pass over the rows: the log is cut into slices of storage time (a slice per ~million
+ * leaves, the log being in storage order), and per slice and kind one statement joins the rows
+ * stored in it with its leaves both ways, so altered, deleted and inserted records come out of the
+ * same read. The few records that match nothing in their slice (a row whose storage time was
+ * changed, a second copy of a logged record stored at another time) are looked up by key. Memory
+ * stays bounded by the slice whatever the log's size, and at most `maxFindings` are kept (every
+ * one is counted).
  */
 import type { ClickHouseDoor } from '../../platform/clickhouse/door.ts';
 import { chTime } from '../../platform/clickhouse/statement.ts';
 import { headSigned, publicKeyFrom } from './heads.ts';
-import { LEAF_KINDS, leafSelect, storedColumn, type LeafKind } from './leaf-sql.ts';
+import { keysFilter, LEAF_KINDS, leafSelect, storedColumn, type LeafKind } from './leaf-sql.ts';
 import { doorSelect, latestHead } from './log-store.ts';
 import { checkTree } from './verify-tree.ts';
 
@@ -33,8 +40,11 @@ export interface VerifyReport {
   treeSize: number;
   checkedLeaves: number;
   expired: number;
+  /** The first `maxFindings` findings. */
   findings: Finding[];
-  seconds: { leaves: number; unlogged: number; tree: number };
+  /** Every finding, counted (more than `findings` holds when the cap was reached). */
+  found: Record<Finding['what'], number>;
+  seconds: { records: number; tree: number };
 }
 
 /** Options: the leaves to check ([fromLeaf, toLeaf)), retention per kind in days, and the pinned key. */
@@ -44,104 +54,189 @@ export interface VerifyOptions {
   retentionDays: Record<LeafKind, number>;
   publicKey?: string;
   now?: number;
-  /** Leaves per chunk (default 1,000,000). */
+  /** Leaves per slice (default 1,000,000). */
   chunk?: number;
+  /** Findings kept in the report (default 10,000); the rest are counted. */
+  maxFindings?: number;
+}
+
+/** Where findings go: the first `max` kept, all counted. */
+class FindingSink {
+  readonly list: Finding[] = [];
+  readonly found: Record<Finding['what'], number> = { altered: 0, deleted: 0, inserted: 0, log: 0 };
+  constructor(private readonly max: number) {}
+  add(f: Finding): void {
+    this.found[f.what]++;
+    if (this.list.length < this.max) this.list.push(f);
+  }
 }
 
 /** Verifies the log against the segments. */
 export async function verifyLog(ch: ClickHouseDoor, o: VerifyOptions): Promise<VerifyReport> {
-  const sel = doorSelect(ch);
-  const head = await latestHead(sel);
+  const head = await latestHead(doorSelect(ch));
   const size = head?.tree_size ?? 0;
   const from = Math.max(0, o.fromLeaf ?? 0);
   const to = Math.min(size, o.toLeaf ?? size);
-  const findings: Finding[] = [];
-  let expired = 0;
-  if (head && o.publicKey && !headSigned(head, publicKeyFrom(o.publicKey))) findings.push({ what: 'log', detail: `the newest head (tree of ${size}) is not signed by the key given` });
-  const chunk = o.chunk ?? 1_000_000;
+  const sink = new FindingSink(o.maxFindings ?? 10_000);
+  const seconds = { records: 0, tree: 0 };
+  const report = (expired: number): VerifyReport => ({ treeSize: size, checkedLeaves: Math.max(0, to - from), expired, findings: sink.list, found: sink.found, seconds });
+  if (!head) return report(0);
+  if (o.publicKey && !headSigned(head, publicKeyFrom(o.publicKey))) sink.add({ what: 'log', detail: `the newest head (tree of ${size}) is not signed by the key given` });
   const clock = () => performance.now() / 1000;
-  const seconds = { leaves: 0, unlogged: 0, tree: 0 };
   let t = clock();
-  for (let a = from; a < to; a += chunk) {
-    const b = Math.min(to, a + chunk);
-    for (const kind of LEAF_KINDS) {
-      const r = await checkLeaves(ch, kind, a, b, o.retentionDays[kind], o.now ?? Date.now());
-      findings.push(...r.findings);
-      expired += r.expired;
+  let expired = 0;
+  const now = o.now ?? Date.now();
+  if (from < to) {
+    for (const slice of await timeSlices(ch, from, to, o.chunk ?? 1_000_000, to === size ? head.built_to_ms : undefined)) {
+      for (const kind of LEAF_KINDS) expired += await checkSlice(ch, { kind, ...slice, from, to, expiredBefore: now - o.retentionDays[kind] * 86_400_000 }, sink);
     }
   }
-  seconds.leaves = clock() - t;
-  if (head) {
-    t = clock();
-    for (const kind of LEAF_KINDS) findings.push(...(await unlogged(ch, kind, head.built_to_ms)));
-    seconds.unlogged = clock() - t;
-    t = clock();
-    findings.push(...(await checkTree(ch, size, head.root_hash)));
-    seconds.tree = clock() - t;
-  }
-  return { treeSize: size, checkedLeaves: to - from, expired, findings, seconds };
+  seconds.records = clock() - t;
+  t = clock();
+  for (const f of await checkTree(ch, size, head.root_hash)) sink.add(f);
+  seconds.tree = clock() - t;
+  return report(expired);
 }
 
-/** The leaves [a, b) of a kind against their rows, row looked up by key among rows stored in the leaves' time range. */
-async function checkLeaves(ch: ClickHouseDoor, kind: LeafKind, a: number, b: number, days: number, now: number): Promise<{ findings: Finding[]; expired: number }> {
-  const rows = await ch.select<{ i: string; key: string; h: string; rh: string; part: string; created_ms: string; n: string }>(
-    `SELECT l.leaf_index AS i, l.record_key AS key, lower(hex(l.leaf_hash)) AS h, lower(hex(r.leaf_hash)) AS rh, r.part AS part,
-            toUnixTimestamp64Milli(l.created_at) AS created_ms, r.n AS n
-     FROM (SELECT * FROM {db:Identifier}.audit_log_leaves WHERE kind = {kind:String} AND leaf_index >= {a:UInt64} AND leaf_index < {b:UInt64}) AS l
-     LEFT JOIN (
-       SELECT record_key, any(leaf_hash) AS leaf_hash, any(part) AS part, count() AS n FROM (${leafSelect(kind, `${storedColumn(kind)} >= {lo:DateTime64(3)} AND ${storedColumn(kind)} <= {hi:DateTime64(3)}`)})
+/** A slice of storage time [lo, hi) in epoch ms. */
+interface Slice {
+  lo: number;
+  hi: number;
+}
+
+/**
+ * Slices of storage time covering leaves [from, to), one per `chunk` leaves: cut at the storage
+ * time of every chunk-th leaf. The first starts at the epoch when the whole log is checked (rows
+ * older than the first leaf), the last ends after `builtTo` (every row the head covers) or after
+ * the last leaf checked.
+ */
+async function timeSlices(ch: ClickHouseDoor, from: number, to: number, chunk: number, builtTo: number | undefined): Promise<Slice[]> {
+  const at: number[] = [];
+  for (let i = from; i < to; i += chunk) at.push(i);
+  at.push(to - 1);
+  const rows = await ch.select<{ i: string; t: string }>(
+    'SELECT leaf_index AS i, toUnixTimestamp64Milli(stored_at) AS t FROM {db:Identifier}.audit_log_leaves WHERE leaf_index IN {at:Array(UInt64)} ORDER BY i LIMIT 1 BY i',
+    { at },
+  );
+  const times = new Map(rows.map((r) => [Number(r.i), Number(r.t)]));
+  const last = times.get(to - 1) ?? 0;
+  const cuts = [from === 0 ? 0 : (times.get(from) ?? 0)];
+  for (const i of at.slice(1, -1)) {
+    const c = times.get(i);
+    if (c !== undefined && c > (cuts.at(-1) ?? 0)) cuts.push(c);
+  }
+  const end = Math.max(last, builtTo ?? last) + 1;
+  return cuts.map((lo, k) => ({ lo, hi: cuts[k + 1] ?? end }));
+}
+
+interface SliceCheck extends Slice {
+  kind: LeafKind;
+  /** The leaves checked: [from, to). */
+  from: number;
+  to: number;
+  /** A leaf without its row created before this (epoch ms) was taken by retention. */
+  expiredBefore: number;
+}
+
+interface SliceRow {
+  has_leaf: string;
+  n: string;
+  matched: string;
+  key: string;
+  i: string;
+  h: string;
+  rh: string;
+  part: string;
+  created_ms: string;
+}
+
+/** One kind's leaves and rows of a slice, joined both ways; returns the leaves retention took. */
+async function checkSlice(ch: ClickHouseDoor, s: SliceCheck, sink: FindingSink): Promise<number> {
+  const stored = storedColumn(s.kind);
+  const rows = await ch.select<SliceRow>(
+    `SELECT l.has AS has_leaf, r.n AS n, toUInt8(has(r.hashes, l.leaf_hash)) AS matched, if(l.has = 1, l.record_key, r.record_key) AS key, l.leaf_index AS i,
+            lower(hex(l.leaf_hash)) AS h, lower(hex(r.hashes[1])) AS rh, r.part AS part, toUnixTimestamp64Milli(l.created_at) AS created_ms
+     FROM (SELECT 1 AS has, leaf_index, record_key, leaf_hash, created_at FROM {db:Identifier}.audit_log_leaves
+           WHERE kind = {kind:String} AND stored_at >= {lo:DateTime64(3)} AND stored_at < {hi:DateTime64(3)} AND leaf_index >= {a:UInt64} AND leaf_index < {b:UInt64}) AS l
+     FULL OUTER JOIN (
+       SELECT record_key, groupArray(leaf_hash) AS hashes, arrayStringConcat(groupUniqArray(part), ', ') AS part, count() AS n
+       FROM (${leafSelect(s.kind, `${stored} >= {lo:DateTime64(3)} AND ${stored} < {hi:DateTime64(3)}`)})
        GROUP BY record_key
      ) AS r ON r.record_key = l.record_key
-     WHERE r.n = 0 OR r.leaf_hash != l.leaf_hash`,
-    { kind, a, b, ...(await storedRange(ch, kind, a, b)) },
+     WHERE l.has = 0 OR r.n != 1 OR NOT matched`,
+    { kind: s.kind, lo: chTime(s.lo), hi: chTime(s.hi), a: s.from, b: s.to },
     { join_use_nulls: 0 },
   );
-  const findings: Finding[] = [];
-  let expired = 0;
+  const rowless: SliceRow[] = [];
+  const leafless: SliceRow[] = [];
   for (const r of rows) {
-    if (Number(r.n) === 0) {
-      if (Number(r.created_ms) < now - days * 86_400_000) expired++;
-      else findings.push({ what: 'deleted', kind, key: r.key, leaf: Number(r.i), detail: `leaf ${r.i}: no ${kind} ${r.key} is stored` });
-    } else {
-      findings.push({ what: 'altered', kind, key: r.key, leaf: Number(r.i), part: r.part, detail: `leaf ${r.i}: ${kind} ${r.key} in part ${r.part} hashes to ${r.rh}, its leaf is ${r.h}` });
+    if (Number(r.has_leaf) === 0) leafless.push(r);
+    else if (Number(r.n) === 0) rowless.push(r);
+    else if (Number(r.n) > 1) sink.add(twice(s.kind, r.key, Number(r.n), r.part, Number(r.matched) === 1));
+    else sink.add({ what: 'altered', kind: s.kind, key: r.key, leaf: Number(r.i), part: r.part, detail: `leaf ${r.i}: ${s.kind} ${r.key} in part ${r.part} hashes to ${r.rh}, its leaf is ${r.h}` });
+  }
+  let expired = 0;
+  for (let k = 0; k < rowless.length; k += LOOKUP) expired += await leavesWithoutRow(ch, s, rowless.slice(k, k + LOOKUP), sink);
+  for (let k = 0; k < leafless.length; k += LOOKUP) await rowsWithoutLeaf(ch, s, leafless.slice(k, k + LOOKUP), sink);
+  return expired;
+}
+
+/** Keys looked up at once when a record matches nothing in its slice. */
+const LOOKUP = 1_000;
+
+const twice = (kind: LeafKind, key: string, n: number, part: string, matched: boolean): Finding => ({
+  what: 'inserted',
+  kind,
+  key,
+  part,
+  detail: `${kind} ${key} is stored ${n} times (part ${part}): ${matched ? 'one has the leaf, another was inserted' : 'none hashes to its leaf'}`,
+});
+
+/** Rows of `keys` wherever they are stored: their hash and part. */
+async function rowsByKey(ch: ClickHouseDoor, kind: LeafKind, keys: string[]): Promise<Map<string, { hashes: string[]; parts: string[] }>> {
+  const found = await ch.select<{ key: string; rh: string; part: string }>(`SELECT record_key AS key, lower(hex(leaf_hash)) AS rh, part FROM (${leafSelect(kind, keysFilter(kind))})`, { keys });
+  const out = new Map<string, { hashes: string[]; parts: string[] }>();
+  for (const f of found) {
+    const e = out.get(f.key) ?? { hashes: [], parts: [] };
+    e.hashes.push(f.rh);
+    e.parts.push(f.part);
+    out.set(f.key, e);
+  }
+  return out;
+}
+
+/** Leaves whose row is not in their slice: stored at another time (altered), taken by retention, or deleted. */
+async function leavesWithoutRow(ch: ClickHouseDoor, s: SliceCheck, leaves: SliceRow[], sink: FindingSink): Promise<number> {
+  const rows = await rowsByKey(ch, s.kind, leaves.map((l) => l.key));
+  let expired = 0;
+  for (const l of leaves) {
+    const row = rows.get(l.key);
+    if (row) {
+      // Its storage time was changed (a field of the leaf), so it cannot hash to it: altered.
+      const part = [...new Set(row.parts)].join(', ');
+      sink.add({ what: 'altered', kind: s.kind, key: l.key, leaf: Number(l.i), part, detail: `leaf ${l.i}: ${s.kind} ${l.key} in part ${part} hashes to ${row.hashes.join(', ')}, its leaf is ${l.h}` });
+    } else if (Number(l.created_ms) < s.expiredBefore) expired++;
+    else sink.add({ what: 'deleted', kind: s.kind, key: l.key, leaf: Number(l.i), detail: `leaf ${l.i}: no ${s.kind} ${l.key} is stored` });
+  }
+  return expired;
+}
+
+/**
+ * Rows with no leaf in their slice: inserted when their key has no leaf at all, or when it is
+ * stored more than once; one row whose leaf is elsewhere is that leaf's record stored at another
+ * time, which its leaf's slice names (or which is outside the leaves checked).
+ */
+async function rowsWithoutLeaf(ch: ClickHouseDoor, s: SliceCheck, rows: SliceRow[], sink: FindingSink): Promise<void> {
+  const keys = rows.map((r) => r.key);
+  const logged = await ch.select<{ key: string }>('SELECT DISTINCT record_key AS key FROM {db:Identifier}.audit_log_leaves WHERE kind = {kind:String} AND has({keys:Array(String)}, record_key)', { kind: s.kind, keys });
+  const withLeaf = new Set(logged.map((r) => r.key));
+  const everywhere = withLeaf.size > 0 ? await rowsByKey(ch, s.kind, [...withLeaf]) : new Map<string, { hashes: string[]; parts: string[] }>();
+  for (const r of rows) {
+    if (!withLeaf.has(r.key)) {
+      sink.add({ what: 'inserted', kind: s.kind, key: r.key, part: r.part, detail: `${s.kind} ${r.key} in part ${r.part} was stored before the log's head and has no leaf` });
+      continue;
     }
+    const all = everywhere.get(r.key);
+    if (all && all.hashes.length > 1) sink.add(twice(s.kind, r.key, all.hashes.length, [...new Set(all.parts)].join(', '), true));
   }
-  return { findings, expired };
-}
-
-async function storedRange(ch: ClickHouseDoor, kind: LeafKind, a: number, b: number): Promise<{ lo: string; hi: string }> {
-  const [r] = await ch.select<{ lo: string; hi: string }>(
-    'SELECT toUnixTimestamp64Milli(min(stored_at)) AS lo, toUnixTimestamp64Milli(max(stored_at)) AS hi FROM {db:Identifier}.audit_log_leaves WHERE kind = {kind:String} AND leaf_index >= {a:UInt64} AND leaf_index < {b:UInt64}',
-    { kind, a, b },
-  );
-  return { lo: chTime(Number(r?.lo ?? 0)), hi: chTime(Number(r?.hi ?? 0)) };
-}
-
-/** Keys a statement of {@link unlogged} groups at most: its memory stays bounded however many rows are stored. */
-const KEYS_PER_PART = 2_000_000;
-
-/** Rows stored up to `builtTo` without a leaf, and second rows of a key, a slice of the keys (by hash) at a time. */
-async function unlogged(ch: ClickHouseDoor, kind: LeafKind, builtTo: number): Promise<Finding[]> {
-  const [c] = await ch.select<{ n: string }>('SELECT count() AS n FROM {db:Identifier}.audit_log_leaves WHERE kind = {kind:String}', { kind });
-  const parts = Math.max(1, Math.ceil(Number(c?.n ?? 0) / KEYS_PER_PART));
-  const rows: Array<{ key: string; part: string; n: string; logged: string }> = [];
-  for (let part = 0; part < parts; part++) {
-    const mine = 'cityHash64(record_key) % {parts:UInt64} = {part:UInt64}';
-    rows.push(
-      ...(await ch.select<{ key: string; part: string; n: string; logged: string }>(
-        `SELECT r.record_key AS key, r.part AS part, r.n AS n, toUInt8(l.record_key != '') AS logged
-         FROM (SELECT record_key, arrayStringConcat(groupUniqArray(part), ', ') AS part, count() AS n FROM (${leafSelect(kind, `${storedColumn(kind)} <= {to:DateTime64(3)}`)}) WHERE ${mine} GROUP BY record_key) AS r
-         LEFT JOIN (SELECT DISTINCT record_key FROM {db:Identifier}.audit_log_leaves WHERE kind = {kind:String} AND ${mine}) AS l ON l.record_key = r.record_key
-         WHERE l.record_key = '' OR r.n > 1
-         ORDER BY key`,
-        { kind, to: chTime(builtTo), parts, part },
-        { join_use_nulls: 0 },
-      )),
-    );
-  }
-  return rows.map((r) =>
-    Number(r.logged) === 1
-      ? { what: 'inserted' as const, kind, key: r.key, part: r.part, detail: `${kind} ${r.key} is stored ${r.n} times (part ${r.part}): one has the leaf, another was inserted` }
-      : { what: 'inserted' as const, kind, key: r.key, part: r.part, detail: `${kind} ${r.key} in part ${r.part} was stored before the log's head and has no leaf` },
-  );
 }

@@ -115,10 +115,28 @@ describe('audit log', () => {
       `INSERT INTO {db:Identifier}.tool_invocations SELECT * REPLACE (toUUID({id:String}) AS call_id) FROM (SELECT * FROM {db:Identifier}.tool_invocations WHERE call_id = {from:UUID})`,
       { id: forgedId, from: (calls[12] as (typeof calls)[number]).call_id },
     );
+    // A row's storage time changed (it leaves its slice of the log) and a second copy of a logged
+    // call stored at another time: found by key outside their slices.
+    const moved = calls[20] as (typeof calls)[number];
+    const copied = calls[21] as (typeof calls)[number];
+    await door.command('ALTER TABLE {db:Identifier}.tool_invocations UPDATE ingested_at = ingested_at - INTERVAL 1 HOUR WHERE call_id = {id:UUID} SETTINGS mutations_sync = 2', { id: moved.call_id });
+    await door.command(
+      `INSERT INTO {db:Identifier}.tool_invocations SELECT * REPLACE (ingested_at - INTERVAL 2 HOUR AS ingested_at) FROM (SELECT * FROM {db:Identifier}.tool_invocations WHERE call_id = {id:UUID})`,
+      { id: copied.call_id },
+    );
     const found = (await verify()).findings;
     const brief = (f: Finding) => `${f.what} ${f.kind ?? ''} ${f.key ?? ''}`.trim();
-    expect(found.map(brief).sort()).toEqual([`altered tool_call ${altered.call_id}`, `deleted tool_call ${deleted.call_id}`, `inserted tool_call ${forgedId}`].sort());
-    expect(found.find((f) => f.what === 'altered')?.part).toMatch(/^\d+_\d+_\d+_\d+/);
+    const tampered = [`altered tool_call ${altered.call_id}`, `deleted tool_call ${deleted.call_id}`, `inserted tool_call ${forgedId}`, `altered tool_call ${moved.call_id}`, `inserted tool_call ${copied.call_id}`].sort();
+    expect(found.map(brief).sort()).toEqual(tampered);
+    expect(found.find((f) => f.key === altered.call_id)?.part).toMatch(/^\d+_\d+_\d+_\d+/);
+    // The same, cut into slices of a few leaves (the one-slice run matched the moved row by key in
+    // its slice; here its leaf and its row are in different slices).
+    const sliced = await verifyLog(door, { retentionDays: RETENTION, chunk: 7 });
+    expect(sliced.findings.map(brief).sort()).toEqual(tampered);
+    // Capped: two listed, all five counted.
+    const capped = await verifyLog(door, { retentionDays: RETENTION, maxFindings: 2 });
+    expect(capped.findings).toHaveLength(2);
+    expect(capped.found).toEqual({ altered: 2, deleted: 1, inserted: 2, log: 0 });
 
     // A part of outputs dropped: every output in it is reported deleted, and nothing else is new.
     const [part] = await door.select<{ name: string; rows: string }>("SELECT name, rows FROM system.parts WHERE database = {db:String} AND table = 'tool_outputs' AND active ORDER BY rows DESC LIMIT 1");
