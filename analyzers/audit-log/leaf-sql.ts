@@ -89,10 +89,17 @@ export function storedColumn(kind: LeafKind): string {
   return SOURCES[kind].stored;
 }
 
-/** A WHERE of a kind's row by its key ({key:String}), as its table's indexes can use it. */
+/**
+ * A WHERE of a kind's row by its key ({key:String}), as its table's indexes can use it. A call or
+ * an output is found with its created_at from the keys table ordered by its id (call_keys,
+ * output_keys: a primary-key read), which prunes the table to the parts and granules of that
+ * instant: the bloom filter on the id alone reads ~2 bytes of index per stored row (10 M calls:
+ * ~40 ms against ~10 ms). A row whose created_at was changed afterwards is not found this way
+ * ({@link keysFilter} finds it).
+ */
 export function keyFilter(kind: LeafKind): string {
-  if (kind === 'tool_call') return 'call_id = toUUIDOrZero({key:String})';
-  if (kind === 'output') return 'output_id = toUUIDOrZero({key:String})';
+  if (kind === 'tool_call') return 'call_id = toUUIDOrZero({key:String}) AND created_at IN (SELECT created_at FROM {db:Identifier}.call_keys WHERE call_id = toUUIDOrZero({key:String}))';
+  if (kind === 'output') return 'output_id = toUUIDOrZero({key:String}) AND created_at IN (SELECT created_at FROM {db:Identifier}.output_keys WHERE output_id = toUUIDOrZero({key:String}))';
   return `${SOURCES[kind].key} = {key:String}`;
 }
 
