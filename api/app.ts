@@ -24,6 +24,7 @@ const ERROR_NAMES: Record<number, string> = { 400: 'bad_request', 404: 'not_foun
 const UNSUPPORTED_MEDIA = 'send the packets as application/json (an array or one packet) or application/x-ndjson';
 import { registerQuarantineReplayRoute, type ReplayApiDeps } from './routes/quarantine-replay.ts';
 import { registerBudgetRoutes } from './routes/budgets.ts';
+import { registerExportRoute, type ExportApiDeps } from './routes/export.ts';
 import type { BudgetService } from './budgets/service.ts';
 
 /** Dependencies of {@link buildApp}. */
@@ -34,6 +35,8 @@ export interface AppDeps {
   read?: ReadApiDeps;
   /** POST /v1/quarantine/replay (with `ingest`); absent in processes that do not offer it. */
   replay?: ReplayApiDeps;
+  /** GET /v1/export; absent in processes that do not serve reads. */
+  export?: Omit<ExportApiDeps, 'apiKeys'>;
   /** PUT /v1/budgets and POST /v1/budget/check; absent in processes that do not own budgets. */
   budgets?: BudgetService;
   /** Where PUT /v1/manifests and POST /v1/mcp/tools store versions; absent in processes that do not take manifests. */
@@ -101,6 +104,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     registerTraceRoutes(app, { ingest: deps.ingest, apiKeys: deps.apiKeys, metrics: deps.metrics, otlp, maxBodyBytes: deps.maxBodyBytes });
   }
   if (deps.read) registerReadRoutes(app, { ...deps.read, apiKeys: deps.apiKeys });
+  if (deps.export) registerExportRoute(app, { ...deps.export, apiKeys: deps.apiKeys });
   if (deps.ingest && deps.replay) registerQuarantineReplayRoute(app, { ...deps.replay, ingest: deps.ingest, apiKeys: deps.apiKeys });
   if (deps.budgets) registerBudgetRoutes(app, { budgets: deps.budgets, apiKeys: deps.apiKeys });
   if (deps.manifests) registerManifestRoutes(app, { ...deps.manifests, apiKeys: deps.apiKeys });

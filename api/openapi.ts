@@ -12,6 +12,8 @@ import { replayRequestSchema } from './quarantine-replay.ts';
 import { replayAnswerSchema } from '../queries/quarantine-schemas.ts';
 import { budgetCheckAnswerSchema, budgetCheckRequestSchema, budgetSetSchema } from '../queries/budgets/schemas.ts';
 import { mcpToolsAnswerSchema, mcpToolsBodySchema } from '../schemas/mcp-tools.ts';
+import { EXPORT_CONTENT_TYPES } from '../queries/export.ts';
+import { exportQuerySchema } from './routes/export.ts';
 
 const errorSchema = {
   type: 'object',
@@ -157,6 +159,7 @@ export function openApiDocument(routes: ReadRoute[], version: string): Record<st
   addBudgetWrites(paths, schemas);
   addMcpToolsReport(paths, schemas);
   addTraces(paths);
+  addExport(paths);
   for (const [url, summary] of [
     ['/healthz', 'liveness'],
     ['/readyz', 'readiness: ClickHouse (and Kafka when used) reachable'],
@@ -269,6 +272,30 @@ function addTraces(paths: Record<string, unknown>): void {
         '413': body('google.rpc.Status: body too large (MAX_BODY_BYTES), compressed or inflated'),
         '415': body('google.rpc.Status: send application/x-protobuf or application/json'),
         '503': body('google.rpc.Status: Kafka or ClickHouse unavailable (see Retry-After); nothing of the body is acknowledged'),
+      },
+    },
+  };
+}
+
+/** GET /v1/export (api/routes/export.ts): rows streamed as NDJSON, CSV or Parquet. */
+function addExport(paths: Record<string, unknown>): void {
+  const doc = jsonSchema(exportQuerySchema, 'input') as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+  const parameters = Object.entries(doc.properties ?? {}).map(([name, prop]) => {
+    const { description, ...schema } = prop;
+    return { name, in: 'query', required: (doc.required ?? []).includes(name), description, schema };
+  });
+  paths['/v1/export'] = {
+    get: {
+      operationId: 'export',
+      summary:
+        'Every stored call, output, dependency or violation of a range (and of one task), oldest first, as NDJSON, CSV or Parquet written by ClickHouse, streamed with bounded memory. An export that fails once begun ends without its closing chunk (a broken transfer, never a short file).',
+      tags: ['read'],
+      security: [{ bearer: [] }, { apiKey: [] }],
+      parameters,
+      responses: {
+        '200': { description: 'the rows, streamed', content: Object.fromEntries(Object.values(EXPORT_CONTENT_TYPES).map((t) => [t.split(';')[0], { schema: { type: 'string', format: 'binary' } }])) },
+        ...errors(READ_ERRORS),
+        ...HEADERS_TOO_LARGE,
       },
     },
   };

@@ -25,6 +25,8 @@ export interface ServeRun {
   readyzS: number | null;
   /** Peak of the summed VmRSS of serve and its descendants, sampled every 500 ms (MiB). */
   peakRssMiB(): number;
+  /** The summed VmRSS of serve and its descendants now (MiB). */
+  rssMiB(): number;
   /** The newest /metrics scrape (polled every second once /healthz answers), parsed. */
   metrics(): Map<string, number>;
   /** Resolves with the exit code once serve has exited (early or stopped). */
@@ -43,6 +45,8 @@ export interface ServeOptions {
   log: (s: string) => void;
   /** Called right after the spawn with its performance.now(), before /readyz is awaited. */
   onSpawn?: (spawnAt: number) => void;
+  /** Environment of serve over the bench's own (e.g. ANALYZER_ENABLED=false). */
+  env?: Record<string, string>;
 }
 
 /** pids of a process and its descendants (/proc/<pid>/task/<tid>/children). */
@@ -110,6 +114,7 @@ export async function startServe(o: ServeOptions): Promise<ServeRun> {
     RATE_LIMIT_PER_MINUTE: '0',
     ANALYZER_ENABLED: 'true',
     LOG_LEVEL: 'info',
+    ...o.env,
   };
   delete env.CLICKHOUSE_URL;
   delete env.KAFKA_BROKERS;
@@ -158,7 +163,8 @@ export async function startServe(o: ServeOptions): Promise<ServeRun> {
   }
   if (done) o.log(`serve exited (${child.exitCode}) before /readyz answered; see ${logFile}`);
   else if (readyzS === null) o.log(`serve not ready within ${o.readyTimeoutMs / 1000} s`);
-  return { child, port, base, spawnAt, spawnWallMs, healthzS, readyzS, peakRssMiB: () => peak, metrics: () => metrics, exited, logFile };
+  const rssNow = () => (child.pid && !done ? tree(child.pid).reduce((s, p) => s + rssMiB(p), 0) : 0);
+  return { child, port, base, spawnAt, spawnWallMs, healthzS, readyzS, peakRssMiB: () => peak, rssMiB: rssNow, metrics: () => metrics, exited, logFile };
 }
 
 /** SIGTERM, then SIGKILL after `graceMs`; returns the seconds it took and whether it had to be killed. */

@@ -24,6 +24,8 @@ const USAGE = `usage: tool-audit <command>
               (task/top read ClickHouse directly, or a running server with --url / TOOL_AUDIT_URL)
   mcp         audit gateway for MCP: tool-audit mcp -- <server command> (stdio), or
               --upstream URL --listen PORT (Streamable HTTP); see \`tool-audit mcp --help\`
+  export      the stored calls, outputs, dependencies or violations of a range as NDJSON, CSV or
+              Parquet (--kind K, --from, --to, --task T, --format F, --out FILE)
   verify      recompute the audit log from ClickHouse: every altered, deleted or inserted record
   verify-proof FILE --public-key K
               check a proof of inclusion in the audit log offline (GET /v1/calls/{id}/proof)
@@ -67,6 +69,9 @@ async function main(argv: string[]): Promise<void> {
       return (await import('./mcp.ts')).mcp(argv.slice(1));
     case 'demo':
       return (await import('./demo.ts')).demo(argv.slice(1));
+    case 'export':
+      process.exitCode = await (await import('./export.ts')).exportCommand(argv.slice(1));
+      return;
     case 'verify':
       process.exitCode = await (await import('./verify.ts')).verify(argv.slice(1));
       return;

@@ -5,7 +5,7 @@
 import type { Producer } from 'kafkajs';
 import { startJobs } from '../analyzers/jobs.ts';
 import { buildApp } from '../api/app.ts';
-import { readApiOf } from '../api/routes/read.ts';
+import { exportApiOf, readApiOf } from '../api/routes/read.ts';
 import { createBudgetService } from '../api/budgets/service.ts';
 import { createThreadDesk } from '../api/budgets/thread.ts';
 import { replayApiOf } from '../api/routes/quarantine-replay.ts';
@@ -79,6 +79,9 @@ export async function serve(): Promise<void> {
     },
     metrics,
     read: readApiOf(config, clickhouse, metrics, budgets),
+    // Exports are bulk work: on the jobs' lane (their threads at the jobs' nice value), so a
+    // long one never holds a connection interactive reads are waiting for.
+    export: exportApiOf(config, clickhouse.lane('job')),
     budgets: startedBudgets(budgets, () => steps.done('budgets'), notYet),
     replay: replayApiOf(config, clickhouse, metrics),
     manifests: { clickhouse: clickhouse.lane('read') },

@@ -38,6 +38,13 @@ common: --url URL (default TOOL_AUDIT_URL; replay: http://127.0.0.1:8080), --jso
   cache: 'usage: tool-audit cache [--tool T] [--ttl 5m|90s|1h|7d|MS] [--from ISO] [--to ISO] [--url URL] [--json]',
   hints: `usage: tool-audit hints [--kind ${HINT_KINDS.join('|')}] [--from ISO] [--to ISO] [--limit N] [--cursor C] [--url URL] [--json]`,
   demo: 'usage: tool-audit demo [--tasks N (1…100000)] [--seed S] [--hours H] [--url URL]',
+  export: `usage: tool-audit export --kind calls|outputs|dependencies|violations [--from ISO] [--to ISO] [--task T]
+                          [--format ndjson|csv|parquet] [--out FILE] [--url URL]
+  The stored rows of a range (default: the last QUERY_DEFAULT_WINDOW_DAYS days), oldest first, as
+  GET /v1/export serves them, written to FILE (or standard output) as they come. From a running
+  server with --url / TOOL_AUDIT_URL, else from ClickHouse directly (embedded: stop serve first).
+  Exit 0 written whole, 1 broke off (FILE removed), 2 usage.
+${ENV}`,
   verify: `usage: tool-audit verify [--from-leaf N] [--to-leaf M] [--public-key KEY] [--max-findings N] [--json]
   Recomputes the audit log from ClickHouse: names every record altered, deleted or inserted since
   it was logged (and the part it is in), and leaves of the log itself reordered or changed. Rows

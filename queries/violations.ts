@@ -31,10 +31,10 @@ const TASK_CALLS = `SELECT toString(call_id) FROM {db:Identifier}.tool_invocatio
 const INDEXED_TASK_MAX_CALLS = 1000;
 
 /**
- * The filters of both statements. A task's violations are those naming one of its calls (every
+ * The filters of both statements (and of the violations' export). A task's violations are those naming one of its calls (every
  * rule on calls, outputs and dependencies names the call ids involved).
  */
-const FILTERS = `detected_at >= {from:DateTime64(3, 'UTC')} AND detected_at < {to:DateTime64(3, 'UTC')}
+export const VIOLATION_FILTERS = `detected_at >= {from:DateTime64(3, 'UTC')} AND detected_at < {to:DateTime64(3, 'UTC')}
   AND ({invariant:String} = '' OR invariant = {invariant:String})
   AND ({call_id:String} = '' OR has(ids, {call_id:String}))
   AND ({task_id:String} = '' OR (arrayExists(id -> id IN (${TASK_CALLS}), ids)
@@ -46,7 +46,7 @@ export const VIOLATIONS: QuerySpec = {
   description: 'Violations recorded by the auditor, newest first (detected_at, then violation_key, descending).',
   sql: `SELECT invariant, packet_type, ids, detail, toUnixTimestamp64Milli(detected_at) AS detected_ms, violation_key
 FROM {db:Identifier}.violations
-WHERE ${FILTERS}
+WHERE ${VIOLATION_FILTERS}
   AND (NOT {has_cursor:Bool} OR (detected_at, violation_key) < ({c_at:DateTime64(3, 'UTC')}, {c_key:String}))
 ORDER BY detected_at DESC, violation_key DESC
 LIMIT {limit:UInt32}`,
@@ -64,7 +64,7 @@ export const VIOLATION_COUNTS: QuerySpec = {
   description: 'Violations per invariant in the window.',
   sql: `SELECT toString(invariant) AS k, count() AS n
 FROM {db:Identifier}.violations
-WHERE ${FILTERS}
+WHERE ${VIOLATION_FILTERS}
 GROUP BY k
 ORDER BY k`,
   params: WINDOW_DOCS,

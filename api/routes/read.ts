@@ -16,6 +16,8 @@ import { createRateLimiter, type RateLimitOptions } from '../rate-limit.ts';
 import { BadRequest, issuesText, NotFound, type ReadDefaults } from '../read-params.ts';
 import { READ_ROUTES } from '../read-route-table.ts';
 import type { BudgetService } from '../budgets/service.ts';
+import type { ClickHouseDoor } from '../../platform/clickhouse/door.ts';
+import type { ExportApiDeps } from './export.ts';
 
 /** Dependencies of {@link registerReadRoutes}. */
 export interface ReadApiDeps {
@@ -38,6 +40,11 @@ export function readApiOf(config: Config, ch: StatementRunner, metrics: MetricsR
     defaults: { windowDays: q.defaultWindowDays, expensiveThresholdUsd: q.expensiveThresholdUsd, slowThresholdMs: q.slowThresholdMs },
     rateLimit: config.rateLimit,
   };
+}
+
+/** The export route's dependencies: the door it runs on, and the reads' defaults and rate limit. */
+export function exportApiOf(config: Config, clickhouse: ClickHouseDoor): Omit<ExportApiDeps, 'apiKeys'> {
+  return { clickhouse, defaults: { windowDays: config.queries.defaultWindowDays, expensiveThresholdUsd: config.queries.expensiveThresholdUsd, slowThresholdMs: config.queries.slowThresholdMs }, rateLimit: config.rateLimit };
 }
 
 /** Registers the read routes and /openapi.json. */

@@ -4,11 +4,14 @@
  * deduplication token of an insert. Stages take a {@link ClickHouseDoor}; none holds a client.
  */
 import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client';
 import { AppError } from '../errors.ts';
 import type { LaneClients } from './client.ts';
 import { clickhouseError, statementName, tsvUnescape } from './error-map.ts';
+import { tailWrittenFile, type ExportFormatName } from './export-stream.ts';
 import type { GateState, Lane } from './gate.ts';
 import { laneConnections, type Connection, type LaneConnections } from './lanes.ts';
 import { renderStatement } from './literals.ts';
@@ -52,6 +55,13 @@ export interface ClickHouseDoor extends StatementRunner {
   insertRows(table: string, rows: readonly KeyedRow[]): Promise<void>;
   /** Inserts TabSeparated lines of the given columns, one line per key (same token rule). */
   insertLines(table: string, columns: readonly string[], body: Buffer, keys: readonly string[]): Promise<void>;
+  /**
+   * Runs a SELECT and yields its answer in `format` as bytes as they come, holding none of it (an
+   * export of millions of rows): a server's answer is streamed; embedded ClickHouse writes it to a
+   * file of the scratch folder that is read as it grows (export-stream.ts). `settings` are this
+   * statement's only.
+   */
+  exportRows(query: string, params: Record<string, unknown>, format: ExportFormatName, settings: Record<string, string | number>): AsyncIterable<Buffer>;
   /** Whether ClickHouse answers, for readiness probes (never queued behind other statements). */
   ping(): Promise<{ ok: boolean; detail?: string }>;
   /**
@@ -96,6 +106,8 @@ export interface DoorOptions {
    * statement of the process one at a time, whatever its connection), `bind` on a server.
    */
   parameters?: 'render' | 'bind';
+  /** Where embedded ClickHouse writes an export while it is read (default: the system's temporary folder). */
+  scratchDir?: string;
 }
 
 /**
@@ -114,7 +126,8 @@ function serverSettings(lane: Lane, jobSeconds: number): ClickHouseSettings {
 export function createClickHouseDoor(clients: ClickHouseClient | LaneClients, database: string, opts: DoorOptions = {}): ClickHouseDoor {
   const conns = laneConnections(clients, opts.agingMs ?? 2_000);
   const render = (opts.parameters ?? (conns.embedded ? 'render' : 'bind')) === 'render';
-  return openDoor({ conns, database, render, jobSeconds: opts.jobMaxExecutionSeconds ?? 300, metrics: opts.metrics }, undefined);
+  const scratchDir = opts.scratchDir ?? join(tmpdir(), 'tool-audit-exports');
+  return openDoor({ conns, database, render, jobSeconds: opts.jobMaxExecutionSeconds ?? 300, metrics: opts.metrics, scratchDir }, undefined);
 }
 
 interface DoorParts {
@@ -124,6 +137,7 @@ interface DoorParts {
   database: string;
   render: boolean;
   jobSeconds: number;
+  scratchDir: string;
 }
 
 /** The statement text and parameters as sent: values rendered into the text, or bound. */
@@ -239,6 +253,36 @@ function openDoor(parts: DoorParts, fixed: Lane | undefined): ClickHouseDoor {
     },
     async insertLines(name, columns, body, keys) {
       if (keys.length > 0) await insert(name, body, 'TabSeparated', keys, columns);
+    },
+    exportRows(sql, params, format, settings) {
+      const lane = laneOf(true);
+      const name = statementName(sql);
+      if (!conns.embedded) {
+        return (async function* () {
+          const prepared = prepare(`${sql}\nFORMAT ${format}`, params);
+          let stream: AsyncIterable<Buffer>;
+          try {
+            ({ stream } = await turn(lane, (c) => c.ch.exec({ ...prepared, clickhouse_settings: { ...withLane(c, lane), ...settings } })));
+          } catch (err) {
+            throw clickhouseError(err, name);
+          }
+          yield* stream;
+        })();
+      }
+      // Settings in the statement (as clickhouse_settings they would stay set for the session).
+      const keys = Object.keys(settings);
+      if (keys.some((k) => !/^[a-z0-9_]+$/.test(k))) throw new AppError('CLICKHOUSE_QUERY_FAILED', `not a setting name among ${keys.join(', ')}`, { retryable: false });
+      const values = Object.fromEntries(keys.map((k, i) => [`export_setting_${i}`, String(settings[k])]));
+      const clause = keys.map((k, i) => `${k} = {export_setting_${i}:String}`).join(', ');
+      const extension = format === 'Parquet' ? 'parquet' : format === 'CSVWithNames' ? 'csv' : 'ndjson';
+      return tailWrittenFile(parts.scratchDir, extension, async (path) => {
+        const prepared = prepare(`INSERT INTO FUNCTION file({export_path:String}, {export_format:String}) ${clause ? `SETTINGS ${clause} ` : ''}${sql}`, { ...params, ...values, export_path: path, export_format: format });
+        try {
+          await turn(lane, (c) => c.ch.command(prepared));
+        } catch (err) {
+          throw clickhouseError(err, name);
+        }
+      });
     },
     ping: () => conns.ping(),
     lane: (lane, signal) => openDoor(signal ? { ...parts, signal } : parts, lane),

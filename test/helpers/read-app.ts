@@ -12,6 +12,9 @@ import { MetricsRegistry } from '../../platform/metrics.ts';
 import { createReadQueries, type ReadQueries } from '../../queries/index.ts';
 import { DEFAULT_QUERY_CONTEXT } from '../../queries/sql.ts';
 
+const DEFAULTS = { windowDays: 90, expensiveThresholdUsd: 1, slowThresholdMs: 30_000 };
+const NO_LIMIT = { perMinute: 0, burst: 1 };
+
 /** What readApp builds on. */
 export interface ReadAppOptions {
   door: ClickHouseDoor;
@@ -32,7 +35,8 @@ export function readApp(o: ReadAppOptions): FastifyInstance {
     apiKeys: o.keys,
     maxBodyBytes: 1 << 20,
     logger: silentLogger(),
-    read: { queries: o.queries ?? createReadQueries(o.door, o.db, DEFAULT_QUERY_CONTEXT), defaults: { windowDays: 90, expensiveThresholdUsd: 1, slowThresholdMs: 30_000 }, rateLimit: { perMinute: 0, burst: 1 } },
+    read: { queries: o.queries ?? createReadQueries(o.door, o.db, DEFAULT_QUERY_CONTEXT), defaults: DEFAULTS, rateLimit: NO_LIMIT },
+    export: { clickhouse: o.door, defaults: DEFAULTS, rateLimit: NO_LIMIT },
     ...(o.manifests ? { manifests: { clickhouse: o.door, ...(clock === undefined ? {} : { now: () => (clock = (clock as number) + 60_000) }) } } : {}),
   });
 }

@@ -1,0 +1,62 @@
+/**
+ * GET /v1/export (read scope, rate-limited like the reads): every stored call, output, dependency
+ * or violation of a range (and of one task) as NDJSON, CSV or Parquet, streamed as ClickHouse
+ * writes it, so neither this process nor the engine holds the range. An export that fails once
+ * its answer has begun ends its transfer without the closing chunk: a client sees a broken
+ * download, never a short file passed off as whole.
+ */
+import { Readable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import type { ClickHouseDoor } from '../../platform/clickhouse/door.ts';
+import { chTime } from '../../platform/clickhouse/statement.ts';
+import type { ApiKey } from '../../platform/config.ts';
+import { EXPORT_CONTENT_TYPES, EXPORT_FORMATS, EXPORT_SETTINGS, exportParamsSchema, exportStatement, exportStatementParams } from '../../queries/export.ts';
+import { requireScope } from '../auth.ts';
+import { createRateLimiter, type RateLimitOptions } from '../rate-limit.ts';
+import { BadRequest, issuesText, listQuery, pathId, windowOf, type ReadDefaults } from '../read-params.ts';
+
+/** The query string of GET /v1/export. */
+export const exportQuerySchema = exportParamsSchema.extend({
+  from: listQuery.from,
+  to: listQuery.to,
+  task: pathId.optional().describe('only what belongs to this task (calls, outputs and dependencies of it; violations naming one of its calls)'),
+});
+
+/** Dependencies of {@link registerExportRoute}. */
+export interface ExportApiDeps {
+  clickhouse: ClickHouseDoor;
+  defaults: ReadDefaults;
+  rateLimit: RateLimitOptions;
+  apiKeys: ApiKey[];
+}
+
+/** Registers GET /v1/export. */
+export function registerExportRoute(app: FastifyInstance, deps: ExportApiDeps): void {
+  const preHandler = [requireScope(deps.apiKeys, 'read'), createRateLimiter({ ...deps.rateLimit, perKey: deps.apiKeys.length > 0 })];
+  app.get('/v1/export', { preHandler }, async (req, reply) => {
+    const q = exportQuerySchema.safeParse(req.query ?? {});
+    if (!q.success) return reply.code(400).send({ error: 'bad_request', message: issuesText(q.error), request_id: req.id });
+    let window;
+    try {
+      window = windowOf(q.data, deps.defaults);
+    } catch (err) {
+      if (err instanceof BadRequest) return reply.code(400).send({ error: 'bad_request', message: err.message, request_id: req.id });
+      throw err;
+    }
+    const { kind, format } = q.data;
+    const statement = exportStatement(kind);
+    const params = exportStatementParams(chTime(window.fromMs), chTime(window.toMs), q.data.task);
+    const rows = deps.clickhouse.exportRows(statement, params, EXPORT_FORMATS[format], EXPORT_SETTINGS)[Symbol.asyncIterator]();
+    // The first bytes before the status: a statement refused at once is an error answer, not a 200.
+    const first = await rows.next();
+    const name = `tool-audit-${kind}-${new Date(window.fromMs).toISOString().slice(0, 10)}.${format}`;
+    const body = Readable.from(
+      (async function* () {
+        if (!first.done) yield first.value;
+        for (let r = await rows.next(); !r.done; r = await rows.next()) yield r.value;
+      })(),
+      { objectMode: false },
+    );
+    return reply.code(200).header('content-type', EXPORT_CONTENT_TYPES[format]).header('content-disposition', `attachment; filename="${name}"`).send(body);
+  });
+}

@@ -1,0 +1,91 @@
+/**
+ * Export (GET /v1/export, `tool-audit export`): every stored call, output, dependency or violation
+ * of a time range (and of one task), oldest first, as NDJSON, CSV or Parquet written by ClickHouse
+ * itself. Pure: the statements and what their rows hold; the door streams them
+ * (platform/clickhouse/door.ts `exportRows`) so memory stays bounded whatever the range.
+ */
+import { z } from 'zod';
+import { ERROR_CATEGORY_SQL } from './rows.ts';
+import { VIOLATION_FILTERS } from './violations.ts';
+
+/** What can be exported. */
+export const EXPORT_KINDS = ['calls', 'outputs', 'dependencies', 'violations'] as const;
+/** A kind of export. */
+export type ExportKind = (typeof EXPORT_KINDS)[number];
+
+/** The formats, and ClickHouse's name of each. */
+export const EXPORT_FORMATS = { ndjson: 'JSONEachRow', csv: 'CSVWithNames', parquet: 'Parquet' } as const;
+/** A format of export. */
+export type ExportFormat = keyof typeof EXPORT_FORMATS;
+
+/** What an export answers with, per format. */
+export const EXPORT_CONTENT_TYPES: Record<ExportFormat, string> = {
+  ndjson: 'application/x-ndjson; charset=utf-8',
+  csv: 'text/csv; charset=utf-8',
+  parquet: 'application/vnd.apache.parquet',
+};
+
+/** The parameters of an export, as the route and the CLI take them. */
+export const exportParamsSchema = z.strictObject({
+  kind: z.enum(EXPORT_KINDS),
+  format: z.enum(Object.keys(EXPORT_FORMATS) as [ExportFormat, ...ExportFormat[]]).default('ndjson'),
+});
+
+const TIME = (column: string) => `${column} >= {from:DateTime64(3, 'UTC')} AND ${column} < {to:DateTime64(3, 'UTC')}`;
+const TASK = "({task_id:String} = '' OR task_id = {task_id:String})";
+
+/**
+ * Each kind's statement. Ids as text (UUIDs read as strings everywhere), enums as their names, an
+ * empty task or approval as null, times as UTC timestamps (ISO 8601 in NDJSON and CSV). A call's
+ * args are its stored canonical JSON text, byte for byte: SHA-256 of their UTF-8 is args_hash.
+ */
+const STATEMENTS: Record<ExportKind, string> = {
+  calls: `SELECT toString(call_id) AS call_id, nullIf(task_id, '') AS task_id, toString(tool_id) AS tool_id, toString(agent_id) AS agent_id,
+    toString(orchestrator) AS orchestrator, toString(instance_id) AS instance_id, args, toString(args_hash) AS args_hash, toString(status) AS status,
+    duration_ms, result_summary, error, nullIf(${ERROR_CATEGORY_SQL}, '') AS error_category, cost_usd, tokens_used, created_at,
+    nullIf(approval, '') AS approval, redactions, ingested_at, source
+  FROM {db:Identifier}.tool_invocations
+  WHERE ${TIME('created_at')} AND ${TASK}
+  ORDER BY created_at, call_id`,
+  outputs: `SELECT toString(output_id) AS output_id, toString(call_id) AS call_id, nullIf(assumeNotNull(task_id), '') AS task_id, toString(tool_id) AS tool_id,
+    toString(content_type) AS content_type, toString(content_hash) AS content_hash, size_bytes, sample, created_at, redactions, ingested_at, source
+  FROM {db:Identifier}.tool_outputs
+  WHERE ${TIME('created_at')} AND ({task_id:String} = '' OR task_id = {task_id:String})
+  ORDER BY created_at, output_id`,
+  dependencies: `SELECT task_id, toString(preceding_call_id) AS preceding_call_id, toString(succeeding_call_id) AS succeeding_call_id,
+    toString(preceding_tool_id) AS preceding_tool_id, toString(succeeding_tool_id) AS succeeding_tool_id, time_delta_ms, data_flow,
+    toString(origin) AS origin, ingested_at, source
+  FROM {db:Identifier}.tool_workflows
+  WHERE ${TIME('ingested_at')} AND ${TASK}
+  ORDER BY ingested_at, task_id, preceding_call_id, succeeding_call_id`,
+  violations: `SELECT violation_key, toString(invariant) AS invariant, toString(packet_type) AS packet_type, ids, detail, detected_at
+  FROM {db:Identifier}.violations
+  WHERE ${VIOLATION_FILTERS}
+  ORDER BY detected_at, violation_key`,
+};
+
+/** Which time each kind's range is over. */
+export const EXPORT_TIME_COLUMN: Record<ExportKind, string> = { calls: 'created_at', outputs: 'created_at', dependencies: 'ingested_at', violations: 'detected_at' };
+
+/** The statement of a kind: parameters {from}, {to} (DateTime64(3)) and {task_id} ('' for every task). */
+export function exportStatement(kind: ExportKind): string {
+  return STATEMENTS[kind];
+}
+
+/**
+ * Settings of every export statement: a sort larger than this spills to disk instead of growing
+ * ClickHouse's memory with the range, ISO timestamps in text formats, and Parquet strings as
+ * strings (UTF-8 logical type: pandas and DuckDB read text, not bytes).
+ */
+export const EXPORT_SETTINGS = {
+  max_bytes_before_external_sort: String(256 * 1024 * 1024),
+  date_time_output_format: 'iso',
+  output_format_parquet_string_as_string: 1,
+  output_format_json_quote_64bit_integers: 0,
+} as const;
+
+/** The parameters of {@link exportStatement} for a range and task. */
+export function exportStatementParams(from: string, to: string, taskId: string | undefined): Record<string, unknown> {
+  // The violations' filter also takes an invariant and a call: none here.
+  return { from, to, task_id: taskId ?? '', invariant: '', call_id: '' };
+}
