@@ -83,7 +83,7 @@ export async function logHeads(ch: StatementRunner, db: string, p: LogHeadsParam
 
 /** The proof of a record, or why there is none: unknown record, or not in a signed tree yet. */
 export async function inclusionProof(ch: StatementRunner, db: string, kind: LeafKind, key: string, ctx: QueryContext): Promise<InclusionProof | NoProof> {
-  const sel: LogSelect = (sql, params) => runQuery(ch, { name: 'audit_log', sql }, { db, ...params }, ctx);
+  const sel: LogSelect = (sql, params) => runQuery(ch, { name: 'audit_log', sql, settings: { max_threads: 1 } }, { db, ...params }, ctx);
   // The leaf, the newest head and the row's data do not depend on each other: asked for at once.
   const row = (filter: string, params: Record<string, unknown>) => sel<{ data: string }>(`SELECT data FROM (${leafSelect(kind, filter, true)}) LIMIT 1`, params);
   const [leaf, head, rows] = await Promise.all([leafOf(sel, kind, key), latestHead(sel), row(keyFilter(kind), { key })]);
