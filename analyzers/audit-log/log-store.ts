@@ -68,20 +68,28 @@ export async function leafOf(sel: LogSelect, kind: LeafKind, key: string): Promi
 }
 
 /**
- * Every hash of `reads` in two statements (one for leaves, one for nodes: an OR of index ranges,
- * each a primary-key range), as a {@link TileReader}: a proof in a tree of millions needs ~25 ranges,
- * and a statement per range cost ~90 ms a proof on the embedded engine.
+ * Every hash of `reads` in two statements, one for leaves and one for nodes, each naming its
+ * indexes as a set (`IN` an array: the primary key is searched once per set; an OR of index ranges
+ * was analysed range by range, 9 ms a proof against 4.5) — as a {@link TileReader}: a proof in a
+ * tree of millions needs ~25 ranges, ~1,000 hashes, and a statement per range cost ~90 ms a proof
+ * on the embedded engine.
  */
 export async function fetchTiles(sel: LogSelect, reads: TileReads): Promise<TileReader> {
-  const params: Record<string, unknown> = {};
-  const leafOr = reads.leaves.map(([a, b], i) => ((params[`la${i}`] = a), (params[`lb${i}`] = b), `(leaf_index >= {la${i}:UInt64} AND leaf_index < {lb${i}:UInt64})`));
-  const nodeOr = reads.nodes.map(
-    ([level, a, b], i) => ((params[`nl${i}`] = level), (params[`na${i}`] = a), (params[`nb${i}`] = b), `(level = {nl${i}:UInt8} AND node_index >= {na${i}:UInt64} AND node_index < {nb${i}:UInt64})`),
-  );
+  const leafIndexes: number[] = [];
+  for (const [a, b] of reads.leaves) for (let i = a; i < b; i++) leafIndexes.push(i);
+  const levels: number[] = [];
+  const nodeIndexes: number[] = [];
+  for (const [level, a, b] of reads.nodes) {
+    for (let i = a; i < b; i++) {
+      levels.push(level);
+      nodeIndexes.push(i);
+    }
+  }
   const [leafRows, nodeRows] = await Promise.all([
-    leafOr.length ? sel<{ i: string; h: string }>(`SELECT leaf_index AS i, lower(hex(leaf_hash)) AS h FROM {db:Identifier}.audit_log_leaves WHERE ${leafOr.join(' OR ')} LIMIT 1 BY leaf_index`, params) : [],
-    nodeOr.length ? sel<{ l: string; i: string; h: string }>(`SELECT level AS l, node_index AS i, hash AS h FROM {db:Identifier}.audit_log_nodes WHERE ${nodeOr.join(' OR ')} LIMIT 1 BY level, node_index`, params) : [],
+    leafIndexes.length ? sel<{ i: string; h: string }>('SELECT leaf_index AS i, lower(hex(leaf_hash)) AS h FROM {db:Identifier}.audit_log_leaves WHERE leaf_index IN {ix:Array(UInt64)} LIMIT 1 BY leaf_index', { ix: leafIndexes }) : [],
+    nodeIndexes.length
+      ? sel<{ l: string; i: string; h: string }>('SELECT level AS l, node_index AS i, hash AS h FROM {db:Identifier}.audit_log_nodes WHERE (level, node_index) IN arrayZip({lv:Array(UInt8)}, {ix:Array(UInt64)}) LIMIT 1 BY level, node_index', { lv: levels, ix: nodeIndexes })
+      : [],
   ]);
   return memoryTiles(new Map(leafRows.map((r) => [Number(r.i), Buffer.from(r.h, 'hex')])), new Map(nodeRows.map((r) => [`${r.l}/${r.i}`, Buffer.from(r.h, 'hex')])));
 }
-
