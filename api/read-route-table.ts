@@ -32,9 +32,7 @@ import { quarantineListSchema, quarantineShowSchema } from '../queries/quarantin
 import { budgetDecisionsSchema, budgetListSchema } from '../queries/budgets/schemas.ts';
 import type { BudgetDecisionsParams } from '../queries/budgets/sql.ts';
 import { cacheSimulationSchema, ttlCurveSchema } from '../queries/cache-simulation.ts';
-import { manifestHistorySchema, manifestSchema } from '../queries/manifests.ts';
-import { mcpServersSchema } from '../queries/mcp-servers.ts';
-import { hintsListSchema, type HintsParams } from '../queries/hints.ts';
+import type { HintsParams } from '../queries/hints.ts';
 import { HINT_KINDS } from '../schemas/optimization-hint.ts';
 import type { TimeWindow } from '../queries/sql.ts';
 import { PACKET_TYPES } from '../schemas/packets.ts';
@@ -58,6 +56,10 @@ import {
   toolStatsSchema,
   toolsSummarySchema,
   violationsSchema,
+  hintsListSchema,
+  manifestHistorySchema,
+  manifestSchema,
+  mcpServersSchema,
 } from '../queries/schemas.ts';
 import {
   DEFAULT_LIMIT,

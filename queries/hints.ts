@@ -4,9 +4,9 @@
  * hint_id, descending), one row per hint_id, optionally of one kind.
  */
 import { z } from 'zod';
-import { HINT_KINDS } from '../schemas/optimization-hint.ts';
+import type { HINT_KINDS } from '../schemas/optimization-hint.ts';
 import { cursorCodec, msKey, uuidKey } from './cursor.ts';
-import { iso, nextCursor } from './schemas.ts';
+import type { HintsList } from './schemas.ts';
 import { chTime, isoTime, pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, type QueryContext, type QuerySpec, type StatementRunner, type TimeWindow } from './sql.ts';
 
 /** One page of hints. */
@@ -37,26 +37,6 @@ LIMIT {limit:UInt32}`,
     c_id: 'hint_id of the last hint of the previous page (a zero UUID without cursor)',
   },
 };
-
-/** One stored hint as the API returns it. */
-export const hintSchema = z.strictObject({
-  hint_id: z.string(),
-  kind: z.enum(HINT_KINDS),
-  tool_ids: z.array(z.string()),
-  task_ids_sample: z.array(z.string()),
-  evidence: z.record(z.string(), z.unknown()),
-  estimated_savings_ms: z.number().int(),
-  estimated_savings_usd: z.number(),
-  window_from: iso,
-  window_to: iso,
-  created_at: iso,
-  origin: z.enum(['producer', 'analyzer']).describe('analyzer: the hints job; producer: an optimization_hint packet'),
-});
-
-/** GET /v1/hints. */
-export const hintsListSchema = z.strictObject({ hints: z.array(hintSchema).describe('newest first'), next_cursor: nextCursor });
-/** A page of hints. */
-export type HintsList = z.infer<typeof hintsListSchema>;
 
 /** Parameters of {@link hintsList}. */
 export interface HintsParams {

@@ -15,7 +15,7 @@ import { DEDUP_CANDIDATES, DEDUP_CANDIDATES_EXACT, DEDUP_CANDIDATES_INDEXED, DED
 import { EXPENSIVE_CALLS, EXPENSIVE_TOTALS, expensiveCalls, type ExpensiveParams } from './expensive.ts';
 import { FAILED_BY_CATEGORY, FAILED_BY_STATUS, FAILED_CALLS, failedCalls, FREQUENT_ERRORS, type FailedParams } from './failed.ts';
 import { IDENTICAL_OUTPUT_CALLS, IDENTICAL_OUTPUT_GROUPS, identicalOutputs, type IdenticalOutputsParams } from './identical-outputs.ts';
-import type { AgentTools, Dedup, Expensive, Failed, IdenticalOutputs, InvocationList, OutputContent, Sequences, Slow, TaskList, TaskView, ToolOutputs, ToolSeries, ToolStats, ToolsSummary, Violations } from './schemas.ts';
+import type { AgentTools, Dedup, Expensive, Failed, IdenticalOutputs, InvocationList, OutputContent, Sequences, Slow, TaskList, TaskView, ToolOutputs, ToolSeries, ToolStats, ToolsSummary, Violations, HintsList, ManifestAnswer, ManifestHistoryAnswer, McpServers } from './schemas.ts';
 import { SLOW_CALLS, SLOW_COUNT, slowCalls, type SlowParams } from './slow.ts';
 import type { QueryContext, QuerySpec } from './sql.ts';
 import { TOOL_OUTPUT_SAMPLES, TOOL_OUTPUTS, toolOutputs, type ToolOutputsParams } from './tool-outputs.ts';
@@ -29,10 +29,10 @@ import { BUDGET_DECISIONS, BUDGET_SET_LATEST, BUDGET_SPEND, budgetDecisions, bud
 import type { BudgetDecisions, BudgetList } from './budgets/schemas.ts';
 import { CACHE_SIMULATION, CACHE_SIMULATION_INDEXED, CACHE_TTL_CURVE, CACHE_TTL_CURVE_INDEXED, cacheSimulation, TOOL_IDEMPOTENT, ttlCurve, type CacheSimulation, type CacheSimulationParams, type TtlCurve, type TtlCurveParams } from './cache-simulation.ts';
 import { CACHE_TTL_CURVE_PER_TOOL } from './cache-savings.ts';
-import { HINTS_LIST, hintsList, type HintsList, type HintsParams } from './hints.ts';
+import { HINTS_LIST, hintsList, type HintsParams } from './hints.ts';
 import { HINT_BUNDLES, HINT_RETRIES } from './hint-candidates.ts';
-import { currentManifest, MANIFEST_VERSIONS, manifestHistory, type ManifestAnswer, type ManifestHistoryAnswer } from './manifests.ts';
-import { MCP_SERVER_TOOLS, mcpServers, type McpServers } from './mcp-servers.ts';
+import { currentManifest, MANIFEST_VERSIONS, manifestHistory } from './manifests.ts';
+import { MCP_SERVER_TOOLS, mcpServers } from './mcp-servers.ts';
 import { OUTPUT_BY_ID, OUTPUT_CONTENT, outputContent, type OutputContentParams } from './output-content.ts';
 import { consistencyProof, inclusionProof, logHeads, type ConsistencyProof, type InclusionProof, type LogHeads, type LogHeadsParams, type NoProof } from './audit-log-proof.ts';
 

@@ -2,12 +2,10 @@
  * MCP servers and their tools (GET /v1/mcp/servers) from the definition history the
  * `tool-audit mcp` gateway's reports left in `mcp_tool_definitions` (one row per change).
  */
-import { z } from 'zod';
-import { iso } from './schemas.ts';
+import { MAX_MCP_SERVER_TOOLS, type McpServers } from './schemas.ts';
 import { isoTime, runQuery, type QueryContext, type QuerySpec, type StatementRunner } from './sql.ts';
 
 /** Most (server, tool) pairs one answer carries; `truncated` says when there were more. */
-const MAX_MCP_SERVER_TOOLS = 10_000;
 
 /** Per (server, tool): its latest definition, when first seen and last changed, how many definitions. */
 export const MCP_SERVER_TOOLS: QuerySpec = {
@@ -24,29 +22,6 @@ LIMIT {limit:UInt32}`,
   params: { db: 'database of the segments (Identifier)', limit: '(server, tool) pairs to return at most (one more than answered, to tell truncation)' },
 };
 
-const toolSchema = z.strictObject({
-  tool_id: z.string().describe('server/tool'),
-  tool: z.string().describe("the tool's name on its server"),
-  definition_hash: z.string().describe('of its latest definition'),
-  first_seen: iso.describe('seen_at of the report that first listed it'),
-  last_changed: iso.describe('seen_at of its latest change (added, changed or removed)'),
-  versions: z.number().int().describe('definitions seen (1 + changes, counting re-adds)'),
-  removed: z.boolean().describe('the latest report no longer lists it'),
-});
-
-/** GET /v1/mcp/servers. */
-export const mcpServersSchema = z.strictObject({
-  servers: z.array(
-    z.strictObject({
-      server: z.string(),
-      tools: z.array(toolSchema),
-      definition_changes: z.number().int().describe('tool_definition_changed findings of the server'),
-      last_seen: iso.describe('seen_at of the latest report that changed something (an unchanged report writes nothing)'),
-    }),
-  ),
-  truncated: z.boolean().describe(`more than ${MAX_MCP_SERVER_TOOLS} (server, tool) pairs: the rest is left out`),
-});
-export type McpServers = z.infer<typeof mcpServersSchema>;
 
 interface Row {
   server: string;

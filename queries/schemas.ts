@@ -6,6 +6,8 @@ import { z } from 'zod';
 import { isJsonObjectLike, type RawJson } from '../schemas/raw-json.ts';
 import { contentTypeSchema } from '../schemas/tool-output.ts';
 import { orchestratorSchema, statusSchema } from '../schemas/tool-invocation.ts';
+import { HINT_KINDS } from '../schemas/optimization-hint.ts';
+import { manifestEntrySchema } from '../schemas/tool-manifest.ts';
 
 export const iso = z.string().describe('ISO-8601 UTC timestamp with millisecond precision and Z');
 const counts = z.record(z.string(), z.number().int());
@@ -283,3 +285,69 @@ export const outputContentSchema = z.strictObject({
 });
 /** The answer of GET /v1/outputs/{output_id}/content (queries/output-content.ts). */
 export type OutputContent = z.infer<typeof outputContentSchema>;
+
+/** One stored hint as the API returns it. */
+export const hintSchema = z.strictObject({
+  hint_id: z.string(),
+  kind: z.enum(HINT_KINDS),
+  tool_ids: z.array(z.string()),
+  task_ids_sample: z.array(z.string()),
+  evidence: z.record(z.string(), z.unknown()),
+  estimated_savings_ms: z.number().int(),
+  estimated_savings_usd: z.number(),
+  window_from: iso,
+  window_to: iso,
+  created_at: iso,
+  origin: z.enum(['producer', 'analyzer']).describe('analyzer: the hints job; producer: an optimization_hint packet'),
+});
+
+/** GET /v1/hints. */
+export const hintsListSchema = z.strictObject({ hints: z.array(hintSchema).describe('newest first'), next_cursor: nextCursor });
+/** A page of hints. */
+export type HintsList = z.infer<typeof hintsListSchema>;
+
+/** GET /v1/manifests. */
+export const manifestSchema = z.strictObject({
+  version: z.number().int().nullable().describe('null before any manifest was applied'),
+  effective_at: iso.nullable(),
+  tools: z.record(z.string(), manifestEntrySchema).describe('tool_id → entry, every default applied'),
+  warnings: z.array(z.string()).describe('warnings answered when this version was applied'),
+  applied_by: z.string().nullable().describe("who applied this version: the API key id, 'local' (the CLI on the database), '' before that was recorded; null before any manifest"),
+});
+export type ManifestAnswer = z.infer<typeof manifestSchema>;
+
+/** GET /v1/manifests/{tool_id}/history. */
+export const manifestHistorySchema = z.strictObject({
+  tool_id: z.string(),
+  versions: z
+    .array(z.strictObject({ version: z.number().int(), effective_at: iso, applied_by: z.string().describe('who applied the version'), entry: manifestEntrySchema.nullable().describe('null: the version does not declare the tool') }))
+    .describe('newest first, every version since the first that declares the tool'),
+});
+export type ManifestHistoryAnswer = z.infer<typeof manifestHistorySchema>;
+
+/** Pairs of (server, tool) GET /v1/mcp/servers answers at most. */
+export const MAX_MCP_SERVER_TOOLS = 10_000;
+
+const mcpToolSchema = z.strictObject({
+  tool_id: z.string().describe('server/tool'),
+  tool: z.string().describe("the tool's name on its server"),
+  definition_hash: z.string().describe('of its latest definition'),
+  first_seen: iso.describe('seen_at of the report that first listed it'),
+  last_changed: iso.describe('seen_at of its latest change (added, changed or removed)'),
+  versions: z.number().int().describe('definitions seen (1 + changes, counting re-adds)'),
+  removed: z.boolean().describe('the latest report no longer lists it'),
+});
+
+/** GET /v1/mcp/servers. */
+export const mcpServersSchema = z.strictObject({
+  servers: z.array(
+    z.strictObject({
+      server: z.string(),
+      tools: z.array(mcpToolSchema),
+      definition_changes: z.number().int().describe('tool_definition_changed findings of the server'),
+      last_seen: iso.describe('seen_at of the latest report that changed something (an unchanged report writes nothing)'),
+    }),
+  ),
+  truncated: z.boolean().describe(`more than ${MAX_MCP_SERVER_TOOLS} (server, tool) pairs: the rest is left out`),
+});
+export type McpServers = z.infer<typeof mcpServersSchema>;
