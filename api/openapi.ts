@@ -288,7 +288,7 @@ function addExport(paths: Record<string, unknown>): void {
     get: {
       operationId: 'export',
       summary:
-        'Every stored call, output, dependency or violation of a range (and of one task), oldest first, as NDJSON, CSV or Parquet written by ClickHouse, streamed with bounded memory. An export that fails once begun ends without its closing chunk (a broken transfer, never a short file).',
+        'Every stored call, output, dependency or violation of a range (and of one task), in its table order (calls by task then time), as NDJSON, CSV or Parquet written by ClickHouse, streamed with bounded memory. An export that fails once begun ends without its closing chunk (a broken transfer, never a short file).',
       tags: ['read'],
       security: [{ bearer: [] }, { apiKey: [] }],
       parameters,

@@ -40,8 +40,9 @@ common: --url URL (default TOOL_AUDIT_URL; replay: http://127.0.0.1:8080), --jso
   demo: 'usage: tool-audit demo [--tasks N (1…100000)] [--seed S] [--hours H] [--url URL]',
   export: `usage: tool-audit export --kind calls|outputs|dependencies|violations [--from ISO] [--to ISO] [--task T]
                           [--format ndjson|csv|parquet] [--out FILE] [--url URL]
-  The stored rows of a range (default: the last QUERY_DEFAULT_WINDOW_DAYS days), oldest first, as
-  GET /v1/export serves them, written to FILE (or standard output) as they come. From a running
+  The stored rows of a range (default: the last QUERY_DEFAULT_WINDOW_DAYS days) in table order
+  (calls by task, then time), as GET /v1/export serves them, written to FILE (or standard output)
+  as they come. From a running
   server with --url / TOOL_AUDIT_URL, else from ClickHouse directly (embedded: stop serve first).
   Exit 0 written whole, 1 broke off (FILE removed), 2 usage.
 ${ENV}`,

@@ -69,9 +69,11 @@ describe('GET /v1/export', () => {
   afterAll(async () => app?.close());
 
   const get = (q: string) => app.inject({ method: 'GET', url: `/v1/export?from=${iso(FROM)}&to=${iso(TO)}&${q}` });
-  const byTime = (a: ReturnType<typeof toolCall>, b: ReturnType<typeof toolCall>) => a.invocation.created_at.localeCompare(b.invocation.created_at) || a.call_id.localeCompare(b.call_id);
+  // The calls' table order: by task ('' for none, first), then created_at (unique per task here).
+  const byTime = (a: ReturnType<typeof toolCall>, b: ReturnType<typeof toolCall>) =>
+    (a.invocation.task_id ?? '').localeCompare(b.invocation.task_id ?? '') || a.invocation.created_at.localeCompare(b.invocation.created_at);
 
-  it('exports the calls of the range as NDJSON, oldest first, args as sent', async () => {
+  it('exports the calls of the range as NDJSON, by task then time, args as sent', async () => {
     const res = await get('kind=calls');
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/x-ndjson/);
