@@ -22,7 +22,7 @@ import { TOOL_OUTPUT_SAMPLES, TOOL_OUTPUTS, toolOutputs, type ToolOutputsParams 
 import { TOOL_P95_DURATIONS, TOOL_SERVERS, TOOLS_SUMMARY, toolsSummary, type ToolsSummaryParams } from './tools-summary.ts';
 import { TASK_LIST, taskList, type TaskListParams } from './task-list.ts';
 import { TOOL_SERIES, toolSeries, type ToolSeriesParams } from './tool-series.ts';
-import { VIOLATION_COUNTS, VIOLATIONS, violations, type ViolationsParams } from './violations.ts';
+import { VIOLATION_COUNTS, VIOLATION_TASKS, VIOLATIONS, violations, type ViolationsParams } from './violations.ts';
 import { QUARANTINE_BY_ID, QUARANTINE_COUNTS, QUARANTINE_LIST, QUARANTINE_REPLAYS, quarantineList, quarantineShow, type QuarantineListParams, type QuarantineShowParams } from './quarantine.ts';
 import type { QuarantineList, QuarantineShow } from './quarantine-schemas.ts';
 import { BUDGET_DECISIONS, BUDGET_SET_LATEST, BUDGET_SPEND, budgetDecisions, budgetListFromStore, type BudgetDecisionsParams } from './budgets/sql.ts';
@@ -187,6 +187,7 @@ export const QUERY_CATALOG: readonly QuerySpec[] = [
   COMMON_SEQUENCES,
   VIOLATIONS,
   VIOLATION_COUNTS,
+  VIOLATION_TASKS,
   QUARANTINE_LIST,
   QUARANTINE_COUNTS,
   QUARANTINE_BY_ID,

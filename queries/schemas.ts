@@ -234,7 +234,14 @@ export type Sequences = z.infer<typeof sequencesSchema>;
 
 export const violationsSchema = z.strictObject({
   violations: z.array(
-    z.strictObject({ invariant: z.string(), packet_type: z.string(), ids: z.array(z.string()), detail: z.string(), detected_at: iso }),
+    z.strictObject({
+      invariant: z.string(),
+      packet_type: z.string(),
+      ids: z.array(z.string()),
+      detail: z.string(),
+      detected_at: iso,
+      task_id: z.string().nullable().describe('the task of the first of ids that is a stored call (null: none is, or that call has no task) — where the pages link'),
+    }),
   ),
   counts: counts.describe('invariant → violations in the window'),
   next_cursor: nextCursor,

@@ -70,6 +70,21 @@ ORDER BY k`,
   params: WINDOW_DOCS,
 };
 
+/**
+ * The task of each stored call among {ids:Array(String)}, found by its created_at from call_keys (a
+ * primary-key read) rather than the bloom filter on call_id over the whole table.
+ */
+export const VIOLATION_TASKS: QuerySpec = {
+  name: 'violation_tasks',
+  description: 'The task of each stored call among the ids (\'\' = a call without a task).',
+  sql: `SELECT toString(call_id) AS id, task_id
+FROM {db:Identifier}.tool_invocations
+WHERE call_id IN arrayMap(k -> toUUIDOrZero(k), {ids:Array(String)})
+  AND created_at IN (SELECT created_at FROM {db:Identifier}.call_keys WHERE call_id IN arrayMap(k -> toUUIDOrZero(k), {ids:Array(String)}))
+LIMIT 1 BY call_id`,
+  params: { db: WINDOW_DOCS.db, ids: 'violation ids that may be call ids' },
+};
+
 const cursor = cursorCodec('violations', z.tuple([msKey, strKey]));
 
 /** Parameters of {@link violations}. */
@@ -110,8 +125,15 @@ export async function violations(ch: StatementRunner, db: string, p: ViolationsP
         );
   const page = pageOf(rows, p.limit);
   const last = page.rows[page.rows.length - 1];
+  const ids = [...new Set(page.rows.flatMap((r) => r.ids))];
+  const tasks = ids.length === 0 ? [] : await runQuery<{ id: string; task_id: string }>(ch, VIOLATION_TASKS, { db, ids }, ctx);
+  const taskOf = new Map(tasks.map((t) => [t.id, t.task_id]));
+  const taskOfRow = (r: ViolationRow): string | null => {
+    const call = r.ids.find((id) => taskOf.has(id.toLowerCase()));
+    return call === undefined ? null : taskOf.get(call.toLowerCase()) || null;
+  };
   return {
-    violations: page.rows.map((r) => ({ invariant: r.invariant, packet_type: r.packet_type, ids: r.ids, detail: r.detail, detected_at: isoTime(r.detected_ms) })),
+    violations: page.rows.map((r) => ({ invariant: r.invariant, packet_type: r.packet_type, ids: r.ids, detail: r.detail, detected_at: isoTime(r.detected_ms), task_id: taskOfRow(r) })),
     counts: countsObject(counts),
     next_cursor: page.more && last ? cursor.encode([Number(last.detected_ms), last.violation_key]) : null,
   };

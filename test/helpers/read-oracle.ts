@@ -220,7 +220,8 @@ export function oracle(w: Workload) {
         .filter((v) => inWin(v.detected_at, win) && (!invariant || v.invariant === invariant))
         .filter((v) => (!calls || v.ids.some((id) => calls.has(id))) && (by.call === undefined || v.ids.includes(by.call)))
         .sort((a, b) => cmp(ms(b.detected_at), ms(a.detected_at)) || cmp(b.violation_key, a.violation_key));
-      return { violations: xs.map(apiViolation), counts: countBy(xs, (v) => v.invariant) };
+      const taskOf = new Map(w.invocations.map((i) => [i.call_id, i.task_id]));
+      return { violations: xs.map((v) => apiViolation(v, taskOf)), counts: countBy(xs, (v) => v.invariant) };
     },
   };
 }
@@ -230,8 +231,11 @@ export function apiOutput(o: GenOutput) {
   return { ...o, created_at: new Date(ms(o.created_at)).toISOString() };
 }
 
-function apiViolation(v: GenViolation) {
-  return { invariant: v.invariant, packet_type: v.packet_type, ids: v.ids, detail: v.detail, detected_at: new Date(ms(v.detected_at)).toISOString() };
+/** The API form of a generated violation: task_id is the task of the first of its ids that is a call. */
+function apiViolation(v: GenViolation, taskOf: Map<string, string | null>) {
+  const call = v.ids.find((id) => taskOf.has(id));
+  const task = call === undefined ? null : (taskOf.get(call) ?? null);
+  return { invariant: v.invariant, packet_type: v.packet_type, ids: v.ids, detail: v.detail, detected_at: new Date(ms(v.detected_at)).toISOString(), task_id: task };
 }
 
 /** Sorts dependencies by pair (for order-free comparison). */

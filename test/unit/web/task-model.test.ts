@@ -62,7 +62,7 @@ describe('taskModel', () => {
   });
 
   it('links dependencies by index, marks data flow, and keeps violations that touch the task', () => {
-    const v = (ids: string[]): Violation => ({ invariant: 'I4', packet_type: 'tool_call', ids, detail: 'no error', detected_at: '2026-01-01T13:00:00.000Z' });
+    const v = (ids: string[]): Violation => ({ invariant: 'I4', packet_type: 'tool_call', ids, detail: 'no error', detected_at: '2026-01-01T13:00:00.000Z', task_id: 't' });
     const m = taskModel(view([call(0), call(1), call(2)], [dep(0, 1, { data_flow: 'url' }), dep(1, 2), dep(0, 9)]), [v(['c2']), v(['other'])]);
     expect(m.arrows.map((a) => [a.from, a.to, a.dataFlow])).toEqual([
       [0, 1, true],
