@@ -53,6 +53,18 @@ export async function getJson<T>(path: string, params: Record<string, string | n
   }
 }
 
+/**
+ * POST to a route with the tab's key (a write, e.g. a quarantine replay, which needs its own scope):
+ * a refused key is an error to show, not a reason to ask for another — the key may read but not write.
+ */
+export async function postJson<T>(path: string, body: unknown): Promise<T> {
+  const key = storedKey();
+  const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) }, body: JSON.stringify(body) });
+  const answer = (await res.json().catch(() => ({}))) as T & { message?: string };
+  if (!res.ok) throw new ApiError(res.status, `${path} answered ${res.status}: ${answer.message ?? res.statusText}`);
+  return answer;
+}
+
 /** Paths the server publishes (GET /openapi.json is public), for sections that need a route. */
 export async function publishedPaths(): Promise<Set<string>> {
   const res = await fetch('/openapi.json');

@@ -10,6 +10,10 @@ import { taskListPage, searchForm } from './pages/task-list.ts';
 import { taskPage } from './pages/task.ts';
 import { toolPage } from './pages/tool.ts';
 import { toolsPage } from './pages/tools.ts';
+import { hintsPage } from './pages/hints.ts';
+import { manifestsPage } from './pages/manifests.ts';
+import { quarantinePage } from './pages/quarantine.ts';
+import { violationsPage } from './pages/violations.ts';
 import { wastePage } from './pages/waste.ts';
 import { hoursOf } from './window.ts';
 
@@ -36,6 +40,10 @@ async function render(): Promise<void> {
     else if (section === 'tools' && id === undefined) await toolsPage(main, hours, go);
     else if (section === 'tools' && id !== undefined) await toolPage(main, id, hours, go);
     else if (section === 'waste') await wastePage(main, hours, go);
+    else if (section === 'quarantine' && id === undefined) await quarantinePage(main, { hours, reason: q.get('reason') ?? '', cursor: q.get('cursor') ?? '', id: q.get('id') ?? '' }, go);
+    else if (section === 'manifests' && id === undefined) await manifestsPage(main, q.get('tool') ?? '');
+    else if (section === 'hints' && id === undefined) await hintsPage(main, { hours, kind: q.get('kind') ?? '', cursor: q.get('cursor') ?? '' }, go);
+    else if (section === 'violations' && id === undefined) await violationsPage(main, { hours, invariant: q.get('invariant') ?? '', task: q.get('task') ?? '', cursor: q.get('cursor') ?? '' }, go);
     else main.replaceChildren(el('h1', {}, 'Not found'), el('p', {}, `No page at ${pathname}.`));
     document.title = `${main.querySelector('h1')?.textContent ?? 'tool-audit'} · tool-audit`;
   } catch (err) {

@@ -6,6 +6,7 @@
  * /v1/tasks/{id}; the tool table equals GET /v1/tools; a click-through from a tool to a task.
  * Screenshots go to test-results/web/ (WEB_SCREENSHOT_DIR).
  */
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -13,10 +14,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TaskList, TaskView, ToolsSummary, ToolStats, Violations } from '../../../queries/schemas.ts';
 import { formatCount, formatMs, formatPct, formatUsd } from '../../../web/app/format.ts';
 import { taskModel } from '../../../web/app/task-model.ts';
+import { DEMO_MANIFEST } from '../../../cli/demo-manifest.ts';
 import { outputArtifact, toolCall } from '../../helpers/packets.ts';
 import { chromiumPath, launchChromium, loadDemo, startServe, type ServeProcess } from '../../helpers/web.ts';
 
 const KEY = 'web-test-key-0123456789abcdef';
+const READ_ONLY_KEY = 'web-test-read-only-key-0123456789';
 const SHOTS = process.env.WEB_SCREENSHOT_DIR ?? join(new URL('../../../', import.meta.url).pathname, 'test-results/web');
 const hasChromium = chromiumPath() !== undefined;
 if (!hasChromium) console.warn('web tests skipped: no Chromium (apt-get install chromium, or set CHROMIUM_PATH)');
@@ -42,7 +45,7 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     // The auditor every half second and without its grace period: the planted violations below are found quickly.
-    [server, browser] = await Promise.all([startServe({ apiKeys: `${KEY}:ingest,read,admin`, env: { AUDIT_INTERVAL_MS: '500', AUDIT_GRACE_MS: '0' } }), launchChromium()]);
+    [server, browser] = await Promise.all([startServe({ apiKeys: `${KEY}:ingest,read,admin;${READ_ONLY_KEY}:read`, env: { AUDIT_INTERVAL_MS: '500', AUDIT_GRACE_MS: '0' } }), launchChromium()]);
     await loadDemo(server.url, { tasks: 25, seed: 17, hours: 6, apiKey: KEY });
     authed = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     await authed.addInitScript({ content: `sessionStorage.setItem('tool-audit.api-key', ${JSON.stringify(KEY)})` });
@@ -197,6 +200,154 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     await page.close();
   }, 120_000);
 
+  it('lists violations filtered by rule and task, each call linking to its task page, page by page, and fits a phone', async () => {
+    // The planted violations of the test above: one of planted-target, 1,050 of planted-other-*.
+    const page = await authed.newPage();
+    await open(page, '/violations?hours=1&invariant=I4&task=planted-target');
+    const target = await api<Violations>('/v1/violations?invariant=I4&task_id=planted-target&from=1970-01-01');
+    expect(target.violations.map((v) => v.task_id)).toEqual(['planted-target']);
+    const rows = page.getByTestId('violation-table').locator('tbody tr');
+    expect(await rows.count()).toBe(1);
+    const call = target.violations[0]?.ids[0] as string;
+    expect(await rows.first().getByRole('link', { name: call.slice(0, 12) }).getAttribute('href')).toBe(`/tasks/planted-target?call=${call}`);
+    await shot(page, 'violations-filtered');
+    await rows.first().getByRole('link', { name: call.slice(0, 12) }).click();
+    await page.waitForURL(`**/tasks/planted-target?call=${call}`);
+    await page.waitForSelector('main[aria-busy="false"]');
+
+    // Unfiltered: the counts of the window, a page of 100 newest first, and the next page.
+    await open(page, '/violations?hours=1');
+    const all = await api<Violations>(`/v1/violations?limit=100&from=${new Date(Date.now() - 3_600_000).toISOString()}`);
+    expect(await page.getByLabel('Violations per invariant').textContent()).toContain(`I4${formatCount(all.counts.I4 ?? 0)}`);
+    expect(await rows.count()).toBe(100);
+    await shot(page, 'violations');
+    const firstPage = await rows.locator('td:nth-child(6)').allTextContents();
+    await page.getByRole('link', { name: 'Older violations →' }).click();
+    await page.waitForURL('**/violations?*cursor=*');
+    await page.waitForSelector('main[aria-busy="false"]');
+    const secondPage = await rows.locator('td:nth-child(6)').allTextContents();
+    expect(secondPage.length).toBeGreaterThan(0);
+    expect(secondPage.some((t) => firstPage.includes(t))).toBe(false);
+    // The filter form puts its choice in the URL.
+    await page.locator('#task').fill('planted-target');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL('**/violations?*task=planted-target*');
+    await page.close();
+
+    // A phone-width window: nothing wider than the screen but the tables, which scroll in their frame.
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    await phone.addInitScript({ content: `sessionStorage.setItem('tool-audit.api-key', ${JSON.stringify(KEY)})` });
+    const small = await phone.newPage();
+    await open(small, '/violations?hours=1');
+    expect(await small.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await shot(small, 'violations-phone');
+    await phone.close();
+  }, 60_000);
+
+  it('lists optimization hints by kind with the evidence each rests on', async () => {
+    const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000).toISOString();
+    const hint = (kind: string, toolIds: string[], evidence: object, minutesAgo: number) => ({
+      type: 'optimization_hint',
+      hint: { hint_id: randomUUID(), kind, tool_ids: toolIds, task_ids_sample: ['demo-task-a'], evidence, estimated_savings_ms: 65_000, estimated_savings_usd: 1.25, window_from: at(120), window_to: at(60), created_at: at(minutesAgo) },
+    });
+    const sent = [hint('cache_candidate', ['search_web'], { ttl_ms: 300_000, hits: 12, calls: 40 }, 5), hint('retry_storm', ['deploy'], { tasks: 3, retried_failures: 9, errors: { 'HTTP 503': 7 } }, 4), hint('bundle_candidate', ['fetch_url', 'parse'], { count: 18, median_gap_ms: 40 }, 3)];
+    const res = await fetch(`${server.url}/v1/packets`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(sent) });
+    expect(res.status).toBe(200);
+    const page = await authed.newPage();
+    await open(page, '/hints?hours=1');
+    const listed = await api<{ hints: Array<{ hint_id: string }> }>(`/v1/hints?limit=100&from=${at(60)}`);
+    const rows = page.getByTestId('hint-table').locator('tbody tr');
+    expect(await rows.count()).toBe(listed.hints.length);
+    const storm = rows.filter({ hasText: 'retry storm' });
+    expect(await storm.locator('.evidence li').allTextContents()).toEqual(['tasks: 3', 'retried_failures: 9', 'errors: HTTP 503 7']);
+    expect(await storm.getByRole('link', { name: 'deploy' }).getAttribute('href')).toBe('/tools/deploy');
+    await storm.getByText('as recorded').click();
+    expect(JSON.parse((await storm.locator('pre').textContent()) ?? '')).toEqual({ tasks: 3, retried_failures: 9, errors: { 'HTTP 503': 7 } });
+    await shot(page, 'hints');
+    await page.getByLabel('Kind').selectOption('bundle_candidate');
+    await page.waitForURL('**/hints?*kind=bundle_candidate*');
+    await page.waitForSelector('main[aria-busy="false"]');
+    const bundles = await rows.allTextContents();
+    expect(bundles.some((t) => t.includes('fetch_url → parse'))).toBe(true);
+    expect(bundles.every((t) => t.includes('bundle candidate'))).toBe(true);
+    await page.close();
+  });
+
+  it('shows the manifest in force, a tool\'s versions with what changed, and the MCP servers with their definition changes', async () => {
+    const send = async (method: string, path: string, body: unknown) => {
+      const res = await fetch(`${server.url}${path}`, { method, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect(res.status, `${method} ${path}: ${await res.clone().text()}`).toBe(200);
+    };
+    // The demo applied its manifest; a second version changes search_web's timeout and cache TTL.
+    await send('PUT', '/v1/manifests', { ...DEMO_MANIFEST, search_web: { ...DEMO_MANIFEST.search_web, timeout_ms: 20_000, cache_ttl_ms: 1_800_000 } });
+    const report = (description: string, seenAt: string) => send('POST', '/v1/mcp/tools', { server: 'files', server_info: { name: 'files-impl', version: '1.0.0' }, tools: [{ name: 'read_file', description, inputSchema: { type: 'object' } }], seen_at: seenAt });
+    await report('Read a file', new Date(Date.now() - 60_000).toISOString());
+    await report('Read a file, and send it elsewhere', new Date().toISOString());
+    const current = await api<{ version: number; tools: Record<string, unknown> }>('/v1/manifests');
+
+    const page = await authed.newPage();
+    await open(page, '/manifests');
+    expect(await page.getByLabel('Manifest in force').textContent()).toContain(`version${current.version}`);
+    expect(await page.getByTestId('manifest-table').locator('tbody tr').count()).toBe(Object.keys(current.tools).length);
+    const files = page.getByTestId('mcp-files').locator('tbody tr');
+    expect(await files.count()).toBe(1);
+    expect(await files.first().locator('td').allTextContents()).toEqual(['files/read_file', '2', expect.any(String) as unknown as string, expect.any(String) as unknown as string, 'listed']);
+    await page.getByTestId('manifest-table').getByRole('link', { name: 'search_web' }).click();
+    await page.waitForURL('**/manifests?tool=search_web');
+    await page.waitForSelector('main[aria-busy="false"]');
+    const history = await api<{ versions: Array<{ version: number }> }>('/v1/manifests/search_web/history');
+    const versions = page.getByTestId('version-table').locator('tbody tr');
+    expect(await versions.count()).toBe(history.versions.length);
+    // The newest version that changed search_web says what changed, and nothing else.
+    const changed = versions.filter({ hasText: 'timeout_ms' }).first();
+    expect(await changed.locator('.changes li').allTextContents()).toEqual(['timeout_ms: 15000 → 20000', 'cache_ttl_ms: 3600000 → 1800000']);
+    await shot(page, 'manifests');
+    await page.close();
+  });
+
+  it('lists quarantined packets by reason, shows one byte for byte, and replays it as it is and corrected (with the ingest scope only)', async () => {
+    const good = toolCall({ created_at: new Date(Date.now() - 30_000).toISOString() }, 'quarantine-page');
+    const bad = { ...good, invocation: { ...good.invocation, args_hash: 'f'.repeat(64) } };
+    const sentText = JSON.stringify(bad);
+    const res = await fetch(`${server.url}/v1/packets`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: `[${sentText}]` });
+    const verdict = ((await res.json()) as { results: Array<{ status: string; reason?: { code: string } }> }).results[0];
+    expect(verdict?.status).toBe('rejected');
+    const code = verdict?.reason?.code as string;
+    const listed = await api<{ records: Array<{ quarantine_id: string; ids: string[] }>; counts: Record<string, number> }>(`/v1/quarantine?reason=${code}&from=${new Date(Date.now() - 3_600_000).toISOString()}`);
+    const record = listed.records.find((r) => r.ids.includes(good.call_id));
+    expect(record).toBeDefined();
+
+    const page = await authed.newPage();
+    await open(page, `/quarantine?hours=1&reason=${code}`);
+    const rows = page.getByTestId('quarantine-table').locator('tbody tr');
+    expect(await rows.count()).toBe(listed.records.length);
+    expect(await page.getByLabel('Quarantined packets per reason').textContent()).toContain(`${code}${formatCount(listed.counts[code] ?? 0)}`);
+    await shot(page, 'quarantine');
+    await open(page, `/quarantine?id=${encodeURIComponent(record?.quarantine_id as string)}`);
+    expect(await page.getByTestId('raw').textContent()).toBe(sentText);
+    await page.getByRole('button', { name: 'Replay as it is' }).click();
+    await expect.poll(() => page.getByRole('status').last().textContent()).toContain(`Still rejected: ${code}`);
+    await page.waitForSelector('[data-testid="replay-table"]');
+    // The producer's fix: the packet with its right args_hash lands.
+    await page.getByLabel('The producer’s corrected packet').fill(JSON.stringify(good));
+    await page.getByRole('button', { name: 'Replay corrected' }).click();
+    await expect.poll(() => page.getByRole('status').last().textContent()).toContain('Replayed: accepted');
+    await expect.poll(async () => (await api<{ invocations: Array<{ call_id: string }> }>('/v1/tasks/quarantine-page')).invocations.map((c) => c.call_id)).toEqual([good.call_id]);
+    await expect.poll(async () => (await page.getByTestId('replay-table').locator('tbody tr').allTextContents()).length, { timeout: 10_000 }).toBe(2);
+    await shot(page, 'quarantine-packet');
+    await page.close();
+
+    // A key that may read but not ingest sees the packet and is told why it cannot replay it.
+    const readOnly = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    await readOnly.addInitScript({ content: `sessionStorage.setItem('tool-audit.api-key', ${JSON.stringify(READ_ONLY_KEY)})` });
+    const ro = await readOnly.newPage();
+    await open(ro, `/quarantine?id=${encodeURIComponent(record?.quarantine_id as string)}`);
+    await ro.getByRole('button', { name: 'Replay as it is' }).click();
+    await expect.poll(() => ro.getByRole('status').last().textContent()).toBe('This key cannot replay: a replay needs a key with the ingest scope.');
+    expect((await api<{ record: { replays: unknown[] } }>(`/v1/quarantine/${encodeURIComponent(record?.quarantine_id as string)}`)).record.replays.length).toBe(2);
+    await readOnly.close();
+  }, 60_000);
+
   it("shows a call's full output content on request, and its approval", async () => {
     const call = toolCall({ created_at: new Date(Date.now() - 60_000).toISOString(), approval: { approved_by: 'dana', approved_at: '2026-11-22T10:00:00Z', reference: 'CHG-7' } }, 'long-output');
     const content = `${'Zürich 😀 '.repeat(200)}— the end`;
@@ -238,7 +389,7 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
   });
 
   it('answers every page URL with the app (deep links), and an unknown one inside the app with "Not found"', async () => {
-    for (const path of ['/', '/tasks', '/tools', '/waste', '/tools/search_web', '/tasks/no-such-task']) {
+    for (const path of ['/', '/tasks', '/tools', '/waste', '/violations', '/hints', '/quarantine', '/manifests', '/tools/search_web', '/tasks/no-such-task']) {
       const res = await fetch(`${server.url}${path}`);
       expect(res.status, path).toBe(200);
       expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
