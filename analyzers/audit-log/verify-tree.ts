@@ -6,7 +6,6 @@
 import type { ClickHouseDoor } from '../../platform/clickhouse/door.ts';
 import { doorSelect, logTiles } from './log-store.ts';
 import { rangeHasher } from './tiles.ts';
-import type { Finding } from './verify.ts';
 
 const BLOCK = 256;
 
@@ -39,9 +38,16 @@ ON n.node_index = t.blk
 WHERE t.c != ${BLOCK} OR t.got != n.hash
 ORDER BY blk`;
 
+/** A range of the log that is not as its stored roots and signed head say. */
+export interface LogProblem {
+  /** The first leaf of the block concerned (none: the whole tree). */
+  leaf?: number;
+  detail: string;
+}
+
 /** The stored leaves against the stored subtree roots and the signed root. */
-export async function checkTree(ch: ClickHouseDoor, size: number, root: string): Promise<Finding[]> {
-  const findings: Finding[] = [];
+export async function checkTree(ch: ClickHouseDoor, size: number, root: string): Promise<LogProblem[]> {
+  const findings: LogProblem[] = [];
   const full = size - (size % BLOCK);
   // A million leaves a statement, hashed where they are: a JavaScript recheck read every leaf hash
   // back (62 s of a 130 s verify at 24 M leaves).
@@ -51,12 +57,12 @@ export async function checkTree(ch: ClickHouseDoor, size: number, root: string):
     const bad = await ch.select<{ blk: string }>(BAD_BLOCKS, { a, b, b0: a / BLOCK, b1: b / BLOCK }, { join_use_nulls: 0 });
     for (const r of bad) {
       const first = Number(r.blk) * BLOCK;
-      findings.push({ what: 'log', leaf: first, detail: `leaves ${first}…${first + BLOCK - 1} no longer give their stored root (reordered, changed or missing in the log)` });
+      findings.push({ leaf: first, detail: `leaves ${first}…${first + BLOCK - 1} no longer give their stored root (reordered, changed or missing in the log)` });
     }
   }
   if (findings.length === 0 && size > 0) {
     const got = (await rangeHasher(logTiles(doorSelect(ch)))(0, size)).toString('hex');
-    if (got !== root) findings.push({ what: 'log', detail: `the stored log gives root ${got}, the signed head says ${root}` });
+    if (got !== root) findings.push({ detail: `the stored log gives root ${got}, the signed head says ${root}` });
   }
   return findings;
 }

@@ -93,7 +93,7 @@ export async function verifyLog(ch: ClickHouseDoor, o: VerifyOptions): Promise<V
   }
   seconds.records = clock() - t;
   t = clock();
-  for (const f of await checkTree(ch, size, head.root_hash)) sink.add(f);
+  for (const f of await checkTree(ch, size, head.root_hash)) sink.add({ what: 'log', ...f });
   seconds.tree = clock() - t;
   return report(expired);
 }
