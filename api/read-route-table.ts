@@ -39,6 +39,8 @@ import { PACKET_TYPES } from '../schemas/packets.ts';
 import { uuidSchema } from '../schemas/common.ts';
 import { consistencyProofSchema, inclusionProofSchema, logHeadsSchema, type InclusionProof, type LogHeadsParams, type NoProof } from '../queries/audit-log-proof.ts';
 import { MAX_SEQUENCE_LENGTH } from '../queries/common-sequences.ts';
+import type { SearchParams } from '../queries/search.ts';
+import { orchestratorSchema, statusSchema } from '../schemas/tool-invocation.ts';
 import {
   agentToolsSchema,
   dedupSchema,
@@ -60,6 +62,9 @@ import {
   manifestHistorySchema,
   manifestSchema,
   mcpServersSchema,
+  SEARCH_FIELDS,
+  searchAnswerSchema,
+  type SearchField,
 } from '../queries/schemas.ts';
 import {
   DEFAULT_LIMIT,
@@ -302,6 +307,45 @@ export const READ_ROUTES: ReadRoute[] = [
     run: (qs, { query }, d) => {
       const q = query as Q & { invariant?: string; task_id?: string; call_id?: string };
       return qs.violations({ window: windowOf(q, d), ...page(q), ...(q.invariant ? { invariant: q.invariant } : {}), ...(q.task_id ? { taskId: q.task_id } : {}), ...(q.call_id ? { callId: q.call_id } : {}) });
+    },
+  },
+  {
+    url: '/v1/search',
+    operationId: 'search',
+    method: 'search',
+    request: (p: SearchParams) => ({
+      query: { ...pageQuery(p), q: p.q, tool_id: p.toolId, agent_id: p.agentId, status: p.status, task_id: p.taskId, orchestrator: p.orchestrator, fields: p.fields?.join(',') },
+    }),
+    summary:
+      'Calls and outputs whose args, result summary, error, output sample or full output content hold every term and "quoted phrase" of q (case-insensitive, whole tokens; a JSON-escaped value is found as written), newest first, each hit naming its field with an excerpt; from/to apply to created_at.',
+    query: z.strictObject({
+      ...listQuery,
+      q: z.string().min(1).max(2000).describe('terms and "quoted phrases", all of which must be in one field'),
+      tool_id: pathId.optional().describe('only calls (and their outputs) of this tool'),
+      agent_id: pathId.optional().describe('only calls of this agent (and their outputs)'),
+      status: statusSchema.optional().describe('only calls with this status (and their outputs)'),
+      task_id: pathId.optional().describe('only calls and outputs of this task'),
+      orchestrator: orchestratorSchema.optional().describe('only calls from this orchestrator (and their outputs)'),
+      fields: z
+        .string()
+        .regex(new RegExp(`^(${SEARCH_FIELDS.join('|')})(,(${SEARCH_FIELDS.join('|')}))*$`), `must be a comma-separated list of ${SEARCH_FIELDS.join(', ')}`)
+        .optional()
+        .describe(`where to look (default every field): ${SEARCH_FIELDS.join(',')}`),
+    }),
+    response: searchAnswerSchema,
+    run: (qs, { query }, d) => {
+      const q = query as Q & { q: string; tool_id?: string; agent_id?: string; status?: string; task_id?: string; orchestrator?: string; fields?: string };
+      return qs.search({
+        q: q.q,
+        window: windowOf(q, d),
+        ...page(q),
+        ...(q.tool_id ? { toolId: q.tool_id } : {}),
+        ...(q.agent_id ? { agentId: q.agent_id } : {}),
+        ...(q.status ? { status: q.status } : {}),
+        ...(q.task_id ? { taskId: q.task_id } : {}),
+        ...(q.orchestrator ? { orchestrator: q.orchestrator } : {}),
+        ...(q.fields ? { fields: q.fields.split(',') as SearchField[] } : {}),
+      });
     },
   },
   {

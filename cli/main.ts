@@ -24,6 +24,8 @@ const USAGE = `usage: tool-audit <command>
               (task/top read ClickHouse directly, or a running server with --url / TOOL_AUDIT_URL)
   mcp         audit gateway for MCP: tool-audit mcp -- <server command> (stdio), or
               --upstream URL --listen PORT (Streamable HTTP); see \`tool-audit mcp --help\`
+  search Q    calls and outputs whose args, summary, error, output sample or content hold every
+              term and "quoted phrase" of Q (--tool, --agent, --status, --task, --fields, --from, --to)
   export      the stored calls, outputs, dependencies or violations of a range as NDJSON, CSV or
               Parquet (--kind K, --from, --to, --task T, --format F, --out FILE)
   verify      recompute the audit log from ClickHouse: every altered, deleted or inserted record
@@ -69,6 +71,9 @@ async function main(argv: string[]): Promise<void> {
       return (await import('./mcp.ts')).mcp(argv.slice(1));
     case 'demo':
       return (await import('./demo.ts')).demo(argv.slice(1));
+    case 'search':
+      process.exitCode = await (await import('./search.ts')).searchCommand(argv.slice(1));
+      return;
     case 'export':
       process.exitCode = await (await import('./export.ts')).exportCommand(argv.slice(1));
       return;

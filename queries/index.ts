@@ -15,13 +15,14 @@ import { DEDUP_CANDIDATES, DEDUP_CANDIDATES_EXACT, DEDUP_CANDIDATES_INDEXED, DED
 import { EXPENSIVE_CALLS, EXPENSIVE_TOTALS, expensiveCalls, type ExpensiveParams } from './expensive.ts';
 import { FAILED_BY_CATEGORY, FAILED_BY_STATUS, FAILED_CALLS, failedCalls, FREQUENT_ERRORS, type FailedParams } from './failed.ts';
 import { IDENTICAL_OUTPUT_CALLS, IDENTICAL_OUTPUT_GROUPS, identicalOutputs, type IdenticalOutputsParams } from './identical-outputs.ts';
-import type { AgentTools, Dedup, Expensive, Failed, IdenticalOutputs, InvocationList, OutputContent, Sequences, Slow, TaskList, TaskView, ToolOutputs, ToolSeries, ToolStats, ToolsSummary, Violations, HintsList, ManifestAnswer, ManifestHistoryAnswer, McpServers } from './schemas.ts';
+import type { AgentTools, Dedup, Expensive, Failed, IdenticalOutputs, InvocationList, OutputContent, Sequences, Slow, TaskList, TaskView, ToolOutputs, ToolSeries, ToolStats, ToolsSummary, Violations, HintsList, ManifestAnswer, ManifestHistoryAnswer, McpServers, SearchAnswer } from './schemas.ts';
 import { SLOW_CALLS, SLOW_COUNT, slowCalls, type SlowParams } from './slow.ts';
 import type { QueryContext, QuerySpec } from './sql.ts';
 import { TOOL_OUTPUT_SAMPLES, TOOL_OUTPUTS, toolOutputs, type ToolOutputsParams } from './tool-outputs.ts';
 import { TOOL_P95_DURATIONS, TOOL_SERVERS, TOOLS_SUMMARY, toolsSummary, type ToolsSummaryParams } from './tools-summary.ts';
 import { TASK_LIST, taskList, type TaskListParams } from './task-list.ts';
 import { TOOL_SERIES, toolSeries, type ToolSeriesParams } from './tool-series.ts';
+import { search, type SearchParams } from './search.ts';
 import { VIOLATION_COUNTS, VIOLATION_TASKS, VIOLATIONS, violations, type ViolationsParams } from './violations.ts';
 import { QUARANTINE_BY_ID, QUARANTINE_COUNTS, QUARANTINE_LIST, QUARANTINE_REPLAYS, quarantineList, quarantineShow, type QuarantineListParams, type QuarantineShowParams } from './quarantine.ts';
 import type { QuarantineList, QuarantineShow } from './quarantine-schemas.ts';
@@ -90,6 +91,7 @@ export interface ReadQueries {
   identicalOutputs(p: IdenticalOutputsParams): Promise<IdenticalOutputs>;
   sequences(p: SequencesParams): Promise<Sequences>;
   violations(p: ViolationsParams): Promise<Violations>;
+  search(p: SearchParams): Promise<SearchAnswer>;
   /** Quarantined packets, newest first, with their replays. */
   quarantine(p: QuarantineListParams): Promise<QuarantineList>;
   /** One quarantined packet; null when there is none with this id. */
@@ -135,6 +137,7 @@ export function createReadQueries(ch: StatementRunner, db: string, ctx: QueryCon
     identicalOutputs: (p) => identicalOutputs(ch, db, p, ctx),
     sequences: (p) => commonSequences(ch, db, p, ctx),
     violations: (p) => violations(ch, db, p, ctx),
+    search: (p) => search(ch, db, p, ctx),
     quarantine: (p) => quarantineList(ch, db, p, ctx),
     quarantineRecord: (p) => quarantineShow(ch, db, p, ctx),
     budgets: () => budgetListFromStore(ch, db, Date.now(), ctx),

@@ -358,3 +358,29 @@ export const mcpServersSchema = z.strictObject({
   truncated: z.boolean().describe(`more than ${MAX_MCP_SERVER_TOOLS} (server, tool) pairs: the rest is left out`),
 });
 export type McpServers = z.infer<typeof mcpServersSchema>;
+
+/** The fields a search looks in. */
+export const SEARCH_FIELDS = ['args', 'result_summary', 'error', 'sample', 'content'] as const;
+/** A field a search looks in. */
+export type SearchField = (typeof SEARCH_FIELDS)[number];
+
+/** GET /v1/search. */
+export const searchAnswerSchema = z.strictObject({
+  hits: z
+    .array(
+      z.strictObject({
+        kind: z.enum(['call', 'output']),
+        call_id: z.string(),
+        output_id: z.string().nullable().describe('set for an output (sample or content)'),
+        task_id: z.string().nullable(),
+        tool_id: z.string(),
+        created_at: iso,
+        field: z.enum(SEARCH_FIELDS).describe('where every item was found'),
+        excerpt: z.string().describe('up to 160 characters of the field around the first item, as stored'),
+      }),
+    )
+    .describe('newest first (created_at, then id, then field)'),
+  next_cursor: nextCursor,
+});
+/** A page of search hits. */
+export type SearchAnswer = z.infer<typeof searchAnswerSchema>;

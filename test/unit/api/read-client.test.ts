@@ -32,6 +32,7 @@ const SAMPLES: Record<keyof ReadQueries, object> = {
   identicalOutputs: { minCount: 2, toolId: 'fetch_url', ...page },
   sequences: { length: 4, minCount: 2, ...page },
   violations: { invariant: 'I8', ...page },
+  search: { q: 'passwd "say \\"hi\\"" café', toolId: 'fetch_url', agentId: 'QA', status: 'error', taskId: 't 1', orchestrator: 'kernel', fields: ['args', 'content'], ...page },
   quarantine: { reason: 'I5_args_hash', source: 'kafka:tool_audit.packets/3', packetType: 'tool_call', ...page },
   quarantineRecord: { quarantineId: 'http:req-1/x#3' },
   budgets: {},

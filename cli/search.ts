@@ -1,0 +1,65 @@
+/**
+ * `tool-audit search Q [--tool T] [--agent A] [--status S] [--task T] [--orchestrator O]
+ * [--fields args,error,…] [--from ISO] [--to ISO] [--limit N] [--cursor C] [--url URL] [--json]`:
+ * the calls and outputs whose args, result summary, error, output sample or content hold every
+ * term and "quoted phrase" of Q (GET /v1/search), newest first. Reads ClickHouse directly or a
+ * running server (--url / TOOL_AUDIT_URL).
+ */
+import { listQuery, windowOf } from '../api/read-params.ts';
+import { SEARCH_FIELDS, type SearchAnswer, type SearchField } from '../queries/schemas.ts';
+import { AppError } from '../platform/errors.ts';
+import { InvalidParamError } from '../queries/sql.ts';
+import { table } from './cache.ts';
+import { configOrExit } from './runtime.ts';
+import { openReadQueries, parseArgs } from './task.ts';
+import { USAGES } from './usage.ts';
+
+/** Renders hits as a table, newest first. Pure. */
+export function renderSearch(a: SearchAnswer): string {
+  if (a.hits.length === 0) return 'nothing found in the window';
+  const oneLine = (s: string) => s.replace(/\s+/g, ' ').slice(0, 100);
+  const rows = a.hits.map((h) => [h.created_at.slice(0, 19).replace('T', ' '), h.kind, h.field, h.tool_id, h.task_id ?? '-', h.output_id ?? h.call_id, oneLine(h.excerpt)]);
+  const out = table(['created', 'kind', 'field', 'tool', 'task', 'id', 'excerpt'], rows);
+  if (a.next_cursor) out.push(`… more: --cursor ${a.next_cursor}`);
+  return out.join('\n');
+}
+
+/** `tool-audit search`; resolves to the exit status. */
+export async function searchCommand(argv: string[]): Promise<number> {
+  const { flags, positional } = parseArgs(argv);
+  const q = positional.join(' ');
+  const when = { from: listQuery.from.safeParse(flags.from), to: listQuery.to.safeParse(flags.to), limit: listQuery.limit.safeParse(flags.limit) };
+  const fields = flags.fields?.split(',') ?? [];
+  if (!q || !when.from.success || !when.to.success || !when.limit.success || fields.some((f) => !(SEARCH_FIELDS as readonly string[]).includes(f))) {
+    process.stderr.write(`${USAGES.search}\n`);
+    return 2;
+  }
+  const config = configOrExit();
+  const window = windowOf({ from: when.from.data, to: when.to.data }, { windowDays: config.queries.defaultWindowDays, expensiveThresholdUsd: 1, slowThresholdMs: 30_000 });
+  const { queries, close } = await openReadQueries(flags);
+  try {
+    const answer = await queries.search({
+      q,
+      window,
+      limit: when.limit.data ?? 50,
+      ...(flags.tool ? { toolId: flags.tool } : {}),
+      ...(flags.agent ? { agentId: flags.agent } : {}),
+      ...(flags.status ? { status: flags.status } : {}),
+      ...(flags.task ? { taskId: flags.task } : {}),
+      ...(flags.orchestrator ? { orchestrator: flags.orchestrator } : {}),
+      ...(fields.length ? { fields: fields as SearchField[] } : {}),
+      ...(flags.cursor ? { cursor: flags.cursor } : {}),
+    });
+    process.stdout.write(`${flags.json ? JSON.stringify(answer, null, 2) : renderSearch(answer)}\n`);
+    return 0;
+  } catch (err) {
+    // A query the server (or the query itself) refuses: say why, as for a usage error.
+    if (err instanceof InvalidParamError || (err instanceof AppError && err.code === 'SERVER_REFUSED')) {
+      process.stderr.write(`tool-audit search: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  } finally {
+    await close();
+  }
+}
