@@ -11,7 +11,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { WEB_DIST_DIR } from './build.ts';
 
 /** The page URLs the app answers (each can be opened directly). */
-export const PAGE_ROUTES = ['/', '/tasks', '/tasks/:task_id', '/tools', '/tools/:tool_id', '/waste', '/violations', '/hints', '/quarantine', '/manifests'] as const;
+export const PAGE_ROUTES = ['/', '/tasks', '/tasks/:task_id', '/tools', '/tools/:tool_id', '/waste', '/violations', '/hints', '/quarantine', '/manifests', '/search'] as const;
 
 const CSP = ["default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data:", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'"].join('; ');
 

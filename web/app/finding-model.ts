@@ -88,3 +88,24 @@ export function promises(e: Entry): string {
   return words.filter(Boolean).join(', ') || '–';
 }
 
+
+/** The search page's query and filters, as its URL holds them. */
+export interface SearchFilters {
+  q: string;
+  hours: number;
+  tool: string;
+  status: string;
+  task: string;
+  field: string;
+  cursor: string;
+}
+
+/** The URL of the search page. Pure. */
+export function searchHref(f: Partial<SearchFilters>): string {
+  const q = new URLSearchParams();
+  for (const k of ['q', 'hours', 'tool', 'status', 'task', 'field', 'cursor'] as const) {
+    const v = f[k];
+    if (v !== undefined && v !== '') q.set(k, String(v));
+  }
+  return q.size ? `/search?${q}` : '/search';
+}

@@ -13,6 +13,7 @@ import { toolsPage } from './pages/tools.ts';
 import { hintsPage } from './pages/hints.ts';
 import { manifestsPage } from './pages/manifests.ts';
 import { quarantinePage } from './pages/quarantine.ts';
+import { searchPage, siteSearchForm } from './pages/search.ts';
 import { violationsPage } from './pages/violations.ts';
 import { wastePage } from './pages/waste.ts';
 import { hoursOf } from './window.ts';
@@ -40,6 +41,7 @@ async function render(): Promise<void> {
     else if (section === 'tools' && id === undefined) await toolsPage(main, hours, go);
     else if (section === 'tools' && id !== undefined) await toolPage(main, id, hours, go);
     else if (section === 'waste') await wastePage(main, hours, go);
+    else if (section === 'search' && id === undefined) await searchPage(main, { q: q.get('q') ?? '', hours, tool: q.get('tool') ?? '', status: q.get('status') ?? '', task: q.get('task') ?? '', field: q.get('field') ?? '', cursor: q.get('cursor') ?? '' }, go);
     else if (section === 'quarantine' && id === undefined) await quarantinePage(main, { hours, reason: q.get('reason') ?? '', cursor: q.get('cursor') ?? '', id: q.get('id') ?? '' }, go);
     else if (section === 'manifests' && id === undefined) await manifestsPage(main, q.get('tool') ?? '');
     else if (section === 'hints' && id === undefined) await hintsPage(main, { hours, kind: q.get('kind') ?? '', cursor: q.get('cursor') ?? '' }, go);
@@ -79,5 +81,5 @@ document.addEventListener('click', (e) => {
   go(a.getAttribute('href') ?? '/');
 });
 window.addEventListener('popstate', () => void render());
-document.getElementById('search-slot')?.append(searchForm(go, 'header-search'));
+document.getElementById('search-slot')?.append(siteSearchForm(go), searchForm(go, 'header-search'));
 void render();

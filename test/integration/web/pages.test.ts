@@ -348,6 +348,33 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     await readOnly.close();
   }, 60_000);
 
+  it('searches args, outputs and errors from the box on every page, each hit linking to its call', async () => {
+    const now = Date.now();
+    const hitA = toolCall({ args: { path: '/srv/ledger/zyx-7731.csv', note: 'café' }, created_at: new Date(now - 20_000).toISOString() }, 'search-page-a');
+    const hitB = toolCall({ status: 'error', error: 'ledger zyx-7731 locked by another writer', result_summary: {}, created_at: new Date(now - 10_000).toISOString() }, 'search-page-b');
+    const res = await fetch(`${server.url}/v1/packets`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify([hitA, hitB]) });
+    expect(res.status).toBe(200);
+    const page = await authed.newPage();
+    await open(page, '/tools');
+    await page.getByLabel('Search', { exact: true }).fill('zyx-7731');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.waitForURL('**/search?q=zyx-7731');
+    await page.waitForSelector('main[aria-busy="false"]');
+    const api_ = await api<{ hits: Array<{ call_id: string; field: string }> }>(`/v1/search?q=zyx-7731&from=${new Date(now - 86_400_000).toISOString()}`);
+    expect(api_.hits.map((h) => [h.call_id, h.field])).toEqual([[hitB.call_id, 'error'], [hitA.call_id, 'args']]);
+    const rows = page.getByTestId('search-table').locator('tbody tr');
+    expect(await rows.count()).toBe(2);
+    expect(await rows.nth(0).locator('td').nth(1).textContent()).toBe('error');
+    expect(await rows.nth(1).locator('mark').allTextContents()).toEqual(['zyx', '7731']);
+    await shot(page, 'search');
+    await rows.nth(1).getByRole('link', { name: hitA.call_id.slice(0, 8) }).click();
+    await page.waitForURL(`**/tasks/search-page-a?call=${hitA.call_id}`);
+    // Filters: only errors.
+    await open(page, '/search?q=zyx-7731&status=error');
+    expect(await rows.count()).toBe(1);
+    await page.close();
+  });
+
   it("shows a call's full output content on request, and its approval", async () => {
     const call = toolCall({ created_at: new Date(Date.now() - 60_000).toISOString(), approval: { approved_by: 'dana', approved_at: '2026-11-22T10:00:00Z', reference: 'CHG-7' } }, 'long-output');
     const content = `${'Zürich 😀 '.repeat(200)}— the end`;
@@ -389,7 +416,7 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
   });
 
   it('answers every page URL with the app (deep links), and an unknown one inside the app with "Not found"', async () => {
-    for (const path of ['/', '/tasks', '/tools', '/waste', '/violations', '/hints', '/quarantine', '/manifests', '/tools/search_web', '/tasks/no-such-task']) {
+    for (const path of ['/', '/tasks', '/tools', '/waste', '/violations', '/hints', '/quarantine', '/manifests', '/search', '/tools/search_web', '/tasks/no-such-task']) {
       const res = await fetch(`${server.url}${path}`);
       expect(res.status, path).toBe(200);
       expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
