@@ -12,7 +12,9 @@
  * With --pin the gateway enforces a pin of the server's tools (--pin-manifest): what failing
  * closed costs (over stdio a tools/list of its own at the first call; over HTTP one per call).
  *
- *   npm run bench:mcp [-- --calls 1000 --rounds 3 --throughput-calls 30000 --concurrency 32 --only stdio,http,throughput --pin --json FILE]
+ * With --redaction the gateway redacts secrets from every call before sending it (REDACTION_KEY set).
+ *
+ *   npm run bench:mcp [-- --calls 1000 --rounds 3 --throughput-calls 30000 --concurrency 32 --only stdio,http,throughput --pin --redaction --json FILE]
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -26,7 +28,9 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { pct } from './history-load.ts';
 import { gatewayEnv, INGEST_KEY, randomPort, root, spawnListening, startServe, testServer, type Served } from '../test/helpers/mcp.ts';
 
-const { values: v } = parseArgs({ options: { calls: { type: 'string' }, rounds: { type: 'string' }, 'throughput-calls': { type: 'string' }, concurrency: { type: 'string' }, json: { type: 'string' }, only: { type: 'string' }, sink: { type: 'string' }, rate: { type: 'string' }, seconds: { type: 'string' }, pin: { type: 'boolean' } } });
+const { values: v } = parseArgs({ options: { calls: { type: 'string' }, rounds: { type: 'string' }, 'throughput-calls': { type: 'string' }, concurrency: { type: 'string' }, json: { type: 'string' }, only: { type: 'string' }, sink: { type: 'string' }, rate: { type: 'string' }, seconds: { type: 'string' }, pin: { type: 'boolean' }, redaction: { type: 'boolean' } } });
+// --redaction: the gateway redacts secrets itself (REDACTION_KEY set, issue 30), as an agent host would run it.
+const REDACT: Record<string, string> = v.redaction ? { REDACTION_KEY: 'bench-redaction-key-0123456789' } : {};
 const RATE = Number(v.rate ?? 3000);
 const SECONDS = Number(v.seconds ?? 10);
 const ONLY = new Set((v.only ?? 'stdio,http,throughput').split(','));
@@ -54,7 +58,7 @@ interface Sink {
 }
 
 function serveSink(served: Served): Sink {
-  return { name: 'tool-audit serve (embedded ClickHouse, same machine)', env: gatewayEnv(served), count: (toolId) => storedCalls(served, toolId) };
+  return { name: 'tool-audit serve (embedded ClickHouse, same machine)', env: gatewayEnv(served, REDACT), count: (toolId) => storedCalls(served, toolId) };
 }
 
 async function nullSink(served: Served): Promise<Sink & { stop(): Promise<void> }> {
@@ -63,7 +67,7 @@ async function nullSink(served: Served): Promise<Sink & { stop(): Promise<void> 
   const url = `http://127.0.0.1:${port}`;
   return {
     name: 'stand-in sink (accepts at once)',
-    env: { ...gatewayEnv(served), TOOL_AUDIT_URL: url },
+    env: { ...gatewayEnv(served, REDACT), TOOL_AUDIT_URL: url },
     count: async (toolId) => ((await (await fetch(`${url}/count?tool_id=${encodeURIComponent(toolId)}`)).json()) as { tool_calls: number }).tool_calls,
     stop: () => p.stop(),
   };
