@@ -40,6 +40,7 @@ import { uuidSchema } from '../schemas/common.ts';
 import { consistencyProofSchema, inclusionProofSchema, logHeadsSchema, type InclusionProof, type LogHeadsParams, type NoProof } from '../queries/audit-log-proof.ts';
 import { MAX_SEQUENCE_LENGTH } from '../queries/common-sequences.ts';
 import type { SearchParams } from '../queries/search.ts';
+import { MAX_SEARCH_ITEM_CHARS } from '../queries/search-terms.ts';
 import { orchestratorSchema, statusSchema } from '../schemas/tool-invocation.ts';
 import {
   agentToolsSchema,
@@ -295,18 +296,26 @@ export const READ_ROUTES: ReadRoute[] = [
     url: '/v1/violations',
     operationId: 'violations',
     method: 'violations',
-    request: (p: ViolationsParams) => ({ query: { ...pageQuery(p), invariant: p.invariant, task_id: p.taskId, call_id: p.callId } }),
-    summary: 'Violations found by the auditor (SHOULD and cross-segment rules), newest first, and counts per invariant; from/to apply to detected_at; task_id / call_id keep those naming a call of the task / the call.',
+    request: (p: ViolationsParams) => ({ query: { ...pageQuery(p), invariant: p.invariant, task_id: p.taskId, call_id: p.callId, tool_id: p.toolId } }),
+    summary: 'Violations found by the auditor (SHOULD and cross-segment rules), newest first, and counts per invariant; from/to apply to detected_at; task_id / call_id / tool_id keep those naming a call of the task / the call / a call of the tool.',
     query: z.strictObject({
       ...listQuery,
       invariant: z.string().min(1).max(64).optional().describe('only this invariant, e.g. I8'),
       task_id: pathId.optional().describe('only violations naming one of this task’s calls'),
       call_id: pathId.optional().describe('only violations naming this call (or output, tool) id'),
+      tool_id: pathId.optional().describe('only violations naming a call of this tool'),
     }),
     response: violationsSchema,
     run: (qs, { query }, d) => {
-      const q = query as Q & { invariant?: string; task_id?: string; call_id?: string };
-      return qs.violations({ window: windowOf(q, d), ...page(q), ...(q.invariant ? { invariant: q.invariant } : {}), ...(q.task_id ? { taskId: q.task_id } : {}), ...(q.call_id ? { callId: q.call_id } : {}) });
+      const q = query as Q & { invariant?: string; task_id?: string; call_id?: string; tool_id?: string };
+      return qs.violations({
+        window: windowOf(q, d),
+        ...page(q),
+        ...(q.invariant ? { invariant: q.invariant } : {}),
+        ...(q.task_id ? { taskId: q.task_id } : {}),
+        ...(q.call_id ? { callId: q.call_id } : {}),
+        ...(q.tool_id ? { toolId: q.tool_id } : {}),
+      });
     },
   },
   {
@@ -314,29 +323,25 @@ export const READ_ROUTES: ReadRoute[] = [
     operationId: 'search',
     method: 'search',
     request: (p: SearchParams) => ({
-      query: { ...pageQuery(p), q: p.q, tool_id: p.toolId, agent_id: p.agentId, status: p.status, task_id: p.taskId, orchestrator: p.orchestrator, fields: p.fields?.join(',') },
+      query: { ...pageQuery(p), q: p.q, tool_id: p.toolId, agent_id: p.agentId, status: p.status, task_id: p.taskId, orchestrator: p.orchestrator, field: p.field },
     }),
     summary:
       'Calls and outputs whose args, result summary, error, output sample or full output content hold every term and "quoted phrase" of q (case-insensitive, whole tokens; a JSON-escaped value is found as written), newest first, each hit naming its field with an excerpt; from/to apply to created_at.',
     query: z.strictObject({
       ...listQuery,
-      q: z.string().min(1).max(2000).describe('terms and "quoted phrases", all of which must be in one field'),
+      q: z.string().max(MAX_SEARCH_ITEM_CHARS).optional().describe('terms and "quoted phrases", all of which must be in one field (none: no hits)'),
       tool_id: pathId.optional().describe('only calls (and their outputs) of this tool'),
       agent_id: pathId.optional().describe('only calls of this agent (and their outputs)'),
       status: statusSchema.optional().describe('only calls with this status (and their outputs)'),
       task_id: pathId.optional().describe('only calls and outputs of this task'),
       orchestrator: orchestratorSchema.optional().describe('only calls from this orchestrator (and their outputs)'),
-      fields: z
-        .string()
-        .regex(new RegExp(`^(${SEARCH_FIELDS.join('|')})(,(${SEARCH_FIELDS.join('|')}))*$`), `must be a comma-separated list of ${SEARCH_FIELDS.join(', ')}`)
-        .optional()
-        .describe(`where to look (default every field): ${SEARCH_FIELDS.join(',')}`),
+      field: z.enum(SEARCH_FIELDS).optional().describe('only this field (default: every field)'),
     }),
     response: searchAnswerSchema,
     run: (qs, { query }, d) => {
-      const q = query as Q & { q: string; tool_id?: string; agent_id?: string; status?: string; task_id?: string; orchestrator?: string; fields?: string };
+      const q = query as Q & { q?: string; tool_id?: string; agent_id?: string; status?: string; task_id?: string; orchestrator?: string; field?: SearchField };
       return qs.search({
-        q: q.q,
+        q: q.q ?? '',
         window: windowOf(q, d),
         ...page(q),
         ...(q.tool_id ? { toolId: q.tool_id } : {}),
@@ -344,7 +349,7 @@ export const READ_ROUTES: ReadRoute[] = [
         ...(q.status ? { status: q.status } : {}),
         ...(q.task_id ? { taskId: q.task_id } : {}),
         ...(q.orchestrator ? { orchestrator: q.orchestrator } : {}),
-        ...(q.fields ? { fields: q.fields.split(',') as SearchField[] } : {}),
+        ...(q.field ? { field: q.field } : {}),
       });
     },
   },

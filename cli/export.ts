@@ -1,5 +1,5 @@
 /**
- * `tool-audit export --kind calls|outputs|dependencies|violations [--from ISO] [--to ISO] [--task T]
+ * `tool-audit export [--kind calls|outputs|dependencies|violations] [--from ISO] [--to ISO] [--task T]
  * [--format ndjson|csv|parquet] [--out FILE] [--url URL]`: the rows GET /v1/export serves, written
  * to FILE (or standard output) as they come. From a running server (--url / TOOL_AUDIT_URL), else
  * from ClickHouse directly. Exit 0 when the whole export was written, 1 when it broke off (the

@@ -1,6 +1,6 @@
 /**
  * `tool-audit search Q [--tool T] [--agent A] [--status S] [--task T] [--orchestrator O]
- * [--fields args,error,…] [--from ISO] [--to ISO] [--limit N] [--cursor C] [--url URL] [--json]`:
+ * [--field args|result_summary|error|sample|content] [--from ISO] [--to ISO] [--limit N] [--cursor C] [--url URL] [--json]`:
  * the calls and outputs whose args, result summary, error, output sample or content hold every
  * term and "quoted phrase" of Q (GET /v1/search), newest first. Reads ClickHouse directly or a
  * running server (--url / TOOL_AUDIT_URL).
@@ -29,8 +29,7 @@ export async function searchCommand(argv: string[]): Promise<number> {
   const { flags, positional } = parseArgs(argv);
   const q = positional.join(' ');
   const when = { from: listQuery.from.safeParse(flags.from), to: listQuery.to.safeParse(flags.to), limit: listQuery.limit.safeParse(flags.limit) };
-  const fields = flags.fields?.split(',') ?? [];
-  if (!q || !when.from.success || !when.to.success || !when.limit.success || fields.some((f) => !(SEARCH_FIELDS as readonly string[]).includes(f))) {
+  if (!q || !when.from.success || !when.to.success || !when.limit.success || (flags.field !== undefined && !(SEARCH_FIELDS as readonly string[]).includes(flags.field))) {
     process.stderr.write(`${USAGES.search}\n`);
     return 2;
   }
@@ -47,7 +46,7 @@ export async function searchCommand(argv: string[]): Promise<number> {
       ...(flags.status ? { status: flags.status } : {}),
       ...(flags.task ? { taskId: flags.task } : {}),
       ...(flags.orchestrator ? { orchestrator: flags.orchestrator } : {}),
-      ...(fields.length ? { fields: fields as SearchField[] } : {}),
+      ...(flags.field ? { field: flags.field as SearchField } : {}),
       ...(flags.cursor ? { cursor: flags.cursor } : {}),
     });
     process.stdout.write(`${flags.json ? JSON.stringify(answer, null, 2) : renderSearch(answer)}\n`);

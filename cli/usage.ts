@@ -39,13 +39,13 @@ common: --url URL (default TOOL_AUDIT_URL; replay: http://127.0.0.1:8080), --jso
   hints: `usage: tool-audit hints [--kind ${HINT_KINDS.join('|')}] [--from ISO] [--to ISO] [--limit N] [--cursor C] [--url URL] [--json]`,
   demo: 'usage: tool-audit demo [--tasks N (1…100000)] [--seed S] [--hours H] [--url URL]',
   search: `usage: tool-audit search Q [--tool T] [--agent A] [--status S] [--task T] [--orchestrator O]
-                        [--fields args,result_summary,error,sample,content] [--from ISO] [--to ISO]
+                        [--field args|result_summary|error|sample|content] [--from ISO] [--to ISO]
                         [--limit N] [--cursor C] [--url URL] [--json]
   Calls and outputs whose args, result summary, error, output sample or full content hold every
   term and "quoted phrase" of Q (case-insensitive, whole tokens), newest first, with the field and
   an excerpt; as GET /v1/search. Exit 2 on a query that cannot be searched.
 ${ENV}`,
-  export: `usage: tool-audit export --kind calls|outputs|dependencies|violations [--from ISO] [--to ISO] [--task T]
+  export: `usage: tool-audit export [--kind calls|outputs|dependencies|violations] [--from ISO] [--to ISO] [--task T]
                           [--format ndjson|csv|parquet] [--out FILE] [--url URL]
   The stored rows of a range (default: the last QUERY_DEFAULT_WINDOW_DAYS days) in table order
   (calls by task, then time), as GET /v1/export serves them, written to FILE (or standard output)

@@ -102,7 +102,7 @@ export function buildPipeline(opts: DashboardOptions): BuiltDashboard {
     tablePanel(layout, {
       title: 'Recent violations',
       description: "What the auditor found, newest first, with the ids involved (the API's GET /v1/violations).",
-      targets: [{ spec: VIOLATIONS, limit: 200, overrides: { invariant: "''", task_id: "''", call_id: "''" } }],
+      targets: [{ spec: VIOLATIONS, limit: 200, overrides: { invariant: "''", task_id: "''", call_id: "''", tool_id: "''" } }],
       w: 24,
       h: 9,
       units: { detected_ms: 'dateTimeAsIso' },

@@ -27,7 +27,7 @@ export const EXPORT_CONTENT_TYPES: Record<ExportFormat, string> = {
 
 /** The parameters of an export, as the route and the CLI take them. */
 export const exportParamsSchema = z.strictObject({
-  kind: z.enum(EXPORT_KINDS),
+  kind: z.enum(EXPORT_KINDS).default('calls'),
   format: z.enum(Object.keys(EXPORT_FORMATS) as [ExportFormat, ...ExportFormat[]]).default('ndjson'),
 });
 
@@ -93,6 +93,6 @@ export const EXPORT_SETTINGS = {
 
 /** The parameters of {@link exportStatement} for a range and task. */
 export function exportStatementParams(from: string, to: string, taskId: string | undefined): Record<string, unknown> {
-  // The violations' filter also takes an invariant and a call: none here.
-  return { from, to, task_id: taskId ?? '', invariant: '', call_id: '' };
+  // The violations' filter also takes an invariant, a call and a tool: none here.
+  return { from, to, task_id: taskId ?? '', invariant: '', call_id: '', tool_id: '' };
 }

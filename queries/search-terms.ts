@@ -32,7 +32,7 @@ export interface SearchItem {
 
 /** Items a query may hold, and characters per item. */
 export const MAX_SEARCH_ITEMS = 10;
-export const MAX_SEARCH_ITEM_CHARS = 200;
+export const MAX_SEARCH_ITEM_CHARS = 500;
 
 // A token is a run of ASCII letters and digits or of anything non-ASCII (UTF-16 units ≥ 0x80): the
 // bytes ClickHouse's splitByNonAlpha keeps together.

@@ -21,7 +21,8 @@ export interface SearchParams {
   status?: string;
   taskId?: string;
   orchestrator?: string;
-  fields?: SearchField[];
+  /** Only this field (default: every field). */
+  field?: SearchField;
   limit: number;
   cursor?: string;
 }
@@ -104,6 +105,8 @@ interface HitRow {
 
 /** Runs a search. */
 export async function search(ch: StatementRunner, db: string, p: SearchParams, ctx: QueryContext): Promise<SearchAnswer> {
+  // No question, no hits (a route called without q answers as an empty range does).
+  if (p.q.trim() === '') return { hits: [], next_cursor: null };
   const parsed = parseSearch(p.q);
   if ('error' in parsed) throw new InvalidParamError(parsed.error);
   const items = parsed.items;
@@ -122,7 +125,7 @@ export async function search(ch: StatementRunner, db: string, p: SearchParams, c
     c_field: after?.[2] ?? 'args',
     limit: p.limit + 1,
   };
-  const fields = p.fields?.length ? p.fields : SEARCH_FIELDS;
+  const fields = p.field ? [p.field] : SEARCH_FIELDS;
   const selects = fields.map((f) => `SELECT * FROM (${fieldSelect(f, items, params)})`);
   const sql = `SELECT kind, call_id, output_id, task_id, tool_id, toUnixTimestamp64Milli(created_at) AS created_ms, field, excerpt FROM (${selects.join('\nUNION ALL\n')})
     ORDER BY created_at DESC, if(kind = 'call', call_id, output_id) DESC, field DESC LIMIT {limit:UInt32}`;

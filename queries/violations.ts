@@ -14,6 +14,7 @@ const WINDOW_DOCS = {
   invariant: "only this invariant (e.g. 'I8'); '' for every invariant",
   task_id: "only violations naming a call of this task among their ids; '' for every task",
   call_id: "only violations naming this call among their ids; '' for every call",
+  tool_id: "only violations naming a call of this tool among their ids; '' for every tool",
 };
 
 /**
@@ -31,6 +32,14 @@ const TASK_CALLS = `SELECT toString(call_id) FROM {db:Identifier}.tool_invocatio
 const INDEXED_TASK_MAX_CALLS = 1000;
 
 /**
+ * The calls of the asked tool among those the window's violations name: the tool's calls are read
+ * through by_tool and kept when a violation of the window names them, so the set is bounded by the
+ * window's violations, not by the tool's calls.
+ */
+const TOOL_CALLS = `SELECT toString(call_id) FROM {db:Identifier}.tool_invocations WHERE {tool_id:String} != '' AND tool_id = {tool_id:String}
+  AND call_id IN (SELECT toUUIDOrZero(arrayJoin(ids)) FROM {db:Identifier}.violations WHERE detected_at >= {from:DateTime64(3, 'UTC')} AND detected_at < {to:DateTime64(3, 'UTC')})`;
+
+/**
  * The filters of both statements (and of the violations' export). A task's violations are those naming one of its calls (every
  * rule on calls, outputs and dependencies names the call ids involved).
  */
@@ -38,7 +47,8 @@ export const VIOLATION_FILTERS = `detected_at >= {from:DateTime64(3, 'UTC')} AND
   AND ({invariant:String} = '' OR invariant = {invariant:String})
   AND ({call_id:String} = '' OR has(ids, {call_id:String}))
   AND ({task_id:String} = '' OR (arrayExists(id -> id IN (${TASK_CALLS}), ids)
-    AND ((SELECT count() FROM (${TASK_CALLS})) > ${INDEXED_TASK_MAX_CALLS} OR hasAny(ids, (SELECT groupArray(*) FROM (${TASK_CALLS}))))))`;
+    AND ((SELECT count() FROM (${TASK_CALLS})) > ${INDEXED_TASK_MAX_CALLS} OR hasAny(ids, (SELECT groupArray(*) FROM (${TASK_CALLS}))))))
+  AND ({tool_id:String} = '' OR arrayExists(id -> id IN (${TOOL_CALLS}), ids))`;
 
 /** One page of violations. */
 export const VIOLATIONS: QuerySpec = {
@@ -95,6 +105,8 @@ export interface ViolationsParams {
   taskId?: string;
   /** Only violations naming this call. */
   callId?: string;
+  /** Only violations naming a call of this tool. */
+  toolId?: string;
   window: TimeWindow;
   limit: number;
   cursor?: string;
@@ -112,7 +124,7 @@ interface ViolationRow {
 /** Runs the violations list. */
 export async function violations(ch: StatementRunner, db: string, p: ViolationsParams, ctx: QueryContext): Promise<Violations> {
   const after = p.cursor === undefined ? undefined : cursor.decode(p.cursor);
-  const base = { db, invariant: p.invariant ?? '', task_id: p.taskId ?? '', call_id: p.callId ?? '', ...windowParams(p.window) };
+  const base = { db, invariant: p.invariant ?? '', task_id: p.taskId ?? '', call_id: p.callId ?? '', tool_id: p.toolId ?? '', ...windowParams(p.window) };
   const counts = await runQuery<{ k: string; n: number }>(ch, VIOLATION_COUNTS, base, ctx);
   const rows =
     counts.length === 0

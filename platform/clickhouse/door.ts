@@ -276,9 +276,17 @@ function openDoor(parts: DoorParts, fixed: Lane | undefined): ClickHouseDoor {
       const clause = keys.map((k, i) => `${k} = {export_setting_${i}:String}`).join(', ');
       const extension = format === 'Parquet' ? 'parquet' : format === 'CSVWithNames' ? 'csv' : 'ndjson';
       return tailWrittenFile(parts.scratchDir, extension, async (path) => {
-        const prepared = prepare(`INSERT INTO FUNCTION file({export_path:String}, {export_format:String}) ${clause ? `SETTINGS ${clause} ` : ''}${sql}`, { ...params, ...values, export_path: path, export_format: format });
+        // Rendered even on a door that binds: a table function's arguments and a SETTINGS clause
+        // take literals, not query parameters.
+        const query = renderStatement(`INSERT INTO FUNCTION file({export_path:String}, {export_format:String}) ${clause ? `SETTINGS ${clause} ` : ''}${sql}`, {
+          db: database,
+          ...params,
+          ...values,
+          export_path: path,
+          export_format: format,
+        });
         try {
-          await turn(lane, (c) => c.ch.command(prepared));
+          await turn(lane, (c) => c.ch.command({ query }));
         } catch (err) {
           throw clickhouseError(err, name);
         }

@@ -65,6 +65,7 @@ export async function readHarness(opts: { seed?: number; rateLimit?: { perMinute
       defaults: { windowDays: 90, expensiveThresholdUsd: 1.0, slowThresholdMs: 30_000 },
       rateLimit: opts.rateLimit ?? { perMinute: 0, burst: 1 },
     },
+    export: { clickhouse: doorOf(ch, db), defaults: { windowDays: 90, expensiveThresholdUsd: 1.0, slowThresholdMs: 30_000 }, rateLimit: opts.rateLimit ?? { perMinute: 0, burst: 1 } },
   });
   const get: Harness['get'] = async (url, headers = { authorization: `Bearer ${READ_KEY}` }) => {
     const r = await app.inject({ method: 'GET', url, headers });

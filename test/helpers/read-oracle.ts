@@ -213,12 +213,14 @@ export function oracle(w: Workload) {
         .map(([k, n]) => ({ tools: JSON.parse(k) as string[], count: n }))
         .sort((a, b) => b.count - a.count || cmp(JSON.stringify(a.tools), JSON.stringify(b.tools)));
     },
-    /** `by.task`: violations naming one of the task's calls; `by.call`: naming that id. */
-    violations(win: Win, invariant?: string, by: { task?: string; call?: string } = {}) {
+    /** `by.task`: violations naming one of the task's calls; `by.call`: naming that id; `by.tool`: naming one of the tool's calls. */
+    violations(win: Win, invariant?: string, by: { task?: string; call?: string; tool?: string } = {}) {
       const calls = by.task === undefined ? undefined : new Set(w.invocations.filter((i) => i.task_id === by.task).map((i) => i.call_id));
+      const toolCalls = by.tool === undefined ? undefined : new Set(w.invocations.filter((i) => i.tool_id === by.tool).map((i) => i.call_id));
       const xs = w.violations
         .filter((v) => inWin(v.detected_at, win) && (!invariant || v.invariant === invariant))
         .filter((v) => (!calls || v.ids.some((id) => calls.has(id))) && (by.call === undefined || v.ids.includes(by.call)))
+        .filter((v) => !toolCalls || v.ids.some((id) => toolCalls.has(id)))
         .sort((a, b) => cmp(ms(b.detected_at), ms(a.detected_at)) || cmp(b.violation_key, a.violation_key));
       const taskOf = new Map(w.invocations.map((i) => [i.call_id, i.task_id]));
       return { violations: xs.map((v) => apiViolation(v, taskOf)), counts: countBy(xs, (v) => v.invariant) };

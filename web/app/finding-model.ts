@@ -9,11 +9,12 @@ import type { ManifestAnswer } from '../../queries/schemas.ts';
 type Entry = ManifestAnswer['tools'][string];
 
 /** The URL of the page with these filters. Pure. */
-export function violationsHref(f: { hours?: number; invariant?: string; task?: string; cursor?: string }): string {
+export function violationsHref(f: { hours?: number; invariant?: string; task?: string; tool?: string; cursor?: string }): string {
   const q = new URLSearchParams();
   if (f.hours !== undefined) q.set('hours', String(f.hours));
   if (f.invariant) q.set('invariant', f.invariant);
   if (f.task) q.set('task', f.task);
+  if (f.tool) q.set('tool', f.tool);
   if (f.cursor) q.set('cursor', f.cursor);
   return q.size ? `/violations?${q}` : '/violations';
 }

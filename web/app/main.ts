@@ -45,7 +45,7 @@ async function render(): Promise<void> {
     else if (section === 'quarantine' && id === undefined) await quarantinePage(main, { hours, reason: q.get('reason') ?? '', cursor: q.get('cursor') ?? '', id: q.get('id') ?? '' }, go);
     else if (section === 'manifests' && id === undefined) await manifestsPage(main, q.get('tool') ?? '');
     else if (section === 'hints' && id === undefined) await hintsPage(main, { hours, kind: q.get('kind') ?? '', cursor: q.get('cursor') ?? '' }, go);
-    else if (section === 'violations' && id === undefined) await violationsPage(main, { hours, invariant: q.get('invariant') ?? '', task: q.get('task') ?? '', cursor: q.get('cursor') ?? '' }, go);
+    else if (section === 'violations' && id === undefined) await violationsPage(main, { hours, invariant: q.get('invariant') ?? '', task: q.get('task') ?? '', tool: q.get('tool') ?? '', cursor: q.get('cursor') ?? '' }, go);
     else main.replaceChildren(el('h1', {}, 'Not found'), el('p', {}, `No page at ${pathname}.`));
     document.title = `${main.querySelector('h1')?.textContent ?? 'tool-audit'} · tool-audit`;
   } catch (err) {

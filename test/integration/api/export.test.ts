@@ -124,7 +124,6 @@ describe('GET /v1/export', () => {
 
   it('refuses what it cannot answer, naming the parameter', async () => {
     for (const [q, why] of [
-      ['format=ndjson', /kind/],
       ['kind=tasks', /kind/],
       ['kind=calls&format=xml', /format/],
       ['kind=calls&limit=5', /unknown parameter/],

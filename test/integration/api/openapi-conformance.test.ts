@@ -53,6 +53,7 @@ beforeAll(async () => {
     maxBodyBytes: 1 << 20,
     logger: silentLogger(),
     manifests: { clickhouse: doorOf(ch, db) },
+    export: { clickhouse: doorOf(ch, db), defaults: { windowDays: 90, expensiveThresholdUsd: 1, slowThresholdMs: 30_000 }, rateLimit: { perMinute: 0, burst: 1 } },
     // Every route the document lists is served: PUT /v1/budgets, POST /v1/budget/check and POST /v1/quarantine/replay too.
     budgets,
     replay: {

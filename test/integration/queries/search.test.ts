@@ -94,7 +94,7 @@ describe('GET /v1/search', () => {
     expect(zebra.map((h) => [h.kind, h.field, h.output_id, h.call_id])).toEqual([['output', 'content', output.output.output_id, calls.summary.call_id]]);
     expect(zebra[0]?.excerpt).toContain('zebra42');
     expect(await found('résultat 🧾')).toEqual([`sample:${output.output.output_id}`, `content:${output.output.output_id}`]);
-    expect(await found('résultat', '&fields=sample')).toEqual([`sample:${output.output.output_id}`]);
+    expect(await found('résultat', '&field=sample')).toEqual([`sample:${output.output.output_id}`]);
   });
 
   it('filters by tool, status, task, agent, orchestrator and time', async () => {
@@ -124,11 +124,13 @@ describe('GET /v1/search', () => {
     expect(seen.every((h) => h.excerpt.includes('common'))).toBe(true);
   });
 
-  it('refuses what it cannot search, naming why', async () => {
+  it('answers no hits without q, and refuses what it cannot search, naming why', async () => {
+    expect((await app.inject({ method: 'GET', url: '/v1/search' })).json()).toEqual({ hits: [], next_cursor: null });
     for (const [q, extra, why] of [
-      ['', '', /q/],
+      ['  ""  ', '', /at least one term/],
       ['!!! ...', '', /no letter or digit/],
-      ['passwd', '&fields=args,nothing', /fields/],
+      ['passwd', '&field=nothing', /field/],
+      ['x'.repeat(501), '', /q/],
       ['passwd', '&status=broken', /status/],
     ] as const) {
       const r = await search(q, extra);

@@ -211,6 +211,12 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     const call = target.violations[0]?.ids[0] as string;
     expect(await rows.first().getByRole('link', { name: call.slice(0, 12) }).getAttribute('href')).toBe(`/tasks/planted-target?call=${call}`);
     await shot(page, 'violations-filtered');
+    // By tool: the planted target's call is search_web's; no finding names a call of a tool never called.
+    await open(page, '/violations?hours=1&invariant=I4&task=planted-target&tool=search_web');
+    expect(await rows.count()).toBe(1);
+    await open(page, '/violations?hours=1&tool=no-such-tool');
+    expect(await page.getByRole('status').textContent()).toBe('No violations in this window.');
+    await open(page, '/violations?hours=1&invariant=I4&task=planted-target');
     await rows.first().getByRole('link', { name: call.slice(0, 12) }).click();
     await page.waitForURL(`**/tasks/planted-target?call=${call}`);
     await page.waitForSelector('main[aria-busy="false"]');

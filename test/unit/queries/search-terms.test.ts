@@ -53,6 +53,6 @@ describe('parseSearch', () => {
     expect(parseSearch('  ""  ')).toEqual({ error: 'q: give at least one term or "quoted phrase"' });
     expect(parseSearch('!!!')).toEqual({ error: 'q: "!!!" has no letter or digit to search for' });
     expect(parseSearch(Array.from({ length: 11 }, (_, i) => `t${i}`).join(' '))).toEqual({ error: 'q: at most 10 terms and phrases' });
-    expect(parseSearch(`"${'a'.repeat(201)}"`)).toEqual({ error: 'q: an item is longer than 200 characters' });
+    expect(parseSearch(`"${'a'.repeat(501)}"`)).toEqual({ error: 'q: an item is longer than 500 characters' });
   });
 });

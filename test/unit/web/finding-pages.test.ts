@@ -46,7 +46,7 @@ describe('hint evidence', () => {
 describe('page URLs', () => {
   it('keep only the filters that are set, encoded', () => {
     expect(violationsHref({})).toBe('/violations');
-    expect(violationsHref({ hours: 24, invariant: 'M9', task: 'a b&c' })).toBe('/violations?hours=24&invariant=M9&task=a+b%26c');
+    expect(violationsHref({ hours: 24, invariant: 'M9', task: 'a b&c', tool: 'fetch_url' })).toBe('/violations?hours=24&invariant=M9&task=a+b%26c&tool=fetch_url');
     expect(hintsHref({ kind: 'retry_storm', cursor: 'xyz' })).toBe('/hints?kind=retry_storm&cursor=xyz');
     expect(quarantineHref({ id: 'kafka:t/0@5' })).toBe('/quarantine?id=kafka%3At%2F0%405');
   });

@@ -51,7 +51,7 @@ export async function searchPage(root: HTMLElement, f: SearchFilters, go: (href:
     tool_id: f.tool || undefined,
     status: f.status || undefined,
     task_id: f.task || undefined,
-    fields: f.field || undefined,
+    field: f.field || undefined,
     cursor: f.cursor || undefined,
   });
   const callHref = (h: Hit) => (h.task_id ? `${taskHref(h.task_id)}?call=${encodeURIComponent(h.call_id)}` : null);
