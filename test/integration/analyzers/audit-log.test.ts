@@ -26,6 +26,7 @@ import { createReadQueries } from '../../../queries/index.ts';
 import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
 import { rootOf } from '../../../schemas/merkle.ts';
 import { doorOf, freshDatabase } from '../../helpers/clickhouse.ts';
+import { client, quarantineApp } from '../../helpers/quarantine-app.ts';
 import { dependency, outputArtifact, toolCall } from '../../helpers/packets.ts';
 
 const root = new URL('../../../', import.meta.url).pathname;
@@ -102,6 +103,24 @@ describe('audit log', () => {
 
     // Untouched: nothing to report.
     const verify = () => verifyLog(door, { retentionDays: RETENTION, publicKey: publicKeyText(publicKey) });
+    expect((await verify()).findings).toEqual([]);
+
+    // A quarantined packet replayed: as stored it still fails and stores nothing; corrected, it
+    // lands once, gets one leaf, and verify has nothing to report (a replay is not tampering).
+    const q = client(quarantineApp(door, { submit: (p) => writer.write(p) }));
+    const good = toolCall({ args: { replayed: true }, created_at: now }, 'task-replay');
+    const bad = { ...good, invocation: { ...good.invocation, args_hash: 'f'.repeat(64) } };
+    expect((await q.postPackets(JSON.stringify([bad]))).json()).toMatchObject({ results: [{ status: 'rejected' }] });
+    const quarantined = ((await q.get('/v1/quarantine?from=1970-01-01')).json() as { records: Array<{ quarantine_id: string; ids: string[] }> }).records.find((r) => r.ids.includes(good.call_id));
+    const id = quarantined?.quarantine_id as string;
+    expect((await q.replay({ ids: [id] })).json()).toMatchObject({ accepted: 0, rejected: 1 });
+    expect(await builder.runOnce()).toMatchObject({ added: 0 });
+    // (This builder's clock runs a second ahead with no grace: what is stored next must be later.)
+    await new Promise((r) => setTimeout(r, 1100));
+    expect((await q.replay({ ids: [id], packets: [JSON.stringify(good)] })).json()).toMatchObject({ accepted: 1, rejected: 0 });
+    expect(await builder.runOnce()).toMatchObject({ added: 1 });
+    expect((await q.replay({ ids: [id], packets: [JSON.stringify(good)] })).json()).toMatchObject({ accepted: 0, duplicates: 1 });
+    expect(await builder.runOnce()).toMatchObject({ added: 0 });
     expect((await verify()).findings).toEqual([]);
 
     // Tampering, each with its oracle.
