@@ -13,18 +13,16 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createAuditLogBuilder } from '../analyzers/audit-log/builder.ts';
 import { publicKeyText } from '../analyzers/audit-log/heads.ts';
 import { verifyLog } from '../analyzers/audit-log/verify.ts';
-import { openClickHouse } from '../cli/runtime.ts';
-import { loadConfig } from '../platform/config.ts';
 import { silentLogger } from '../platform/logger.ts';
 import { createReadQueries } from '../queries/index.ts';
 import { DEFAULT_QUERY_CONTEXT } from '../queries/sql.ts';
 import { runBench } from './bench-process.ts';
-import { copyHistory, ensureHistory, historyShapeOf, historyShapeOptions } from './history-db.ts';
+import { openHistoryCopy } from './history-copy.ts';
+import { historyShapeOf, historyShapeOptions } from './history-db.ts';
 import { pct } from './history-load.ts';
 
 const { values: opt } = parseArgs({
@@ -40,14 +38,8 @@ const shape = historyShapeOf(opt);
 const log = (s: string) => process.stderr.write(`[bench:audit-log] ${s}\n`);
 
 async function main(): Promise<void> {
-  const dir = resolve(opt['data-dir'] as string);
-  const meta = await ensureHistory(dir, shape, log);
-  const { dataDir } = copyHistory(dir, opt.copy === 'full' ? 'full' : 'link');
-  const cfg = loadConfig({ ...process.env, TOOL_AUDIT_DATA_DIR: dataDir });
-  if (!cfg.ok) throw new Error(cfg.error);
-  const config = cfg.config;
   // The door serve opens: a connection per lane (reads side by side), as the route is served.
-  const door = await openClickHouse(config);
+  const { meta, config, door } = await openHistoryCopy({ dataDir: opt['data-dir'] as string, shape, copy: opt.copy, log });
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   // The whole history is older than a minute: no grace needed; one head at the end.
   const builder = createAuditLogBuilder({ clickhouse: door, logger: silentLogger(), signingKey: privateKey, headIntervalMs: 0, graceMs: 0, stepRows: 1_000_000 });

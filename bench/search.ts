@@ -10,14 +10,12 @@
  *   npm run bench:search -- [--invocations 10000000] [--data-dir ./.bench-data/history] [--runs 30] [--copy link] [--json FILE]
  */
 import { writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { openClickHouse } from '../cli/runtime.ts';
-import { loadConfig } from '../platform/config.ts';
 import { createReadQueries } from '../queries/index.ts';
 import { DEFAULT_QUERY_CONTEXT } from '../queries/sql.ts';
 import { runBench } from './bench-process.ts';
-import { copyHistory, ensureHistory, historyShapeOf, historyShapeOptions } from './history-db.ts';
+import { openHistoryCopy } from './history-copy.ts';
+import { historyShapeOf, historyShapeOptions } from './history-db.ts';
 import { pct } from './history-load.ts';
 
 const { values: opt } = parseArgs({ options: { ...historyShapeOptions('10000000'), copy: { type: 'string', default: 'link' }, runs: { type: 'string', default: '30' }, json: { type: 'string' } } });
@@ -25,12 +23,7 @@ const shape = historyShapeOf(opt);
 const log = (s: string) => process.stderr.write(`[bench:search] ${s}\n`);
 
 async function main(): Promise<void> {
-  const dir = resolve(opt['data-dir'] as string);
-  const meta = await ensureHistory(dir, shape, log);
-  const { dataDir } = copyHistory(dir, opt.copy === 'full' ? 'full' : 'link');
-  const cfg = loadConfig({ ...process.env, TOOL_AUDIT_DATA_DIR: dataDir });
-  if (!cfg.ok) throw new Error(cfg.error);
-  const door = await openClickHouse(cfg.config);
+  const { meta, door } = await openHistoryCopy({ dataDir: opt['data-dir'] as string, shape, copy: opt.copy, log });
   // The indexes' build over the stored history, timed: each cleared and built again, one at a
   // time, waited for (the migration queued the same, in the background).
   const indexes = await door.select<{ table: string; name: string }>("SELECT table, name FROM system.data_skipping_indices WHERE database = {db:String} AND name LIKE 'idx_%_text' ORDER BY table, name", { db: door.database });
