@@ -247,6 +247,10 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     await open(small, '/violations?hours=1');
     expect(await small.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await shot(small, 'violations-phone');
+    for (const path of ['/tasks', '/tools', '/waste', '/hints?hours=168', '/quarantine?hours=168', '/manifests', '/search?q=passwd']) {
+      await open(small, path);
+      expect(await small.evaluate('document.documentElement.scrollWidth'), path).toBeLessThanOrEqual(390);
+    }
     await phone.close();
   }, 60_000);
 
