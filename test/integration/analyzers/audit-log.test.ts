@@ -173,5 +173,13 @@ describe('audit log', () => {
     await door.command('INSERT INTO {db:Identifier}.audit_log_leaves SELECT * REPLACE (if(leaf_index = 1, 2, 1) AS leaf_index) FROM {db:Identifier}.swap');
     const log = (await verify()).findings.filter((f) => f.what === 'log');
     expect(log.map((f) => f.leaf)).toEqual([0]);
+
+    // A leaf dropped from the log: its block, now of 255 leaves, is named (verify does not fail on
+    // it), and its record, stored and without a leaf now, is named too.
+    const [five] = await door.select<{ key: string }>('SELECT record_key AS key FROM {db:Identifier}.audit_log_leaves WHERE leaf_index = 5');
+    await door.command('ALTER TABLE {db:Identifier}.audit_log_leaves DELETE WHERE leaf_index = 5 SETTINGS mutations_sync = 2');
+    const dropped = (await verify()).findings;
+    expect(dropped.filter((f) => f.what === 'log').map((f) => f.leaf)).toEqual([0]);
+    expect(dropped.filter((f) => f.key === five?.key).map((f) => f.what)).toEqual(['inserted']);
   }, 120_000);
 });
