@@ -2,6 +2,8 @@
  * Shared start-up of every command: configuration (fail fast with a clear message), logger,
  * ClickHouse with the schema migrated, and signal handling for a clean shutdown.
  */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { loadConfig, type Config, type LoadOptions } from '../platform/config.ts';
 import { createLaneClients } from '../platform/clickhouse/client.ts';
 import { createClickHouseDoor, type ClickHouseDoor } from '../platform/clickhouse/door.ts';
@@ -42,7 +44,12 @@ export function configOrExit(opts: LoadOptions = {}): Config {
  * process would leave them in the data directory.
  */
 export async function openClickHouse(config: Config, metrics?: MetricsRegistry): Promise<ClickHouseDoor> {
-  const door = createClickHouseDoor(await createLaneClients(config.clickhouse), config.clickhouse.database, metrics ? { metrics } : {});
+  // Exports are written here while they are read (embedded ClickHouse): beside the data, not in a
+  // temporary folder that may be memory; one process opens a data directory, so what is here at
+  // start is left from a process that died mid-export.
+  const scratchDir = join(config.clickhouse.dataDir, 'tool-audit-state', 'exports');
+  if (!config.clickhouse.url) rmSync(scratchDir, { recursive: true, force: true });
+  const door = createClickHouseDoor(await createLaneClients(config.clickhouse), config.clickhouse.database, { scratchDir, ...(metrics ? { metrics } : {}) });
   const close = async (): Promise<void> => {
     try {
       await removeReplacedParts(door);

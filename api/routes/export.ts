@@ -52,8 +52,14 @@ export function registerExportRoute(app: FastifyInstance, deps: ExportApiDeps): 
     const name = `tool-audit-${kind}-${new Date(window.fromMs).toISOString().slice(0, 10)}.${format}`;
     const body = Readable.from(
       (async function* () {
-        if (!first.done) yield first.value;
-        for (let r = await rows.next(); !r.done; r = await rows.next()) yield r.value;
+        try {
+          if (!first.done) yield first.value;
+          for (let r = await rows.next(); !r.done; r = await rows.next()) yield r.value;
+        } finally {
+          // A client gone mid-way ends this generator: end the rows too, so their file and
+          // descriptor (embedded) or their server stream go with it.
+          await rows.return?.(undefined);
+        }
       })(),
       { objectMode: false },
     );

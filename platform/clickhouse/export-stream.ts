@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, open, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { AppError } from '../errors.ts';
 
 /** ClickHouse output formats an export may ask for. */
 export type ExportFormatName = 'JSONEachRow' | 'CSVWithNames' | 'Parquet';
@@ -51,6 +52,8 @@ export async function* tailWrittenFile(dir: string, extension: string, write: (p
       await sleep(POLL_MS);
     }
     if (failure !== undefined) throw failure;
+    // A statement that ended well always leaves its file (empty answers too): none is a fault.
+    if (!fd) throw new AppError('CLICKHOUSE_QUERY_FAILED', `the export wrote no file at ${path}`, { retryable: false });
   } finally {
     await fd?.close();
     await running;
