@@ -25,7 +25,7 @@ const USAGE = `usage: tool-audit <command>
   mcp         audit gateway for MCP: tool-audit mcp -- <server command> (stdio), or
               --upstream URL --listen PORT (Streamable HTTP); see \`tool-audit mcp --help\`
   search Q    calls and outputs whose args, summary, error, output sample or content hold every
-              term and "quoted phrase" of Q (--tool, --agent, --status, --task, --fields, --from, --to)
+              term and "quoted phrase" of Q (--tool, --agent, --status, --task, --orchestrator, --field, --from, --to)
   export      the stored calls, outputs, dependencies or violations of a range as NDJSON, CSV or
               Parquet (--kind K, --from, --to, --task T, --format F, --out FILE)
   verify      recompute the audit log from ClickHouse: every altered, deleted or inserted record

@@ -63,9 +63,13 @@ export function parseSearch(q: string): { items: SearchItem[] } | { error: strin
     const lower = item.toLowerCase();
     const raw = formOf(lower);
     if (!raw) return { error: `q: "${item.slice(0, 40)}" has no letter or digit to search for` };
-    // As Python's json.dumps writes it inside a string (without the quotes around it).
-    const escaped = formOf(pythonJsonString(lower).slice(1, -1));
-    const forms = escaped && escaped.text !== raw.text ? [raw, escaped] : [raw];
+    // As Python's json.dumps writes it inside a string (without the quotes around it), in lower
+    // and in upper case: an escape keeps a letter's case (É is \u00c9, é is \u00e9) where
+    // lower-casing the stored text folds only ASCII. A word of mixed case outside ASCII matches
+    // only as written in one of the two.
+    const escapedOf = (t: string) => formOf(pythonJsonString(t).slice(1, -1).replace(/[A-Z]/g, (c) => c.toLowerCase()));
+    const forms = [raw];
+    for (const f of [escapedOf(lower), escapedOf(item.toUpperCase())]) if (f && !forms.some((g) => g.text === f.text)) forms.push(f);
     items.push({ item, phrase, forms });
   }
   if (items.length === 0) return { error: 'q: give at least one term or "quoted phrase"' };

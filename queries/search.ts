@@ -67,11 +67,19 @@ function excerptSql(text: string, items: SearchItem[], params: Record<string, un
 const CALL_FILTERS = `({tool_id:String} = '' OR tool_id = {tool_id:String}) AND ({agent_id:String} = '' OR agent_id = {agent_id:String})
   AND ({status:String} = '' OR toString(status) = {status:String}) AND ({task_id:String} = '' OR task_id = {task_id:String})
   AND ({orchestrator:String} = '' OR toString(orchestrator) = {orchestrator:String})`;
-/** The same filters for an output: its tool and task, and the rest through its call. */
-const OUTPUT_FILTERS = `({tool_id:String} = '' OR tool_id = {tool_id:String}) AND ({task_id:String} = '' OR task_id = {task_id:String})
-  AND ({agent_id:String} = '' AND {status:String} = '' AND {orchestrator:String} = ''
-       OR call_id IN (SELECT call_id FROM {db:Identifier}.tool_invocations WHERE ${CALL_FILTERS}))`;
 const WINDOW = "created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}";
+/** The outputs of the window and of the tool and task filters. */
+const OUTPUT_SCOPE = `${WINDOW} AND ({tool_id:String} = '' OR tool_id = {tool_id:String}) AND ({task_id:String} = '' OR task_id = {task_id:String})`;
+/**
+ * The same filters for an output: its tool and task, and the rest through its call — among the
+ * calls of the window's outputs only (found by their created_at from call_keys), so the set is
+ * bounded by the window, not by every call ever stored.
+ */
+const OUTPUT_FILTERS = `${OUTPUT_SCOPE}
+  AND ({agent_id:String} = '' AND {status:String} = '' AND {orchestrator:String} = ''
+       OR call_id IN (SELECT call_id FROM {db:Identifier}.tool_invocations WHERE ${CALL_FILTERS}
+         AND call_id IN (SELECT call_id FROM {db:Identifier}.tool_outputs WHERE ${OUTPUT_SCOPE})
+         AND created_at IN (SELECT created_at FROM {db:Identifier}.call_keys WHERE call_id IN (SELECT call_id FROM {db:Identifier}.tool_outputs WHERE ${OUTPUT_SCOPE}))))`;
 const AFTER = (id: string, field: string) =>
   `(NOT {has_cursor:Bool} OR (created_at, ${id}, '${field}') < ({c_at:DateTime64(3, 'UTC')}, {c_id:String}, {c_field:String}))`;
 
@@ -79,16 +87,18 @@ const AFTER = (id: string, field: string) =>
 function fieldSelect(field: SearchField, items: SearchItem[], params: Record<string, unknown>): string {
   if (field === 'content') {
     // Contents are stored once per hash: the outputs of the matching hashes are the hits.
-    const inner = `SELECT content_hash FROM {db:Identifier}.output_contents WHERE ${matchSql('content', items, params)}`;
+    // Only the contents of the window's outputs are matched: the set is bounded by the window.
+    const inner = `SELECT content_hash FROM {db:Identifier}.output_contents
+      WHERE content_hash IN (SELECT content_hash FROM {db:Identifier}.tool_outputs WHERE ${OUTPUT_SCOPE}) AND ${matchSql('content', items, params)}`;
     return `SELECT 'output' AS kind, toString(call_id) AS call_id, toString(output_id) AS output_id, task_id, toString(tool_id) AS tool_id, created_at, 'content' AS field, toString(content_hash) AS excerpt
-      FROM {db:Identifier}.tool_outputs WHERE ${WINDOW} AND ${OUTPUT_FILTERS} AND content_hash IN (${inner}) AND ${AFTER('toString(output_id)', 'content')}
+      FROM {db:Identifier}.tool_outputs WHERE ${OUTPUT_FILTERS} AND content_hash IN (${inner}) AND ${AFTER('toString(output_id)', 'content')}
       ORDER BY created_at DESC, output_id DESC LIMIT {limit:UInt32}`;
   }
   const s = FIELD_SOURCES[field];
   const id = s.kind === 'call' ? 'toString(call_id)' : 'toString(output_id)';
   return `SELECT '${s.kind}' AS kind, toString(call_id) AS call_id, ${s.kind === 'call' ? 'NULL' : 'toString(output_id)'} AS output_id, ${s.kind === 'call' ? "nullIf(task_id, '')" : 'task_id'} AS task_id,
       toString(tool_id) AS tool_id, created_at, '${field}' AS field, ${excerptSql(s.text, items, params)} AS excerpt
-    FROM {db:Identifier}.${s.table} WHERE ${WINDOW} AND ${s.kind === 'call' ? CALL_FILTERS : OUTPUT_FILTERS} AND ${matchSql(s.text, items, params)} AND ${AFTER(id, field)}
+    FROM {db:Identifier}.${s.table} WHERE ${s.kind === 'call' ? `${WINDOW} AND ${CALL_FILTERS}` : OUTPUT_FILTERS} AND ${matchSql(s.text, items, params)} AND ${AFTER(id, field)}
     ORDER BY created_at DESC, ${id} DESC LIMIT {limit:UInt32}`;
 }
 

@@ -31,13 +31,14 @@ const TASK_CALLS = `SELECT toString(call_id) FROM {db:Identifier}.tool_invocatio
  */
 const INDEXED_TASK_MAX_CALLS = 1000;
 
+/** Every id the window's violations name, as a UUID (others read as the zero UUID). */
+const NAMED_IDS = `SELECT toUUIDOrZero(arrayJoin(ids)) FROM {db:Identifier}.violations WHERE detected_at >= {from:DateTime64(3, 'UTC')} AND detected_at < {to:DateTime64(3, 'UTC')}`;
 /**
- * The calls of the asked tool among those the window's violations name: the tool's calls are read
- * through by_tool and kept when a violation of the window names them, so the set is bounded by the
- * window's violations, not by the tool's calls.
+ * The calls of the asked tool among those the window's violations name, found by their created_at
+ * from call_keys: read and kept in proportion to the window's violations, not to the tool's calls.
  */
 const TOOL_CALLS = `SELECT toString(call_id) FROM {db:Identifier}.tool_invocations WHERE {tool_id:String} != '' AND tool_id = {tool_id:String}
-  AND call_id IN (SELECT toUUIDOrZero(arrayJoin(ids)) FROM {db:Identifier}.violations WHERE detected_at >= {from:DateTime64(3, 'UTC')} AND detected_at < {to:DateTime64(3, 'UTC')})`;
+  AND call_id IN (${NAMED_IDS}) AND created_at IN (SELECT created_at FROM {db:Identifier}.call_keys WHERE {tool_id:String} != '' AND call_id IN (${NAMED_IDS}))`;
 
 /**
  * The filters of both statements (and of the violations' export). A task's violations are those naming one of its calls (every

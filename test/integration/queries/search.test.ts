@@ -29,6 +29,7 @@ const calls = {
   customer: toolCall({ tool_id: 'crm_lookup', args: { note: 'Customer ID CUST-9912' }, created_at: at(6) }, 'task-c'),
   failed: toolCall({ status: 'error', error: 'connection reset by peer', result_summary: {}, created_at: at(7) }, 'task-c'),
   summary: toolCall({ args: { q: 'summary' }, result_summary: { headline: 'Yearly Income up' }, created_at: at(8) }, null),
+  upper: toolCall({ args: { q: 'CAFÉ CRÈME' }, created_at: at(11) }, 'task-e'),
   boundary: toolCall({ args: { s: 'port 80 and support 8080' }, created_at: at(10) }, 'task-d'),
   late: toolCall({ args: { path: '/etc/passwd' }, created_at: at(24 * 60) }, 'task-z'),
 };
@@ -77,7 +78,10 @@ describe('GET /v1/search', () => {
   });
 
   it('finds non-ASCII, emoji and JSON-escaped values as written, and no phrase across JSON structure', async () => {
-    expect(await found('café')).toEqual([name(calls.unicode)]);
+    // Stored escaped, É is \u00c9 and é \u00e9: either case of the query finds both.
+    expect(await found('café')).toEqual([name(calls.upper), name(calls.unicode)]);
+    expect(await found('CAFÉ')).toEqual([name(calls.upper), name(calls.unicode)]);
+    expect(await found('"café crème"')).toEqual([name(calls.upper)]);
     expect(await found('CAFÉ rocket')).toEqual([name(calls.unicode)]);
     expect(await found('限')).toEqual([name(calls.unicode)]);
     expect(await found('🧪')).toEqual([name(calls.unicode)]);

@@ -29,11 +29,11 @@ describe('parseSearch', () => {
     ]);
   });
 
-  it('adds the form json.dumps stores: \\u escapes for non-ASCII (emoji as surrogate pairs), \\" and \\\\', () => {
+  it('adds the forms json.dumps stores, of the lower- and the upper-cased item: \\u escapes for non-ASCII (emoji as surrogate pairs), \\" and \\\\', () => {
     const r = parseSearch('café 🧪 "C:\\temp"');
     if (!('items' in r)) throw new Error(r.error);
     expect(r.items.map((i) => i.forms.map((f) => f.text))).toEqual([
-      ['café', 'caf\\u00e9'],
+      ['café', 'caf\\u00e9', 'caf\\u00c9'],
       ['🧪', '\\ud83e\\uddea'],
       ['c:\\temp', 'c:\\\\temp'],
     ]);
