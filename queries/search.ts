@@ -70,16 +70,18 @@ const CALL_FILTERS = `({tool_id:String} = '' OR tool_id = {tool_id:String}) AND 
 const WINDOW = "created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}";
 /** The outputs of the window and of the tool and task filters. */
 const OUTPUT_SCOPE = `${WINDOW} AND ({tool_id:String} = '' OR tool_id = {tool_id:String}) AND ({task_id:String} = '' OR task_id = {task_id:String})`;
+/** Whether a call filter is asked for: without one, the subqueries below read nothing (ClickHouse runs them anyway). */
+const CALL_FILTERED = "({agent_id:String} != '' OR {status:String} != '' OR {orchestrator:String} != '')";
+/** The window's outputs' calls, only when a call filter is asked for. */
+const OUTPUT_CALLS = `SELECT call_id FROM {db:Identifier}.tool_outputs WHERE ${CALL_FILTERED} AND ${OUTPUT_SCOPE}`;
 /**
  * The same filters for an output: its tool and task, and the rest through its call — among the
  * calls of the window's outputs only (found by their created_at from call_keys), so the set is
  * bounded by the window, not by every call ever stored.
  */
 const OUTPUT_FILTERS = `${OUTPUT_SCOPE}
-  AND ({agent_id:String} = '' AND {status:String} = '' AND {orchestrator:String} = ''
-       OR call_id IN (SELECT call_id FROM {db:Identifier}.tool_invocations WHERE ${CALL_FILTERS}
-         AND call_id IN (SELECT call_id FROM {db:Identifier}.tool_outputs WHERE ${OUTPUT_SCOPE})
-         AND created_at IN (SELECT created_at FROM {db:Identifier}.call_keys WHERE call_id IN (SELECT call_id FROM {db:Identifier}.tool_outputs WHERE ${OUTPUT_SCOPE}))))`;
+  AND (NOT ${CALL_FILTERED} OR call_id IN (SELECT call_id FROM {db:Identifier}.tool_invocations WHERE ${CALL_FILTERED} AND ${CALL_FILTERS}
+         AND call_id IN (${OUTPUT_CALLS}) AND created_at IN (SELECT created_at FROM {db:Identifier}.call_keys WHERE call_id IN (${OUTPUT_CALLS}))))`;
 const AFTER = (id: string, field: string) =>
   `(NOT {has_cursor:Bool} OR (created_at, ${id}, '${field}') < ({c_at:DateTime64(3, 'UTC')}, {c_id:String}, {c_field:String}))`;
 
@@ -87,9 +89,9 @@ const AFTER = (id: string, field: string) =>
 function fieldSelect(field: SearchField, items: SearchItem[], params: Record<string, unknown>): string {
   if (field === 'content') {
     // Contents are stored once per hash: the outputs of the matching hashes are the hits.
-    // Only the contents of the window's outputs are matched: the set is bounded by the window.
-    const inner = `SELECT content_hash FROM {db:Identifier}.output_contents
-      WHERE content_hash IN (SELECT content_hash FROM {db:Identifier}.tool_outputs WHERE ${OUTPUT_SCOPE}) AND ${matchSql('content', items, params)}`;
+    // The matching contents' hashes: as many as distinct contents hold every item (a set of the
+    // window's outputs' hashes instead was every output's for the usual window).
+    const inner = `SELECT content_hash FROM {db:Identifier}.output_contents WHERE ${matchSql('content', items, params)}`;
     return `SELECT 'output' AS kind, toString(call_id) AS call_id, toString(output_id) AS output_id, task_id, toString(tool_id) AS tool_id, created_at, 'content' AS field, toString(content_hash) AS excerpt
       FROM {db:Identifier}.tool_outputs WHERE ${OUTPUT_FILTERS} AND content_hash IN (${inner}) AND ${AFTER('toString(output_id)', 'content')}
       ORDER BY created_at DESC, output_id DESC LIMIT {limit:UInt32}`;
