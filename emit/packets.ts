@@ -169,7 +169,7 @@ export function encodeOutputArtifact(rec: InvocationRecord, outputId: string, re
   let c = rec.outcome.content;
   if (rec.outcome.status !== 'success' || !c) return undefined;
   // JSON content stays JSON: redacted as a value, rewritten only when a secret was found.
-  if (redactor) c = { ...c, text: c.embed ? redactor.jsonText(c.text) : redactor.text(c.text) };
+  if (redactor) c = { ...c, text: c.embed ? redactor.jsonText(c.text).text : redactor.text(c.text) };
   const output = {
     output_id: outputId,
     call_id: rec.callId,

@@ -49,8 +49,8 @@ export function decodeText(raw: string, bytes: number | undefined, source: strin
  * decodePacket with the zod-free fast path of packet-check.ts switched on or off. Both give the
  * same result for every input; tests compare them.
  */
-export function decodePacketWith(p: RawPacket, maxPacketBytes: number, opts: { fastPath: boolean; redactor?: Redactor }): DecodeResult {
-  return decode(p.raw, p.bytes, sourceKey(p.source), maxPacketBytes, opts.fastPath, p.encoding, opts.redactor);
+export function decodePacketWith(p: RawPacket, maxPacketBytes: number, opts: { fastPath: boolean }): DecodeResult {
+  return decode(p.raw, p.bytes, sourceKey(p.source), maxPacketBytes, opts.fastPath, p.encoding);
 }
 
 function decode(raw: string, declaredBytes: number | undefined, source: string, maxPacketBytes: number, fastPath: boolean, encoding: RawEncoding = 'utf8', redactor?: Redactor): DecodeResult {
@@ -208,8 +208,8 @@ function decodeOutput(packet: OutputArtifactPacket, raw: string, source: string,
   const createdAt = chCreatedAt(out.created_at);
   // I7 held for the content as sent; what is stored is the content once secrets are out, with
   // the hash, size and sample of that.
-  const red = redactContent(redactor, out.content_type, text);
-  if (red.text !== text) {
+  const red = redactContent(redactor, out.content_type, text, isValue ? packet.content : undefined);
+  if (red.changed) {
     text = red.text;
     hash = sha256Hex(text);
   }
@@ -306,10 +306,17 @@ function redactCall(redactor: Redactor | undefined, inv: ToolInvocation, args: s
   return { ...out, redactions: where.length ? JSON.stringify(where) : '' };
 }
 
-/** An output's content with its secrets out: JSON content as a value (its text stays JSON), any other as text. */
-function redactContent(redactor: Redactor | undefined, type: string, text: string): { text: string; changed: boolean; redactions: string } {
-  const out = !redactor ? text : type === 'json' ? redactor.jsonText(text) : redactor.text(text);
-  const where = out.includes('[redacted:') ? placeholdersIn(type === 'json' ? (JSON.parse(out) as unknown) : out, '/content') : [];
+/**
+ * An output's content with its secrets out: JSON content as a value (its text stays JSON), any
+ * other as text. `value`: JSON content sent as a value (not parsed again).
+ */
+function redactContent(redactor: Redactor | undefined, type: string, text: string, value: unknown): { text: string; changed: boolean; redactions: string } {
+  let out = text;
+  let walked: unknown;
+  if (redactor && type === 'json') ({ text: out, value: walked } = redactor.jsonText(text, value));
+  else if (redactor) out = redactor.text(text);
+  // Where placeholders are: in the value walked, else (placeholders an emitter put in) parsed now.
+  const where = !out.includes('[redacted:') ? [] : placeholdersIn(type !== 'json' ? out : (walked ?? (JSON.parse(out) as unknown)), '/content');
   return { text: out, changed: out !== text, redactions: where.length ? JSON.stringify(where) : '' };
 }
 

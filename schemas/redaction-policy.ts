@@ -10,10 +10,10 @@
  * call redacted at ingest store the same text, so they have the same args_hash and fingerprint,
  * dedup together, and list the same redactions.
  */
-import { canonicalArgs, type JsonValue } from './canonical-json.ts';
-import { contentSample, sha256Hex, utf8ByteLength } from './hashing.ts';
-import { findSecrets, PLACEHOLDER, redactString, secretMark, type DetectOptions } from './secret-detectors.ts';
-import { redactJson, type Redaction } from './secret-redaction.ts';
+import type { JsonValue } from './canonical-json.ts';
+import { argsHash, contentSample, sha256Hex, utf8ByteLength } from './hashing.ts';
+import { hasSecret, PLACEHOLDER, redactString, secretMark, type DetectOptions } from './secret-detectors.ts';
+import { escapePointer, redactJson, type Redaction } from './secret-redaction.ts';
 
 /** What to redact and with which key. */
 export interface RedactionPolicy {
@@ -48,7 +48,7 @@ export function placeholdersIn(value: unknown, at = ''): Redaction[] {
       }
     } else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${pointer}/${i}`));
     else if (v !== null && typeof v === 'object' && isPlain(v)) {
-      for (const [k, x] of Object.entries(v)) walk(x, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+      for (const [k, x] of Object.entries(v)) walk(x, `${pointer}/${escapePointer(k)}`);
     }
   };
   walk(value, at);
@@ -68,7 +68,8 @@ export class Redactor {
   private readonly mark: (rule: string, secret: string) => string;
 
   constructor(readonly policy: RedactionPolicy) {
-    this.detect = { email: policy.email ?? false, custom: (policy.patterns ?? []).map((p) => ({ rule: p.rule, pattern: new RegExp(p.source, p.flags ?? '') })) };
+    // Compiled once, global as matchAll needs them: a pattern per string of every packet otherwise.
+    this.detect = { email: policy.email ?? false, custom: (policy.patterns ?? []).map((p) => ({ rule: p.rule, pattern: new RegExp(p.source, (p.flags ?? '').includes('g') ? (p.flags ?? '') : `${p.flags ?? ''}g`) })) };
     this.mark = (rule, secret) => secretMark(policy.key, rule, secret);
   }
 
@@ -83,7 +84,7 @@ export class Redactor {
    * values of most packets hold none, and the walk copies the whole value.
    */
   private holdsNone(...json: string[]): boolean {
-    return json.every((t) => !t.includes('\\') && findSecrets(t, this.detect).length === 0);
+    return json.every((t) => !t.includes('\\') && !hasSecret(t, this.detect));
   }
 
   /**
@@ -109,12 +110,13 @@ export class Redactor {
 
   /**
    * JSON text (an output's content) with its secrets out, written by JSON.stringify when one was;
-   * the text itself, not parsed, when it can hold none.
+   * the text itself, not parsed, when it can hold none. `value`: the text parsed, when the caller
+   * has it (it is not parsed again). The value walked comes back too (none when it was not).
    */
-  jsonText(text: string): string {
-    if (this.holdsNone(text)) return text;
-    const r = this.json(JSON.parse(text) as unknown);
-    return r.changed ? JSON.stringify(r.value) : text;
+  jsonText(text: string, value?: unknown): { text: string; value?: unknown } {
+    if (this.holdsNone(text)) return { text };
+    const r = this.json(value === undefined ? (JSON.parse(text) as unknown) : value);
+    return { text: r.changed ? JSON.stringify(r.value) : text, value: r.value };
   }
 
   /**
@@ -144,14 +146,15 @@ export class Redactor {
     if (!isObject(inv)) return false;
     const hashOf = (args: unknown) => {
       try {
-        return sha256Hex(canonicalArgs(args as JsonValue));
+        return argsHash(args as JsonValue);
       } catch {
         return undefined;
       }
     };
-    const held = typeof inv.args_hash === 'string' && hashOf(inv.args) === inv.args_hash;
     const r = this.call(typeof inv.tool_id === 'string' ? inv.tool_id : '', { args: inv.args, result_summary: inv.result_summary });
     if (!r.changed) return false;
+    // Whether the args_hash the packet carried matched its args as sent (inv.args is still those).
+    const held = typeof inv.args_hash === 'string' && hashOf(inv.args) === inv.args_hash;
     inv.args = r.args;
     inv.result_summary = r.result_summary;
     if (held) inv.args_hash = hashOf(r.args);

@@ -83,22 +83,33 @@ const BUILT_IN_PREFILTER = /-----BEGIN|eyJ|sk-|AKIA|ASIA|aws_secret_access_key|g
 
 const EMAIL: Detector = { rule: 'email', pattern: /\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b/g };
 
-/** The secrets in `text`: non-overlapping spans in text order, the first detector's claim kept. */
-export function findSecrets(text: string, o: DetectOptions = {}): SecretHit[] {
+/** A custom pattern as matchAll needs it: global (compiled once by a Redactor; here only when it is not). */
+const globalOf = (p: RegExp): RegExp => (p.global ? p : new RegExp(p.source, `${p.flags}g`));
+
+/** Every confirmed match of the detectors that can apply to `text`, detector by detector. */
+function* secretMatches(text: string, o: DetectOptions): Generator<SecretHit> {
   const builtIn = BUILT_IN_PREFILTER.test(text) ? BUILT_IN : [];
-  const detectors: Detector[] = [...builtIn, ...(o.email && text.includes('@') ? [EMAIL] : []), ...(o.custom ?? []).map((c) => ({ rule: c.rule, pattern: new RegExp(c.pattern.source, c.pattern.flags.includes('g') ? c.pattern.flags : `${c.pattern.flags}g`) }))];
-  const hits: SecretHit[] = [];
-  const overlaps = (s: number, e: number) => hits.some((h) => s < h.end && h.start < e);
+  const detectors: Detector[] = [...builtIn, ...(o.email && text.includes('@') ? [EMAIL] : []), ...(o.custom ?? []).map((c) => ({ rule: c.rule, pattern: globalOf(c.pattern) }))];
   for (const d of detectors) {
     for (const m of text.matchAll(d.pattern)) {
       const secret = m[d.group ?? 0];
       if (secret === undefined || secret === '' || (d.check && !d.check(secret))) continue;
       const start = (m.index ?? 0) + (d.group ? m[0].lastIndexOf(secret) : 0);
-      const end = start + secret.length;
-      if (!overlaps(start, end)) hits.push({ rule: d.rule, start, end });
+      yield { rule: d.rule, start, end: start + secret.length };
     }
   }
+}
+
+/** The secrets in `text`: non-overlapping spans in text order, the first detector's claim kept. */
+export function findSecrets(text: string, o: DetectOptions = {}): SecretHit[] {
+  const hits: SecretHit[] = [];
+  for (const h of secretMatches(text, o)) if (!hits.some((x) => h.start < x.end && x.start < h.end)) hits.push(h);
   return hits.sort((a, b) => a.start - b.start);
+}
+
+/** Whether `text` holds a secret: {@link findSecrets} stopped at the first. */
+export function hasSecret(text: string, o: DetectOptions = {}): boolean {
+  return !secretMatches(text, o).next().done;
 }
 
 /**

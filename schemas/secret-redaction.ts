@@ -25,7 +25,8 @@ export interface RedactOptions extends DetectOptions {
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
-const escapePointer = (k: string) => k.replace(/~/g, '~0').replace(/\//g, '~1');
+/** A key as a JSON Pointer token (RFC 6901). */
+export const escapePointer = (k: string) => k.replace(/~/g, '~0').replace(/\//g, '~1');
 /** The JSON Pointer of a path of keys ('' is the value itself). */
 const pointerOf = (at: readonly string[]) => at.map((k) => `/${escapePointer(k)}`).join('');
 
