@@ -143,6 +143,14 @@ export function windowOf(q: { from?: number; to?: number }, defaults: ReadDefaul
   return { fromMs, toMs };
 }
 
+/**
+ * The entries of `o` that are set (not undefined, not ''): optional filters as a query method
+ * takes them, where an absent one and an empty one both mean "no filter".
+ */
+export function given<T extends Record<string, unknown>>(o: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== '')) as { [K in keyof T]?: Exclude<T[K], undefined> };
+}
+
 /** A request the client can fix; answered 400 with its message. */
 export class BadRequest extends Error {
   constructor(message: string) {

@@ -79,6 +79,7 @@ import {
   thresholdMsParam,
   thresholdUsdParam,
   NotFound,
+  given,
   windowOf,
   type ReadDefaults,
 } from './read-params.ts';
@@ -308,14 +309,7 @@ export const READ_ROUTES: ReadRoute[] = [
     response: violationsSchema,
     run: (qs, { query }, d) => {
       const q = query as Q & { invariant?: string; task_id?: string; call_id?: string; tool_id?: string };
-      return qs.violations({
-        window: windowOf(q, d),
-        ...page(q),
-        ...(q.invariant ? { invariant: q.invariant } : {}),
-        ...(q.task_id ? { taskId: q.task_id } : {}),
-        ...(q.call_id ? { callId: q.call_id } : {}),
-        ...(q.tool_id ? { toolId: q.tool_id } : {}),
-      });
+      return qs.violations({ window: windowOf(q, d), ...page(q), ...given({ invariant: q.invariant, taskId: q.task_id, callId: q.call_id, toolId: q.tool_id }) });
     },
   },
   {
@@ -340,17 +334,8 @@ export const READ_ROUTES: ReadRoute[] = [
     response: searchAnswerSchema,
     run: (qs, { query }, d) => {
       const q = query as Q & { q?: string; tool_id?: string; agent_id?: string; status?: string; task_id?: string; orchestrator?: string; field?: SearchField };
-      return qs.search({
-        q: q.q ?? '',
-        window: windowOf(q, d),
-        ...page(q),
-        ...(q.tool_id ? { toolId: q.tool_id } : {}),
-        ...(q.agent_id ? { agentId: q.agent_id } : {}),
-        ...(q.status ? { status: q.status } : {}),
-        ...(q.task_id ? { taskId: q.task_id } : {}),
-        ...(q.orchestrator ? { orchestrator: q.orchestrator } : {}),
-        ...(q.field ? { field: q.field } : {}),
-      });
+      const filters = given({ toolId: q.tool_id, agentId: q.agent_id, status: q.status, taskId: q.task_id, orchestrator: q.orchestrator, field: q.field });
+      return qs.search({ q: q.q ?? '', window: windowOf(q, d), ...page(q), ...filters });
     },
   },
   {
@@ -545,7 +530,7 @@ export const READ_ROUTES: ReadRoute[] = [
 
 /** The quarantine filters of a validated query (only those given). */
 export function quarantineFilter(q: { reason?: string; source?: string; packet_type?: string }): { reason?: string; source?: string; packetType?: string } {
-  return { ...(q.reason ? { reason: q.reason } : {}), ...(q.source ? { source: q.source } : {}), ...(q.packet_type ? { packetType: q.packet_type } : {}) };
+  return given({ reason: q.reason, source: q.source, packetType: q.packet_type });
 }
 
 /** GET /v1/calls/{call_id}/proof and GET /v1/outputs/{output_id}/proof. */

@@ -12,8 +12,7 @@ import type { ReadableStream } from 'node:stream/web';
 import { pipeline } from 'node:stream/promises';
 import { issuesText, windowOf } from '../api/read-params.ts';
 import { exportQuerySchema } from '../api/routes/export.ts';
-import { chTime } from '../platform/clickhouse/statement.ts';
-import { EXPORT_FORMATS, EXPORT_SETTINGS, exportStatement, exportStatementParams } from '../queries/export.ts';
+import { exportRows } from '../queries/export.ts';
 import { configOrExit, startRuntime } from './runtime.ts';
 import { parseArgs } from './task.ts';
 import { USAGES } from './usage.ts';
@@ -47,8 +46,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
     } else {
       const rt = await startRuntime('tool-audit-export');
       try {
-        const rows = rt.clickhouse.lane('job').exportRows(exportStatement(q.data.kind), exportStatementParams(chTime(window.fromMs), chTime(window.toMs), q.data.task), EXPORT_FORMATS[q.data.format], EXPORT_SETTINGS);
-        await pipeline(Readable.from(rows, { objectMode: false }), sink);
+        await pipeline(Readable.from(exportRows(rt.clickhouse.lane('job'), q.data, window), { objectMode: false }), sink);
       } finally {
         await rt.clickhouse.close();
       }

@@ -5,7 +5,7 @@
  * term and "quoted phrase" of Q (GET /v1/search), newest first. Reads ClickHouse directly or a
  * running server (--url / TOOL_AUDIT_URL).
  */
-import { listQuery, windowOf } from '../api/read-params.ts';
+import { given, listQuery, windowOf } from '../api/read-params.ts';
 import { SEARCH_FIELDS, type SearchAnswer, type SearchField } from '../queries/schemas.ts';
 import { AppError } from '../platform/errors.ts';
 import { InvalidParamError } from '../queries/sql.ts';
@@ -41,13 +41,7 @@ export async function searchCommand(argv: string[]): Promise<number> {
       q,
       window,
       limit: when.limit.data ?? 50,
-      ...(flags.tool ? { toolId: flags.tool } : {}),
-      ...(flags.agent ? { agentId: flags.agent } : {}),
-      ...(flags.status ? { status: flags.status } : {}),
-      ...(flags.task ? { taskId: flags.task } : {}),
-      ...(flags.orchestrator ? { orchestrator: flags.orchestrator } : {}),
-      ...(flags.field ? { field: flags.field as SearchField } : {}),
-      ...(flags.cursor ? { cursor: flags.cursor } : {}),
+      ...given({ toolId: flags.tool, agentId: flags.agent, status: flags.status, taskId: flags.task, orchestrator: flags.orchestrator, field: flags.field as SearchField | undefined, cursor: flags.cursor }),
     });
     process.stdout.write(`${flags.json ? JSON.stringify(answer, null, 2) : renderSearch(answer)}\n`);
     return 0;

@@ -1,11 +1,13 @@
 /**
  * Export (GET /v1/export, `tool-audit export`): every stored call, output, dependency or violation
  * of a time range (and of one task), in table order, as NDJSON, CSV or Parquet written by ClickHouse
- * itself. Pure: the statements and what their rows hold; the door streams them
- * (platform/clickhouse/door.ts `exportRows`) so memory stays bounded whatever the range.
+ * itself: the statements and what their rows hold, and {@link exportRows}, which hands one to the
+ * door to stream (platform/clickhouse/door.ts `exportRows`), so memory stays bounded whatever the range.
  */
 import { z } from 'zod';
+import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { ERROR_CATEGORY_SQL } from './rows.ts';
+import { chTime, type TimeWindow } from './sql.ts';
 import { VIOLATION_FILTERS } from './violations.ts';
 
 /** What can be exported. */
@@ -54,7 +56,7 @@ const STATEMENTS: Record<ExportKind, string> = {
   outputs: `SELECT toString(output_id) AS output_id, toString(call_id) AS call_id, nullIf(assumeNotNull(task_id), '') AS task_id, toString(tool_id) AS tool_id,
     toString(content_type) AS content_type, toString(content_hash) AS content_hash, size_bytes, sample, created_at, redactions, ingested_at, source
   FROM {db:Identifier}.tool_outputs
-  WHERE ${TIME('created_at')} AND ({task_id:String} = '' OR task_id = {task_id:String})
+  WHERE ${TIME('created_at')} AND ${TASK}
   ORDER BY tool_outputs.tool_id, tool_outputs.content_hash, tool_outputs.created_at, tool_outputs.output_id`,
   dependencies: `SELECT task_id, toString(preceding_call_id) AS preceding_call_id, toString(succeeding_call_id) AS succeeding_call_id,
     toString(preceding_tool_id) AS preceding_tool_id, toString(succeeding_tool_id) AS succeeding_tool_id, time_delta_ms, data_flow,
@@ -67,14 +69,6 @@ const STATEMENTS: Record<ExportKind, string> = {
   WHERE ${VIOLATION_FILTERS}
   ORDER BY violations.invariant, violations.detected_at, violations.violation_key`,
 };
-
-/** Which time each kind's range is over. */
-export const EXPORT_TIME_COLUMN: Record<ExportKind, string> = { calls: 'created_at', outputs: 'created_at', dependencies: 'ingested_at', violations: 'detected_at' };
-
-/** The statement of a kind: parameters {from}, {to} (DateTime64(3)) and {task_id} ('' for every task). */
-export function exportStatement(kind: ExportKind): string {
-  return STATEMENTS[kind];
-}
 
 /**
  * Settings of every export statement: a sort that read-in-order did not spare spills to disk past
@@ -91,8 +85,12 @@ export const EXPORT_SETTINGS = {
   output_format_json_quote_64bit_integers: 0,
 } as const;
 
-/** The parameters of {@link exportStatement} for a range and task. */
-export function exportStatementParams(from: string, to: string, taskId: string | undefined): Record<string, unknown> {
+/**
+ * The rows of an export of `kind` over a window (and one task) in `format`, as the door streams
+ * them (GET /v1/export and `tool-audit export` alike).
+ */
+export function exportRows(door: Pick<ClickHouseDoor, 'exportRows'>, p: { kind: ExportKind; format: ExportFormat; task?: string | undefined }, window: TimeWindow): AsyncIterable<Buffer> {
   // The violations' filter also takes an invariant, a call and a tool: none here.
-  return { from, to, task_id: taskId ?? '', invariant: '', call_id: '', tool_id: '' };
+  const params = { from: chTime(window.fromMs), to: chTime(window.toMs), task_id: p.task ?? '', invariant: '', call_id: '', tool_id: '' };
+  return door.exportRows(STATEMENTS[p.kind], params, EXPORT_FORMATS[p.format], EXPORT_SETTINGS);
 }

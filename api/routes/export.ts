@@ -8,9 +8,8 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { ClickHouseDoor } from '../../platform/clickhouse/door.ts';
-import { chTime } from '../../platform/clickhouse/statement.ts';
 import type { ApiKey } from '../../platform/config.ts';
-import { EXPORT_CONTENT_TYPES, EXPORT_FORMATS, EXPORT_SETTINGS, exportParamsSchema, exportStatement, exportStatementParams } from '../../queries/export.ts';
+import { EXPORT_CONTENT_TYPES, exportParamsSchema, exportRows } from '../../queries/export.ts';
 import { requireScope } from '../auth.ts';
 import { createRateLimiter, type RateLimitOptions } from '../rate-limit.ts';
 import { BadRequest, issuesText, listQuery, pathId, windowOf, type ReadDefaults } from '../read-params.ts';
@@ -44,9 +43,7 @@ export function registerExportRoute(app: FastifyInstance, deps: ExportApiDeps): 
       throw err;
     }
     const { kind, format } = q.data;
-    const statement = exportStatement(kind);
-    const params = exportStatementParams(chTime(window.fromMs), chTime(window.toMs), q.data.task);
-    const rows = deps.clickhouse.exportRows(statement, params, EXPORT_FORMATS[format], EXPORT_SETTINGS)[Symbol.asyncIterator]();
+    const rows = exportRows(deps.clickhouse, q.data, window)[Symbol.asyncIterator]();
     // The first bytes before the status: a statement refused at once is an error answer, not a 200.
     const first = await rows.next();
     const name = `tool-audit-${kind}-${new Date(window.fromMs).toISOString().slice(0, 10)}.${format}`;

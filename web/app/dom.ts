@@ -36,6 +36,13 @@ export function link(href: string, ...children: Child[]): HTMLAnchorElement {
 /** The page URL of a task and of a tool. */
 export const taskHref = (id: string) => `/tasks/${encodeURIComponent(id)}`;
 export const toolHref = (id: string) => `/tools/${encodeURIComponent(id)}`;
+/** The page URL of a call: its task's page with the call selected. */
+export const callHref = (taskId: string, callId: string) => `${taskHref(taskId)}?call=${encodeURIComponent(callId)}`;
+
+/** The link to a list's next (older) page, or nothing on its last page. */
+export function olderLink(href: string | null, text: string): HTMLElement | '' {
+  return href ? el('p', {}, link(href, text)) : '';
+}
 
 /** A column of {@link table}. */
 export interface Column<T> {

@@ -8,24 +8,21 @@ import type { ManifestAnswer } from '../../queries/schemas.ts';
 
 type Entry = ManifestAnswer['tools'][string];
 
-/** The URL of the page with these filters. Pure. */
-export function violationsHref(f: { hours?: number; invariant?: string; task?: string; tool?: string; cursor?: string }): string {
+/** A page's URL with its filters that are set, in the order given. Pure. */
+export function pageHref(path: string, filters: Readonly<Record<string, string | number | undefined>>): string {
   const q = new URLSearchParams();
-  if (f.hours !== undefined) q.set('hours', String(f.hours));
-  if (f.invariant) q.set('invariant', f.invariant);
-  if (f.task) q.set('task', f.task);
-  if (f.tool) q.set('tool', f.tool);
-  if (f.cursor) q.set('cursor', f.cursor);
-  return q.size ? `/violations?${q}` : '/violations';
+  for (const [k, v] of Object.entries(filters)) if (v !== undefined && v !== '') q.set(k, String(v));
+  return q.size ? `${path}?${q}` : path;
 }
 
-/** The URL of the page with these filters. Pure. */
+/** The URL of the /violations page with these filters. Pure. */
+export function violationsHref(f: { hours?: number; invariant?: string; task?: string; tool?: string; cursor?: string }): string {
+  return pageHref('/violations', { hours: f.hours, invariant: f.invariant, task: f.task, tool: f.tool, cursor: f.cursor });
+}
+
+/** The URL of the /hints page with these filters. Pure. */
 export function hintsHref(f: { hours?: number; kind?: string; cursor?: string }): string {
-  const q = new URLSearchParams();
-  if (f.hours !== undefined) q.set('hours', String(f.hours));
-  if (f.kind) q.set('kind', f.kind);
-  if (f.cursor) q.set('cursor', f.cursor);
-  return q.size ? `/hints?${q}` : '/hints';
+  return pageHref('/hints', { hours: f.hours, kind: f.kind, cursor: f.cursor });
 }
 
 /** The evidence's plain figures (numbers, strings, booleans; counts of lists and maps) as `name value` lines. Pure. */
@@ -37,14 +34,9 @@ export function evidenceFigures(evidence: Record<string, unknown>): string[] {
   });
 }
 
-/** The page's URL with these filters. Pure. */
+/** The URL of the /quarantine page with these filters. Pure. */
 export function quarantineHref(f: { hours?: number; reason?: string; cursor?: string; id?: string }): string {
-  const q = new URLSearchParams();
-  if (f.hours !== undefined) q.set('hours', String(f.hours));
-  if (f.reason) q.set('reason', f.reason);
-  if (f.cursor) q.set('cursor', f.cursor);
-  if (f.id) q.set('id', f.id);
-  return q.size ? `/quarantine?${q}` : '/quarantine';
+  return pageHref('/quarantine', { hours: f.hours, reason: f.reason, cursor: f.cursor, id: f.id });
 }
 
 /** Where a packet came from, in one line. Pure. */
@@ -101,12 +93,7 @@ export interface SearchFilters {
   cursor: string;
 }
 
-/** The URL of the search page. Pure. */
+/** The URL of the /search page with these filters. Pure. */
 export function searchHref(f: Partial<SearchFilters>): string {
-  const q = new URLSearchParams();
-  for (const k of ['q', 'hours', 'tool', 'status', 'task', 'field', 'cursor'] as const) {
-    const v = f[k];
-    if (v !== undefined && v !== '') q.set(k, String(v));
-  }
-  return q.size ? `/search?${q}` : '/search';
+  return pageHref('/search', { q: f.q, hours: f.hours, tool: f.tool, status: f.status, task: f.task, field: f.field, cursor: f.cursor });
 }

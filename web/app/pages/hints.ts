@@ -5,7 +5,7 @@
  */
 import type { HintsList } from '../../../queries/schemas.ts';
 import { getJson } from '../api.ts';
-import { el, json, link, table, taskHref, toolHref, windowPicker } from '../dom.ts';
+import { el, json, link, olderLink, table, taskHref, toolHref, windowPicker } from '../dom.ts';
 import { formatMs, formatTime, formatUsd } from '../format.ts';
 import { lastHours } from '../window.ts';
 import { evidenceFigures, hintsHref } from '../finding-model.ts';
@@ -56,6 +56,6 @@ export async function hintsPage(root: HTMLElement, f: { hours: number; kind: str
           { testId: 'hint-table' },
         )
       : el('p', { role: 'status' }, 'No hints in this window.'),
-    answer.next_cursor ? el('p', {}, link(hintsHref({ ...f, cursor: answer.next_cursor }), 'Older hints →')) : '',
+    olderLink(answer.next_cursor && hintsHref({ ...f, cursor: answer.next_cursor }), 'Older hints →'),
   );
 }

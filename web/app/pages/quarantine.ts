@@ -6,7 +6,7 @@
  */
 import type { QuarantineList, QuarantineRecord, QuarantineShow } from '../../../queries/quarantine-schemas.ts';
 import { ApiError, getJson, postJson } from '../api.ts';
-import { el, facts, link, table, windowPicker } from '../dom.ts';
+import { el, facts, link, olderLink, table, windowPicker } from '../dom.ts';
 import { formatCount, formatTime } from '../format.ts';
 import { lastHours } from '../window.ts';
 import { quarantineHref, sourceText } from '../finding-model.ts';
@@ -119,6 +119,6 @@ export async function quarantinePage(root: HTMLElement, f: { hours: number; reas
           { testId: 'quarantine-table' },
         )
       : el('p', { role: 'status' }, 'Nothing quarantined in this window.'),
-    list.next_cursor ? el('p', {}, link(quarantineHref({ ...f, cursor: list.next_cursor }), 'Older packets →')) : '',
+    olderLink(list.next_cursor && quarantineHref({ ...f, cursor: list.next_cursor }), 'Older packets →'),
   );
 }

@@ -6,7 +6,7 @@
  */
 import type { SearchAnswer } from '../../../queries/schemas.ts';
 import { getJson } from '../api.ts';
-import { el, link, table, taskHref, toolHref, windowPicker } from '../dom.ts';
+import { callHref, el, link, olderLink, table, taskHref, toolHref, windowPicker } from '../dom.ts';
 import { searchHref, type SearchFilters } from '../finding-model.ts';
 import { formatTime } from '../format.ts';
 import { lastHours } from '../window.ts';
@@ -14,6 +14,8 @@ import { lastHours } from '../window.ts';
 type Hit = SearchAnswer['hits'][number];
 
 const FIELD_NAMES: Record<Hit['field'], string> = { args: 'args', result_summary: 'result summary', error: 'error', sample: 'output sample', content: 'output content' };
+
+const callCode = (h: Hit) => el('code', { title: h.call_id }, h.call_id.slice(0, 8));
 
 /** The header's search box: every page can search. */
 export function siteSearchForm(go: (href: string) => void, q = ''): HTMLElement {
@@ -54,7 +56,6 @@ export async function searchPage(root: HTMLElement, f: SearchFilters, go: (href:
     field: f.field || undefined,
     cursor: f.cursor || undefined,
   });
-  const callHref = (h: Hit) => (h.task_id ? `${taskHref(h.task_id)}?call=${encodeURIComponent(h.call_id)}` : null);
   root.replaceChildren(
     el('h1', {}, 'Search'),
     form,
@@ -67,14 +68,14 @@ export async function searchPage(root: HTMLElement, f: SearchFilters, go: (href:
             { title: 'found in', cell: (h) => FIELD_NAMES[h.field] },
             { title: 'tool', cell: (h) => link(toolHref(h.tool_id), h.tool_id) },
             { title: 'task', cell: (h) => (h.task_id ? link(taskHref(h.task_id), h.task_id) : '–') },
-            { title: 'call', cell: (h) => { const href = callHref(h); const code = el('code', { title: h.call_id }, h.call_id.slice(0, 8)); return href ? link(href, code) : code; } },
+            { title: 'call', cell: (h) => (h.task_id ? link(callHref(h.task_id, h.call_id), callCode(h)) : callCode(h)) },
             { title: 'excerpt', cell: (h) => marked(h.excerpt, f.q) },
           ],
           answer.hits,
           { testId: 'search-table' },
         )
       : el('p', { role: 'status' }, 'Nothing found in this window.'),
-    answer.next_cursor ? el('p', {}, link(searchHref({ ...f, cursor: answer.next_cursor }), 'Older hits →')) : '',
+    olderLink(answer.next_cursor && searchHref({ ...f, cursor: answer.next_cursor }), 'Older hits →'),
   );
 }
 

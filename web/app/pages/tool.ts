@@ -7,7 +7,7 @@
 import type { Invocation, InvocationList, ToolStats } from '../../../queries/schemas.ts';
 import { getJson } from '../api.ts';
 import { barChart } from '../charts.ts';
-import { el, facts, link, table, taskHref, windowPicker } from '../dom.ts';
+import { callHref, el, facts, link, table, windowPicker } from '../dom.ts';
 import { formatCount, formatMs, formatPct, formatTime, formatUsd } from '../format.ts';
 import { lastHours } from '../window.ts';
 
@@ -70,7 +70,7 @@ function callTable(caption: string, calls: Invocation[], testId: string): HTMLEl
   return table<Invocation>(
     caption,
     [
-      { title: 'task', cell: (c) => (c.task_id ? link(`${taskHref(c.task_id)}?call=${encodeURIComponent(c.call_id)}`, c.task_id) : '(no task)') },
+      { title: 'task', cell: (c) => (c.task_id ? link(callHref(c.task_id, c.call_id), c.task_id) : '(no task)') },
       { title: 'started (UTC)', cell: (c) => formatTime(c.created_at), sort: (c) => c.created_at },
       { title: 'status', cell: (c) => el('span', { class: `status s-${c.status}` }, c.status) },
       { title: 'duration', cell: (c) => formatMs(c.duration_ms), sort: (c) => c.duration_ms, numeric: true },

@@ -6,7 +6,7 @@
  */
 import type { Violations } from '../../../queries/schemas.ts';
 import { getJson } from '../api.ts';
-import { el, facts, link, table, taskHref, windowPicker } from '../dom.ts';
+import { callHref, el, facts, link, olderLink, table, taskHref, windowPicker } from '../dom.ts';
 import { formatCount, formatTime, short } from '../format.ts';
 import { lastHours } from '../window.ts';
 import { violationsHref } from '../finding-model.ts';
@@ -29,7 +29,7 @@ export interface ViolationFilters {
 /** A call a finding names: a link to it in its task's page when its task is known. */
 function callLink(v: Violation, id: string): Node {
   const text = el('code', { title: id }, short(id, 12));
-  return v.task_id ? link(`${taskHref(v.task_id)}?call=${encodeURIComponent(id)}`, text) : text;
+  return v.task_id ? link(callHref(v.task_id, id), text) : text;
 }
 
 /** Renders the violations page. */
@@ -80,6 +80,6 @@ export async function violationsPage(root: HTMLElement, f: ViolationFilters, go:
           { testId: 'violation-table' },
         )
       : el('p', { role: 'status' }, 'No violations in this window.'),
-    answer.next_cursor ? el('p', {}, link(violationsHref({ ...f, cursor: answer.next_cursor }), `Older violations →`)) : '',
+    olderLink(answer.next_cursor && violationsHref({ ...f, cursor: answer.next_cursor }), 'Older violations →'),
   );
 }
