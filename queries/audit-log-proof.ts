@@ -58,8 +58,7 @@ export async function consistencyProof(ch: StatementRunner, db: string, p: { fro
   const [[from], [to]] = await Promise.all([headsBetween(sel, p.fromSize, p.fromSize, 1), headsBetween(sel, p.toSize, p.toSize, 1)]);
   if (!from || !to) return null;
   const proof = await consistencyPath(p.fromSize, p.toSize, rangeHasher(logTiles(sel)));
-  const served = (h: typeof from) => ({ ...h, public_key: (h as { public_key?: string }).public_key ?? '' });
-  return { from: served(from), to: served(to), proof: proof.map((b) => b.toString('hex')) };
+  return { from, to, proof: proof.map((b) => b.toString('hex')) };
 }
 
 /** Signed heads, oldest first (GET /v1/log/heads: what someone outside keeps). */
@@ -78,7 +77,7 @@ export interface LogHeadsParams {
 export async function logHeads(ch: StatementRunner, db: string, p: LogHeadsParams, ctx: QueryContext): Promise<LogHeads> {
   const sel: LogSelect = (sql, params) => runQuery(ch, { name: 'audit_log_heads', sql }, { db, ...params }, ctx);
   const heads = await headsBetween(sel, p.fromSize, p.toSize, p.limit);
-  return { heads: heads.map((h) => ({ ...h, public_key: (h as { public_key?: string }).public_key ?? '' })) };
+  return { heads };
 }
 
 /** The proof of a record, or why there is none: unknown record, or not in a signed tree yet. */
@@ -95,5 +94,5 @@ export async function inclusionProof(ch: StatementRunner, db: string, kind: Leaf
   // The ranges the path needs are known before any is read: their hashes are fetched at once.
   const tiles = await fetchTiles(sel, planReads(inclusionRanges(leaf.index, head.tree_size)));
   const path = await inclusionPath(leaf.index, head.tree_size, rangeHasher(tiles));
-  return { leaf: { kind, key, index: leaf.index, hash: leaf.hash, data }, path: path.map((p) => p.toString('hex')), head: { ...head, public_key: (head as { public_key?: string }).public_key ?? '' } };
+  return { leaf: { kind, key, index: leaf.index, hash: leaf.hash, data }, path: path.map((p) => p.toString('hex')), head };
 }

@@ -28,14 +28,14 @@ export function splitPoint(n: number): number {
 export function rootOf(leaves: readonly Uint8Array[]): Buffer {
   if (leaves.length === 0) return createHash('sha256').digest();
   // Bottom-up, one level at a time: an odd last node is carried up, which gives RFC 9162's tree.
-  let level: Buffer[] = leaves.map((l) => Buffer.from(l));
+  let level: readonly Uint8Array[] = leaves;
   while (level.length > 1) {
-    const next: Buffer[] = [];
-    for (let i = 0; i + 1 < level.length; i += 2) next.push(nodeHash(level[i] as Buffer, level[i + 1] as Buffer));
-    if (level.length % 2 === 1) next.push(level[level.length - 1] as Buffer);
+    const next: Uint8Array[] = [];
+    for (let i = 0; i + 1 < level.length; i += 2) next.push(nodeHash(level[i] as Uint8Array, level[i + 1] as Uint8Array));
+    if (level.length % 2 === 1) next.push(level[level.length - 1] as Uint8Array);
     level = next;
   }
-  return level[0] as Buffer;
+  return Buffer.from(level[0] as Uint8Array);
 }
 
 /** Hash of the leaves [start, end) of the tree; what proofs are made of. */
@@ -87,7 +87,7 @@ export async function consistencyPath(from: number, to: number, range: RangeHash
   return out.reverse();
 }
 
-const eq = (a: Uint8Array, b: Uint8Array) => Buffer.compare(Buffer.from(a), Buffer.from(b)) === 0;
+const eq = (a: Uint8Array, b: Uint8Array) => Buffer.compare(a, b) === 0;
 
 /** True when `path` proves leaf hash `leaf` at `index` in the tree of `size` leaves with root `root` (RFC 9162 §2.1.3.2). */
 export function verifyInclusion(index: number, size: number, leaf: Uint8Array, path: readonly Uint8Array[], root: Uint8Array): boolean {
@@ -99,11 +99,9 @@ export function verifyInclusion(index: number, size: number, leaf: Uint8Array, p
     if (sn === 0) return false;
     if (fn % 2 === 1 || fn === sn) {
       r = nodeHash(p, r);
-      if (fn % 2 === 0) {
-        while (fn % 2 === 0 && fn !== 0) {
-          fn = Math.floor(fn / 2);
-          sn = Math.floor(sn / 2);
-        }
+      while (fn % 2 === 0 && fn !== 0) {
+        fn = Math.floor(fn / 2);
+        sn = Math.floor(sn / 2);
       }
     } else {
       r = nodeHash(r, p);
@@ -132,11 +130,9 @@ export function verifyConsistency(from: number, to: number, fromRoot: Uint8Array
     if (fn % 2 === 1 || fn === sn) {
       fr = nodeHash(c, fr);
       sr = nodeHash(c, sr);
-      if (fn % 2 === 0) {
-        while (fn % 2 === 0 && fn !== 0) {
-          fn = Math.floor(fn / 2);
-          sn = Math.floor(sn / 2);
-        }
+      while (fn % 2 === 0 && fn !== 0) {
+        fn = Math.floor(fn / 2);
+        sn = Math.floor(sn / 2);
       }
     } else {
       sr = nodeHash(sr, c);

@@ -19,7 +19,7 @@ import { rootOf } from '../../schemas/merkle.ts';
 import { periodic, type PeriodicJob } from '../scheduler.ts';
 import { readWatermark, writeWatermark } from '../store.ts';
 import { publicKeyText, signHead, type TreeHead } from './heads.ts';
-import { LEAF_KINDS, leafSelect, storedColumn, leafTable } from './leaf-sql.ts';
+import { BLOCK, BLOCK_ROOTS, LEAF_KINDS, leafSelect, storedColumn, leafTable } from './leaf-sql.ts';
 import { doorSelect, logTiles } from './log-store.ts';
 import { rangeHasher, TILE_LEVELS } from './tiles.ts';
 
@@ -77,7 +77,7 @@ export function createAuditLogBuilder(deps: AuditLogBuilderDeps): PeriodicJob<Au
 }
 
 /** Leaves in the log (their indexes are 0 … n-1). */
-export async function treeSize(ch: ClickHouseDoor): Promise<number> {
+async function treeSize(ch: ClickHouseDoor): Promise<number> {
   const [r] = await ch.select<{ n: string }>('SELECT count() AS n FROM {db:Identifier}.audit_log_leaves');
   return Number(r?.n ?? 0);
 }
@@ -111,8 +111,16 @@ async function appendStep(deps: AuditLogBuilderDeps, now: number, size: number):
 /** Stores the roots of the subtrees of 2^8, 2^16, 2^24 leaves completed between sizes `before` and `after`. */
 async function storeNodes(ch: ClickHouseDoor, before: number, after: number): Promise<void> {
   const tiles = logTiles(doorSelect(ch));
-  // Lowest level first: a level's roots are made of the level below's, 256 at a time.
-  for (const level of [...TILE_LEVELS].reverse()) {
+  // Level 8, from the leaves: computed where they are, a million leaves a statement (reading them
+  // back to hash here grew with every leaf added); only blocks of all 256 leaves get a root.
+  const firstBlock = Math.floor(before / BLOCK);
+  const lastBlock = Math.floor(after / BLOCK);
+  for (let b0 = firstBlock; b0 < lastBlock; b0 += 4096) {
+    const b1 = Math.min(lastBlock, b0 + 4096);
+    await ch.command(`INSERT INTO {db:Identifier}.audit_log_nodes (level, node_index, hash) SELECT 8, blk, lower(hex(l[1])) FROM (${BLOCK_ROOTS}) WHERE c = ${BLOCK}`, { a: b0 * BLOCK, b: b1 * BLOCK });
+  }
+  // Then each level above, lowest first: its roots are made of the level below's, 256 at a time.
+  for (const level of TILE_LEVELS.filter((l) => l > 8).reverse()) {
     const size = 2 ** level;
     const first = Math.floor(before / size);
     const last = Math.floor(after / size);
@@ -120,7 +128,7 @@ async function storeNodes(ch: ClickHouseDoor, before: number, after: number): Pr
     // leaves read one block at a time took one statement per 256 leaves.
     for (let b0 = first; b0 < last; b0 += 256) {
       const b1 = Math.min(last, b0 + 256);
-      const below = level === 8 ? await tiles.leaves(b0 * 256, b1 * 256) : await tiles.nodes(level - 8, b0 * 256, b1 * 256);
+      const below = await tiles.nodes(level - 8, b0 * 256, b1 * 256);
       const rows = [];
       for (let b = b0; b < b1; b++) rows.push({ key: `${level}/${b}`, row: { level, node_index: b, hash: rootOf(below.slice((b - b0) * 256, (b - b0 + 1) * 256)).toString('hex') } });
       await ch.insertRows('audit_log_nodes', rows);

@@ -38,16 +38,18 @@ export function logTiles(sel: LogSelect): TileReader {
 
 const HEAD_COLUMNS = `tree_size, root_hash, toUnixTimestamp64Milli(built_to) AS built_to_ms, toUnixTimestamp64Milli(signed_at) AS signed_at_ms, key_id, signature, public_key`;
 type HeadRow = Omit<TreeHead, 'tree_size' | 'built_to_ms' | 'signed_at_ms'> & { tree_size: string; built_to_ms: string; signed_at_ms: string; public_key: string };
-const toHead = (r: HeadRow): TreeHead & { public_key: string } => ({ ...r, tree_size: Number(r.tree_size), built_to_ms: Number(r.built_to_ms), signed_at_ms: Number(r.signed_at_ms) });
+/** A head as stored: with the public key it was signed with. */
+export type StoredHead = TreeHead & { public_key: string };
+const toHead = (r: HeadRow): StoredHead => ({ ...r, tree_size: Number(r.tree_size), built_to_ms: Number(r.built_to_ms), signed_at_ms: Number(r.signed_at_ms) });
 
 /** The newest signed head, or undefined before the first. */
-export async function latestHead(sel: LogSelect): Promise<TreeHead | undefined> {
+export async function latestHead(sel: LogSelect): Promise<StoredHead | undefined> {
   const [r] = await sel<HeadRow>(`SELECT ${HEAD_COLUMNS} FROM {db:Identifier}.audit_log_heads ORDER BY tree_size DESC, signed_at DESC LIMIT 1`);
   return r ? toHead(r) : undefined;
 }
 
 /** Signed heads with tree_size in [from, to], oldest first (at most `limit`). */
-export async function headsBetween(sel: LogSelect, from: number, to: number, limit: number): Promise<TreeHead[]> {
+export async function headsBetween(sel: LogSelect, from: number, to: number, limit: number): Promise<StoredHead[]> {
   const rows = await sel<HeadRow>(
     `SELECT ${HEAD_COLUMNS} FROM {db:Identifier}.audit_log_heads WHERE tree_size >= {from:UInt64} AND tree_size <= {to:UInt64} ORDER BY tree_size, signed_at LIMIT 1 BY tree_size LIMIT {limit:UInt64}`,
     { from, to, limit },

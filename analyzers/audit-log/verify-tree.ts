@@ -4,27 +4,10 @@
  * itself are named by the block of 256 leaves they are in.
  */
 import type { ClickHouseDoor } from '../../platform/clickhouse/door.ts';
+import { BLOCK, BLOCK_ROOTS } from './leaf-sql.ts';
 import { doorSelect, logTiles } from './log-store.ts';
 import { rangeHasher } from './tiles.ts';
 
-const BLOCK = 256;
-
-/** The elements of an array at odd (1st, 3rd, …) or even positions: the left and right of each pair. */
-const side = (l: string, odd: boolean) => `arrayFilter((v, i) -> i % 2 = ${odd ? 1 : 0}, ${l}, arrayEnumerate(${l}))`;
-
-/**
- * Each block of 256 leaves in [a, b) with its root computed by ClickHouse where the leaves are: 8
- * levels of RFC 9162 node hashes, each level a subquery over the one below, its pairs zipped from
- * the left and right elements (a lambda that indexed into the level below instead copied that
- * array into every element: 0.86 s per million leaves against 0.1 s). A block of other than 256
- * leaves is cut or padded to 256 first (zipping needs pairs), and named by its count.
- */
-const BLOCK_ROOTS = (() => {
-  let q = `SELECT intDiv(leaf_index, ${BLOCK}) AS blk, count() AS c, arrayResize(arrayMap(p -> p.2, arraySort(p -> p.1, groupArray((leaf_index, leaf_hash)))), ${BLOCK}) AS l
-    FROM {db:Identifier}.audit_log_leaves WHERE leaf_index >= {a:UInt64} AND leaf_index < {b:UInt64} GROUP BY blk`;
-  for (let level = 1; level <= 8; level++) q = `SELECT blk, c, arrayMap((x, y) -> SHA256(concat(char(1), x, y)), ${side('l', true)}, ${side('l', false)}) AS l FROM (${q})`;
-  return q;
-})();
 
 /**
  * The blocks in [a, b) whose leaves do not give their stored root, joined with the stored level-8
