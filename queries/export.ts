@@ -5,7 +5,6 @@
  * door to stream (platform/clickhouse/door.ts `exportRows`), so memory stays bounded whatever the range.
  */
 import { z } from 'zod';
-import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { ERROR_CATEGORY_SQL } from './rows.ts';
 import { chTime, type TimeWindow } from './sql.ts';
 import { VIOLATION_FILTERS } from './violations.ts';
@@ -85,11 +84,16 @@ export const EXPORT_SETTINGS = {
   output_format_json_quote_64bit_integers: 0,
 } as const;
 
+/** What an export needs of the door (platform/clickhouse/door.ts): query SQL takes no client. */
+export interface ExportRunner {
+  exportRows(query: string, params: Record<string, unknown>, format: (typeof EXPORT_FORMATS)[ExportFormat], settings: Record<string, string | number>): AsyncIterable<Buffer>;
+}
+
 /**
  * The rows of an export of `kind` over a window (and one task) in `format`, as the door streams
  * them (GET /v1/export and `tool-audit export` alike).
  */
-export function exportRows(door: Pick<ClickHouseDoor, 'exportRows'>, p: { kind: ExportKind; format: ExportFormat; task?: string | undefined }, window: TimeWindow): AsyncIterable<Buffer> {
+export function exportRows(door: ExportRunner, p: { kind: ExportKind; format: ExportFormat; task?: string | undefined }, window: TimeWindow): AsyncIterable<Buffer> {
   // The violations' filter also takes an invariant, a call and a tool: none here.
   const params = { from: chTime(window.fromMs), to: chTime(window.toMs), task_id: p.task ?? '', invariant: '', call_id: '', tool_id: '' };
   return door.exportRows(STATEMENTS[p.kind], params, EXPORT_FORMATS[p.format], EXPORT_SETTINGS);
