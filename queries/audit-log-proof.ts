@@ -2,9 +2,9 @@
  * A record's proof of inclusion in the audit log (GET /v1/calls/{call_id}/proof, GET
  * /v1/outputs/{output_id}/proof): the leaf — the record as serialized into it, and its hash —
  * its inclusion path in the newest signed tree, and that tree's signed head. Everything
- * `tool-audit verify-proof` needs to check it offline with the public key alone. Reads one leaf by
- * key (the leaves' by_key projection), the row it came from, and at most ~255 stored hashes per
- * tile level per step of the path.
+ * `tool-audit verify-proof` needs to check it offline with the public key alone. Reads the row,
+ * its leaf at the row's storage time, and at most ~255 stored hashes per tile level per step of
+ * the path.
  */
 import { z } from 'zod';
 import { keyFilter, keysFilter, leafSelect, type LeafKind } from '../analyzers/audit-log/leaf-sql.ts';
@@ -83,14 +83,20 @@ export async function logHeads(ch: StatementRunner, db: string, p: LogHeadsParam
 /** The proof of a record, or why there is none: unknown record, or not in a signed tree yet. */
 export async function inclusionProof(ch: StatementRunner, db: string, kind: LeafKind, key: string, ctx: QueryContext): Promise<InclusionProof | NoProof> {
   const sel: LogSelect = (sql, params) => runQuery(ch, { name: 'audit_log', sql, settings: { max_threads: 1 } }, { db, ...params }, ctx);
-  // The leaf, the newest head and the row's data do not depend on each other: asked for at once.
-  const row = (filter: string, params: Record<string, unknown>) => sel<{ data: string }>(`SELECT data FROM (${leafSelect(kind, filter, true)}) LIMIT 1`, params);
-  const [leaf, head, rows] = await Promise.all([leafOf(sel, kind, key), latestHead(sel), row(keyFilter(kind), { key })]);
-  if (!leaf) return { why: rows.length > 0 ? 'not_yet' : 'unknown' };
-  if (!head || head.tree_size <= leaf.index) return { why: 'not_yet' };
-  // A row whose created_at was changed is not where the keys table says: found the slow way, it
-  // then fails its check, as it should.
-  const data = rows[0]?.data ?? (await row(keysFilter(kind), { keys: [key] }))[0]?.data ?? '';
+  const rowOf = async (filter: string, params: Record<string, unknown>) =>
+    (await sel<{ data: string; stored_ms: string }>(`SELECT data, toUnixTimestamp64Milli(stored_at) AS stored_ms FROM (${leafSelect(kind, filter, true)}) LIMIT 1`, params))[0];
+  // The newest head and the row do not depend on each other: asked for at once. A row whose
+  // created_at was changed is not where the keys table says: found the slow way, it then fails
+  // its check, as it should.
+  const [head, found] = await Promise.all([latestHead(sel), rowOf(keyFilter(kind), { key })]);
+  const row = found ?? (await rowOf(keysFilter(kind), { keys: [key] }));
+  if (!row) return { why: 'unknown' };
+  const storedMs = Number(row.stored_ms);
+  // The leaf at the row's storage time; a row the log should hold but not at that time (its
+  // storage time was changed) is looked for by key alone, and then fails its check.
+  const leaf = (await leafOf(sel, kind, key, storedMs)) ?? (head && storedMs <= head.built_to_ms ? await leafOf(sel, kind, key) : undefined);
+  if (!leaf || !head || head.tree_size <= leaf.index) return { why: 'not_yet' };
+  const data = row.data;
   // The ranges the path needs are known before any is read: their hashes are fetched at once.
   const tiles = await fetchTiles(sel, planReads(inclusionRanges(leaf.index, head.tree_size)));
   const path = await inclusionPath(leaf.index, head.tree_size, rangeHasher(tiles));

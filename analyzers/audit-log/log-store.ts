@@ -57,14 +57,18 @@ export async function headsBetween(sel: LogSelect, from: number, to: number, lim
   return rows.map(toHead);
 }
 
-/** A record's leaf: its index and hash (hex), or undefined when it has none (yet). */
-export async function leafOf(sel: LogSelect, kind: LeafKind, key: string): Promise<{ index: number; hash: string } | undefined> {
-  // The index by key (the by_key projection), then the hash by index (the table's order).
+/**
+ * A record's leaf: its index and hash (hex), or undefined when it has none (yet). With `storedMs`
+ * (the row's storage time, epoch ms) the leaves' min/max index on stored_at finds the granule of
+ * that instant (leaves are in storage order); without it every leaf of the kind is scanned, for
+ * a row whose storage time no longer matches its leaf.
+ */
+export async function leafOf(sel: LogSelect, kind: LeafKind, key: string, storedMs?: number): Promise<{ index: number; hash: string } | undefined> {
+  const at = storedMs === undefined ? '' : "stored_at = fromUnixTimestamp64Milli({at:Int64}, 'UTC') AND ";
   const [r] = await sel<{ i: string; h: string }>(
     `SELECT leaf_index AS i, lower(hex(leaf_hash)) AS h FROM {db:Identifier}.audit_log_leaves
-     WHERE leaf_index IN (SELECT leaf_index FROM {db:Identifier}.audit_log_leaves WHERE kind = {kind:String} AND record_key = {key:String})
-     ORDER BY leaf_index LIMIT 1`,
-    { kind, key },
+     WHERE ${at}kind = {kind:String} AND record_key = {key:String} ORDER BY leaf_index LIMIT 1`,
+    { kind, key, ...(storedMs === undefined ? {} : { at: storedMs }) },
   );
   return r ? { index: Number(r.i), hash: r.h } : undefined;
 }

@@ -155,6 +155,17 @@ describe('audit log', () => {
     const capped = await verifyLog(door, { retentionDays: RETENTION, maxFindings: 2 });
     expect(capped.findings).toHaveLength(2);
     expect(capped.found).toEqual({ altered: 2, deleted: 1, inserted: 2, log: 0 });
+    // Proofs of tampered calls: the altered one and the moved one (its leaf is no longer at the
+    // row's storage time) still come with their leaf, whose hash the served data no longer gives;
+    // the deleted one is unknown.
+    for (const c of [altered, moved]) {
+      const p = await queries.callProof({ callId: c.call_id });
+      if ('why' in p) throw new Error(`no proof of ${c.call_id}: ${p.why}`);
+      const logged = await door.select<{ i: string; h: string }>("SELECT leaf_index AS i, lower(hex(leaf_hash)) AS h FROM {db:Identifier}.audit_log_leaves WHERE kind = 'tool_call' AND record_key = {k:String}", { k: c.call_id });
+      expect([p.leaf.index, p.leaf.hash]).toEqual([Number(logged[0]?.i), logged[0]?.h]);
+      expect(sha(Buffer.concat([Buffer.from([0]), Buffer.from(p.leaf.data)])).toString('hex')).not.toBe(p.leaf.hash);
+    }
+    expect(await queries.callProof({ callId: deleted.call_id })).toEqual({ why: 'unknown' });
 
     // A part of outputs dropped: every output in it is reported deleted, and nothing else is new.
     const [part] = await door.select<{ name: string; rows: string }>("SELECT name, rows FROM system.parts WHERE database = {db:String} AND table = 'tool_outputs' AND active ORDER BY rows DESC LIMIT 1");
