@@ -15,7 +15,7 @@ import { HISTORY_GENERATOR, type HistoryMeta, type HistoryShape, type RunState }
 
 
 /** Runs bench/history-db-child.ts (one data directory per process). */
-const child = <T>(cmd: 'build' | 'inspect' | 'migrate' | 'storage', o: object, log: (s: string) => void): Promise<T> => benchChild<T>('history-db-child.ts', cmd, o, log);
+const child = <T>(cmd: 'build' | 'inspect' | 'migrate' | 'storage' | 'jobs', o: object, log: (s: string) => void): Promise<T> => benchChild<T>('history-db-child.ts', cmd, o, log);
 
 /** The history of this shape: reused when <dir>/base.json records the same shape and generator, else built. */
 export async function ensureHistory(dir: string, shape: HistoryShape, log: (s: string) => void): Promise<HistoryMeta & { built: boolean }> {
@@ -67,6 +67,14 @@ export function emptyDataDir(dir: string): string {
 /** Bytes per table, projection and column of a data directory's active parts (bench:storage). */
 export function storageOf(dataDir: string, log: (s: string) => void): Promise<StorageReport> {
   return child<StorageReport>('storage', { dataDir }, log);
+}
+
+/**
+ * What a deployment adds to the history once its jobs have caught up (bench:storage): the dedup
+ * indexer run over every call, and the audit log built over every record with one signed head.
+ */
+export function runJobs(dataDir: string, log: (s: string) => void): Promise<{ dedupSeconds: number; auditSeconds: number; leaves: number }> {
+  return child('jobs', { dataDir }, log);
 }
 
 /** Watermark writes, violations and rows of a stopped run's data directory. */
