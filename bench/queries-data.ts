@@ -5,9 +5,13 @@
  * same data; the database is kept between runs and reused when its recorded shape matches.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
+import { FINGERPRINT_DIGITS } from '../ingest/ports.ts';
 import { migrate } from '../platform/clickhouse/migrate.ts';
 import { refreshDedupIndex } from '../analyzers/dedup-index.ts';
 import { cutoverAtEpoch } from '../platform/clickhouse/cutover.ts';
+
+/** A fingerprint as ingest stores it (ingest/ports.ts: 16 hex digits, then 16 zeros), of 16 random bytes. */
+const FP = (bytes: string) => `concat(lower(substring(hex(${bytes}), 1, ${FINGERPRINT_DIGITS})), repeat('0', ${32 - FINGERPRINT_DIGITS}))`;
 import { createClickHouseDoor } from '../platform/clickhouse/door.ts';
 
 /** Shape of the generated workload. */
@@ -85,7 +89,7 @@ SELECT
   if(tool IN ('llm_summarize', 'translate_text'),
      concat('{"input_tokens": ', toString(h % 4000), ', "output_tokens": ', toString(h % 700), '}'), NULL),
   ts,
-  substring(hex(sipHash128('fp', n)), 1, 32),
+  ${FP("sipHash128('fp', n)")},
   'bench',
   -- ingested a few seconds after the call, as through the pipeline (the indexers key on it)
   ts + toIntervalMillisecond(500 + sipHash64('i', n) % 5000)
@@ -110,7 +114,7 @@ SELECT
   if(ctype = 'chart_id', concat('chart-', substring(hex(SHA256(key)), 1, 16)),
      substring(repeat(concat('{"title": "', key, '", "url": "https://example.com/', toString(h % 997), '", "snippet": "lorem ipsum dolor"}, '), 12), 1, 500)),
   created_at + toIntervalMillisecond(duration_ms),
-  substring(hex(sipHash128('fpo', call_id)), 1, 32), 'bench', ingested_at + toIntervalMillisecond(duration_ms)
+  ${FP("sipHash128('fpo', call_id)")}, 'bench', ingested_at + toIntervalMillisecond(duration_ms)
 FROM {db:Identifier}.tool_invocations
 WHERE task_id >= {lo:String} AND task_id < {hi:String}
   AND status = 'success' AND tool_id IN ('search_web', 'fetch_url', 'python_execute', 'create_chart', 'sql_query', 'llm_summarize')
@@ -123,7 +127,7 @@ INSERT INTO {db:Identifier}.tool_workflows
   (task_id, preceding_call_id, succeeding_call_id, preceding_tool_id, succeeding_tool_id, time_delta_ms, data_flow, origin, fingerprint, source)
 SELECT task_id, prev_call, call_id, prev_tool, tool_id, toUInt32(toUnixTimestamp64Milli(created_at) - toUnixTimestamp64Milli(prev_at)),
        if(prev_tool = 'search_web' AND tool_id = 'fetch_url', 'url from search results', NULL), 'emitted',
-       substring(hex(sipHash128('fpw', call_id)), 1, 32), 'bench'
+       ${FP("sipHash128('fpw', call_id)")}, 'bench'
 FROM (
   SELECT task_id, call_id, tool_id, created_at,
          lagInFrame(call_id) OVER w AS prev_call, lagInFrame(tool_id) OVER w AS prev_tool,

@@ -26,7 +26,7 @@ import type { ToolInvocation } from '../schemas/tool-invocation.ts';
 import { isValidPacket } from './packet-check.ts';
 import { chTime } from '../platform/clickhouse/statement.ts';
 import type { Approval } from '../schemas/tool-invocation.ts';
-import type { RawEncoding } from './ports.ts';
+import { storedFingerprint, type RawEncoding } from './ports.ts';
 import { sourceKey, type Accepted, type DecodeResult, type RawPacket, type RejectCode } from './rows.ts';
 
 const reject = (code: RejectCode, message: string, packetType: PacketType | null, ids: string[] = []): DecodeResult => ({
@@ -349,7 +349,7 @@ function fingerprint(kind: Accepted['kind'], row: { fingerprint: string; source:
   for (let i = 0; i < keys.names.length; i++) {
     text += (keys.written[i] as string) + pythonJsonDumps(fields[keys.names[i] as string] as JsonValue, { sortKeys: true });
   }
-  return sha256Hex(`${text}}`).slice(0, 32);
+  return storedFingerprint(sha256Hex(`${text}}`));
 }
 
 const FIELD_ORDER = new Map<string, { count: number; names: string[]; written: string[] }>();

@@ -4,13 +4,14 @@
  * an I1 conflict. Kept apart from segment-lookups.ts (the hot path of the three core segments).
  */
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
+import { STORED_FINGERPRINT_SQL } from './ports.ts';
 import { keySet, sizedFor } from './segment-lookups.ts';
 
 /** Fingerprints stored per hint_id (lowercase UUIDs, as the decoder wrote them). */
 export async function storedHints(ch: ClickHouseDoor, hintIds: string[]): Promise<Map<string, string>> {
   const set = keySet(hintIds, 'UUID');
   const found = await ch.select<{ k: string; fp: string }>(
-    `SELECT toString(hint_id) AS k, fingerprint AS fp FROM {db:Identifier}.workflow_optimizations WHERE hint_id IN ${set.sql}`,
+    `SELECT toString(hint_id) AS k, ${STORED_FINGERPRINT_SQL} AS fp FROM {db:Identifier}.workflow_optimizations WHERE hint_id IN ${set.sql}`,
     {},
     sizedFor(set),
   );

@@ -7,6 +7,7 @@
  */
 import type { ClickHouseSettings } from '@clickhouse/client';
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
+import { STORED_FINGERPRINT_SQL } from './ports.ts';
 
 const CHUNK = 50_000;
 
@@ -59,7 +60,7 @@ async function storedFingerprints(ch: ClickHouseDoor, keys: string[], tables: [s
   const rows = await keyThenSegment(keys, tables, async (table, ids) => {
     const set = keySet(ids, 'UUID');
     // As TabSeparated fields: a topic of I1 reuses asks for every key, and JSON doubled the time.
-    const fields = await ch.selectFields(`SELECT toString(${col}), fingerprint FROM {db:Identifier}.${table} WHERE ${col} IN ${set.sql}`, {}, sizedFor(set));
+    const fields = await ch.selectFields(`SELECT toString(${col}), ${STORED_FINGERPRINT_SQL} FROM {db:Identifier}.${table} WHERE ${col} IN ${set.sql}`, {}, sizedFor(set));
     return fields.map(([k, fp]) => ({ k: k as string, fp: fp as string }));
   });
   return new Map(rows.map((r) => [r.k, r.fp]));
@@ -89,7 +90,7 @@ export async function storedDependencies(
   const found = await chunked(tasks, (t) => {
     const taskSet = keySet(t, 'String');
     return ch.select<{ k: string; fp: string }>(
-      `SELECT concat(toString(preceding_call_id), '>', toString(succeeding_call_id)) AS k, fingerprint AS fp
+      `SELECT concat(toString(preceding_call_id), '>', toString(succeeding_call_id)) AS k, ${STORED_FINGERPRINT_SQL} AS fp
        FROM {db:Identifier}.tool_workflows
        WHERE task_id IN ${taskSet.sql} AND preceding_call_id IN ${preSet.sql} AND origin = 'emitted'`,
       {},

@@ -107,6 +107,30 @@ describe('segment writer on real ClickHouse', () => {
     expect(await count(ch, db, 'quarantine')).toBe(3);
   });
 
+  it('stores 64-bit fingerprints, and judges rows stored with all 32 digits (before) by their first 16', async () => {
+    const { ch, db } = await freshDatabase('writer');
+    const door = doorOf(ch, db);
+    const writer = () => createSegmentWriter({ clickhouse: door, maxPacketBytes: 1 << 20, dedupCacheEntries: 0, metrics: new MetricsRegistry(), logger: silentLogger() });
+    const call = toolCall({ args: { q: 'old' } });
+    const output = outputArtifact(call.call_id, 'old content', 'text');
+    const dep = dependency({ task_id: call.invocation.task_id, preceding_call_id: call.call_id });
+    const stored = [call, output, dep].map((p, i) => kafka(p, i));
+    expect((await writer().write(stored)).map((o) => o.status)).toEqual(['accepted', 'accepted', 'accepted']);
+    const fps = async () => (await rows<{ fp: string }>(ch, 'SELECT fingerprint AS fp FROM {db:Identifier}.tool_invocations UNION ALL SELECT fingerprint FROM {db:Identifier}.call_keys UNION ALL SELECT fingerprint FROM {db:Identifier}.tool_outputs UNION ALL SELECT fingerprint FROM {db:Identifier}.output_keys UNION ALL SELECT fingerprint FROM {db:Identifier}.tool_workflows', { db })).map((r) => r.fp);
+    expect(await fps()).toHaveLength(5);
+    for (const fp of await fps()) expect(fp).toMatch(/^[0-9a-f]{16}0{16}$/);
+    // As an earlier version stored them: the same first 16 digits, then 16 more of the digest.
+    for (const table of ['tool_invocations', 'call_keys', 'tool_outputs', 'output_keys', 'tool_workflows']) {
+      await door.command(`ALTER TABLE {db:Identifier}.${table} UPDATE fingerprint = concat(substring(fingerprint, 1, 16), '9e3779b97f4a7c15') WHERE 1 SETTINGS mutations_sync = 2`);
+    }
+    for (const fp of await fps()) expect(fp).toMatch(/^[0-9a-f]{16}9e3779b97f4a7c15$/);
+    // Redelivered to a new writer (nothing cached): duplicates; the same keys with other content: I1.
+    const reuse = [toolCall({ call_id: call.call_id, args: { q: 'new' } }), outputArtifact(call.call_id, 'other content', 'text', { output_id: output.output.output_id }), { ...dep, dependency: { ...dep.dependency, data_flow: 'another' } }];
+    const outcomes = await writer().write([...stored, ...reuse.map((p, i) => kafka(p, 10 + i))]);
+    expect(outcomes.map((o) => o.reason?.code ?? o.status)).toEqual(['duplicate', 'duplicate', 'duplicate', 'I1_call_id_reused', 'I1_output_id_reused', 'I1_dependency_reused']);
+    expect([await count(ch, db, 'tool_invocations'), await count(ch, db, 'tool_outputs'), await count(ch, db, 'tool_workflows')]).toEqual([1, 1, 1]);
+  });
+
   it('quarantines awkward ids, topics and bytes exactly (TabSeparated quarantine lines)', async () => {
     const { ch, db } = await freshDatabase('writerq');
     const writer = createSegmentWriter({ clickhouse: doorOf(ch, db), maxPacketBytes: 1 << 20, dedupCacheEntries: 0, metrics: new MetricsRegistry(), logger: silentLogger() });
