@@ -2,12 +2,12 @@
  * A record's proof of inclusion in the audit log (GET /v1/calls/{call_id}/proof, GET
  * /v1/outputs/{output_id}/proof): the leaf — the record as serialized into it, and its hash —
  * its inclusion path in the newest signed tree, and that tree's signed head. Everything
- * `tool-audit verify-proof` needs to check it offline with the public key alone. Reads the row,
- * its leaf at the row's storage time, and at most ~255 stored hashes per tile level per step of
- * the path.
+ * `tool-audit verify-proof` needs to check it offline with the public key alone. Reads the row
+ * and, beside it, the leaf at the record's created_at; then at most ~255 stored hashes per tile
+ * level per step of the path.
  */
 import { z } from 'zod';
-import { keyFilter, keysFilter, leafSelect, type LeafKind } from '../analyzers/audit-log/leaf-sql.ts';
+import { keyCreatedSelect, keyFilter, keysFilter, leafSelect, type LeafKind } from '../analyzers/audit-log/leaf-sql.ts';
 import { fetchTiles, headsBetween, latestHead, leafOf, logTiles, type LogSelect } from '../analyzers/audit-log/log-store.ts';
 import { planReads, rangeHasher } from '../analyzers/audit-log/tiles.ts';
 import { consistencyPath, inclusionPath, inclusionRanges } from '../schemas/merkle.ts';
@@ -85,16 +85,22 @@ export async function inclusionProof(ch: StatementRunner, db: string, kind: Leaf
   const sel: LogSelect = (sql, params) => runQuery(ch, { name: 'audit_log', sql, settings: { max_threads: 1 } }, { db, ...params }, ctx);
   const rowOf = async (filter: string, params: Record<string, unknown>) =>
     (await sel<{ data: string; stored_ms: string }>(`SELECT data, toUnixTimestamp64Milli(stored_at) AS stored_ms FROM (${leafSelect(kind, filter, true)}) LIMIT 1`, params))[0];
-  // The newest head and the row do not depend on each other: asked for at once. A row whose
-  // created_at was changed is not where the keys table says: found the slow way, it then fails
-  // its check, as it should.
-  const [head, found] = await Promise.all([latestHead(sel), rowOf(keyFilter(kind), { key })]);
+  // The newest head, the row, and the leaf at the record's created_at (from its keys table) do not
+  // depend on each other: asked for at once. A row whose created_at was changed is not where the
+  // keys table says: found the slow way, it then fails its check, as it should.
+  const byCreated = async () => {
+    const created = keyCreatedSelect(kind);
+    const [c] = created ? await sel<{ c: string }>(created, { key }) : [];
+    return c ? leafOf(sel, kind, key, { createdMs: Number(c.c) }) : undefined;
+  };
+  const [head, found, early] = await Promise.all([latestHead(sel), rowOf(keyFilter(kind), { key }), byCreated()]);
   const row = found ?? (await rowOf(keysFilter(kind), { keys: [key] }));
   if (!row) return { why: 'unknown' };
   const storedMs = Number(row.stored_ms);
-  // The leaf at the row's storage time; a row the log should hold but not at that time (its
-  // storage time was changed) is looked for by key alone, and then fails its check.
-  const leaf = (await leafOf(sel, kind, key, storedMs)) ?? (head && storedMs <= head.built_to_ms ? await leafOf(sel, kind, key) : undefined);
+  // Else the leaf at the row's storage time; a row the log should hold but at neither time (its
+  // times were changed) has its leaf looked up by key alone, and then fails its check.
+  const leaf =
+    early ?? (await leafOf(sel, kind, key, { storedMs })) ?? (head && storedMs <= head.built_to_ms ? await leafOf(sel, kind, key) : undefined);
   if (!leaf || !head || head.tree_size <= leaf.index) return { why: 'not_yet' };
   const data = row.data;
   // The ranges the path needs are known before any is read: their hashes are fetched at once.

@@ -103,6 +103,16 @@ export function keyFilter(kind: LeafKind): string {
   return `${SOURCES[kind].key} = {key:String}`;
 }
 
+/**
+ * SELECT of the created_at (epoch ms, as `c`) of a call or an output by its key ({key:String}) from
+ * its keys table (a primary-key read); undefined for the kinds without one.
+ */
+export function keyCreatedSelect(kind: LeafKind): string | undefined {
+  if (kind === 'tool_call') return 'SELECT toUnixTimestamp64Milli(created_at) AS c FROM {db:Identifier}.call_keys WHERE call_id = toUUIDOrZero({key:String}) LIMIT 1';
+  if (kind === 'output') return 'SELECT toUnixTimestamp64Milli(created_at) AS c FROM {db:Identifier}.output_keys WHERE output_id = toUUIDOrZero({key:String}) LIMIT 1';
+  return undefined;
+}
+
 /** A WHERE of a kind's rows whose key is one of {keys:Array(String)}. */
 export function keysFilter(kind: LeafKind): string {
   if (kind === 'tool_call') return 'call_id IN arrayMap(k -> toUUIDOrZero(k), {keys:Array(String)})';

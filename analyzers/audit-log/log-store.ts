@@ -57,18 +57,22 @@ export async function headsBetween(sel: LogSelect, from: number, to: number, lim
   return rows.map(toHead);
 }
 
+/** Where to look for a leaf: at the record's storage time or its created_at (epoch ms), or anywhere. */
+export type LeafPlace = { storedMs: number } | { createdMs: number } | undefined;
+
 /**
- * A record's leaf: its index and hash (hex), or undefined when it has none (yet). With `storedMs`
- * (the row's storage time, epoch ms) the leaves' min/max index on stored_at finds the granule of
- * that instant (leaves are in storage order); without it every leaf of the kind is scanned, for
- * a row whose storage time no longer matches its leaf.
+ * A record's leaf: its index and hash (hex), or undefined when it has none (yet). At a storage
+ * time or a created_at the leaves' min/max indexes find the granules of that instant (leaves are
+ * in storage order, which created_at follows closely); without a place every leaf of the kind is
+ * scanned, for a row whose times no longer match its leaf.
  */
-export async function leafOf(sel: LogSelect, kind: LeafKind, key: string, storedMs?: number): Promise<{ index: number; hash: string } | undefined> {
-  const at = storedMs === undefined ? '' : "stored_at = fromUnixTimestamp64Milli({at:Int64}, 'UTC') AND ";
+export async function leafOf(sel: LogSelect, kind: LeafKind, key: string, place?: LeafPlace): Promise<{ index: number; hash: string } | undefined> {
+  const column = place === undefined ? undefined : 'storedMs' in place ? 'stored_at' : 'created_at';
+  const at = place === undefined ? undefined : 'storedMs' in place ? place.storedMs : place.createdMs;
   const [r] = await sel<{ i: string; h: string }>(
     `SELECT leaf_index AS i, lower(hex(leaf_hash)) AS h FROM {db:Identifier}.audit_log_leaves
-     WHERE ${at}kind = {kind:String} AND record_key = {key:String} ORDER BY leaf_index LIMIT 1`,
-    { kind, key, ...(storedMs === undefined ? {} : { at: storedMs }) },
+     WHERE ${column ? `${column} = fromUnixTimestamp64Milli({at:Int64}, 'UTC') AND ` : ''}kind = {kind:String} AND record_key = {key:String} ORDER BY leaf_index LIMIT 1`,
+    { kind, key, ...(at === undefined ? {} : { at }) },
   );
   return r ? { index: Number(r.i), hash: r.h } : undefined;
 }

@@ -155,9 +155,16 @@ describe('audit log', () => {
     const capped = await verifyLog(door, { retentionDays: RETENTION, maxFindings: 2 });
     expect(capped.findings).toHaveLength(2);
     expect(capped.found).toEqual({ altered: 2, deleted: 1, inserted: 2, log: 0 });
-    // Proofs of tampered calls: the altered one and the moved one (its leaf is no longer at the
-    // row's storage time) still come with their leaf, whose hash the served data no longer gives;
-    // the deleted one is unknown.
+    // Proofs of tampered calls: the altered one and the moved one still come with their leaf, whose
+    // hash the served data no longer gives; the deleted one is unknown. The moved one's keys row is
+    // taken too, so its leaf is found neither at its created_at nor at its row's storage time but by
+    // key alone; an intact call without its keys row is found at its row's storage time, and checks.
+    const keyless = calls[22] as (typeof calls)[number];
+    await door.command('ALTER TABLE {db:Identifier}.call_keys DELETE WHERE call_id IN ({a:UUID}, {b:UUID}) SETTINGS mutations_sync = 2', { a: moved.call_id, b: keyless.call_id });
+    const intact = await queries.callProof({ callId: keyless.call_id });
+    if ('why' in intact) throw new Error(`no proof of ${keyless.call_id}: ${intact.why}`);
+    writeFileSync(file, JSON.stringify(intact));
+    expect(check(file, publicKeyText(publicKey)).status).toBe(0);
     for (const c of [altered, moved]) {
       const p = await queries.callProof({ callId: c.call_id });
       if ('why' in p) throw new Error(`no proof of ${c.call_id}: ${p.why}`);
