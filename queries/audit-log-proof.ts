@@ -85,22 +85,24 @@ export async function inclusionProof(ch: StatementRunner, db: string, kind: Leaf
   const sel: LogSelect = (sql, params) => runQuery(ch, { name: 'audit_log', sql, settings: { max_threads: 1 } }, { db, ...params }, ctx);
   const rowOf = async (filter: string, params: Record<string, unknown>) =>
     (await sel<{ data: string; stored_ms: string }>(`SELECT data, toUnixTimestamp64Milli(stored_at) AS stored_ms FROM (${leafSelect(kind, filter, true)}) LIMIT 1`, params))[0];
-  // The newest head, the row, and the leaf at the record's created_at (from its keys table) do not
-  // depend on each other: asked for at once. A row whose created_at was changed is not where the
-  // keys table says: found the slow way, it then fails its check, as it should.
+  // The newest head, the row, and the record's created_at in its keys table (then its leaf at that
+  // instant) do not depend on each other: asked for at once. An id the keys table does not know is
+  // unknown: no scan of the table's ids for it, whatever a caller sends. A row whose created_at was
+  // changed is not where the keys table says: found through the id's bloom filter, it then fails
+  // its check, as it should.
+  const created = keyCreatedSelect(kind);
   const byCreated = async () => {
-    const created = keyCreatedSelect(kind);
     const [c] = created ? await sel<{ c: string }>(created, { key }) : [];
-    return c ? leafOf(sel, kind, key, { createdMs: Number(c.c) }) : undefined;
+    return c ? { created: true, leaf: await leafOf(sel, kind, key, { createdMs: Number(c.c) }) } : { created: false, leaf: undefined };
   };
   const [head, found, early] = await Promise.all([latestHead(sel), rowOf(keyFilter(kind), { key }), byCreated()]);
-  const row = found ?? (await rowOf(keysFilter(kind), { keys: [key] }));
+  const row = found ?? (early.created || !created ? await rowOf(keysFilter(kind), { keys: [key] }) : undefined);
   if (!row) return { why: 'unknown' };
   const storedMs = Number(row.stored_ms);
   // Else the leaf at the row's storage time; a row the log should hold but at neither time (its
   // times were changed) has its leaf looked up by key alone, and then fails its check.
   const leaf =
-    early ?? (await leafOf(sel, kind, key, { storedMs })) ?? (head && storedMs <= head.built_to_ms ? await leafOf(sel, kind, key) : undefined);
+    early.leaf ?? (await leafOf(sel, kind, key, { storedMs })) ?? (head && storedMs <= head.built_to_ms ? await leafOf(sel, kind, key) : undefined);
   if (!leaf || !head || head.tree_size <= leaf.index) return { why: 'not_yet' };
   const data = row.data;
   // The ranges the path needs are known before any is read: their hashes are fetched at once.

@@ -4,6 +4,6 @@
 -- stored_range does for stored_at. Leaves are in storage order, which follows created_at closely
 -- (a call is stored seconds after it happened), so a granule's created_at range is narrow.
 -- ~0.03 bytes per call. Materialized in the background; until then a lookup by created_at reads
--- the column, and the proof falls back to the row's storage time.
+-- the whole column (slower, same answer).
 ALTER TABLE {db:Identifier}.audit_log_leaves ADD INDEX IF NOT EXISTS created_range created_at TYPE minmax GRANULARITY 1;
 ALTER TABLE {db:Identifier}.audit_log_leaves MATERIALIZE INDEX created_range;
