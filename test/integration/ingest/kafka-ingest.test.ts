@@ -136,10 +136,12 @@ describe('emitter → Kafka → ingest → ClickHouse', () => {
         .invoke(
           'search_web',
           { query: `Zürich ${i}`, n: i },
-          async () => {
+          async (ctx) => {
             if (kind === 'envelope') return { status: 'error', error_category: 'rate_limit', message: 'slow down', retryable: true };
             if (kind === 'throw') throw new Error(`boom ${i}`);
-            if (kind === 'timeout') await new Promise((r) => setTimeout(r, 50));
+            // Returns only once the emitter has given up on it: a sleep longer than the timeout could
+            // still win when the event loop stalls (a full suite on 2 cores did it once).
+            if (kind === 'timeout') await new Promise((r) => ctx.signal.addEventListener('abort', r));
             return kind === 'object' ? { rows: [i] } : `result ${i}`;
           },
           { taskId: `emit-task-${i % 10}`, timeoutMs: kind === 'timeout' ? 5 : 1000 },
