@@ -89,6 +89,12 @@ export function storedColumn(kind: LeafKind): string {
   return SOURCES[kind].stored;
 }
 
+/** The keys table of the kinds that have one (ordered by the id: a primary-key read), with its id column. */
+const KEYS_TABLES: Partial<Record<LeafKind, { table: string; id: string }>> = { tool_call: { table: 'call_keys', id: 'call_id' }, output: { table: 'output_keys', id: 'output_id' } };
+
+/** created_at of {key:String} in a kind's keys table, as `expr` (the column, or its epoch ms). */
+const keysCreated = (k: { table: string; id: string }, expr: string) => `SELECT ${expr} FROM {db:Identifier}.${k.table} WHERE ${k.id} = toUUIDOrZero({key:String})`;
+
 /**
  * A WHERE of a kind's row by its key ({key:String}), as its table's indexes can use it. A call or
  * an output is found with its created_at from the keys table ordered by its id (call_keys,
@@ -98,8 +104,8 @@ export function storedColumn(kind: LeafKind): string {
  * ({@link keysFilter} finds it).
  */
 export function keyFilter(kind: LeafKind): string {
-  if (kind === 'tool_call') return 'call_id = toUUIDOrZero({key:String}) AND created_at IN (SELECT created_at FROM {db:Identifier}.call_keys WHERE call_id = toUUIDOrZero({key:String}))';
-  if (kind === 'output') return 'output_id = toUUIDOrZero({key:String}) AND created_at IN (SELECT created_at FROM {db:Identifier}.output_keys WHERE output_id = toUUIDOrZero({key:String}))';
+  const k = KEYS_TABLES[kind];
+  if (k) return `${k.id} = toUUIDOrZero({key:String}) AND created_at IN (${keysCreated(k, 'created_at')})`;
   return `${SOURCES[kind].key} = {key:String}`;
 }
 
@@ -108,9 +114,8 @@ export function keyFilter(kind: LeafKind): string {
  * its keys table (a primary-key read); undefined for the kinds without one.
  */
 export function keyCreatedSelect(kind: LeafKind): string | undefined {
-  if (kind === 'tool_call') return 'SELECT toUnixTimestamp64Milli(created_at) AS c FROM {db:Identifier}.call_keys WHERE call_id = toUUIDOrZero({key:String}) LIMIT 1';
-  if (kind === 'output') return 'SELECT toUnixTimestamp64Milli(created_at) AS c FROM {db:Identifier}.output_keys WHERE output_id = toUUIDOrZero({key:String}) LIMIT 1';
-  return undefined;
+  const k = KEYS_TABLES[kind];
+  return k && `${keysCreated(k, 'toUnixTimestamp64Milli(created_at) AS c')} LIMIT 1`;
 }
 
 /** A WHERE of a kind's rows whose key is one of {keys:Array(String)}. */

@@ -20,6 +20,12 @@ export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs =
   return e;
 }
 
+/** A filter form (role search): each control after its label, then the submit button. */
+export function filterForm(ariaLabel: string, fields: Array<[id: string, label: string, control: HTMLElement]>, submit: string, onsubmit: (e: Event) => void): HTMLFormElement {
+  const labelled = fields.flatMap(([id, label, control], i) => [el('label', { for: id }, i ? ` ${label} ` : `${label} `), control]);
+  return el('form', { class: 'filters', role: 'search', 'aria-label': ariaLabel, onsubmit }, ...labelled, el('button', { type: 'submit' }, submit));
+}
+
 /** Appends children, skipping the empty ones. */
 export function append(parent: Node, ...children: Child[]): void {
   for (const c of children) {

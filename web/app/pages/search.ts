@@ -6,7 +6,7 @@
  */
 import type { SearchAnswer } from '../../../queries/schemas.ts';
 import { getJson } from '../api.ts';
-import { callHref, el, link, olderLink, table, taskHref, toolHref, windowPicker } from '../dom.ts';
+import { callHref, el, filterForm, link, olderLink, table, taskHref, toolHref, windowPicker } from '../dom.ts';
 import { searchHref, type SearchFilters } from '../finding-model.ts';
 import { formatTime } from '../format.ts';
 import { lastHours } from '../window.ts';
@@ -89,19 +89,16 @@ function filtersForm(f: SearchFilters, go: (href: string) => void): HTMLElement 
     e.preventDefault();
     go(searchHref({ q: q.value.trim(), hours: f.hours, tool: tool.value.trim(), status: status.value, task: task.value.trim(), field: field.value }));
   };
-  return el(
-    'form',
-    { class: 'filters', role: 'search', 'aria-label': 'Search with filters', onsubmit },
-    el('label', { for: 'q' }, 'Find '),
-    q,
-    el('label', { for: 'tool' }, ' Tool '),
-    tool,
-    el('label', { for: 'task' }, ' Task '),
-    task,
-    el('label', { for: 'status' }, ' Status '),
-    status,
-    el('label', { for: 'field' }, ' In '),
-    field,
-    el('button', { type: 'submit' }, 'Search'),
+  return filterForm(
+    'Search with filters',
+    [
+      ['q', 'Find', q],
+      ['tool', 'Tool', tool],
+      ['task', 'Task', task],
+      ['status', 'Status', status],
+      ['field', 'In', field],
+    ],
+    'Search',
+    onsubmit,
   );
 }

@@ -6,7 +6,7 @@
  */
 import type { Violations } from '../../../queries/schemas.ts';
 import { getJson } from '../api.ts';
-import { callHref, el, facts, link, olderLink, table, taskHref, windowPicker } from '../dom.ts';
+import { callHref, el, facts, filterForm, link, olderLink, table, taskHref, windowPicker } from '../dom.ts';
 import { formatCount, formatTime, short } from '../format.ts';
 import { lastHours } from '../window.ts';
 import { violationsHref } from '../finding-model.ts';
@@ -50,16 +50,15 @@ export async function violationsPage(root: HTMLElement, f: ViolationFilters, go:
   root.replaceChildren(
     el('h1', {}, 'Violations'),
     windowPicker(f.hours, (h) => go(violationsHref({ ...f, hours: h, cursor: '' }))),
-    el(
-      'form',
-      { class: 'filters', role: 'search', 'aria-label': 'Filter violations', onsubmit },
-      el('label', { for: 'invariant' }, 'Invariant or rule '),
-      invariant,
-      el('label', { for: 'task' }, ' Task '),
-      task,
-      el('label', { for: 'tool' }, ' Tool '),
-      tool,
-      el('button', { type: 'submit' }, 'Filter'),
+    filterForm(
+      'Filter violations',
+      [
+        ['invariant', 'Invariant or rule', invariant],
+        ['task', 'Task', task],
+        ['tool', 'Tool', tool],
+      ],
+      'Filter',
+      onsubmit,
     ),
     facts(
       'Violations per invariant',
