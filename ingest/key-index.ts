@@ -162,13 +162,10 @@ class BloomKeyIndex implements KeyIndex {
   }
 
   private async load(): Promise<void> {
-    // The bulk reads of the load go to the read lane: not ingest's (its rounds look keys up exactly
-    // meanwhile and must not wait for it), and not the jobs' either: there a chunk waited behind
-    // every job statement of a catch-up (30 M calls, cold, with the dedup index built from nothing
-    // beside it: 312 s). A read waits at most for one chunk (~1 s), and only when every read
-    // connection is busy. The writer row and the counts are quick.
+    // The bulk reads of the load go to the background lane (ingest's rounds look keys up exactly
+    // meanwhile and must not wait for it); the writer row and the counts are quick.
     const ch = this.deps.clickhouse;
-    const bulk = ch.lane('read');
+    const bulk = ch.lane('job');
     const started = performance.now();
     this.progressNow = { state: 'loading', keys: 0 };
     await ch.insertRows('ingest_writers', [{ key: this.writer, row: { writer: this.writer } }]);
