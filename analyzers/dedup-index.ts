@@ -22,9 +22,12 @@ export const DEDUP_OVERLAP_MS = 60_000;
  * stored table, a backfill, a long stop) is split by args_key into ceil(backlog / this) parts,
  * each one statement; the watermark moves once all are copied. Each part scans the whole table's
  * args_key (8 bytes a call) once for its keys' counts and holds at most this many keys in memory,
- * so a backlog of B calls over a table of N costs B / this scans of N. The earlier design stepped
- * through the backlog in ingested_at order, a million calls a step, and scanned the whole table's
- * args_key three times a step (10 M calls: 30 s alone, 284 s beside the other jobs catching up).
+ * so a backlog of B calls over a table of N costs B / this scans of N (from nothing, alone: 10 M
+ * calls 7.2 s, 30 M 87 s with the engine at 2.0 GB). The earlier design stepped through the backlog
+ * in ingested_at order, a million calls a step, and scanned the whole table's args_key three times
+ * a step (10 M calls: 30 s alone, 284 s beside the other jobs catching up). A second scan in place
+ * of the look-up among the index's rows halved the memory alone but, beside a 30 M catch-up, took
+ * 683 s instead of 258 (docs/benchmarks.md, fifth round).
  */
 export const DEDUP_PART_CALLS = 2_000_000;
 
