@@ -21,13 +21,12 @@ export const DEDUP_OVERLAP_MS = 60_000;
  * Calls of the backlog whose keys one copy statement takes at most. A backlog (a first run over a
  * stored table, a backfill, a long stop) is split by args_key into ceil(backlog / this) parts,
  * each one statement; the watermark moves once all are copied. Each part scans the whole table's
- * args_key (8 bytes a call) once for its keys' counts and holds at most this many keys in memory,
- * so a backlog of B calls over a table of N costs B / this scans of N (from nothing, alone: 10 M
- * calls 7.2 s, 30 M 87 s with the engine at 2.0 GB). The earlier design stepped through the backlog
- * in ingested_at order, a million calls a step, and scanned the whole table's args_key three times
- * a step (10 M calls: 30 s alone, 284 s beside the other jobs catching up). A second scan in place
- * of the look-up among the index's rows halved the memory alone but, beside a 30 M catch-up, took
- * 683 s instead of 258 (docs/benchmarks.md, fifth round).
+ * args_key (8 bytes a call) twice (its keys' counts; which of their calls are copied already) and
+ * holds at most this many keys, so a backlog of B calls over a table of N costs 2B / this scans of
+ * N (from nothing, alone: 10 M calls 9.0 s, 30 M 86 s with the engine at 0.9 GB; parts of 1 M took
+ * 137 s at 30 M). The earlier design stepped through the backlog in ingested_at order, a million
+ * calls a step, and scanned the table's args_key three times a step (10 M calls: 30 s alone, 284 s
+ * beside the other jobs catching up).
  */
 export const DEDUP_PART_CALLS = 2_000_000;
 
@@ -39,17 +38,17 @@ const PART = '(args_key % {parts:UInt64}) = {part:UInt64}';
 // Keys of the part's calls ingested in (since, until].
 const BACKLOG_KEYS = `SELECT args_key FROM {db:Identifier}.tool_invocations
   WHERE ingested_at > {since:DateTime64(3, 'UTC')} AND ingested_at <= {until:DateTime64(3, 'UTC')} AND ${PART}`;
-// Those of them that now occur at least twice anywhere: the statement's one scan of the table's args_key.
+// Those of them that now occur at least twice anywhere.
 const REPEATED_KEYS = `SELECT args_key FROM {db:Identifier}.tool_invocations
   WHERE ${PART} AND args_key IN (${BACKLOG_KEYS}) GROUP BY args_key HAVING count() >= 2`;
 // Each copy also lands, grouped per key, in cache_key_calls (migration 019's view). The calls of
-// those keys already copied are found among the index's rows of the backlog's keys (a superset of
-// the repeated ones: naming REPEATED_KEYS again would scan the table a second time).
+// those keys already copied are found by the same keys (a second scan of the table): finding them
+// among the index's rows of every backlog key instead held 2.0 GB at 30 M calls against 0.9.
 const COPY = `INSERT INTO {db:Identifier}.dedup_repeats (args_key, tool_id, args_hash, call_id, created_at, duration_ms, cost_usd, succeeded)
 SELECT args_key, tool_id, args_hash, call_id, created_at, duration_ms, cost_usd, status = 'success'
 FROM {db:Identifier}.tool_invocations
 WHERE ${PART} AND args_key IN (${REPEATED_KEYS})
-  AND call_id NOT IN (SELECT call_id FROM {db:Identifier}.dedup_repeats WHERE ${PART} AND args_key IN (${BACKLOG_KEYS}))`;
+  AND call_id NOT IN (SELECT call_id FROM {db:Identifier}.dedup_repeats WHERE ${PART} AND args_key IN (${REPEATED_KEYS}))`;
 
 /**
  * Why a run may set the watermark to the server time S at its start, not only to the newest
