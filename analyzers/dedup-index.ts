@@ -24,7 +24,7 @@ export const DEDUP_OVERLAP_MS = 60_000;
  * args_key (8 bytes a call) twice (its keys' counts; which of their calls are copied already) and
  * holds at most this many keys, so a backlog of B calls over a table of N costs 2B / this scans of
  * N (from nothing, alone: 10 M calls 9.0 s, 30 M 86 s with the engine at 0.9 GB; parts of 1 M took
- * 137 s at 30 M). The earlier design stepped through the backlog in ingested_at order, a million
+ * 136 s at 30 M). The earlier design stepped through the backlog in ingested_at order, a million
  * calls a step, and scanned the table's args_key three times a step (10 M calls: 30 s alone, 284 s
  * beside the other jobs catching up).
  */
