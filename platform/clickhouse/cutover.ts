@@ -38,9 +38,14 @@ async function insertsEnded(ch: ClickHouseDoor, beforeMs: number): Promise<void>
       { before: beforeMs },
     );
     if (Number(row?.n) === 0) return;
-    if (Date.now() - started > WAIT_LIMIT_MS) throw new AppError('MIGRATION_FAILED', 'an insert has run for over 10 minutes across the window aggregates cutover', { retryable: true });
+    if (Date.now() - started > WAIT_LIMIT_MS) throw new AppError('MIGRATION_FAILED', 'an insert has run for over 10 minutes while a migration waited for the inserts begun before it', { retryable: true });
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
+}
+
+/** Waits until every INSERT begun before now (server time) has ended. */
+export async function insertsBegunEnded(ch: ClickHouseDoor): Promise<void> {
+  await insertsEnded(ch, await serverNow(ch));
 }
 
 /** Sets the cutover (unless a previous run did) and returns once 017 may backfill (module TSDoc). */

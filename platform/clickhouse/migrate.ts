@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
 import { AppError, isRetryable } from '../errors.ts';
-import { settleCutover } from './cutover.ts';
+import { insertsBegunEnded, settleCutover } from './cutover.ts';
 import type { ClickHouseDoor } from './door.ts';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
@@ -60,6 +60,7 @@ export async function migrate(ch: ClickHouseDoor, opts: { retentionDays: Config[
 /** Steps run before a migration file: waits its statements depend on (SQL cannot wait). */
 const BEFORE: Record<string, (ch: ClickHouseDoor) => Promise<void>> = {
   '017_window_aggregates_backfill.sql': settleCutover,
+  '037_key_counts_backfill.sql': insertsBegunEnded,
 };
 
 /**
@@ -71,6 +72,8 @@ const RETENTION: Array<[table: string, column: string, param: string, extraDays?
   ['tool_invocations', 'created_at', 'invocations_days'],
   ['dedup_repeats', 'created_at', 'invocations_days'],
   ['cache_key_calls', 'last_at', 'invocations_days'],
+  // A month past its newest call's month: every call it counts has expired by then (036).
+  ['key_counts', 'last_month', 'invocations_days', 31],
   ['tool_outputs', 'created_at', 'outputs_days'],
   ['orphan_outputs', 'created_at', 'outputs_days'],
   ['output_contents', 'last_seen', 'outputs_days'],
