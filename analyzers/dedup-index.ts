@@ -4,7 +4,8 @@
  * calls instead of all of them. Incremental: each run looks at the calls ingested since the
  * watermark (re-scanning an overlap, as inserts commit out of order), finds which of their keys
  * now occur twice or more in the whole table, and copies every call of those keys not yet copied
- * (a large backlog in parts of the key space, DEDUP_PART_CALLS).
+ * (a large backlog from the key prefixes counted at insert, migration 036, in parts of the key
+ * space: DEDUP_PART_CALLS).
  * Idempotent (ReplacingMergeTree on (created_at, call_id), and copies skip what is there), so
  * several processes may run it; queries stay exact whatever its lag (dedup-candidates.ts).
  */
@@ -18,15 +19,9 @@ import { periodic, type PeriodicJob } from './scheduler.ts';
 /** Calls ingested this long before the watermark are looked at again (late commits). */
 export const DEDUP_OVERLAP_MS = 60_000;
 /**
- * Calls of the backlog whose keys one copy statement takes at most. A backlog (a first run over a
- * stored table, a backfill, a long stop) is split by args_key into ceil(backlog / this) parts,
- * each one statement; the watermark moves once all are copied. Each part scans the whole table's
- * args_key (8 bytes a call) twice (its keys' counts; which of their calls are copied already) and
- * holds at most this many keys, so a backlog of B calls over a table of N costs 2B / this scans of
- * N (from nothing, alone: 10 M calls 9.0 s, 30 M 86 s with the engine at 0.9 GB; parts of 1 M took
- * 136 s at 30 M). The earlier design stepped through the backlog in ingested_at order, a million
- * calls a step, and scanned the table's args_key three times a step (10 M calls: 30 s alone, 284 s
- * beside the other jobs catching up).
+ * Calls one copy statement takes at most: a backlog of more calls than this (a first run over a
+ * stored table, a backfill, a long stop) is copied from the counted prefixes, in parts of the key
+ * space of at most this many candidate calls each; a smaller one in one statement by its own keys.
  */
 export const DEDUP_PART_CALLS = 2_000_000;
 
@@ -35,20 +30,36 @@ const NEWEST = `SELECT toUnixTimestamp64Milli(max(ingested_at)) AS newest, count
 FROM {db:Identifier}.tool_invocations WHERE ingested_at > {since:DateTime64(3, 'UTC')}`;
 // The part of the key space a statement copies: args_key modulo the number of parts.
 const PART = '(args_key % {parts:UInt64}) = {part:UInt64}';
-// Keys of the part's calls ingested in (since, until].
-const BACKLOG_KEYS = `SELECT args_key FROM {db:Identifier}.tool_invocations
-  WHERE ingested_at > {since:DateTime64(3, 'UTC')} AND ingested_at <= {until:DateTime64(3, 'UTC')} AND ${PART}`;
-// Those of them that now occur at least twice anywhere.
-const REPEATED_KEYS = `SELECT args_key FROM {db:Identifier}.tool_invocations
-  WHERE ${PART} AND args_key IN (${BACKLOG_KEYS}) GROUP BY args_key HAVING count() >= 2`;
-// Each copy also lands, grouped per key, in cache_key_calls (migration 019's view). The calls of
-// those keys already copied are found by the same keys (a second scan of the table): finding them
-// among the index's rows of every backlog key instead held 2.0 GB at 30 M calls against 0.9.
-const COPY = `INSERT INTO {db:Identifier}.dedup_repeats (args_key, tool_id, args_hash, call_id, created_at, duration_ms, cost_usd, succeeded)
+const COLUMNS = `INSERT INTO {db:Identifier}.dedup_repeats (args_key, tool_id, args_hash, call_id, created_at, duration_ms, cost_usd, succeeded)
 SELECT args_key, tool_id, args_hash, call_id, created_at, duration_ms, cost_usd, status = 'success'
-FROM {db:Identifier}.tool_invocations
-WHERE ${PART} AND args_key IN (${REPEATED_KEYS})
-  AND call_id NOT IN (SELECT call_id FROM {db:Identifier}.dedup_repeats WHERE ${PART} AND args_key IN (${REPEATED_KEYS}))`;
+FROM {db:Identifier}.tool_invocations`;
+
+// A small backlog, by its own keys: those of the calls ingested in (since, until] that now occur
+// at least twice anywhere, and every call of them not copied yet. Each copy also lands, grouped
+// per key, in cache_key_calls (migration 019's view). The calls already copied are found by the
+// same keys (a second scan of the table): finding them among the index's rows of every backlog
+// key instead held 2.0 GB at 30 M calls against 0.9.
+const BACKLOG_KEYS = `SELECT args_key FROM {db:Identifier}.tool_invocations
+  WHERE ingested_at > {since:DateTime64(3, 'UTC')} AND ingested_at <= {until:DateTime64(3, 'UTC')}`;
+const REPEATED_KEYS = `SELECT args_key FROM {db:Identifier}.tool_invocations
+  WHERE args_key IN (${BACKLOG_KEYS}) GROUP BY args_key HAVING count() >= 2`;
+const COPY = `${COLUMNS}
+WHERE args_key IN (${REPEATED_KEYS})
+  AND call_id NOT IN (SELECT call_id FROM {db:Identifier}.dedup_repeats WHERE args_key IN (${REPEATED_KEYS}))`;
+
+// A large backlog, from the counts kept at insert (migration 036): the 32-bit prefixes counted
+// twice or more are a superset of the repeated keys' prefixes, so grouping only the calls of those
+// prefixes by args_key finds every repeated key of the table (~12 % of the calls in bench:history)
+// without a hash table of every key. The backlog's keys are not singled out: a key repeated
+// before it is copied already and skipped. Measured at 30 M calls, alone: docs/benchmarks.md.
+const PREFIX = 'toUInt32(bitShiftRight(args_key, 32))';
+const COUNTED_PREFIXES = 'SELECT k FROM {db:Identifier}.key_counts FINAL WHERE n >= 2';
+const CANDIDATE_CALLS = 'SELECT sum(n) AS calls FROM {db:Identifier}.key_counts FINAL WHERE n >= 2';
+const COUNTED_REPEATED_KEYS = `SELECT args_key FROM {db:Identifier}.tool_invocations
+  WHERE ${PREFIX} IN (${COUNTED_PREFIXES}) AND ${PART} GROUP BY args_key HAVING count() >= 2`;
+const COPY_COUNTED = `${COLUMNS}
+WHERE ${PREFIX} IN (${COUNTED_PREFIXES}) AND ${PART} AND args_key IN (${COUNTED_REPEATED_KEYS})
+  AND call_id NOT IN (SELECT call_id FROM {db:Identifier}.dedup_repeats WHERE ${PART} AND args_key IN (${COUNTED_REPEATED_KEYS}))`;
 
 /**
  * Why a run may set the watermark to the server time S at its start, not only to the newest
@@ -102,8 +113,12 @@ export async function refreshDedupIndex(ch: ClickHouseDoor, overlapMs = DEDUP_OV
   }
   const until = Math.max(wm, Number(newest?.newest));
   const before = await one<{ c: number }>(ch, 'SELECT count() AS c FROM {db:Identifier}.dedup_repeats', {});
-  const parts = Math.max(1, Math.ceil(scanned / partCalls));
-  for (let part = 0; part < parts; part++) await ch.command(COPY, { since: chTime(since), until: chTime(until), parts, part });
+  if (scanned <= partCalls) await ch.command(COPY, { since: chTime(since), until: chTime(until) });
+  else {
+    const candidates = Number((await one<{ calls: number }>(ch, CANDIDATE_CALLS, {}))?.calls ?? 0);
+    const parts = Math.max(1, Math.ceil(candidates / partCalls));
+    for (let part = 0; part < parts; part++) await ch.command(COPY_COUNTED, { parts, part });
+  }
   await writeWatermark(ch, Math.max(until, startMs));
   const after = await one<{ c: number }>(ch, 'SELECT count() AS c FROM {db:Identifier}.dedup_repeats', {});
   return { watermarkMs: Math.max(until, startMs), scanned, copied: Number(after?.c ?? 0) - Number(before?.c ?? 0) };

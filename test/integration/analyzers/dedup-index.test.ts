@@ -59,8 +59,13 @@ describe('dedup index', () => {
   });
 
   it('copies exactly the calls of repeated keys, once, however often it runs and in however many parts', async () => {
-    // A backlog of more than partCalls calls is copied in parts by args_key: here ~10 parts.
+    // A backlog of more than partCalls calls is copied from the prefixes key_counts counted twice,
+    // in parts of at most partCalls candidate calls. A prefix counted too often (as after an insert
+    // counted twice) only adds candidates: here every single call's prefix is, and none is copied.
     const partCalls = Math.ceil(a.invocations.length / 10);
+    await ch.command({ query: 'INSERT INTO {db:Identifier}.key_counts SELECT toUInt32(bitShiftRight(args_key, 32)), 1, toStartOfMonth(created_at) FROM {db:Identifier}.tool_invocations', query_params: { db } });
+    const [candidates] = await rows<{ c: string }>(ch, 'SELECT toString(sum(n)) AS c FROM {db:Identifier}.key_counts FINAL WHERE n >= 2', { db });
+    expect(Number(candidates?.c)).toBe(2 * a.invocations.length);
     const r = await refreshDedupIndex(doorOf(ch, db), 0, partCalls);
     expect(r.scanned).toBe(a.invocations.length);
     const keyCount = new Map<string, number>();
@@ -118,6 +123,20 @@ describe('dedup index', () => {
     const copied = await rows<{ id: string }>(ch, 'SELECT toString(call_id) AS id FROM {db:Identifier}.dedup_repeats WHERE call_id IN ({a:UUID}, {b:UUID})', { db, a: uuidOf('after-idle'), b: single.call_id });
     expect(copied.length).toBe(2);
     expect(await dedup({ indexOverlapMs: overlap })).toEqual(expected());
+  });
+
+  it('finds the repeats of a small backlog by scanning, without the counts (a count a crash left short)', async () => {
+    await new Promise((r) => setTimeout(r, 20));
+    const single = a.invocations.find((i) => seen.invocations.filter((j) => j.tool_id === i.tool_id && j.args_hash === i.args_hash).length === 1);
+    if (!single) throw new Error('the workload has no single call left');
+    const p = toolCall({ call_id: uuidOf('uncounted'), tool_id: single.tool_id, agent_id: 'U', args: single.args, created_at: new Date(baseMs + 43 * 3_600_000).toISOString() }, 'task-uncounted');
+    await ch.command({ query: 'TRUNCATE TABLE {db:Identifier}.key_counts', query_params: { db } });
+    await ingest([p]);
+    seen.invocations.push(p.invocation as unknown as GenInvocation);
+    await refreshDedupIndex(doorOf(ch, db), 0);
+    const copied = await rows<{ id: string }>(ch, 'SELECT toString(call_id) AS id FROM {db:Identifier}.dedup_repeats WHERE call_id IN ({a:UUID}, {b:UUID})', { db, a: uuidOf('uncounted'), b: single.call_id });
+    expect(copied.length).toBe(2);
+    expect(await dedup()).toEqual(expected());
   });
 
   it('answers exactly when two keys share an args_key (a simulated cityHash64 collision)', async () => {
