@@ -30,7 +30,7 @@ export interface RunFigures {
   loadSeconds: number;
   violations: Record<string, number>;
   rows: RunState['rows'] | null;
-  stop: { stopS: number; killed: boolean; code: number | null };
+  stop: { stopS: number; killed: boolean; code: number | null; signal?: string | null };
   exitedEarly: boolean;
   log: { file: string; warn: number; error: number; fatal: number; samples: string[] };
   /** Seconds the run waited past the load window for lag 0 and catch-up (bounded by --max-wait-minutes). */
@@ -102,7 +102,7 @@ export function report(meta: HistoryMeta & { built: boolean }, packets: { topic:
     ['violations recorded (by invariant)', rowsOf((r) => Object.entries(r.violations).map(([k, v]) => `${k} ${n(v)}`).join(', ') || 'none')],
     ['invocations after the run', rowsOf((r) => (r.rows ? n(r.rows.invocations) : '—'))],
     ['waited after the load window', rowsOf((r) => s(r.waitedS))],
-    ['stop (SIGTERM → exit)', rowsOf((r) => `${s(r.stop.stopS)}${r.stop.killed ? ' KILLED' : ''}, code ${r.stop.code}${r.exitedEarly ? ', EXITED EARLY' : ''}`)],
+    ['stop (SIGTERM → exit)', rowsOf((r) => `${s(r.stop.stopS)}${r.stop.killed ? ' KILLED' : ''}, code ${r.stop.code}${r.stop.signal ? ` (${r.stop.signal})` : ''}${r.exitedEarly ? ', EXITED EARLY' : ''}`)],
     ['serve log: warn / error / fatal', rowsOf((r) => `${r.log.warn} / ${r.log.error} / ${r.log.fatal}`)],
   ];
   const head = ['figure', ...runs.map((r) => r.name)];

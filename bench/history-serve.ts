@@ -29,7 +29,7 @@ export interface ServeRun {
   rssMiB(): number;
   /** The newest /metrics scrape (polled every second once /healthz answers), parsed. */
   metrics(): Map<string, number>;
-  /** Resolves with the exit code once serve has exited (early or stopped). */
+  /** Resolves with the exit code once serve has exited (early or stopped); `child.signalCode` names a signal that ended it. */
   exited: Promise<number | null>;
   logFile: string;
 }
@@ -168,9 +168,9 @@ export async function startServe(o: ServeOptions): Promise<ServeRun> {
 }
 
 /** SIGTERM, then SIGKILL after `graceMs`; returns the seconds it took and whether it had to be killed. */
-export async function stopServe(run: ServeRun, graceMs = 60_000): Promise<{ stopS: number; killed: boolean; code: number | null }> {
+export async function stopServe(run: ServeRun, graceMs = 60_000): Promise<{ stopS: number; killed: boolean; code: number | null; signal: string | null }> {
   const t0 = performance.now();
-  if (run.child.exitCode !== null || run.child.signalCode) return { stopS: 0, killed: false, code: run.child.exitCode };
+  if (run.child.exitCode !== null || run.child.signalCode) return { stopS: 0, killed: false, code: run.child.exitCode, signal: run.child.signalCode };
   run.child.kill('SIGTERM');
   let killed = false;
   const t = setTimeout(() => {
@@ -179,7 +179,7 @@ export async function stopServe(run: ServeRun, graceMs = 60_000): Promise<{ stop
   }, graceMs);
   const code = await run.exited;
   clearTimeout(t);
-  return { stopS: (performance.now() - t0) / 1000, killed, code };
+  return { stopS: (performance.now() - t0) / 1000, killed, code, signal: run.child.signalCode };
 }
 
 /** Warnings and worse in serve's log (pino JSON levels ≥ 40), counted, with the first distinct messages. */

@@ -36,7 +36,8 @@ const configOf = (user: string) => grantsConfig([...roleGrants(grants(script.sql
 interface Proc {
   port: number;
   /** Sends SIGTERM; resolves with the exit status. */
-  stop(): Promise<number | null>;
+  /** SIGTERM, then the exit code (or the name of the signal that ended the process). */
+  stop(): Promise<number | string | null>;
   /** Log lines at level error or fatal (pino levels ≥ 50; not kafkajs's rebalance notices), and lines that are not JSON. */
   errors(): string[];
 }
@@ -47,7 +48,8 @@ function start(command: string, env: Record<string, string>): Proc {
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // A process ended by a signal resolves with the signal's name, so a failed stop says which.
+  const exited = new Promise<number | string | null>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal)));
   return {
     port,
     stop: () => (child.exitCode === null && child.kill('SIGTERM'), exited),
