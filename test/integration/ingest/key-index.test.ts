@@ -13,6 +13,7 @@ import type { RawPacket } from '../../../ingest/rows.ts';
 import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
 import { silentLogger } from '../../../platform/logger.ts';
 import { MetricsRegistry } from '../../../platform/metrics.ts';
+import type { ClickHouseDoor } from '../../../platform/clickhouse/door.ts';
 import { count, doorOf, freshDatabase, rows } from '../../helpers/clickhouse.ts';
 import { dependency, outputArtifact, toolCall } from '../../helpers/packets.ts';
 
@@ -21,6 +22,27 @@ const kafka = (value: unknown): RawPacket => ({ raw: JSON.stringify(value), sour
 const writerOn = (ch: Parameters<typeof doorOf>[0], db: string, metrics = new MetricsRegistry()) =>
   createSegmentWriter({ clickhouse: doorOf(ch, db), maxPacketBytes: 1 << 20, dedupCacheEntries: 0, metrics, logger: silentLogger() });
 const asked = (m: MetricsRegistry, v: 'yes' | 'no') => m.value('tool_audit_ingest_key_lookups_total', { asked: v });
+
+/** The door, counting the SELECTs it (and its lanes) started and those still running. */
+function watched(d: ClickHouseDoor, w: { started: number; running: number }): ClickHouseDoor {
+  return new Proxy(d, {
+    get(t, p) {
+      if (p === 'select')
+        return async (...a: Parameters<ClickHouseDoor['select']>) => {
+          w.started++;
+          w.running++;
+          try {
+            return await t.select(...a);
+          } finally {
+            w.running--;
+          }
+        };
+      if (p === 'lane') return (l: Parameters<ClickHouseDoor['lane']>[0]) => watched(t.lane(l), w);
+      const v = Reflect.get(t, p) as unknown;
+      return typeof v === 'function' ? (v as (...x: unknown[]) => unknown).bind(t) : v;
+    },
+  });
+}
 
 describe('ingest key index', () => {
   it('hashes keys exactly as ClickHouse murmurHash3_32 does', async () => {
@@ -128,6 +150,23 @@ describe('ingest key index', () => {
     expect(await count(ch, db, 'tool_invocations')).toBe(1);
     expect(await count(ch, db, 'tool_outputs')).toBe(1);
     expect(await count(ch, db, 'quarantine', "source_key = 'kafka:key-view/0@3'")).toBe(1);
+  });
+
+  it('stops a load at close after its running statement, and returns only once none runs (the engine may then close)', async () => {
+    const { ch, db } = await freshDatabase('keyclose');
+    await writerOn(ch, db).write(Array.from({ length: 300 }, (_, i) => kafka(toolCall({ args: { i } }, `task-close-${i % 7}`))));
+    const w = { started: 0, running: 0 };
+    // 10 keys a statement: the load would take 30 statements for the calls alone.
+    const index = createKeyIndex({ clickhouse: watched(doorOf(ch, db), w), maxBytes: 1 << 20, metrics: new MetricsRegistry(), chunkKeys: 10 });
+    const loading = index.ready();
+    while (index.progress().keys === 0) await new Promise((r) => setTimeout(r, 5));
+    await index.close();
+    expect(w.running).toBe(0);
+    const atClose = w.started;
+    await loading;
+    await new Promise((r) => setTimeout(r, 200));
+    expect(w.started).toBe(atClose);
+    expect(index.progress()).toEqual({ state: 'idle', keys: 0 });
   });
 
   it('judges exactly before its filter is loaded, and keeps what it logged meanwhile (issue 28)', async () => {
