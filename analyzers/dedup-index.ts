@@ -53,8 +53,10 @@ WHERE args_key IN (${REPEATED_KEYS})
 // without a hash table of every key. The backlog's keys are not singled out: a key repeated
 // before it is copied already and skipped. Measured at 30 M calls, alone: docs/benchmarks.md.
 const PREFIX = 'toUInt32(bitShiftRight(args_key, 32))';
-const COUNTED_PREFIXES = 'SELECT k FROM {db:Identifier}.key_counts FINAL WHERE n >= 2';
-const CANDIDATE_CALLS = 'SELECT sum(n) AS calls FROM {db:Identifier}.key_counts FINAL WHERE n >= 2';
+// FINAL merges every row of a prefix into one (the table has no partitions).
+const COUNTED = '{db:Identifier}.key_counts FINAL WHERE n >= 2';
+const COUNTED_PREFIXES = `SELECT k FROM ${COUNTED}`;
+const CANDIDATE_CALLS = `SELECT sum(n) AS calls FROM ${COUNTED}`;
 const COUNTED_REPEATED_KEYS = `SELECT args_key FROM {db:Identifier}.tool_invocations
   WHERE ${PREFIX} IN (${COUNTED_PREFIXES}) AND ${PART} GROUP BY args_key HAVING count() >= 2`;
 const COPY_COUNTED = `${COLUMNS}

@@ -151,6 +151,8 @@ class BloomKeyIndex implements KeyIndex {
   }
 
   ready(): Promise<void> {
+    // After close() nothing may reach the engine, which is about to close.
+    if (this.closing) return this.loading?.catch(() => undefined) ?? Promise.resolve();
     this.loading ??= this.load().catch((err: unknown) => {
       this.loading = undefined;
       this.progressNow = { state: 'idle', keys: 0 };

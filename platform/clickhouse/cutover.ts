@@ -53,7 +53,7 @@ export async function settleCutover(ch: ClickHouseDoor): Promise<void> {
   const [set] = await ch.select<{ n: string; at: string }>('SELECT count() AS n, toUnixTimestamp64Milli(min(at)) AS at FROM {db:Identifier}.window_aggregates_cutover');
   let cutover = Number(set?.at);
   if (Number(set?.n) === 0) {
-    await insertsEnded(ch, await serverNow(ch));
+    await insertsBegunEnded(ch);
     cutover = (await serverNow(ch)) + MARGIN_MS;
     await ch.command('INSERT INTO {db:Identifier}.window_aggregates_cutover VALUES (fromUnixTimestamp64Milli({at:Int64}, \'UTC\'))', { at: cutover });
     const stored = await serverNow(ch);

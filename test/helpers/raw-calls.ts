@@ -63,3 +63,20 @@ export async function insertCalls(ch: ClickHouseClient, db: string, calls: reado
     })),
   });
 }
+
+/**
+ * Inserts `calls` in `batches` batches, one after another, while `during` runs (a migration racing
+ * ingest). Returns what `during` returned and how many batches were in when it ended (the race
+ * happened when that is neither 0 nor `batches`), once every batch is in.
+ */
+export async function insertWhile<T>(ch: ClickHouseClient, db: string, calls: readonly RawCall[], batches: number, during: () => Promise<T>): Promise<{ result: T; batchesBefore: number }> {
+  const size = Math.ceil(calls.length / batches);
+  let done = 0;
+  const inserting = (async () => {
+    for (; done < batches; done++) await insertCalls(ch, db, calls.slice(done * size, done * size + size));
+  })();
+  const result = await during();
+  const batchesBefore = done;
+  await inserting;
+  return { result, batchesBefore };
+}

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
 import { migrate } from '../../../platform/clickhouse/migrate.ts';
 import { freshDatabase, rows } from '../../helpers/clickhouse.ts';
-import { insertCalls, rawCall, rng, type RawCall } from '../../helpers/raw-calls.ts';
+import { insertCalls, insertWhile, rawCall, rng, type RawCall } from '../../helpers/raw-calls.ts';
 
 const RETENTION = { invocations: 90, outputs: 30, workflows: 30, quarantine: 90 };
 const MIGRATIONS = ['036_key_counts.sql', '037_key_counts_backfill.sql'];
@@ -73,14 +73,10 @@ describe('key_counts (migrations 036/037)', () => {
     await unmigrate036(ch, db);
     await insertCalls(ch, db, generate(3, 1500));
     const during = generate(4, 3000);
-    let batches = 0;
-    const inserting = (async () => {
-      for (; batches < 100; batches++) await insertCalls(ch, db, during.slice(batches * 30, batches * 30 + 30));
-    })();
-    expect((await migrate(door, { retentionDays: RETENTION })).applied).toEqual(MIGRATIONS);
-    expect(batches).toBeGreaterThan(0);
-    expect(batches).toBeLessThan(100);
-    await inserting;
+    const { result, batchesBefore } = await insertWhile(ch, db, during, 100, () => migrate(door, { retentionDays: RETENTION }));
+    expect(result.applied).toEqual(MIGRATIONS);
+    expect(batchesBefore).toBeGreaterThan(0);
+    expect(batchesBefore).toBeLessThan(100);
     const { scan, short } = await compare(ch, db);
     expect(scan.reduce((s, x) => s + Number(x.c), 0)).toBe(4500);
     expect(short).toEqual([]);

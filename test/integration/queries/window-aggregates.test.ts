@@ -15,7 +15,7 @@ import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
 import { migrate } from '../../../platform/clickhouse/migrate.ts';
 import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
 import { freshDatabase, rows } from '../../helpers/clickhouse.ts';
-import { insertCalls, rawCall, rng, type RawCall } from '../../helpers/raw-calls.ts';
+import { insertCalls, insertWhile, rawCall, rng, type RawCall } from '../../helpers/raw-calls.ts';
 import { exactInclusive, seriesOracle, taskListOracle, toolsOracle, windowsOver } from '../../helpers/window-oracle.ts';
 
 const HOUR = 3_600_000;
@@ -152,15 +152,11 @@ describe('reads from the window aggregates (migration 015)', () => {
     await unmigrate015(ch, db);
     // Batches keep arriving between every statement of 015, the cutover and 017's backfill.
     const during = generate(16, 3000, start, 96);
-    let batches = 0;
-    const inserting = (async () => {
-      for (; batches < 200; batches++) await insertCalls(ch, db, during.slice(batches * 15, batches * 15 + 15));
-    })();
-    expect((await migrate(door, { retentionDays: RETENTION })).applied).toEqual(MIGRATIONS);
+    const { result, batchesBefore } = await insertWhile(ch, db, during, 200, () => migrate(door, { retentionDays: RETENTION }));
+    expect(result.applied).toEqual(MIGRATIONS);
     // Some batches went in before the migration ended, some after: the race happened.
-    expect(batches).toBeGreaterThan(0);
-    expect(batches).toBeLessThan(200);
-    await inserting;
+    expect(batchesBefore).toBeGreaterThan(0);
+    expect(batchesBefore).toBeLessThan(200);
     const calls = await storedCalls(ch, db);
     expect(calls.length).toBe(4500);
     expect(await sums(ch, db)).toEqual(expectedSums(calls));
