@@ -63,9 +63,6 @@ describe('the ClickHouse door on a real engine', () => {
     const { door } = await freshDatabase('door');
     const jobs = door.lane('job');
     const slow = 'SELECT sum(sipHash64(number)) AS s FROM numbers(10000000)';
-    const t0 = performance.now();
-    await jobs.select(slow);
-    const oneStatementMs = performance.now() - t0;
     const ended: string[] = [];
     // Six job statements queued at once (a job catching up), then a read arrives.
     const queued = Array.from({ length: 6 }, (_, i) => jobs.select(slow).then(() => void ended.push(`job-${i}`)));
@@ -75,10 +72,12 @@ describe('the ClickHouse door on a real engine', () => {
     const waitedMs = performance.now() - asked;
     ended.push('read');
     await Promise.all(queued);
+    const allJobsMs = performance.now() - asked;
     if (door.gateState()) {
       // Embedded: one statement at a time, so the read waited for the job statement already running, no more.
       expect(ended.indexOf('read')).toBeLessThanOrEqual(1);
-      expect(waitedMs).toBeLessThan(oneStatementMs * 2.5);
+      // Timed within this run: six statements take several times what one does.
+      expect(waitedMs).toBeLessThan(allJobsMs * 0.5);
     } else {
       // A server runs them side by side: the read never waits for a job's turn.
       expect(ended.indexOf('read')).toBe(0);
