@@ -64,6 +64,11 @@ const IN_WINDOW_MS = "x -> x.1 >= toUnixTimestamp64Milli({from:DateTime64(3, 'UT
  * brings all its calls: exact at any lag of the indexer, as the dedup candidates' statement.
  * Indexed keys are told apart by two 64-bit hashes (args_key, check_key). The merged array is
  * named apart from the column it merges (an alias shadows a column in ClickHouse).
+ *
+ * The live keys' calls are found by args_key alone first (PREWHERE), and grouped by args_hash
+ * (the SHA-256 of args, I5) rather than args: left to the optimizer, the window and tool
+ * conditions were read first for every call of the window, and args for every match. 30 M calls,
+ * 77,654 keys ingested after `since`, alone: this branch 1.7–2.0 s → 0.49–0.63 s, same calls.
  */
 const INDEXED_REPEATED_KEYS = (tools: string) => `SELECT tool_id, key_calls AS calls FROM (
     SELECT tool_id, arraySort(arrayFilter(${IN_WINDOW_MS}, groupArrayMerge(ck.calls))) AS key_calls
@@ -74,8 +79,9 @@ const INDEXED_REPEATED_KEYS = (tools: string) => `SELECT tool_id, key_calls AS c
   UNION ALL
   SELECT tool_id, arraySort(groupArray(${CALL(false)})) AS calls
   FROM {db:Identifier}.tool_invocations
-  WHERE ${IN_SCOPE} AND tool_id IN ${tools} AND args_key IN ${LIVE_KEYS}
-  GROUP BY tool_id, args
+  PREWHERE args_key IN ${LIVE_KEYS}
+  WHERE ${IN_SCOPE} AND tool_id IN ${tools}
+  GROUP BY tool_id, args_hash
   HAVING count() > 1`;
 
 /** The TTL a tool is simulated at: `ttl_ms` when ≥ 0, else its manifest's cache_ttl_ms (null = 0). */

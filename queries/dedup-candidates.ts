@@ -63,7 +63,8 @@ const INDEXED_ROWS = `(
   SELECT args_key, check_key, hash_prefix, first_order, created_at, duration_ms, cost_usd FROM {db:Identifier}.dedup_repeats FINAL WHERE ${WINDOW}
   UNION ALL
   SELECT ${KEYS_OF_CALL} FROM {db:Identifier}.tool_invocations
-  WHERE ${WINDOW} AND args_key IN ${LIVE_KEYS}
+  PREWHERE args_key IN ${LIVE_KEYS}
+  WHERE ${WINDOW}
     AND call_id NOT IN (SELECT call_id FROM {db:Identifier}.dedup_repeats WHERE args_key IN ${LIVE_KEYS}))`;
 
 const PARAMS = {
