@@ -8,8 +8,10 @@
  * space: DEDUP_PART_CALLS).
  * Idempotent (ReplacingMergeTree on (created_at, call_id), and copies skip what is there), so
  * several processes may run it; queries stay exact whatever its lag (dedup-candidates.ts).
+ * Each run ends by replaying the keys whose cache replay is due (cache-replays.ts).
  */
 import { serverNow } from '../platform/clickhouse/cutover.ts';
+import { refreshCacheReplays } from './cache-replays.ts';
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { chTime } from '../platform/clickhouse/statement.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -87,6 +89,8 @@ export interface DedupIndexRun {
   scanned: number;
   /** Calls copied into dedup_repeats. */
   copied: number;
+  /** Keys replayed into cache_key_replays (analyzers/cache-replays.ts). */
+  replayed: number;
 }
 
 async function one<T>(ch: ClickHouseDoor, query: string, params: Record<string, unknown>): Promise<T | undefined> {
@@ -109,9 +113,11 @@ export async function refreshDedupIndex(ch: ClickHouseDoor, overlapMs = DEDUP_OV
   const scanned = Number(newest?.n ?? 0);
   if (scanned === 0) {
     // Idle: only move on once the tail readers gather by hand would shrink noticeably (a row per run otherwise).
-    if (startMs - wm < overlapMs / 2) return { watermarkMs: wm, scanned: 0, copied: 0 };
+    // Replays still come due: a key copied less than the overlap ago, a manifest changed.
+    const replayed = await refreshCacheReplays(ch, overlapMs);
+    if (startMs - wm < overlapMs / 2) return { watermarkMs: wm, scanned: 0, copied: 0, replayed };
     await writeWatermark(ch, startMs);
-    return { watermarkMs: startMs, scanned: 0, copied: 0 };
+    return { watermarkMs: startMs, scanned: 0, copied: 0, replayed };
   }
   const until = Math.max(wm, Number(newest?.newest));
   const before = await one<{ c: number }>(ch, 'SELECT count() AS c FROM {db:Identifier}.dedup_repeats', {});
@@ -123,7 +129,8 @@ export async function refreshDedupIndex(ch: ClickHouseDoor, overlapMs = DEDUP_OV
   }
   await writeWatermark(ch, Math.max(until, startMs));
   const after = await one<{ c: number }>(ch, 'SELECT count() AS c FROM {db:Identifier}.dedup_repeats', {});
-  return { watermarkMs: Math.max(until, startMs), scanned, copied: Number(after?.c ?? 0) - Number(before?.c ?? 0) };
+  const replayed = await refreshCacheReplays(ch, overlapMs);
+  return { watermarkMs: Math.max(until, startMs), scanned, copied: Number(after?.c ?? 0) - Number(before?.c ?? 0), replayed };
 }
 
 /**
@@ -134,6 +141,7 @@ export function createDedupIndexer(deps: { clickhouse: ClickHouseDoor; logger: L
   return periodic('dedup index refresh', () => refreshDedupIndex(deps.clickhouse), deps.logger, (r, ms) => {
     deps.metrics?.set('tool_audit_dedup_index_lag_seconds', 'Age of the dedup index watermark', r.watermarkMs ? (Date.now() - r.watermarkMs) / 1000 : -1);
     deps.metrics?.inc('tool_audit_dedup_index_copied_total', 'Calls copied into dedup_repeats', {}, r.copied);
-    if (r.copied > 0) deps.logger.debug({ ...r, ms }, 'dedup index refreshed');
+    deps.metrics?.inc('tool_audit_cache_replays_total', 'Keys replayed into cache_key_replays', {}, r.replayed);
+    if (r.copied > 0 || r.replayed > 0) deps.logger.debug({ ...r, ms }, 'dedup index refreshed');
   });
 }

@@ -10,6 +10,7 @@
  */
 import { z } from 'zod';
 import { CREATED_IN_WINDOW, PARAM_DOCS, TOOL_FILTER } from './dashboard-common.ts';
+import { CURRENT_MANIFEST, fold, KEY_COPIES, KEY_REPLAYS, REPLAY_IS_TRUE } from '../analyzers/cache-replays.ts';
 import { DEDUP_OVERLAP_MS } from '../analyzers/dedup-index.ts';
 import { DEDUP_LIVE_MAX_ROWS, indexedSince } from './dedup-candidates.ts';
 import { toolWindowRows, WINDOW_BOUNDS } from './window-aggregates.ts';
@@ -22,8 +23,7 @@ const CURVE_LABELS = "'1m', '5m', '15m', '1h', '6h', '24h', '7d'";
 export const SUGGESTED_SHARE = 0.9;
 
 /** The current manifest's idempotent flag and TTL per tool (no manifest: nothing is cacheable). */
-const CURRENT = `SELECT tool_id, idempotent, cache_ttl_ms FROM {db:Identifier}.tool_manifests
-  WHERE version = (SELECT max(version) FROM {db:Identifier}.tool_manifests)`;
+const CURRENT = CURRENT_MANIFEST;
 
 /** A call of the window and of the tool filter (shared with cache-savings.ts). */
 export const IN_SCOPE = `${CREATED_IN_WINDOW} AND ${TOOL_FILTER}`;
@@ -53,6 +53,7 @@ export const REPEATED_KEYS = (tools: string, withTask = false) => `SELECT tool_i
 
 /** The keys of the calls ingested after `since` (the dedup indexer's watermark minus its overlap). */
 const LIVE_KEYS = "(SELECT args_key FROM {db:Identifier}.tool_invocations WHERE ingested_at > {since:DateTime64(3, 'UTC')})";
+const OVERLAP_DOC = 'the dedup indexer overlap, ms: a kept replay is true once made this long after its key was last copied';
 const SINCE_DOC = 'the dedup indexer watermark minus its overlap: calls of keys ingested after it come from the calls themselves';
 const IN_WINDOW_MS = "x -> x.1 >= toUnixTimestamp64Milli({from:DateTime64(3, 'UTC')}) AND x.1 < toUnixTimestamp64Milli({to:DateTime64(3, 'UTC')})";
 
@@ -69,11 +70,13 @@ const IN_WINDOW_MS = "x -> x.1 >= toUnixTimestamp64Milli({from:DateTime64(3, 'UT
  * (the SHA-256 of args, I5) rather than args: left to the optimizer, the window and tool
  * conditions were read first for every call of the window, and args for every match. 30 M calls,
  * 77,654 keys ingested after `since`, alone: this branch 1.7–2.0 s → 0.49–0.63 s, same calls.
+ * The indexed keys' conditions are PREWHERE too: `except` leaves out most keys (the kept replays),
+ * whose arrays are then not even read (30 M calls: the simulation ~390 → ~260 ms alone).
  */
-const INDEXED_REPEATED_KEYS = (tools: string) => `SELECT tool_id, key_calls AS calls FROM (
+const INDEXED_REPEATED_KEYS = (tools: string, except = '') => `SELECT tool_id, key_calls AS calls FROM (
     SELECT tool_id, arraySort(arrayFilter(${IN_WINDOW_MS}, groupArrayMerge(ck.calls))) AS key_calls
     FROM {db:Identifier}.cache_key_calls AS ck
-    WHERE ${TOOL_FILTER} AND tool_id IN ${tools} AND args_key NOT IN ${LIVE_KEYS}
+    PREWHERE ${TOOL_FILTER} AND tool_id IN ${tools} AND args_key NOT IN ${LIVE_KEYS}${except}
     GROUP BY tool_id, args_key, check_key
   ) WHERE length(key_calls) > 1
   UNION ALL
@@ -89,17 +92,8 @@ const TTL_OF = (m: string) => `if({ttl_ms:Int64} >= 0, {ttl_ms:Int64}, toInt64(i
 const CACHEABLE_TOOLS = `(SELECT tool_id FROM (${CURRENT}) AS cm WHERE cm.idempotent = 1 AND ${TTL_OF('cm')} > 0)`;
 /** The tools the current manifest declares idempotent (shared with cache-savings.ts). */
 export const IDEMPOTENT_TOOLS = `(SELECT tool_id FROM (${CURRENT}) WHERE idempotent = 1)`;
-/**
- * The replay of one key's calls at TTL `ttl`, in call order: (expiry, hits, saved_ms, saved_usd,
- * and the created_at and call_id of the call before). A call equal to the one before (created_at
- * and call_id) is the same call copied twice into the dedup index (two indexers at once): sorted,
- * copies are neighbours, so skipping them here is what arrayDistinct over the merged array did,
- * without hashing every call (30 M calls: the indexed simulation ~800 → ~630 ms alone).
- */
-export const fold = (ttl: string) =>
-  `arrayFold((acc, x) -> if(x.1 = acc.5 AND x.2 = acc.6, acc,
-        if(x.1 < acc.1, (acc.1, acc.2 + 1, acc.3 + x.4, acc.4 + x.5, x.1, x.2), if(x.3, (x.1 + ${ttl}, acc.2, acc.3, acc.4, x.1, x.2), (acc.1, acc.2, acc.3, acc.4, x.1, x.2)))),
-      calls, (toInt64(-1), toUInt64(0), toUInt64(0), toFloat64(0), toInt64(-1), UUIDToNum(toUUID('00000000-0000-0000-0000-000000000000'))))`;
+/** The replay of one key's calls (analyzers/cache-replays.ts; re-exported for cache-savings.ts). */
+export { fold };
 
 const SIMULATION_DESCRIPTION =
   "Per tool: calls, cache hits and what they saved under a TTL cache keyed by (tool_id, args_hash) at the current manifest's cache_ttl_ms (or ttl_ms when ≥ 0); only idempotent tools are cacheable.";
@@ -111,26 +105,51 @@ const SIMULATION_DESCRIPTION =
  */
 const CALLS_PER_TOOL = `SELECT tool_id, sum(n) AS calls FROM (${toolWindowRows('calls AS n', 'count()', TOOL_FILTER)}) GROUP BY tool_id HAVING calls > 0`;
 
-const SIMULATION_SQL = (keys: (tools: string) => string) => `WITH ${WINDOW_BOUNDS}
+/**
+ * The keys of `tools` whose replay kept by the dedup indexer (analyzers/cache-replays.ts) answers
+ * for them: true at the TTL simulated, not a live key, and every call of the key in the window, or
+ * no hit at all (then none in any window either).
+ */
+const TRUE_REPLAYS = (tools: string) => `SELECT r.tool_id AS tool_id, r.args_key AS args_key, r.hits AS hits, r.saved_ms AS saved_ms, r.saved_usd AS saved_usd
+  FROM (${KEY_REPLAYS(tools)} AND ${TOOL_FILTER} AND args_key NOT IN ${LIVE_KEYS}
+    AND (hits = 0 OR (first_at >= {from:DateTime64(3, 'UTC')} AND last_at < {to:DateTime64(3, 'UTC')}))) AS r
+  INNER JOIN (${KEY_COPIES(tools)}) AS c ON c.tool_id = r.tool_id AND c.args_key = r.args_key
+  LEFT JOIN (${CURRENT}) AS rm ON rm.tool_id = r.tool_id
+  WHERE ${REPLAY_IS_TRUE('r', 'c', TTL_OF('rm'))}`;
+/** The indexed keys of `tools` replayed on the read: those without a true replay. */
+const UNREPLAYED_KEYS = (tools: string) => INDEXED_REPEATED_KEYS(tools, ` AND (tool_id, args_key) NOT IN (SELECT tool_id, args_key FROM (${TRUE_REPLAYS(tools)}))`);
+/** The kept replays' hits and savings. */
+const KEPT_REPLAYS = (tools: string) => `SELECT tool_id, hits, saved_ms, saved_usd FROM (${TRUE_REPLAYS(tools)})`;
+
+/** Hits and savings per tool: the keys replayed here (`keys`) and, indexed, the replays kept (`replays`). */
+const TOOL_HITS = (keys: (tools: string) => string, replays?: (tools: string) => string) => `SELECT tool_id, sum(hits) AS hits, sum(saved_ms) AS saved_ms, sum(saved_usd) AS saved_usd
+  FROM (
+    SELECT tool_id, r.2 AS hits, r.3 AS saved_ms, r.4 AS saved_usd FROM (
+      SELECT k.tool_id AS tool_id, ${fold(TTL_OF('km'))} AS r
+      FROM (${keys(CACHEABLE_TOOLS)}) AS k
+      LEFT JOIN (${CURRENT}) AS km ON km.tool_id = k.tool_id
+    )${
+      replays
+        ? `
+    UNION ALL
+    ${replays(CACHEABLE_TOOLS)}`
+        : ''
+    }
+  )
+  GROUP BY tool_id`;
+
+const SIMULATION_SQL = (hits: string) => `WITH ${WINDOW_BOUNDS}
 SELECT c.tool_id AS tool_id, m.idempotent = 1 AND ${TTL_OF('m')} > 0 AS cacheable, ${TTL_OF('m')} AS ttl_ms, c.calls AS calls,
   h.hits AS hits, h.saved_ms AS saved_ms, h.saved_usd AS saved_usd
 FROM (${CALLS_PER_TOOL}) AS c
 LEFT JOIN (${CURRENT}) AS m ON m.tool_id = c.tool_id
-LEFT JOIN (
-  SELECT tool_id, sum(r.2) AS hits, sum(r.3) AS saved_ms, sum(r.4) AS saved_usd
-  FROM (
-    SELECT k.tool_id AS tool_id, ${fold(TTL_OF('km'))} AS r
-    FROM (${keys(CACHEABLE_TOOLS)}) AS k
-    LEFT JOIN (${CURRENT}) AS km ON km.tool_id = k.tool_id
-  )
-  GROUP BY tool_id
-) AS h ON h.tool_id = c.tool_id
+LEFT JOIN (${hits}) AS h ON h.tool_id = c.tool_id
 ORDER BY saved_ms DESC, tool_id
 SETTINGS join_use_nulls = 0`;
 const SIMULATION_PARAMS = { ...PARAM_DOCS, ttl_ms: "the TTL to simulate, ms; -1 for each tool's manifest cache_ttl_ms" };
 
 /** Simulation per tool at the manifest's TTL, or `ttl_ms` when it is ≥ 0 (two passes over the window's calls). */
-export const CACHE_SIMULATION: QuerySpec = { name: 'cache_simulation', description: SIMULATION_DESCRIPTION, sql: SIMULATION_SQL(REPEATED_KEYS), params: SIMULATION_PARAMS };
+export const CACHE_SIMULATION: QuerySpec = { name: 'cache_simulation', description: SIMULATION_DESCRIPTION, sql: SIMULATION_SQL(TOOL_HITS(REPEATED_KEYS)), params: SIMULATION_PARAMS };
 
 /** A two-pass statement's indexed twin: the same answer from the dedup index's calls per key and the keys ingested after `since`. */
 const indexedTwin = (twoPass: QuerySpec, sql: string): QuerySpec => ({
@@ -143,7 +162,10 @@ const indexedTwin = (twoPass: QuerySpec, sql: string): QuerySpec => ({
 });
 
 /** {@link CACHE_SIMULATION} from the dedup index. */
-export const CACHE_SIMULATION_INDEXED = indexedTwin(CACHE_SIMULATION, SIMULATION_SQL(INDEXED_REPEATED_KEYS));
+export const CACHE_SIMULATION_INDEXED: QuerySpec = (() => {
+  const twin = indexedTwin(CACHE_SIMULATION, SIMULATION_SQL(TOOL_HITS(UNREPLAYED_KEYS, KEPT_REPLAYS)));
+  return { ...twin, description: `${twin.description} Keys whose replay the indexer kept are summed, not replayed.`, params: { ...twin.params, overlap_ms: OVERLAP_DOC } };
+})();
 
 const CURVE_DESCRIPTION = "Calls, hits and savings of the idempotent tools (one, or every one when tool_id is '') at the TTLs 1 min, 5 min, 15 min, 1 h, 6 h, 24 h and 7 d.";
 const CURVE_SQL = (keys: (tools: string) => string) => `WITH ${WINDOW_BOUNDS}
@@ -239,7 +261,7 @@ export async function cacheSimulation(ch: StatementRunner, db: string, p: CacheS
   const rows = await runQuery<{ tool_id: string; cacheable: Num; ttl_ms: Num; calls: Num; hits: Num; saved_ms: Num; saved_usd: Num }>(
     ch,
     spec,
-    { db, tool_id: p.toolId ?? '', ttl_ms: p.ttlMs ?? -1, ...windowParams(p.window), ...since },
+    { db, tool_id: p.toolId ?? '', ttl_ms: p.ttlMs ?? -1, ...windowParams(p.window), ...since, ...(since.since === undefined ? {} : { overlap_ms: p.indexOverlapMs ?? DEDUP_OVERLAP_MS }) },
     ctx,
   );
   const tools = rows.map((r) => {

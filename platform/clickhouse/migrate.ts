@@ -72,6 +72,7 @@ const RETENTION: Array<[table: string, column: string, param: string, extraDays?
   ['tool_invocations', 'created_at', 'invocations_days'],
   ['dedup_repeats', 'created_at', 'invocations_days'],
   ['cache_key_calls', 'last_at', 'invocations_days'],
+  ['cache_key_replays', 'replayed_at', 'invocations_days'],
   // A month past its newest call's month: every call it counts has expired by then (036).
   ['key_counts', 'last_month', 'invocations_days', 31],
   ['tool_outputs', 'created_at', 'outputs_days'],

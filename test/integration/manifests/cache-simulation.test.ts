@@ -80,12 +80,13 @@ function recording(door: Door): { door: StatementRunner; names: string[] } {
 }
 
 /** Every answer of the simulation and the TTL curve against the brute force over `calls`. */
-async function expectExact(door: StatementRunner, db: string, calls: RawCall[], liveMaxRows?: number): Promise<void> {
+async function expectExact(door: StatementRunner, db: string, calls: RawCall[], liveMaxRows?: number, indexOverlapMs?: number): Promise<void> {
+  const o = { liveMaxRows, indexOverlapMs };
   const window = { fromMs: T0, toMs: T0 + 86_400_000 };
   const of = (tool: string) => calls.filter((c) => c.tool_id === tool);
   const close = (a: number, b: number) => expect(a).toBeCloseTo(b, 6);
 
-  const sim = await cacheSimulation(door, db, { window, liveMaxRows }, DEFAULT_QUERY_CONTEXT);
+  const sim = await cacheSimulation(door, db, { window, ...o }, DEFAULT_QUERY_CONTEXT);
   const byTool = new Map(sim.tools.map((t) => [t.tool_id, t]));
   expect([...byTool.keys()].sort()).toEqual(['email_send', 'fetch', 'lookup', 'search', 'unknown_tool']);
   for (const [tool, ttl] of [['search', 300_000], ['fetch', 60_000]] as const) {
@@ -102,27 +103,27 @@ async function expectExact(door: StatementRunner, db: string, calls: RawCall[], 
   // A window with partial hours at both ends: calls per tool come from the hourly aggregates and the edges' calls.
   const edged = { fromMs: T0 + 17 * 60_000 + 1, toMs: T0 + 4 * 3600_000 + 5 * 60_000 };
   const inEdged = calls.filter((c) => c.t >= edged.fromMs && c.t < edged.toMs);
-  const e = await cacheSimulation(door, db, { window: edged, liveMaxRows }, DEFAULT_QUERY_CONTEXT);
+  const e = await cacheSimulation(door, db, { window: edged, ...o }, DEFAULT_QUERY_CONTEXT);
   const perTool = new Map<string, number>();
   for (const c of inEdged) perTool.set(c.tool_id, (perTool.get(c.tool_id) ?? 0) + 1);
   expect(new Map(e.tools.map((t) => [t.tool_id, t.calls]))).toEqual(perTool);
   expect(e.tools.find((t) => t.tool_id === 'search')?.hits).toBe(bruteForce(inEdged.filter((c) => c.tool_id === 'search'), 300_000).hits);
-  const edgedCurve = await ttlCurve(door, db, { window: edged, liveMaxRows }, DEFAULT_QUERY_CONTEXT);
+  const edgedCurve = await ttlCurve(door, db, { window: edged, ...o }, DEFAULT_QUERY_CONTEXT);
   expect(edgedCurve.calls).toBe(inEdged.filter((c) => ['search', 'fetch', 'lookup'].includes(c.tool_id)).length);
 
   // A given TTL overrides the manifest's, also where the manifest has 0; never for a non-idempotent tool.
-  const given = await cacheSimulation(door, db, { window, ttlMs: 120_000, liveMaxRows }, DEFAULT_QUERY_CONTEXT);
+  const given = await cacheSimulation(door, db, { window, ttlMs: 120_000, ...o }, DEFAULT_QUERY_CONTEXT);
   for (const tool of ['search', 'fetch', 'lookup']) {
     const want = bruteForce(of(tool), 120_000);
     expect(given.tools.find((t) => t.tool_id === tool)).toMatchObject({ cacheable: true, ttl_ms: 120_000, hits: want.hits, saved_ms: want.saved_ms });
   }
   expect(given.tools.find((t) => t.tool_id === 'email_send')).toMatchObject({ cacheable: false, hits: 0 });
   // One tool only.
-  const one = await cacheSimulation(door, db, { window, toolId: 'fetch', liveMaxRows }, DEFAULT_QUERY_CONTEXT);
+  const one = await cacheSimulation(door, db, { window, toolId: 'fetch', ...o }, DEFAULT_QUERY_CONTEXT);
   expect(one.tools.map((t) => [t.tool_id, t.hits])).toEqual([['fetch', bruteForce(of('fetch'), 60_000).hits]]);
 
   // TTL curve of one tool and its suggested TTL.
-  const curve = await ttlCurve(door, db, { toolId: 'search', window, liveMaxRows }, DEFAULT_QUERY_CONTEXT);
+  const curve = await ttlCurve(door, db, { toolId: 'search', window, ...o }, DEFAULT_QUERY_CONTEXT);
   const points = CURVE_TTLS_MS.map((ttl) => ({ ttl, ...bruteForce(of('search'), ttl) }));
   expect(curve.points.map((p) => [p.ttl_ms, p.hits, p.saved_ms])).toEqual(points.map((p) => [p.ttl, p.hits, p.saved_ms]));
   points.forEach((p, i) => close(curve.points[i]?.saved_usd ?? -1, p.saved_usd));
@@ -133,12 +134,12 @@ async function expectExact(door: StatementRunner, db: string, calls: RawCall[], 
   expect(curve.calls).toBe(of('search').length);
 
   // Without a tool: the idempotent tools together (search, fetch, lookup; not email_send).
-  const together = await ttlCurve(door, db, { window, liveMaxRows }, DEFAULT_QUERY_CONTEXT);
+  const together = await ttlCurve(door, db, { window, ...o }, DEFAULT_QUERY_CONTEXT);
   const idem = [...of('search'), ...of('fetch'), ...of('lookup')];
   expect(together.calls).toBe(idem.length);
   expect(together.points.map((p) => p.hits)).toEqual(CURVE_TTLS_MS.map((ttl) => bruteForce(idem, ttl).hits));
 
-  const notCacheable = await ttlCurve(door, db, { toolId: 'email_send', window, liveMaxRows }, DEFAULT_QUERY_CONTEXT);
+  const notCacheable = await ttlCurve(door, db, { toolId: 'email_send', window, ...o }, DEFAULT_QUERY_CONTEXT);
   expect(notCacheable).toMatchObject({ cacheable: false, calls: of('email_send').length, suggested_ttl_ms: null });
   expect(notCacheable.points.every((p) => p.hits === 0)).toBe(true);
 }
@@ -205,6 +206,74 @@ describe('cache simulation', () => {
     for (const c of [...calls, before, marker]) perTool.set(c.tool_id, (perTool.get(c.tool_id) ?? 0) + 1);
     const w = await cacheSimulation(door, db, { window: wide }, DEFAULT_QUERY_CONTEXT);
     expect(new Map(w.tools.map((t) => [t.tool_id, t.calls]))).toEqual(perTool);
+  });
+
+  it('sums the replays the dedup indexer kept, and replays on the read a key whose calls, TTL or window they no longer match', async () => {
+    const { ch, db, door } = await freshDatabase('cs');
+    await aggregatesFromEpoch(ch, db);
+    const calls = workload(33);
+    await applyManifest(door, M, T0);
+    await insertCalls(ch, db, calls, T0 - 3_600_000);
+    const of = (tool: string) => calls.filter((c) => c.tool_id === tool);
+    const repeatedKeys = (tool: string) => {
+      const keys = new Map<string, number>();
+      for (const c of of(tool)) keys.set(c.args_hash, (keys.get(c.args_hash) ?? 0) + 1);
+      return [...keys.values()].filter((n) => n > 1).length;
+    };
+    // An overlap of 0: a replay is true from the moment it is made.
+    const run = await refreshDedupIndex(door, 0);
+    expect(run.replayed).toBe(repeatedKeys('search') + repeatedKeys('fetch')); // lookup: TTL 0, email_send: not idempotent
+    const kept = await rows<{ tool_id: string; keys: number; hits: number; ttl: number }>(
+      ch,
+      'SELECT tool_id, count() AS keys, sum(hits) AS hits, any(ttl_ms) AS ttl FROM {db:Identifier}.cache_key_replays FINAL GROUP BY tool_id ORDER BY tool_id',
+      { db },
+    );
+    const keptOf = (tool: string, ttl: number) => ({ tool_id: tool, keys: repeatedKeys(tool), hits: bruteForce(of(tool), ttl).hits, ttl });
+    expect(kept).toEqual([keptOf('fetch', 60_000), keptOf('search', 300_000)]);
+    await expectExact(door, db, calls, undefined, 0);
+    expect((await refreshDedupIndex(door, 0)).replayed).toBe(0);
+
+    // The read sums a kept replay while it is true: one made up for a search key is taken...
+    const window = { fromMs: T0, toMs: T0 + 86_400_000 };
+    const searchHits = async (indexOverlapMs: number) =>
+      (await cacheSimulation(door, db, { window, indexOverlapMs }, DEFAULT_QUERY_CONTEXT)).tools.find((t) => t.tool_id === 'search')?.hits;
+    const [key] = await rows<{ hits: number }>(ch, "SELECT hits FROM {db:Identifier}.cache_key_replays FINAL WHERE tool_id = 'search' ORDER BY hits DESC LIMIT 1", { db });
+    await ch.command({
+      query: `INSERT INTO {db:Identifier}.cache_key_replays
+              SELECT tool_id, args_key, ttl_ms, first_at, last_at, 1000000, saved_ms, saved_usd, now64(3, 'UTC')
+              FROM {db:Identifier}.cache_key_replays FINAL WHERE tool_id = 'search' ORDER BY hits DESC LIMIT 1`,
+      query_params: { db },
+    });
+    expect(await searchHits(0)).toBe(bruteForce(of('search'), 300_000).hits - Number(key?.hits) + 1_000_000);
+    // ...but not when a copy of the key's calls may have committed after it (here: an overlap of 3 h).
+    expect(await searchHits(3 * 3_600_000)).toBe(bruteForce(of('search'), 300_000).hits);
+
+    // A new manifest TTL: the kept replays are at the old one, so the read replays every key until the next run.
+    await applyManifest(door, { ...M, ...manifest({ search: { idempotent: true, cache_ttl_ms: 120_000 } }) }, T0 + 1);
+    expect(await searchHits(0)).toBe(bruteForce(of('search'), 120_000).hits);
+    expect((await refreshDedupIndex(door, 0)).replayed).toBe(repeatedKeys('search'));
+    expect(await searchHits(0)).toBe(bruteForce(of('search'), 120_000).hits);
+    const [ttl] = await rows<{ t: number[] }>(ch, "SELECT groupUniqArray(ttl_ms) AS t FROM {db:Identifier}.cache_key_replays FINAL WHERE tool_id = 'search'", { db });
+    expect(ttl?.t).toEqual([120_000]);
+    // Keys without a hit keep no span (none in any window either); those with hits keep their calls' span.
+    const [spans] = await rows<{ zero: number; zero_spanless: number; spanned: number; hit: number }>(
+      ch,
+      'SELECT countIf(hits = 0) AS zero, countIf(hits = 0 AND first_at = 0 AND last_at = 0) AS zero_spanless, countIf(hits > 0 AND first_at > 0 AND last_at >= first_at) AS spanned, countIf(hits > 0) AS hit FROM {db:Identifier}.cache_key_replays FINAL',
+      { db },
+    );
+    expect(spans?.zero).toBeGreaterThan(0);
+    expect([spans?.zero_spanless, spans?.spanned]).toEqual([spans?.zero, spans?.hit]);
+
+    // An args_key naming two keys (two check_keys) is never replayed: both are replayed on the read.
+    await ch.command({
+      query: `INSERT INTO {db:Identifier}.cache_key_calls (tool_id, args_key, check_key, month, last_at, copied_at, calls)
+              SELECT 'search', 42, number, toDate('2026-10-01'), now64(3), now64(3),
+                groupArrayState((toInt64(${T0} + number), UUIDToNum(generateUUIDv4()), toUInt8(1), toUInt64(1), toFloat64(0)))
+              FROM numbers(2) GROUP BY number`,
+      query_params: { db },
+    });
+    await refreshDedupIndex(door, 0);
+    expect(await rows(ch, 'SELECT args_key FROM {db:Identifier}.cache_key_replays WHERE args_key = 42', { db })).toEqual([]);
   });
 
   it('caches nothing without a manifest, and answers an empty list and curve for a tool without calls', async () => {

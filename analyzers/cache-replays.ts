@@ -1,0 +1,92 @@
+/**
+ * Cache replays (migration 038): the dedup indexer replays each repeated key of a cacheable tool
+ * (idempotent in the current manifest, with a TTL) at its manifest TTL once the key's calls
+ * change, and keeps the hits and savings in `cache_key_replays`. The cache simulation then sums
+ * the kept replays of the keys whose replay is still true and replays only the others
+ * (queries/cache-simulation.ts): at 30 M calls, 120 k keys and 1.8 M calls it no longer merges
+ * and folds on every read.
+ *
+ * A replay is true while it is at the TTL asked and no copy of the key's calls can have
+ * committed after it: it was made at least the overlap after the key's newest copy (indexed_at,
+ * the server's time at the copy's insert, which may commit up to the overlap later; the same
+ * bound as the indexer's watermark). Until then, and after a manifest change, the key is
+ * replayed on the read and again by the next run. A month of a key's calls dropped by retention
+ * does not make its replay stale; reads take a replay only when all its calls lie in the window,
+ * so this matters only for a window reaching past retention (docs/api.md).
+ */
+import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
+
+/** Keys replayed per statement at most (memory: their calls' arrays, ~15 calls a key in bench:history). */
+export const REPLAY_PART_KEYS = 100_000;
+
+/** The current manifest's idempotent flag and TTL per tool (no manifest: no rows). */
+export const CURRENT_MANIFEST = `SELECT tool_id, idempotent, cache_ttl_ms FROM {db:Identifier}.tool_manifests
+  WHERE version = (SELECT max(version) FROM {db:Identifier}.tool_manifests)`;
+
+/**
+ * The replay of one key's calls at TTL `ttl`, in call order: (expiry, hits, saved_ms, saved_usd,
+ * and the created_at and call_id of the call before). A call equal to the one before (created_at
+ * and call_id) is the same call copied twice into the dedup index (two indexers at once): sorted,
+ * copies are neighbours, so skipping them here is what arrayDistinct over the merged array did,
+ * without hashing every call (30 M calls: the indexed simulation ~800 → ~630 ms alone).
+ */
+export const fold = (ttl: string) =>
+  `arrayFold((acc, x) -> if(x.1 = acc.5 AND x.2 = acc.6, acc,
+        if(x.1 < acc.1, (acc.1, acc.2 + 1, acc.3 + x.4, acc.4 + x.5, x.1, x.2), if(x.3, (x.1 + ${ttl}, acc.2, acc.3, acc.4, x.1, x.2), (acc.1, acc.2, acc.3, acc.4, x.1, x.2)))),
+      calls, (toInt64(-1), toUInt64(0), toUInt64(0), toFloat64(0), toInt64(-1), UUIDToNum(toUUID('00000000-0000-0000-0000-000000000000'))))`;
+
+/**
+ * Per indexed key of `tools`, as (tool_id, args_key): when its calls were last copied
+ * (cache_key_calls.copied_at), and whether args_key names one key only (a key of its own check_key).
+ */
+export const KEY_COPIES = (tools: string) => `SELECT tool_id, args_key, max(copied_at) AS copied, min(check_key) = max(check_key) AS single
+  FROM {db:Identifier}.cache_key_calls WHERE tool_id IN ${tools} GROUP BY tool_id, args_key`;
+
+/** The newest replay of each key of `tools`. */
+export const KEY_REPLAYS = (tools: string) => `SELECT * FROM {db:Identifier}.cache_key_replays FINAL WHERE tool_id IN ${tools}`;
+
+/** Whether replay `r` of a key whose copies are `c` is true at TTL `ttl` (see the module's TSDoc). */
+export const REPLAY_IS_TRUE = (r: string, c: string, ttl: string) =>
+  `${c}.single AND ${r}.ttl_ms = ${ttl} AND ${r}.replayed_at >= ${c}.copied + toIntervalMillisecond({overlap_ms:UInt32})`;
+
+const MANIFEST_TTL = (m: string) => `toInt64(ifNull(${m}.cache_ttl_ms, 0))`;
+const CACHEABLE = `(SELECT tool_id FROM (${CURRENT_MANIFEST}) AS cm WHERE cm.idempotent = 1 AND ${MANIFEST_TTL('cm')} > 0)`;
+
+/** Keys of cacheable tools without a true replay at their manifest TTL (a missing replay reads as 1970). */
+const STALE_KEYS = `SELECT c.tool_id, c.args_key FROM (${KEY_COPIES(CACHEABLE)}) AS c
+  LEFT JOIN (${KEY_REPLAYS(CACHEABLE)}) AS r ON r.tool_id = c.tool_id AND r.args_key = c.args_key
+  LEFT JOIN (${CURRENT_MANIFEST}) AS m ON m.tool_id = c.tool_id
+  WHERE c.single AND NOT (${REPLAY_IS_TRUE('r', 'c', MANIFEST_TTL('m'))})`;
+// Missing rows of a LEFT JOIN as defaults, whatever the user's profile says.
+const JOIN_DEFAULTS = 'SETTINGS join_use_nulls = 0';
+const STALE_COUNT = `SELECT count() AS n FROM (${STALE_KEYS}) ${JOIN_DEFAULTS}`;
+// replayed_at is the statement's start (now64 is evaluated once): no later than the calls it read.
+// A key without a hit keeps first_at and last_at at 0: none in any window either (migration 038).
+const REPLAY = `INSERT INTO {db:Identifier}.cache_key_replays (tool_id, args_key, ttl_ms, first_at, last_at, hits, saved_ms, saved_usd, replayed_at)
+SELECT tool_id, args_key, ttl, fromUnixTimestamp64Milli(if(r.2 = 0, 0, calls[1].1), 'UTC'), fromUnixTimestamp64Milli(if(r.2 = 0, 0, calls[-1].1), 'UTC'),
+  r.2, r.3, r.4, now64(3, 'UTC')
+FROM (
+  SELECT k.tool_id AS tool_id, k.args_key AS args_key, k.key_calls AS calls, ${MANIFEST_TTL('m')} AS ttl, ${fold('ttl')} AS r
+  FROM (
+    -- Named apart from the column it merges (an alias shadows a column in ClickHouse).
+    SELECT tool_id, args_key, arraySort(groupArrayMerge(calls)) AS key_calls
+    FROM {db:Identifier}.cache_key_calls
+    WHERE (args_key % {parts:UInt64}) = {part:UInt64} AND (tool_id, args_key) IN (${STALE_KEYS})
+    GROUP BY tool_id, args_key
+  ) AS k
+  INNER JOIN (${CURRENT_MANIFEST}) AS m ON m.tool_id = k.tool_id
+)
+${JOIN_DEFAULTS}`;
+
+/**
+ * Replays every key of a cacheable tool whose replay is missing or no longer true, in parts of at
+ * most `partKeys` keys. Returns how many keys it replayed.
+ */
+export async function refreshCacheReplays(ch: ClickHouseDoor, overlapMs: number, partKeys = REPLAY_PART_KEYS): Promise<number> {
+  const [stale] = await ch.select<{ n: number }>(STALE_COUNT, { overlap_ms: overlapMs });
+  const keys = Number(stale?.n ?? 0);
+  if (keys === 0) return 0;
+  const parts = Math.ceil(keys / partKeys);
+  for (let part = 0; part < parts; part++) await ch.command(REPLAY, { overlap_ms: overlapMs, parts, part });
+  return keys;
+}
