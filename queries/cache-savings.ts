@@ -4,7 +4,8 @@
  * tasks whose calls repeat a key. The replay is cache-simulation.ts's, over the two-pass keys.
  */
 import type { CacheStat } from '../analyzers/hint-rules.ts';
-import { CURVE_TTLS_MS, fold, IDEMPOTENT_TOOLS, IN_SCOPE, REPEATED_KEYS, suggestedTtl } from './cache-simulation.ts';
+import { fold } from '../analyzers/cache-replays.ts';
+import { CURVE_TTLS_MS, IDEMPOTENT_TOOLS, IN_SCOPE, REPEATED_KEYS, suggestedTtl } from './cache-simulation.ts';
 import { PARAM_DOCS } from './dashboard-common.ts';
 import { runQuery, windowParams, type QueryContext, type QuerySpec, type StatementRunner, type TimeWindow } from './sql.ts';
 

@@ -22,9 +22,6 @@ const CURVE_LABELS = "'1m', '5m', '15m', '1h', '6h', '24h', '7d'";
 /** The suggested TTL reaches this share of the 7-day TTL's savings. */
 export const SUGGESTED_SHARE = 0.9;
 
-/** The current manifest's idempotent flag and TTL per tool (no manifest: nothing is cacheable). */
-const CURRENT = CURRENT_MANIFEST;
-
 /** A call of the window and of the tool filter (shared with cache-savings.ts). */
 export const IN_SCOPE = `${CREATED_IN_WINDOW} AND ${TOOL_FILTER}`;
 
@@ -89,12 +86,9 @@ const INDEXED_REPEATED_KEYS = (tools: string, except = '') => `SELECT tool_id, k
 
 /** The TTL a tool is simulated at: `ttl_ms` when ≥ 0, else its manifest's cache_ttl_ms (null = 0). */
 const TTL_OF = (m: string) => `if({ttl_ms:Int64} >= 0, {ttl_ms:Int64}, toInt64(ifNull(${m}.cache_ttl_ms, 0)))`;
-const CACHEABLE_TOOLS = `(SELECT tool_id FROM (${CURRENT}) AS cm WHERE cm.idempotent = 1 AND ${TTL_OF('cm')} > 0)`;
+const CACHEABLE_TOOLS = `(SELECT tool_id FROM (${CURRENT_MANIFEST}) AS cm WHERE cm.idempotent = 1 AND ${TTL_OF('cm')} > 0)`;
 /** The tools the current manifest declares idempotent (shared with cache-savings.ts). */
-export const IDEMPOTENT_TOOLS = `(SELECT tool_id FROM (${CURRENT}) WHERE idempotent = 1)`;
-/** The replay of one key's calls (analyzers/cache-replays.ts; re-exported for cache-savings.ts). */
-export { fold };
-
+export const IDEMPOTENT_TOOLS = `(SELECT tool_id FROM (${CURRENT_MANIFEST}) WHERE idempotent = 1)`;
 const SIMULATION_DESCRIPTION =
   "Per tool: calls, cache hits and what they saved under a TTL cache keyed by (tool_id, args_hash) at the current manifest's cache_ttl_ms (or ttl_ms when ≥ 0); only idempotent tools are cacheable.";
 /**
@@ -114,7 +108,7 @@ const TRUE_REPLAYS = (tools: string) => `SELECT r.tool_id AS tool_id, r.args_key
   FROM (${KEY_REPLAYS(tools)} AND ${TOOL_FILTER} AND args_key NOT IN ${LIVE_KEYS}
     AND (hits = 0 OR (first_at >= {from:DateTime64(3, 'UTC')} AND last_at < {to:DateTime64(3, 'UTC')}))) AS r
   INNER JOIN (${KEY_COPIES(tools)}) AS c ON c.tool_id = r.tool_id AND c.args_key = r.args_key
-  LEFT JOIN (${CURRENT}) AS rm ON rm.tool_id = r.tool_id
+  LEFT JOIN (${CURRENT_MANIFEST}) AS rm ON rm.tool_id = r.tool_id
   WHERE ${REPLAY_IS_TRUE('r', 'c', TTL_OF('rm'))}`;
 /** The indexed keys of `tools` replayed on the read: those without a true replay. */
 const UNREPLAYED_KEYS = (tools: string) => INDEXED_REPEATED_KEYS(tools, ` AND (tool_id, args_key) NOT IN (SELECT tool_id, args_key FROM (${TRUE_REPLAYS(tools)}))`);
@@ -127,7 +121,7 @@ const TOOL_HITS = (keys: (tools: string) => string, replays?: (tools: string) =>
     SELECT tool_id, r.2 AS hits, r.3 AS saved_ms, r.4 AS saved_usd FROM (
       SELECT k.tool_id AS tool_id, ${fold(TTL_OF('km'))} AS r
       FROM (${keys(CACHEABLE_TOOLS)}) AS k
-      LEFT JOIN (${CURRENT}) AS km ON km.tool_id = k.tool_id
+      LEFT JOIN (${CURRENT_MANIFEST}) AS km ON km.tool_id = k.tool_id
     )${
       replays
         ? `
@@ -142,7 +136,7 @@ const SIMULATION_SQL = (hits: string) => `WITH ${WINDOW_BOUNDS}
 SELECT c.tool_id AS tool_id, m.idempotent = 1 AND ${TTL_OF('m')} > 0 AS cacheable, ${TTL_OF('m')} AS ttl_ms, c.calls AS calls,
   h.hits AS hits, h.saved_ms AS saved_ms, h.saved_usd AS saved_usd
 FROM (${CALLS_PER_TOOL}) AS c
-LEFT JOIN (${CURRENT}) AS m ON m.tool_id = c.tool_id
+LEFT JOIN (${CURRENT_MANIFEST}) AS m ON m.tool_id = c.tool_id
 LEFT JOIN (${hits}) AS h ON h.tool_id = c.tool_id
 ORDER BY saved_ms DESC, tool_id
 SETTINGS join_use_nulls = 0`;
@@ -161,11 +155,13 @@ const indexedTwin = (twoPass: QuerySpec, sql: string): QuerySpec => ({
   // no faster at 30 M calls (arrays alone 560–694 ms in order, 519–538 ms hashed).
 });
 
-/** {@link CACHE_SIMULATION} from the dedup index. */
-export const CACHE_SIMULATION_INDEXED: QuerySpec = (() => {
-  const twin = indexedTwin(CACHE_SIMULATION, SIMULATION_SQL(TOOL_HITS(UNREPLAYED_KEYS, KEPT_REPLAYS)));
-  return { ...twin, description: `${twin.description} Keys whose replay the indexer kept are summed, not replayed.`, params: { ...twin.params, overlap_ms: OVERLAP_DOC } };
-})();
+const SIMULATION_TWIN = indexedTwin(CACHE_SIMULATION, SIMULATION_SQL(TOOL_HITS(UNREPLAYED_KEYS, KEPT_REPLAYS)));
+/** {@link CACHE_SIMULATION} from the dedup index, summing the kept replays. */
+export const CACHE_SIMULATION_INDEXED: QuerySpec = {
+  ...SIMULATION_TWIN,
+  description: `${SIMULATION_TWIN.description} Keys whose replay the indexer kept are summed, not replayed.`,
+  params: { ...SIMULATION_TWIN.params, overlap_ms: OVERLAP_DOC },
+};
 
 const CURVE_DESCRIPTION = "Calls, hits and savings of the idempotent tools (one, or every one when tool_id is '') at the TTLs 1 min, 5 min, 15 min, 1 h, 6 h, 24 h and 7 d.";
 const CURVE_SQL = (keys: (tools: string) => string) => `WITH ${WINDOW_BOUNDS}
@@ -306,6 +302,6 @@ export async function ttlCurve(ch: StatementRunner, db: string, p: TtlCurveParam
 export const TOOL_IDEMPOTENT: QuerySpec = {
   name: 'tool_idempotent',
   description: "Whether the current manifest declares the tool idempotent (1) or not / not at all (no row or 0); with tool_id '', every tool's flag.",
-  sql: `SELECT idempotent AS i FROM (${CURRENT}) WHERE {tool_id:String} = '' OR tool_id = {tool_id:String}`,
+  sql: `SELECT idempotent AS i FROM (${CURRENT_MANIFEST}) WHERE {tool_id:String} = '' OR tool_id = {tool_id:String}`,
   params: { db: PARAM_DOCS.db, tool_id: "the tool, or '' for every tool" },
 };
