@@ -11,6 +11,7 @@ import { DEFAULT_QUERY_CONTEXT, type StatementRunner } from '../../../queries/sq
 import { refreshDedupIndex } from '../../../analyzers/dedup-index.ts';
 import { parseManifest, type Manifest } from '../../../schemas/tool-manifest.ts';
 import { aggregatesFromEpoch, freshDatabase, rows } from '../../helpers/clickhouse.ts';
+import { bruteForce } from '../../helpers/cache-oracle.ts';
 import { insertCalls, rawCall, rng, type RawCall } from '../../helpers/raw-calls.ts';
 
 const T0 = Date.UTC(2026, 9, 1, 10);
@@ -27,25 +28,6 @@ const M = manifest({
   lookup: { idempotent: true, cache_ttl_ms: 0 },
   email_send: { idempotent: false, cache_ttl_ms: 600_000 },
 });
-
-/** The obvious replay: entries as a list, a hit when some entry of the key is live. */
-function bruteForce(calls: RawCall[], ttl: number): { calls: number; hits: number; saved_ms: number; saved_usd: number } {
-  const ordered = [...calls].sort((a, b) => a.t - b.t || (a.call_id < b.call_id ? -1 : 1));
-  const entries: Array<{ key: string; from: number }> = [];
-  let hits = 0;
-  let savedMs = 0;
-  let savedUsd = 0;
-  for (const c of ordered) {
-    const key = `${c.tool_id}/${c.args_hash}`;
-    const live = entries.some((e) => e.key === key && e.from <= c.t && c.t < e.from + ttl);
-    if (live) {
-      hits++;
-      savedMs += c.duration_ms;
-      savedUsd += c.cost_usd ?? 0;
-    } else if (c.status === 'success') entries.push({ key, from: c.t });
-  }
-  return { calls: calls.length, hits, saved_ms: savedMs, saved_usd: savedUsd };
-}
 
 function workload(seed: number): RawCall[] {
   const r = rng(seed);
