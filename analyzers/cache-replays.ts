@@ -15,6 +15,7 @@
  * so this matters only for a window reaching past retention (docs/api.md).
  */
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
+import { chTime } from '../platform/clickhouse/statement.ts';
 
 /** Keys replayed per statement at most (memory: their calls' arrays, ~15 calls a key in bench:history). */
 export const REPLAY_PART_KEYS = 100_000;
@@ -37,10 +38,11 @@ export const fold = (ttl: string) =>
 
 /**
  * Per indexed key of `tools`, as (tool_id, args_key): when its calls were last copied
- * (cache_key_calls.copied_at), and whether args_key names one key only (a key of its own check_key).
+ * (cache_key_calls.copied_at), and whether args_key names one key only (a key of its own check_key);
+ * `and` narrows the keys further.
  */
-export const KEY_COPIES = (tools: string) => `SELECT tool_id, args_key, max(copied_at) AS copied, min(check_key) = max(check_key) AS single
-  FROM {db:Identifier}.cache_key_calls WHERE tool_id IN ${tools} GROUP BY tool_id, args_key`;
+export const KEY_COPIES = (tools: string, and = '') => `SELECT tool_id, args_key, max(copied_at) AS copied, min(check_key) = max(check_key) AS single
+  FROM {db:Identifier}.cache_key_calls WHERE tool_id IN ${tools}${and} GROUP BY tool_id, args_key`;
 
 /** The newest replay of each key of `tools`. */
 export const KEY_REPLAYS = (tools: string) => `SELECT * FROM {db:Identifier}.cache_key_replays FINAL WHERE tool_id IN ${tools}`;
@@ -52,9 +54,17 @@ export const REPLAY_IS_TRUE = (r: string, c: string, ttl: string) =>
 const MANIFEST_TTL = (m: string) => `toInt64(ifNull(${m}.cache_ttl_ms, 0))`;
 const CACHEABLE = `(SELECT tool_id FROM (${CURRENT_MANIFEST}) AS cm WHERE cm.idempotent = 1 AND ${MANIFEST_TTL('cm')} > 0)`;
 
-/** Keys of cacheable tools without a true replay at their manifest TTL (a missing replay reads as 1970). */
-const STALE_KEYS = `SELECT c.tool_id, c.args_key FROM (${KEY_COPIES(CACHEABLE)}) AS c
-  LEFT JOIN (${KEY_REPLAYS(CACHEABLE)}) AS r ON r.tool_id = c.tool_id AND r.args_key = c.args_key
+/**
+ * The keys of cacheable tools a copy may have changed since `{since}` (server time): copied after
+ * it (one column, read first). 0 takes every key.
+ */
+const COPIED_SINCE = `(SELECT tool_id, args_key FROM {db:Identifier}.cache_key_calls
+  PREWHERE copied_at > {since:DateTime64(3, 'UTC')} WHERE tool_id IN ${CACHEABLE})`;
+const SINCE = ` AND (tool_id, args_key) IN ${COPIED_SINCE}`;
+
+/** Keys of cacheable tools copied since `{since}` without a true replay at their manifest TTL (a missing replay reads as 1970). */
+const STALE_KEYS = `SELECT c.tool_id, c.args_key FROM (${KEY_COPIES(CACHEABLE, SINCE)}) AS c
+  LEFT JOIN (${KEY_REPLAYS(CACHEABLE)}${SINCE}) AS r ON r.tool_id = c.tool_id AND r.args_key = c.args_key
   LEFT JOIN (${CURRENT_MANIFEST}) AS m ON m.tool_id = c.tool_id
   WHERE c.single AND NOT (${REPLAY_IS_TRUE('r', 'c', MANIFEST_TTL('m'))})`;
 // Missing rows of a LEFT JOIN as defaults, whatever the user's profile says.
@@ -78,15 +88,49 @@ FROM (
 )
 ${JOIN_DEFAULTS}`;
 
+/** Sweep every key at least this often: a replay dropped by retention, or a table emptied to rebuild it. */
+export const FULL_SWEEP_MS = 3_600_000;
+
+/**
+ * What the last complete check saw, so that the next one looks only at the keys copied since: a
+ * copy made at c is visible by c + overlap, so every copy older than the last check minus the
+ * overlap was seen by it and, when due, replayed at or after the check. Kept by the one indexer of
+ * a process; a new cursor (a start) sweeps every key.
+ */
+export interface ReplayCursor {
+  /** Server time (epoch ms) when the last complete check began. */
+  checkedAtMs?: number;
+  /** When the last sweep of every key began (server time, epoch ms). */
+  sweptAtMs?: number;
+  /** The newest manifest version the last check ran under: another one sweeps every key (its TTLs changed). */
+  manifest?: string;
+}
+
+const CHECK_STATE = `SELECT toUnixTimestamp64Milli(now64(3, 'UTC')) AS now_ms, toString(max(version)) AS manifest FROM {db:Identifier}.tool_manifests`;
+
+/** The time copies are checked from: 0 (every key) without a cursor, after a manifest change, or when a sweep is due. */
+function checkSince(cursor: ReplayCursor | undefined, nowMs: number, manifest: string, overlapMs: number): number {
+  if (cursor?.checkedAtMs === undefined || cursor.sweptAtMs === undefined) return 0;
+  if (cursor.manifest !== manifest || nowMs - cursor.sweptAtMs >= FULL_SWEEP_MS) return 0;
+  return Math.max(0, cursor.checkedAtMs - overlapMs);
+}
+
 /**
  * Replays every key of a cacheable tool whose replay is missing or no longer true, in parts of at
- * most `partKeys` keys. Returns how many keys it replayed.
+ * most `partKeys` keys. Returns how many keys it replayed. With a `cursor`, only the keys copied
+ * since its last check are looked at (every key at the first run, after a manifest change and
+ * every {@link FULL_SWEEP_MS}); the cursor moves once every part is in.
  */
-export async function refreshCacheReplays(ch: ClickHouseDoor, overlapMs: number, partKeys = REPLAY_PART_KEYS): Promise<number> {
-  const [stale] = await ch.select<{ n: number }>(STALE_COUNT, { overlap_ms: overlapMs });
+export async function refreshCacheReplays(ch: ClickHouseDoor, overlapMs: number, cursor?: ReplayCursor, partKeys = REPLAY_PART_KEYS): Promise<number> {
+  const [state] = await ch.select<{ now_ms: number | string; manifest: string }>(CHECK_STATE, {});
+  const nowMs = Number(state?.now_ms ?? 0);
+  const manifest = state?.manifest ?? '';
+  const sinceMs = checkSince(cursor, nowMs, manifest, overlapMs);
+  const params = { overlap_ms: overlapMs, since: chTime(sinceMs) };
+  const [stale] = await ch.select<{ n: number }>(STALE_COUNT, params);
   const keys = Number(stale?.n ?? 0);
-  if (keys === 0) return 0;
   const parts = Math.ceil(keys / partKeys);
-  for (let part = 0; part < parts; part++) await ch.command(REPLAY, { overlap_ms: overlapMs, parts, part });
+  for (let part = 0; part < parts; part++) await ch.command(REPLAY, { ...params, parts, part });
+  if (cursor) Object.assign(cursor, { checkedAtMs: nowMs, manifest, sweptAtMs: sinceMs === 0 ? nowMs : cursor.sweptAtMs });
   return keys;
 }

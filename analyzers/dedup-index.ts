@@ -11,7 +11,7 @@
  * Each run ends by replaying the keys whose cache replay is due (cache-replays.ts).
  */
 import { serverNow } from '../platform/clickhouse/cutover.ts';
-import { refreshCacheReplays } from './cache-replays.ts';
+import { refreshCacheReplays, type ReplayCursor } from './cache-replays.ts';
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { chTime } from '../platform/clickhouse/statement.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -103,8 +103,11 @@ export async function dedupWatermark(ch: ClickHouseDoor): Promise<number> {
   return Number(p?.runs ?? 0) === 0 ? 0 : Number(p?.wm ?? 0);
 }
 
-/** Runs the indexer once. Throws an AppError when ClickHouse refuses (read-only user, down). */
-export async function refreshDedupIndex(ch: ClickHouseDoor, overlapMs = DEDUP_OVERLAP_MS, partCalls = DEDUP_PART_CALLS): Promise<DedupIndexRun> {
+/**
+ * Runs the indexer once. Throws an AppError when ClickHouse refuses (read-only user, down).
+ * `replays` carries the cache replays' check from run to run (without it every key is checked).
+ */
+export async function refreshDedupIndex(ch: ClickHouseDoor, overlapMs = DEDUP_OVERLAP_MS, partCalls = DEDUP_PART_CALLS, replays?: ReplayCursor): Promise<DedupIndexRun> {
   const wm = await dedupWatermark(ch);
   const since = Math.max(0, wm - overlapMs);
   // Read before NEWEST: see writeWatermark.
@@ -114,7 +117,7 @@ export async function refreshDedupIndex(ch: ClickHouseDoor, overlapMs = DEDUP_OV
   if (scanned === 0) {
     // Idle: only move on once the tail readers gather by hand would shrink noticeably (a row per run otherwise).
     // Replays still come due: a key copied less than the overlap ago, a manifest changed.
-    const replayed = await refreshCacheReplays(ch, overlapMs);
+    const replayed = await refreshCacheReplays(ch, overlapMs, replays);
     if (startMs - wm < overlapMs / 2) return { watermarkMs: wm, scanned: 0, copied: 0, replayed };
     await writeWatermark(ch, startMs);
     return { watermarkMs: startMs, scanned: 0, copied: 0, replayed };
@@ -129,7 +132,7 @@ export async function refreshDedupIndex(ch: ClickHouseDoor, overlapMs = DEDUP_OV
   }
   await writeWatermark(ch, Math.max(until, startMs));
   const after = await one<{ c: number }>(ch, 'SELECT count() AS c FROM {db:Identifier}.dedup_repeats', {});
-  const replayed = await refreshCacheReplays(ch, overlapMs);
+  const replayed = await refreshCacheReplays(ch, overlapMs, replays);
   return { watermarkMs: Math.max(until, startMs), scanned, copied: Number(after?.c ?? 0) - Number(before?.c ?? 0), replayed };
 }
 
@@ -138,7 +141,9 @@ export async function refreshDedupIndex(ch: ClickHouseDoor, overlapMs = DEDUP_OV
  * failing run is only logged (once per streak, by the scheduler) and tried again.
  */
 export function createDedupIndexer(deps: { clickhouse: ClickHouseDoor; logger: Logger; metrics?: MetricsRegistry }): PeriodicJob<DedupIndexRun> {
-  return periodic('dedup index refresh', () => refreshDedupIndex(deps.clickhouse), deps.logger, (r, ms) => {
+  // The cache replays of this indexer's runs: checked from where the last run left off.
+  const replays: ReplayCursor = {};
+  return periodic('dedup index refresh', () => refreshDedupIndex(deps.clickhouse, DEDUP_OVERLAP_MS, DEDUP_PART_CALLS, replays), deps.logger, (r, ms) => {
     deps.metrics?.set('tool_audit_dedup_index_lag_seconds', 'Age of the dedup index watermark', r.watermarkMs ? (Date.now() - r.watermarkMs) / 1000 : -1);
     deps.metrics?.inc('tool_audit_dedup_index_copied_total', 'Calls copied into dedup_repeats', {}, r.copied);
     deps.metrics?.inc('tool_audit_cache_replays_total', 'Keys replayed into cache_key_replays', {}, r.replayed);
