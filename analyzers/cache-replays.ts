@@ -1,6 +1,6 @@
 /**
- * Cache replays (migration 038): the dedup indexer replays each repeated key of a cacheable tool
- * (idempotent in the current manifest, with a TTL) at its manifest TTL once the key's calls
+ * Cache replays (migrations 038–039): the dedup indexer replays each repeated key of a cacheable
+ * tool (idempotent in the current manifest, with a TTL) at its manifest TTL once the key's calls
  * change, and keeps the hits and savings in `cache_key_replays`. The cache simulation then sums
  * the kept replays of the keys whose replay is still true and replays only the others
  * (queries/cache-simulation.ts): at 30 M calls, 120 k keys and 1.8 M calls it no longer merges
@@ -9,10 +9,14 @@
  * A replay is true while it is at the TTL asked and no copy of the key's calls can have
  * committed after it: it was made at least the overlap after the key's newest copy (indexed_at,
  * the server's time at the copy's insert, which may commit up to the overlap later; the same
- * bound as the indexer's watermark). Until then, and after a manifest change, the key is
- * replayed on the read and again by the next run. A month of a key's calls dropped by retention
- * does not make its replay stale; reads take a replay only when all its calls lie in the window,
- * so this matters only for a window reaching past retention (docs/api.md).
+ * bound as the indexer's watermark). Each check records when it began (`cache_replay_checks`): a
+ * check at T leaves every key last copied at or before T minus the overlap with a true replay, so
+ * a read trusts the replays of the keys not copied since (see {@link RECENT_COPIES}). Until then,
+ * and after a manifest change, the key is replayed on the read and again by the next run. An
+ * args_key naming two keys (two check_keys) keeps a tombstone (ttl_ms −1) that no read takes. A
+ * month of a key's calls dropped by retention does not make its replay stale; reads take a replay
+ * only when all its calls lie in the window, so this matters only for a window reaching past
+ * retention (docs/api.md).
  */
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { chTime } from '../platform/clickhouse/statement.ts';
@@ -41,15 +45,22 @@ export const fold = (ttl: string) =>
  * (cache_key_calls.copied_at), and whether args_key names one key only (a key of its own check_key);
  * `and` narrows the keys further.
  */
-export const KEY_COPIES = (tools: string, and = '') => `SELECT tool_id, args_key, max(copied_at) AS copied, min(check_key) = max(check_key) AS single
+const KEY_COPIES = (tools: string, and = '') => `SELECT tool_id, args_key, max(copied_at) AS copied, min(check_key) = max(check_key) AS single
   FROM {db:Identifier}.cache_key_calls WHERE tool_id IN ${tools}${and} GROUP BY tool_id, args_key`;
 
 /** The newest replay of each key of `tools`. */
 export const KEY_REPLAYS = (tools: string) => `SELECT * FROM {db:Identifier}.cache_key_replays FINAL WHERE tool_id IN ${tools}`;
 
-/** Whether replay `r` of a key whose copies are `c` is true at TTL `ttl` (see the module's TSDoc). */
-export const REPLAY_IS_TRUE = (r: string, c: string, ttl: string) =>
-  `${c}.single AND ${r}.ttl_ms = ${ttl} AND ${r}.replayed_at >= ${c}.copied + toIntervalMillisecond({overlap_ms:UInt32})`;
+/** The TTL of a tombstone: the replay of an args_key naming two keys, which no read takes (a TTL is ≥ 0). */
+const TOMBSTONE_TTL = -1;
+
+/**
+ * The keys whose kept replay a read may not trust yet: copied after the newest complete check
+ * minus the overlap (`{overlap_ms}`), or at all when no check is recorded. One column of
+ * cache_key_calls, read first; every other key's replay is true as of that check (module TSDoc).
+ */
+export const RECENT_COPIES = `(SELECT tool_id, args_key FROM {db:Identifier}.cache_key_calls
+  PREWHERE copied_at > (SELECT max(checked_at) FROM {db:Identifier}.cache_replay_checks) - toIntervalMillisecond({overlap_ms:UInt32}))`;
 
 const MANIFEST_TTL = (m: string) => `toInt64(ifNull(${m}.cache_ttl_ms, 0))`;
 const CACHEABLE = `(SELECT tool_id FROM (${CURRENT_MANIFEST}) AS cm WHERE cm.idempotent = 1 AND ${MANIFEST_TTL('cm')} > 0)`;
@@ -62,11 +73,16 @@ const COPIED_SINCE = `(SELECT tool_id, args_key FROM {db:Identifier}.cache_key_c
   PREWHERE copied_at > {since:DateTime64(3, 'UTC')} WHERE tool_id IN ${CACHEABLE})`;
 const SINCE = ` AND (tool_id, args_key) IN ${COPIED_SINCE}`;
 
-/** Keys of cacheable tools copied since `{since}` without a true replay at their manifest TTL (a missing replay reads as 1970). */
+/**
+ * Keys of cacheable tools copied since `{since}` whose replay is due: a key of its own without a
+ * true replay at its manifest TTL (a missing replay reads as 1970), or an args_key naming two keys
+ * whose replay is not a tombstone yet.
+ */
 const STALE_KEYS = `SELECT c.tool_id, c.args_key FROM (${KEY_COPIES(CACHEABLE, SINCE)}) AS c
   LEFT JOIN (${KEY_REPLAYS(CACHEABLE)}${SINCE}) AS r ON r.tool_id = c.tool_id AND r.args_key = c.args_key
   LEFT JOIN (${CURRENT_MANIFEST}) AS m ON m.tool_id = c.tool_id
-  WHERE c.single AND NOT (${REPLAY_IS_TRUE('r', 'c', MANIFEST_TTL('m'))})`;
+  WHERE if(c.single, NOT (r.ttl_ms = ${MANIFEST_TTL('m')} AND r.replayed_at >= c.copied + toIntervalMillisecond({overlap_ms:UInt32})),
+    r.replayed_at > 0 AND r.ttl_ms != ${TOMBSTONE_TTL})`;
 // Missing rows of a LEFT JOIN as defaults, whatever the user's profile says.
 const JOIN_DEFAULTS = 'SETTINGS join_use_nulls = 0';
 const STALE_COUNT = `SELECT count() AS n FROM (${STALE_KEYS}) ${JOIN_DEFAULTS}`;
@@ -76,10 +92,10 @@ const REPLAY = `INSERT INTO {db:Identifier}.cache_key_replays (tool_id, args_key
 SELECT tool_id, args_key, ttl, fromUnixTimestamp64Milli(if(r.2 = 0, 0, calls[1].1), 'UTC'), fromUnixTimestamp64Milli(if(r.2 = 0, 0, calls[-1].1), 'UTC'),
   r.2, r.3, r.4, now64(3, 'UTC')
 FROM (
-  SELECT k.tool_id AS tool_id, k.args_key AS args_key, k.key_calls AS calls, ${MANIFEST_TTL('m')} AS ttl, ${fold('ttl')} AS r
+  SELECT k.tool_id AS tool_id, k.args_key AS args_key, k.key_calls AS calls, if(k.single, ${MANIFEST_TTL('m')}, ${TOMBSTONE_TTL}) AS ttl, ${fold('ttl')} AS r
   FROM (
     -- Named apart from the column it merges (an alias shadows a column in ClickHouse).
-    SELECT tool_id, args_key, arraySort(groupArrayMerge(calls)) AS key_calls
+    SELECT tool_id, args_key, arraySort(groupArrayMerge(calls)) AS key_calls, min(check_key) = max(check_key) AS single
     FROM {db:Identifier}.cache_key_calls
     WHERE (args_key % {parts:UInt64}) = {part:UInt64} AND (tool_id, args_key) IN (${STALE_KEYS})
     GROUP BY tool_id, args_key
@@ -104,7 +120,11 @@ export interface ReplayCursor {
   sweptAtMs?: number;
   /** The newest manifest version the last check ran under: another one sweeps every key (its TTLs changed). */
   manifest?: string;
+  /** The last check recorded in cache_replay_checks (server time, epoch ms). */
+  recordedAtMs?: number;
 }
+
+const RECORD_CHECK = "INSERT INTO {db:Identifier}.cache_replay_checks (checked_at) SELECT {at:DateTime64(3, 'UTC')}";
 
 const CHECK_STATE = `SELECT toUnixTimestamp64Milli(now64(3, 'UTC')) AS now_ms, toString(max(version)) AS manifest FROM {db:Identifier}.tool_manifests`;
 
@@ -119,7 +139,9 @@ function checkSince(cursor: ReplayCursor | undefined, nowMs: number, manifest: s
  * Replays every key of a cacheable tool whose replay is missing or no longer true, in parts of at
  * most `partKeys` keys. Returns how many keys it replayed. With a `cursor`, only the keys copied
  * since its last check are looked at (every key at the first run, after a manifest change and
- * every {@link FULL_SWEEP_MS}); the cursor moves once every part is in.
+ * every {@link FULL_SWEEP_MS}); the cursor moves once every part is in. A complete check is then
+ * recorded for reads ({@link RECENT_COPIES}), at most every half overlap with a cursor (a row per
+ * run otherwise; reads then trust a little less).
  */
 export async function refreshCacheReplays(ch: ClickHouseDoor, overlapMs: number, cursor?: ReplayCursor, partKeys = REPLAY_PART_KEYS): Promise<number> {
   const [state] = await ch.select<{ now_ms: number | string; manifest: string }>(CHECK_STATE, {});
@@ -131,6 +153,8 @@ export async function refreshCacheReplays(ch: ClickHouseDoor, overlapMs: number,
   const keys = Number(stale?.n ?? 0);
   const parts = Math.ceil(keys / partKeys);
   for (let part = 0; part < parts; part++) await ch.command(REPLAY, { ...params, parts, part });
-  if (cursor) Object.assign(cursor, { checkedAtMs: nowMs, manifest, sweptAtMs: sinceMs === 0 ? nowMs : cursor.sweptAtMs });
+  const record = cursor?.recordedAtMs === undefined || nowMs - cursor.recordedAtMs >= overlapMs / 2;
+  if (record) await ch.command(RECORD_CHECK, { at: chTime(nowMs) });
+  if (cursor) Object.assign(cursor, { checkedAtMs: nowMs, manifest, sweptAtMs: sinceMs === 0 ? nowMs : cursor.sweptAtMs, recordedAtMs: record ? nowMs : cursor.recordedAtMs });
   return keys;
 }

@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import { CREATED_IN_WINDOW, PARAM_DOCS, TOOL_FILTER } from './dashboard-common.ts';
-import { CURRENT_MANIFEST, fold, KEY_COPIES, KEY_REPLAYS, REPLAY_IS_TRUE } from '../analyzers/cache-replays.ts';
+import { CURRENT_MANIFEST, fold, KEY_REPLAYS, RECENT_COPIES } from '../analyzers/cache-replays.ts';
 import { DEDUP_OVERLAP_MS } from '../analyzers/dedup-index.ts';
 import { DEDUP_LIVE_MAX_ROWS, indexedSince } from './dedup-candidates.ts';
 import { toolWindowRows, WINDOW_BOUNDS } from './window-aggregates.ts';
@@ -50,7 +50,7 @@ export const REPEATED_KEYS = (tools: string, withTask = false) => `SELECT tool_i
 
 /** The keys of the calls ingested after `since` (the dedup indexer's watermark minus its overlap). */
 const LIVE_KEYS = "(SELECT args_key FROM {db:Identifier}.tool_invocations WHERE ingested_at > {since:DateTime64(3, 'UTC')})";
-const OVERLAP_DOC = 'the dedup indexer overlap, ms: a kept replay is true once made this long after its key was last copied';
+const OVERLAP_DOC = 'the dedup indexer overlap, ms: kept replays are trusted for the keys last copied at least this long before its newest recorded check';
 const SINCE_DOC = 'the dedup indexer watermark minus its overlap: calls of keys ingested after it come from the calls themselves';
 const IN_WINDOW_MS = "x -> x.1 >= toUnixTimestamp64Milli({from:DateTime64(3, 'UTC')}) AND x.1 < toUnixTimestamp64Milli({to:DateTime64(3, 'UTC')})";
 
@@ -101,15 +101,16 @@ const CALLS_PER_TOOL = `SELECT tool_id, sum(n) AS calls FROM (${toolWindowRows('
 
 /**
  * The keys of `tools` whose replay kept by the dedup indexer (analyzers/cache-replays.ts) answers
- * for them: true at the TTL simulated, not a live key, and every call of the key in the window, or
- * no hit at all (then none in any window either).
+ * for them: at the TTL simulated, not a live key nor one copied since the indexer's last recorded
+ * check (RECENT_COPIES), and every call of the key in the window, or no hit at all (then none in
+ * any window either). In the window means from the later of `from` and the oldest stored call (lo_ms
+ * of WINDOW_BOUNDS): a key whose first calls expired is replayed on the read from what is left.
  */
 const TRUE_REPLAYS = (tools: string) => `SELECT r.tool_id AS tool_id, r.args_key AS args_key, r.hits AS hits, r.saved_ms AS saved_ms, r.saved_usd AS saved_usd
-  FROM (${KEY_REPLAYS(tools)} AND ${TOOL_FILTER} AND args_key NOT IN ${LIVE_KEYS}
-    AND (hits = 0 OR (first_at >= {from:DateTime64(3, 'UTC')} AND last_at < {to:DateTime64(3, 'UTC')}))) AS r
-  INNER JOIN (${KEY_COPIES(tools)}) AS c ON c.tool_id = r.tool_id AND c.args_key = r.args_key
+  FROM (${KEY_REPLAYS(tools)} AND ${TOOL_FILTER} AND args_key NOT IN ${LIVE_KEYS} AND (tool_id, args_key) NOT IN ${RECENT_COPIES}
+    AND (hits = 0 OR (toUnixTimestamp64Milli(first_at) >= lo_ms AND last_at < {to:DateTime64(3, 'UTC')}))) AS r
   LEFT JOIN (${CURRENT_MANIFEST}) AS rm ON rm.tool_id = r.tool_id
-  WHERE ${REPLAY_IS_TRUE('r', 'c', TTL_OF('rm'))}`;
+  WHERE r.ttl_ms = ${TTL_OF('rm')}`;
 /** The indexed keys of `tools` replayed on the read: those without a true replay. */
 const UNREPLAYED_KEYS = (tools: string) => INDEXED_REPEATED_KEYS(tools, ` AND (tool_id, args_key) NOT IN (SELECT tool_id, args_key FROM (${TRUE_REPLAYS(tools)}))`);
 /** The kept replays' hits and savings. */

@@ -11,7 +11,9 @@ import { applyManifest } from '../../../analyzers/manifest-store.ts';
 import { DEDUP_PART_CALLS } from '../../../analyzers/dedup-index.ts';
 import { parseManifest, type Manifest } from '../../../schemas/tool-manifest.ts';
 import { bruteForce } from '../../helpers/cache-oracle.ts';
-import { freshDatabase, rows } from '../../helpers/clickhouse.ts';
+import { aggregatesFromEpoch, freshDatabase, rows } from '../../helpers/clickhouse.ts';
+import { cacheSimulation } from '../../../queries/cache-simulation.ts';
+import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
 import { insertCalls, rawCall, rng, type RawCall } from '../../helpers/raw-calls.ts';
 
 const T0 = Date.UTC(2026, 9, 1, 10);
@@ -52,6 +54,7 @@ function repeatedKeys(calls: readonly RawCall[]): Map<string, RawCall[]> {
 describe('cache replays', () => {
   it('checks only the keys copied since the last check, sweeps every key after a manifest change or when due, and keeps exact replays', async () => {
     const { ch, db, door } = await freshDatabase('cr');
+    await aggregatesFromEpoch(ch, db);
     const lone = rawCall({ tool_id: 'search', t: T0 + 7, args: { k: 'lone' } });
     const calls = [...workload(7), lone];
     await applyManifest(door, manifest({ search: 300_000, fetch: 60_000 }), T0);
@@ -111,5 +114,28 @@ describe('cache replays', () => {
     expect((await run()).replayed).toBe(0);
     // Without a cursor every key is looked at, and none is due.
     expect((await run(undefined)).replayed).toBe(0);
+
+    // A replayed args_key that comes to name a second key (another check_key: two calls, one hit
+    // of 7 ms): its replay becomes a tombstone, and the read replays both keys.
+    const window = { fromMs: T0, toMs: T0 + 86_400_000 };
+    const search = async () => (await cacheSimulation(door, db, { window, indexOverlapMs: 0 }, DEFAULT_QUERY_CONTEXT)).tools.find((t) => t.tool_id === 'search');
+    const real = bruteForce(all.filter((c) => c.tool_id === 'search'), 120_000);
+    expect(await search()).toMatchObject({ hits: real.hits, saved_ms: real.saved_ms });
+    // A window that starts after some keys' first calls: those keys are replayed on the read, from the calls in it.
+    const late = { fromMs: T0 + 1_800_000, toMs: T0 + 86_400_000 };
+    const lateSearch = (await cacheSimulation(door, db, { window: late, indexOverlapMs: 0 }, DEFAULT_QUERY_CONTEXT)).tools.find((t) => t.tool_id === 'search');
+    expect(lateSearch?.hits).toBe(bruteForce(all.filter((c) => c.tool_id === 'search' && c.t >= late.fromMs), 120_000).hits);
+    const [shared] = await rows<{ args_key: string }>(ch, "SELECT toString(args_key) AS args_key FROM {db:Identifier}.cache_key_replays FINAL WHERE tool_id = 'search' AND hits > 0 LIMIT 1", { db });
+    await ch.command({
+      query: `INSERT INTO {db:Identifier}.cache_key_calls (tool_id, args_key, check_key, month, last_at, copied_at, calls)
+              SELECT 'search', toUInt64({k:String}), 7, toDate('2026-10-01'), now64(3), now64(3),
+                groupArrayState((toInt64(${T0} + 60000 + number), UUIDToNum(generateUUIDv4()), toUInt8(1), toUInt64(7), toFloat64(0)))
+              FROM numbers(2)`,
+      query_params: { db, k: shared?.args_key ?? '' },
+    });
+    expect((await run()).replayed).toBe(1);
+    expect(await rows(ch, 'SELECT ttl_ms FROM {db:Identifier}.cache_key_replays FINAL WHERE args_key = toUInt64({k:String})', { db, k: shared?.args_key ?? '' })).toEqual([{ ttl_ms: -1 }]);
+    expect((await run()).replayed).toBe(0);
+    expect(await search()).toMatchObject({ hits: real.hits + 1, saved_ms: real.saved_ms + 7 });
   });
 });

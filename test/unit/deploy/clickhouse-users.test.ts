@@ -39,7 +39,7 @@ describe('deploy/clickhouse/initdb/01-users.sh', () => {
     // Manifests (PUT, MCP reports) with their claims, MCP definitions and the MCP findings, budgets
     // and their decisions, the dedup index; never the segments, which only ingest writes.
     expect(api.filter((g) => g.privileges.includes('INSERT')).map((g) => g.on.replace('tool_audit.', '')).sort()).toEqual(
-      ['budget_claims', 'budget_decisions', 'budget_versions', 'cache_key_replays', 'dedup_progress', 'dedup_repeats', 'manifest_claims', 'mcp_tool_definitions', 'tool_manifests', 'violations'],
+      ['budget_claims', 'budget_decisions', 'budget_versions', 'cache_key_replays', 'cache_replay_checks', 'dedup_progress', 'dedup_repeats', 'manifest_claims', 'mcp_tool_definitions', 'tool_manifests', 'violations'],
     );
     expect(api.filter((g) => !g.privileges.every((p) => p === 'SELECT' || p === 'INSERT')).map((g) => g.statement)).toEqual([API_TABLE_FUNCTIONS]);
   });
