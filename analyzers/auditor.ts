@@ -111,16 +111,18 @@ export function createAuditor(deps: AuditorDeps): PeriodicJob<AuditResult> {
     const windowTasks = [...w.byTask.keys()];
     for (let i = 0; i < windowTasks.length; i += steps.taskPage) {
       const tasks = windowTasks.slice(i, i + steps.taskPage);
-      const pairs = groupBy(await storedPairCounts(ch, tasks, w.back), (p) => p.task_id);
-      const i10 = tasks.flatMap((task) => checkTaskPairs(task, w.byTask.get(task) ?? [], pairs.get(task) ?? [], deps.windowMs));
+      const pairs = await groupBy(await storedPairCounts(ch, tasks, w.back), (p) => p.task_id);
+      // Sliced as the late tasks' below: a page of tasks held the event loop for ~0.2 s at 30 M calls.
+      const i10: Violation[] = [];
+      await forEachSliced(tasks, (task) => i10.push(...checkTaskPairs(task, w.byTask.get(task) ?? [], pairs.get(task) ?? [], deps.windowMs)), 200);
       found += i10.length;
       recorded += await record(i10);
     }
     const late = [...w.late];
     for (let i = 0; i < late.length; i += steps.taskPage) {
       const tasks = late.slice(i, i + steps.taskPage);
-      const calls = groupBy(await callsOfTasks(ch, tasks), (c) => c.task_id);
-      const pairs = groupBy(await pairsOfTasks(ch, tasks), (p) => p.task_id);
+      const calls = await groupBy(await callsOfTasks(ch, tasks), (c) => c.task_id);
+      const pairs = await groupBy(await pairsOfTasks(ch, tasks), (p) => p.task_id);
       const i10: Violation[] = [];
       await forEachSliced(tasks, (task) => i10.push(...checkTaskPairs(task, calls.get(task) ?? [], pairs.get(task) ?? [], deps.windowMs)), 200);
       found += i10.length;
@@ -156,7 +158,6 @@ export function createAuditor(deps: AuditorDeps): PeriodicJob<AuditResult> {
   return periodic('auditor', runOnce, deps.logger);
 }
 
-/** The violations of `found` not in `violations` yet, one per key. */
 /** The violations whose keys are not in `violations` yet (each key once). */
 export async function unrecorded(ch: ClickHouseDoor, found: readonly Violation[]): Promise<Violation[]> {
   const unique = new Map(found.map((v) => [v.violation_key, v]));
@@ -174,13 +175,13 @@ export async function unrecorded(ch: ClickHouseDoor, found: readonly Violation[]
   return [...unique.values()];
 }
 
-function groupBy<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
+async function groupBy<T>(items: T[], key: (t: T) => string): Promise<Map<string, T[]>> {
   const out = new Map<string, T[]>();
-  for (const it of items) {
+  await forEachSliced(items, (it) => {
     const k = key(it);
     const list = out.get(k);
     if (list) list.push(it);
     else out.set(k, [it]);
-  }
+  });
   return out;
 }

@@ -5,7 +5,7 @@
  * it was made is recomputed whole), and inserts only the pairs not yet stored — redeliveries,
  * re-runs and crashes between insert and watermark therefore never add a second row for a pair.
  */
-import { forEachSliced } from '../platform/cooperative.ts';
+import { forEachSliced, setSliced } from '../platform/cooperative.ts';
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { ANALYZER_FINGERPRINT } from '../ingest/ports.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -54,14 +54,15 @@ export function createDependencyAnalyzer(deps: DependencyAnalyzerDeps): Periodic
   /** Pairs of whole tasks (the path of tasks with late calls): every call of each task, linked anew. */
   async function linkTasks(tasks: string[]): Promise<{ calls: number; inserted: number }> {
     const calls = await callsOfTasks(ch, tasks);
-    const stored = new Set((await pairsOfTasks(ch, tasks)).map((p) => pairKey(p.preceding_call_id, p.succeeding_call_id)));
+    const stored = await setSliced(await pairsOfTasks(ch, tasks), (p) => pairKey(p.preceding_call_id, p.succeeding_call_id));
     const byTask = new Map<string, StoredCall[]>();
-    for (const c of calls) {
+    const args = new Map<string, string>();
+    await forEachSliced(calls, (c) => {
       const list = byTask.get(c.task_id);
       if (list) list.push(c);
       else byTask.set(c.task_id, [c]);
-    }
-    const args = new Map(calls.map((c) => [c.call_id, c.args]));
+      args.set(c.call_id, c.args);
+    });
     const missing: MissingPair[] = [];
     await forEachSliced(
       byTask,

@@ -10,7 +10,7 @@
  */
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { keySet, sizedFor } from '../ingest/segment-lookups.ts';
-import { forEachSliced, yieldToLoop } from '../platform/cooperative.ts';
+import { forEachSliced, mapSliced, setSliced } from '../platform/cooperative.ts';
 import { linkCalls, pairKey, type CallPair } from './pairs.ts';
 import type { StoredPair } from './store.ts';
 
@@ -79,26 +79,26 @@ export async function windowOfStep(
      FROM {db:Identifier}.tool_invocations WHERE ${RANGE} AND task_id != ''`,
     { from: back, to: toMs },
   );
-  const calls: WindowCall[] = read.map((r) => ({ call_id: r.call_id, task_id: r.task_id, tool_id: r.tool_id, t: Number(r.t), ingested: Number(r.i) }));
-  await yieldToLoop();
+  // A step and its look-back are up to ~250 k calls: every pass over them is sliced (issue 28: a
+  // pass held the event loop, and every request of the process, for up to ~100 ms at 30 M calls).
+  const calls: WindowCall[] = await mapSliced(read, (r) => ({ call_id: r.call_id, task_id: r.task_id, tool_id: r.tool_id, t: Number(r.t), ingested: Number(r.i) }));
   // A call of the step whose partners (created within windowMs of it) may have been ingested
   // before the look-back began: one that reached ClickHouse later after its creation than that.
   // A look-back from the epoch leaves nothing before it.
   const lateAfter = back === 0 ? Number.POSITIVE_INFINITY : fromMs - back - SKEW_MS - windowMs;
   const stepTasks = new Set<string>();
   const late = new Set<string>();
-  for (const c of calls) {
-    if (c.ingested <= fromMs) continue;
+  await forEachSliced(calls, (c) => {
+    if (c.ingested <= fromMs) return;
     stepTasks.add(c.task_id);
     if (c.ingested - c.t > lateAfter) late.add(c.task_id);
-  }
-  await yieldToLoop();
-  const known = new Set(calls.map((c) => c.call_id));
-  for (const r of rows) {
-    if (r.task_id === '') continue;
+  });
+  const known = await setSliced(calls, (c) => c.call_id);
+  await forEachSliced(rows, (r) => {
+    if (r.task_id === '') return;
     if (known.has(r.p) && known.has(r.s)) stepTasks.add(r.task_id);
     else late.add(r.task_id);
-  }
+  });
   const byTask = new Map<string, WindowCall[]>();
   await forEachSliced(calls, (c) => {
     if (!stepTasks.has(c.task_id) || late.has(c.task_id)) return;
@@ -112,7 +112,8 @@ export async function windowOfStep(
 /** Links the calls ingested in (fromMs, toMs] with those of their look-back; see the module doc. */
 export async function windowPairs(ch: ClickHouseDoor, fromMs: number, toMs: number, windowMs: number): Promise<WindowPairs> {
   const { back, calls, byTask, late } = await windowOfStep(ch, fromMs, toMs, windowMs);
-  const inStep = new Set(calls.filter((c) => c.ingested > fromMs).map((c) => c.call_id));
+  const inStep = new Set<string>();
+  await forEachSliced(calls, (c) => void (c.ingested > fromMs && inStep.add(c.call_id)));
   const found: Array<{ task: string; pair: CallPair }> = [];
   await forEachSliced(
     byTask,
@@ -122,10 +123,11 @@ export async function windowPairs(ch: ClickHouseDoor, fromMs: number, toMs: numb
     200,
   );
   const stored = await storedPairs(ch, [...byTask.keys()], back);
-  const missing = found.filter((f) => !stored.has(pairKey(f.pair.preceding.call_id, f.pair.succeeding.call_id)));
-  const args = await argsOf(ch, [...new Set(missing.map((m) => m.pair.succeeding.call_id))], back);
+  const missing: typeof found = [];
+  await forEachSliced(found, (f) => void (stored.has(pairKey(f.pair.preceding.call_id, f.pair.succeeding.call_id)) || missing.push(f)));
+  const args = await argsOf(ch, [...(await setSliced(missing, (m) => m.pair.succeeding.call_id))], back);
   return {
-    missing: missing.map((m) => ({ ...m, args: args.get(m.pair.succeeding.call_id) ?? '' })),
+    missing: await mapSliced(missing, (m) => ({ ...m, args: args.get(m.pair.succeeding.call_id) ?? '' })),
     calls: inStep.size,
     tasks: byTask.size,
     late: [...late],
@@ -139,7 +141,7 @@ export async function windowPairs(ch: ClickHouseDoor, fromMs: number, toMs: numb
  * superseded by it, as for any emitted row that comes after the analyzer's.)
  */
 async function storedPairs(ch: ClickHouseDoor, tasks: string[], back: number): Promise<Set<string>> {
-  return new Set((await storedPairCounts(ch, tasks, back)).map((p) => pairKey(p.preceding_call_id, p.succeeding_call_id)));
+  return setSliced(await storedPairCounts(ch, tasks, back), (p) => pairKey(p.preceding_call_id, p.succeeding_call_id));
 }
 
 /**
@@ -157,7 +159,7 @@ export async function storedPairCounts(ch: ClickHouseDoor, tasks: string[], back
       { from: back },
       sizedFor(set),
     );
-    for (const [task, p, s, n] of rows) out.push({ task_id: task ?? '', preceding_call_id: p ?? '', succeeding_call_id: s ?? '', n: Number(n) });
+    await forEachSliced(rows, ([task, p, s, n]) => out.push({ task_id: task ?? '', preceding_call_id: p ?? '', succeeding_call_id: s ?? '', n: Number(n) }));
   }
   return out;
 }
@@ -173,7 +175,7 @@ async function argsOf(ch: ClickHouseDoor, callIds: string[], back: number): Prom
       { from: back },
       sizedFor(set),
     );
-    for (const [id, a] of rows) out.set(id ?? '', a ?? '');
+    await forEachSliced(rows, ([id, a]) => out.set(id ?? '', a ?? ''));
   }
   return out;
 }

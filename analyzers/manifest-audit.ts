@@ -4,7 +4,7 @@
  * move while no manifest is loaded, so the first manifest audits every call already stored.
  * Thin I/O around the pure rules of manifest-rules.ts.
  */
-import { forEachSliced } from '../platform/cooperative.ts';
+import { forEachSliced, mapSliced, setSliced } from '../platform/cooperative.ts';
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { keySet, sizedFor } from '../ingest/segment-lookups.ts';
 import type { Violation } from './audit-rules.ts';
@@ -80,24 +80,24 @@ export class ManifestAuditor {
   async audit(history: ManifestHistory, from: number, to: number): Promise<ManifestAuditResult> {
     const schemaTools = history.toolsWhere((e) => e.input_schema !== null);
     const approvalTools = history.toolsWhere(needsApproval);
-    const slice = (await this.ch.select<Row>(`SELECT ${COLUMNS} FROM {db:Identifier}.tool_invocations WHERE ${SLICE}`, { from, to, schema_tools: schemaTools, approval_tools: approvalTools })).map(toCall);
+    const slice = await mapSliced(await this.ch.select<Row>(`SELECT ${COLUMNS} FROM {db:Identifier}.tool_invocations WHERE ${SLICE}`, { from, to, schema_tools: schemaTools, approval_tools: approvalTools }), toCall);
     // A slice at a time (M2 validates args against JSON Schemas), the event loop served between.
     const found: Violation[] = [];
     await forEachSliced(slice, (c) => found.push(...callRules([c], history, this.validators)));
     found.push(...(await this.rateLimits(slice, history)));
     found.push(...approvalRule(slice, history));
-    const tasks = [...new Set(slice.map((c) => c.task_id).filter((t) => t !== ''))];
+    const tasks = [...(await setSliced(slice, (c) => c.task_id))].filter((t) => t !== '');
     for (let i = 0; i < tasks.length; i += TASK_CHUNK) {
       const chunk = tasks.slice(i, i + TASK_CHUNK);
       // Tasks as a format() literal: Array parameters of many values are pathologically slow on chDB.
       const set = keySet(chunk, 'String');
-      const calls = (await this.ch.select<Row>(`SELECT ${COLUMNS} FROM {db:Identifier}.tool_invocations WHERE task_id IN ${set.sql}`, { schema_tools: [], approval_tools: [] }, sizedFor(set))).map(toCall);
+      const calls = await mapSliced(await this.ch.select<Row>(`SELECT ${COLUMNS} FROM {db:Identifier}.tool_invocations WHERE task_id IN ${set.sql}`, { schema_tools: [], approval_tools: [] }, sizedFor(set)), toCall);
       const byTask = new Map<string, AuditCall[]>();
-      for (const c of calls) {
+      await forEachSliced(calls, (c) => {
         const list = byTask.get(c.task_id);
         if (list) list.push(c);
         else byTask.set(c.task_id, [c]);
-      }
+      });
       await forEachSliced(byTask, ([task, list]) => found.push(...retryRule(list, history, this.windowMs), ...trifectaRule(task, list, history)), 200);
     }
     return { from, to, calls: slice.length, found };

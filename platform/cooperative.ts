@@ -20,3 +20,17 @@ export async function forEachSliced<T>(items: Iterable<T>, each: (item: T) => vo
     if (++n % slice === 0) await yieldToLoop();
   }
 }
+
+/** `items` through `map`, in order, yielding to the event loop every `slice` items. */
+export async function mapSliced<T, U>(items: Iterable<T>, map: (item: T) => U, slice = SLICE_ITEMS): Promise<U[]> {
+  const out: U[] = [];
+  await forEachSliced(items, (item) => out.push(map(item)), slice);
+  return out;
+}
+
+/** `items` (mapped by `key`) gathered into a Set, yielding to the event loop every `slice` items. */
+export async function setSliced<T, K>(items: Iterable<T>, key: (item: T) => K, slice = SLICE_ITEMS): Promise<Set<K>> {
+  const out = new Set<K>();
+  await forEachSliced(items, (item) => out.add(key(item)), slice);
+  return out;
+}

@@ -4,7 +4,7 @@
  * a long job loop or a large result never holds a request for the whole of it.
  */
 import { describe, expect, it } from 'vitest';
-import { forEachSliced } from '../../../platform/cooperative.ts';
+import { forEachSliced, mapSliced, setSliced } from '../../../platform/cooperative.ts';
 import { parseLines } from '../../../platform/clickhouse/result-lines.ts';
 
 /** How many items were handled each time the event loop got a turn. */
@@ -35,6 +35,18 @@ describe('forEachSliced', () => {
     const progress = [...new Set(turns)].filter((n) => n > 0 && n < 1000);
     expect(progress.length).toBeGreaterThanOrEqual(8);
     for (let i = 1; i < progress.length; i++) expect((progress[i] as number) - (progress[i - 1] as number)).toBeLessThanOrEqual(100);
+  });
+});
+
+describe('mapSliced and setSliced', () => {
+  it('map every item in order and gather distinct keys in first-seen order, letting the loop run between slices', async () => {
+    const items = Array.from({ length: 1000 }, (_, i) => i);
+    let mapped = 0;
+    const watch = turnsWatcher(() => mapped);
+    expect(await mapSliced(items, (i) => (mapped++, i * 2), 100)).toEqual(items.map((i) => i * 2));
+    expect(new Set(watch.stop().filter((n) => n > 0 && n < 1000)).size).toBeGreaterThanOrEqual(8);
+    expect([...(await setSliced(items, (i) => i % 7, 100))]).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(await mapSliced([], (i: number) => i)).toEqual([]);
   });
 });
 
