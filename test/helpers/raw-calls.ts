@@ -67,7 +67,7 @@ export async function insertCalls(ch: ClickHouseClient, db: string, calls: reado
 /**
  * Inserts `calls` in `batches` batches, one after another, while `during` runs (a migration racing
  * ingest). Returns what `during` returned and how many batches were in when it ended (the race
- * happened when that is neither 0 nor `batches`), once every batch is in.
+ * happened when that is neither 0 nor `batches`), once every batch is in (also when `during` throws).
  */
 export async function insertWhile<T>(ch: ClickHouseClient, db: string, calls: readonly RawCall[], batches: number, during: () => Promise<T>): Promise<{ result: T; batchesBefore: number }> {
   const size = Math.ceil(calls.length / batches);
@@ -75,8 +75,12 @@ export async function insertWhile<T>(ch: ClickHouseClient, db: string, calls: re
   const inserting = (async () => {
     for (; done < batches; done++) await insertCalls(ch, db, calls.slice(done * size, done * size + size));
   })();
-  const result = await during();
-  const batchesBefore = done;
+  // Every batch is in before this returns or throws: a caller that runs the race again starts alone.
+  const ended = await during().then(
+    (result) => ({ result, batchesBefore: done }),
+    (error: unknown) => ({ error }),
+  );
   await inserting;
-  return { result, batchesBefore };
+  if ('error' in ended) throw ended.error;
+  return ended;
 }

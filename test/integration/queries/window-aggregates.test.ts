@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { createReadQueries, type ReadQueries } from '../../../queries/index.ts';
 import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
 import { migrate } from '../../../platform/clickhouse/migrate.ts';
+import { AppError } from '../../../platform/errors.ts';
 import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
 import { freshDatabase, rows } from '../../helpers/clickhouse.ts';
 import { insertCalls, insertWhile, rawCall, rng, type RawCall } from '../../helpers/raw-calls.ts';
@@ -147,12 +148,20 @@ describe('reads from the window aggregates (migration 015)', () => {
   }, 240_000);
 
   it('count every call once when calls are inserted while the migration runs', async () => {
-    const { ch, db, door } = await freshDatabase('aggc');
-    await insertShuffled(ch, db, generate(14, 1500, start, 96), 15);
-    await unmigrate015(ch, db);
-    // Batches keep arriving between every statement of 015, the cutover and 017's backfill.
-    const during = generate(16, 3000, start, 96);
-    const { result, batchesBefore } = await insertWhile(ch, db, during, 200, () => migrate(door, { retentionDays: RETENTION }));
+    // On a loaded machine (the whole suite on 2 cores) the cutover's own insert can land after its
+    // 250 ms margin, which the migration refuses by design, naming the recovery (cutover.ts): then
+    // the race is run again on a fresh database, at most three times. Any other error fails.
+    const race = async () => {
+      const fresh = await freshDatabase('aggc');
+      await insertShuffled(fresh.ch, fresh.db, generate(14, 1500, start, 96), 15);
+      await unmigrate015(fresh.ch, fresh.db);
+      // Batches keep arriving between every statement of 015, the cutover and 017's backfill.
+      const during = generate(16, 3000, start, 96);
+      return { ...fresh, ...(await insertWhile(fresh.ch, fresh.db, during, 200, () => migrate(fresh.door, { retentionDays: RETENTION }))) };
+    };
+    const late = (e: unknown) => e instanceof AppError && e.code === 'MIGRATION_FAILED' && e.message.includes('cutover was stored late');
+    const attempt = async (left: number): Promise<Awaited<ReturnType<typeof race>>> => race().catch((e: unknown) => (left > 1 && late(e) ? attempt(left - 1) : Promise.reject(e)));
+    const { ch, db, door, result, batchesBefore } = await attempt(3);
     expect(result.applied).toEqual(MIGRATIONS);
     // Some batches went in before the migration ended, some after: the race happened.
     expect(batchesBefore).toBeGreaterThan(0);
