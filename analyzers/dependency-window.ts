@@ -72,7 +72,7 @@ export async function windowOfStep(
   toMs: number,
   windowMs: number,
   rows: ReadonlyArray<{ task_id: string; p: string; s: string }> = [],
-): Promise<{ back: number; calls: WindowCall[]; byTask: Map<string, WindowCall[]>; late: Set<string> }> {
+): Promise<{ back: number; calls: WindowCall[]; inStep: Set<string>; byTask: Map<string, WindowCall[]>; late: Set<string> }> {
   const back = await lookbackFrom(ch, fromMs);
   const read = await ch.select<{ call_id: string; task_id: string; tool_id: string; t: string; i: string }>(
     `SELECT toString(call_id) AS call_id, task_id, tool_id, toUnixTimestamp64Milli(created_at) AS t, toUnixTimestamp64Milli(ingested_at) AS i
@@ -88,8 +88,11 @@ export async function windowOfStep(
   const lateAfter = back === 0 ? Number.POSITIVE_INFINITY : fromMs - back - SKEW_MS - windowMs;
   const stepTasks = new Set<string>();
   const late = new Set<string>();
+  // The step's own calls (ingested after fromMs), gathered in the same pass.
+  const inStep = new Set<string>();
   await forEachSliced(calls, (c) => {
     if (c.ingested <= fromMs) return;
+    inStep.add(c.call_id);
     stepTasks.add(c.task_id);
     if (c.ingested - c.t > lateAfter) late.add(c.task_id);
   });
@@ -106,14 +109,12 @@ export async function windowOfStep(
     if (list) list.push(c);
     else byTask.set(c.task_id, [c]);
   });
-  return { back, calls, byTask, late };
+  return { back, calls, inStep, byTask, late };
 }
 
 /** Links the calls ingested in (fromMs, toMs] with those of their look-back; see the module doc. */
 export async function windowPairs(ch: ClickHouseDoor, fromMs: number, toMs: number, windowMs: number): Promise<WindowPairs> {
-  const { back, calls, byTask, late } = await windowOfStep(ch, fromMs, toMs, windowMs);
-  const inStep = new Set<string>();
-  await forEachSliced(calls, (c) => void (c.ingested > fromMs && inStep.add(c.call_id)));
+  const { back, inStep, byTask, late } = await windowOfStep(ch, fromMs, toMs, windowMs);
   const found: Array<{ task: string; pair: CallPair }> = [];
   await forEachSliced(
     byTask,
