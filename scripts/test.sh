@@ -80,6 +80,7 @@ lts_files=(
   test/unit
   test/integration/platform/door.test.ts
   test/integration/platform/engine-args.test.ts
+  test/integration/platform/door-close.test.ts
   test/integration/platform/kafka-warnings.test.ts
   test/integration/ingest/kafka-ingest.test.ts
   test/integration/api/read-api.test.ts

@@ -51,20 +51,24 @@ export async function createClickHouse(cfg: ClientTarget, engineArgs: readonly s
   try {
     // Loaded lazily: a deployment against a ClickHouse server never needs the native engine.
     const { createChdbConnection } = await import('chdb/connection');
+    const chdb = await import('chdb');
     // createChdbConnection cannot pass engine arguments: a session opened first with them starts
     // the engine so configured, and lives as long as this client.
-    const started = engineArgs.length > 0 ? new (await import('chdb')).Session(path, { connectionArgs: engineArgs }) : undefined;
+    const started = engineArgs.length > 0 ? new chdb.Session(path, { connectionArgs: engineArgs }) : undefined;
     engine = started;
     // chdb builds against its own copy of @clickhouse/client-common; the shapes are identical.
     const connection = createChdbConnection({ path }) as unknown as NonNullable<Parameters<typeof createClient>[0]>['connection'];
     const client = createClient({ connection });
-    if (started) {
-      const close = client.close.bind(client);
-      client.close = async () => {
-        await close();
-        started.close();
-      };
-    }
+    const close = client.close.bind(client);
+    client.close = async () => {
+      await close();
+      started?.close();
+      // chDB defers a connection's teardown while any native operation of the process runs (one
+      // whose promise settled early, a ping): closed is not yet released. The engine shuts down
+      // when its last connection is released; one still held at process exit is destroyed from
+      // the exit handlers, after other static state, which crashed the process (SIGSEGV).
+      await chdb.drainPending();
+    };
     // Values are rendered into the statement on this engine (literals.ts), so a statement is as
     // long as its values: the parser's 256 KiB default would refuse a large key look-up that a
     // bound statement passes. A session setting of this connection (chDB applies clickhouse_settings as SETs).

@@ -34,7 +34,7 @@ export interface LaneConnections {
   state(): GateState | null;
   /** Whether ClickHouse answers (a read connection, never queued at a gate). */
   ping(): Promise<{ ok: boolean; detail?: string }>;
-  /** Closes every client. */
+  /** Waits for every statement and ping in flight, then closes every client. */
   close(): Promise<void>;
 }
 
@@ -72,16 +72,24 @@ export function laneConnections(clients: ClickHouseClient | LaneClients, agingMs
   };
   const all = [...new Set([...byLane.read, ...byLane.ingest, ...byLane.job].map((c) => c.ch))].map((ch) => connectionOf(ch, agingMs));
   const embedded = all.every((c) => c.rawInsert !== undefined);
+  // Every statement and ping sent and not yet answered: close() waits for them (see there).
+  const inflight = new Set<Promise<unknown>>();
+  const tracked = <T>(p: Promise<T>): Promise<T> => {
+    inflight.add(p);
+    const done = () => inflight.delete(p);
+    p.then(done, done);
+    return p;
+  };
   return {
     embedded,
-    async run(lane, send, started) {
+    run(lane, send, started) {
       const candidates = byLane[lane];
       const c = candidates.length === 1 ? (candidates[0] as Connection) : candidates.reduce((a, b) => (load(b) < load(a) ? b : a));
       const go = () => {
         started?.();
         return send(c);
       };
-      return c.gate ? c.gate.run(lane, go) : go();
+      return tracked(c.gate ? c.gate.run(lane, go) : go());
     },
     state() {
       const states = all.flatMap((c) => (c.gate ? [c.gate.state()] : []));
@@ -91,13 +99,18 @@ export function laneConnections(clients: ClickHouseClient | LaneClients, agingMs
     },
     async ping() {
       try {
-        const r = await (byLane.read[0] as Connection).ch.ping();
+        const r = await tracked((byLane.read[0] as Connection).ch.ping());
         return r.success ? { ok: true } : { ok: false, detail: errorMessage(r.error) };
       } catch (err) {
         return { ok: false, detail: errorMessage(err) };
       }
     },
     close: async () => {
+      // A connection closed under a running statement is torn down only once the statement ends,
+      // after close() has returned: a process that exits then takes the engine down from its exit
+      // handlers, which crashed it (SIGSEGV) about one stop in twenty. No statement can be
+      // interrupted, so close waits for every one in flight, queued ones included.
+      while (inflight.size > 0) await Promise.allSettled([...inflight]);
       await Promise.all(all.map((c) => c.ch.close()));
     },
   };
