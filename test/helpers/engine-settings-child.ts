@@ -13,13 +13,18 @@ const config = configOrExit();
 const door = createClickHouseDoor(await createLaneClients(config.clickhouse), config.clickhouse.database);
 const [nice] = await door.select<{ v: string }>("SELECT value AS v FROM system.server_settings WHERE name = 'os_threads_nice_value_merge_mutate'");
 const grants = (await door.select<Record<string, string>>('SHOW GRANTS')).map((r) => Object.values(r)[0]);
-/** Nice values of the MergeMutate threads right now. */
+/**
+ * Nice values of the MergeMutate threads at work right now (running or in disk I/O). An idle one
+ * is left out: a new thread inherits its creator's nice value (a job connection's 19, say) and
+ * keeps it until its first merge sets the merge value, so an idle thread says nothing of merges.
+ */
 const mergeThreads = (): number[] =>
   readdirSync(`/proc/${process.pid}/task`).flatMap((t) => {
     try {
       const stat = readFileSync(`/proc/${process.pid}/task/${t}/stat`, 'utf8');
       const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      return name === 'MergeMutate' ? [Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])] : [];
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return name === 'MergeMutate' && (fields[0] === 'R' || fields[0] === 'D') ? [Number(fields[16])] : [];
     } catch {
       return []; // the thread ended meanwhile
     }

@@ -28,7 +28,7 @@ describe('the embedded engine as configured', () => {
   it('runs its merges at CLICKHOUSE_MERGE_NICE', () => {
     const r = run({ CLICKHOUSE_MERGE_NICE: '7' });
     expect(r.nice).toBe('7');
-    // Idle merge threads are at 0; the ones merging at 7.
+    // Merge threads at work are at 7 (0 for the moment between two merges, when ClickHouse resets it).
     expect(r.mergeThreadNice).toContain(7);
     expect(r.mergeThreadNice.filter((n) => n !== 0 && n !== 7)).toEqual([]);
     expect(run({}).nice).toBe('19');
