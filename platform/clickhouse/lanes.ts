@@ -82,7 +82,9 @@ export function laneConnections(clients: ClickHouseClient | LaneClients, agingMs
   };
   return {
     embedded,
-    run(lane, send, started) {
+    // async: a statement refused at its turn (open() throws in `started`) on a connection without a
+    // gate throws synchronously inside go(); async makes that a rejection, as every other failure.
+    async run(lane, send, started) {
       const candidates = byLane[lane];
       const c = candidates.length === 1 ? (candidates[0] as Connection) : candidates.reduce((a, b) => (load(b) < load(a) ? b : a));
       const go = () => {
