@@ -7,7 +7,7 @@ import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { MetricsRegistry } from '../platform/metrics.ts';
-import { createAuditLogBuilder, type AuditLogBuilderDeps } from './audit-log/builder.ts';
+import { createAuditLogBuilder, type AuditLogBuilder, type AuditLogBuilderDeps } from './audit-log/builder.ts';
 import { createAuditor } from './auditor.ts';
 import { createDedupIndexer } from './dedup-index.ts';
 import { createDependencyAnalyzer } from './dependency-runner.ts';
@@ -21,7 +21,7 @@ export interface JobsOptions {
   /** Interval of the dedup indexer; 0 or absent: it does not run. */
   dedupIndexIntervalMs?: number;
   /** The audit log builder (its signing key and timing); absent: it does not run. */
-  auditLog?: Pick<AuditLogBuilderDeps, 'signingKey' | 'headIntervalMs' | 'graceMs'>;
+  auditLog?: Omit<AuditLogBuilderDeps, 'clickhouse' | 'logger' | 'metrics'>;
   /** The optimization-hints job (its window, thresholds and measuring queries); absent: it does not run. */
   hints?: Pick<HintsJobDeps, 'measure' | 'thresholds' | 'intervalMs' | 'windowMs'>;
 }
@@ -33,6 +33,11 @@ export const JOB_FAILING_AFTER = 3;
 export interface RunningJobs {
   /** How each job is doing. */
   health(): JobHealth[];
+  /**
+   * What makes the process unready although the API works: the audit log builder refusing to
+   * sign a rewritten history (an operator must act; docs/operations.md).
+   */
+  checks(): Record<string, { ok: boolean; detail?: string }>;
   /** Stops every job and waits for runs in progress. */
   stop(): Promise<void>;
 }
@@ -52,7 +57,11 @@ export function startJobs(door: { clickhouse: ClickHouseDoor; metrics: MetricsRe
   }
   if (opts.hints) jobs.push({ job: createHintsJob({ ...deps, ...opts.hints }), intervalMs: opts.hints.intervalMs });
   // Every few seconds: a head is signed only every headIntervalMs, the leaves are appended sooner.
-  if (opts.auditLog) jobs.push({ job: createAuditLogBuilder({ ...deps, ...opts.auditLog }), intervalMs: Math.min(5_000, opts.auditLog.headIntervalMs) });
+  let builder: AuditLogBuilder | undefined;
+  if (opts.auditLog) {
+    builder = createAuditLogBuilder({ ...deps, ...opts.auditLog });
+    jobs.push({ job: builder, intervalMs: Math.min(5_000, opts.auditLog.headIntervalMs) });
+  }
   if (opts.dedupIndexIntervalMs && opts.dedupIndexIntervalMs > 0) jobs.push({ job: createDedupIndexer(deps), intervalMs: opts.dedupIndexIntervalMs });
   const observe = (h: JobHealth): void => {
     deps.metrics.set('tool_audit_job_consecutive_failures', 'Failed runs in a row of a background job (0 when its last run worked)', h.failures, { job: h.name });
@@ -62,6 +71,11 @@ export function startJobs(door: { clickhouse: ClickHouseDoor; metrics: MetricsRe
   for (const { job, intervalMs } of jobs) job.start(intervalMs, observe);
   return {
     health: () => jobs.map(({ job }) => job.health()),
+    checks(): Record<string, { ok: boolean; detail?: string }> {
+      const refused = builder?.refusal();
+      if (!builder) return {};
+      return { audit_log: refused ? { ok: false, detail: `no head signed since ${new Date(refused.sinceMs).toISOString()}: ${refused.reason}` } : { ok: true } };
+    },
     async stop() {
       stopping.abort();
       await Promise.all(jobs.map(({ job }) => job.stop()));

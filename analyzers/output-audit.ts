@@ -97,11 +97,14 @@ export class OutputAuditor {
     return { outputs: metas.length, found };
   }
 
-  /** Content per hash (output_contents is ordered by content_hash: one granule per hash). */
+  /**
+   * Content per hash (output_contents is ordered by content_hash: one granule per hash), only a
+   * version that hashes to it: one inserted afterwards under the hash is not the output's.
+   */
   private async contents(hashes: string[]): Promise<Map<string, string>> {
     const set = keySet(hashes, 'String');
     const rows = await this.ch.selectFields(
-      `SELECT toString(content_hash), content FROM {db:Identifier}.output_contents WHERE content_hash IN ${set.sql} LIMIT 1 BY content_hash`,
+      `SELECT toString(content_hash), content FROM {db:Identifier}.output_contents WHERE content_hash IN ${set.sql} AND lower(hex(SHA256(content))) = content_hash LIMIT 1 BY content_hash`,
       {},
       sizedFor(set),
     );

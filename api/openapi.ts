@@ -91,6 +91,7 @@ export function openApiDocument(routes: ReadRoute[], version: string): Record<st
           ...errors({
             ...(r.params ? { ...READ_ERRORS, '414': 'a path id longer than the router takes (4096 bytes, percent-encoded)' } : READ_ERRORS),
             ...(r.notFound ? { '404': r.notFound } : {}),
+            ...(r.conflict ? { '409': r.conflict } : {}),
           }),
           ...HEADERS_TOO_LARGE,
         },

@@ -99,6 +99,8 @@ export interface ReadRoute {
   response: z.ZodType;
   /** When the path names one record: what a 404 means (declared in /openapi.json). */
   notFound?: string;
+  /** When the record may be answered 409 (it no longer matches what the audit log holds of it): what that means. */
+  conflict?: string;
   /** Runs the query of validated input. */
   run(queries: ReadQueries, input: { params: Record<string, string>; query: Record<string, unknown> }, defaults: ReadDefaults): Promise<unknown>;
 }
@@ -365,6 +367,7 @@ export const READ_ROUTES: ReadRoute[] = [
     summary: `One output's full content as stored (JSON text for json outputs), with its metadata; at most max_bytes bytes of UTF-8 (default ${DEFAULT_CONTENT_BYTES}), cut at a code point, truncated saying so. 404 when unknown or when its retention has run out.`,
     params: z.strictObject({ output_id: pathId.describe('the output (a UUID; any other id names no output: 404)') }),
     notFound: 'no output has this id, or its content has expired',
+    conflict: 'the stored content does not hash to the output\'s content_hash: it was changed after it was stored, and is not served',
     query: z.strictObject({ max_bytes: intParam(1, MAX_CONTENT_BYTES).optional().describe(`bytes of content to return at most (default ${DEFAULT_CONTENT_BYTES}, at most ${MAX_CONTENT_BYTES})`) }),
     response: outputContentSchema,
     run: async (qs, { params, query }) => {
@@ -397,11 +400,12 @@ export const READ_ROUTES: ReadRoute[] = [
     operationId: 'logConsistency',
     method: 'logConsistency',
     request: (p: { fromSize: number; toSize: number }) => ({ params: { from_size: String(p.fromSize), to_size: String(p.toSize) }, query: {} }),
-    summary: 'The RFC 9162 consistency proof between the signed heads of two tree sizes: the older tree is a prefix of the newer (nothing logged was changed or taken out). Check it offline with `tool-audit verify-proof FILE --public-key K`. 404 when either size has no signed head.',
+    summary: 'The RFC 9162 consistency proof between the signed heads of two tree sizes: the older tree is a prefix of the newer (nothing logged was changed or taken out). Check it offline with `tool-audit verify-proof FILE --public-key K`. 404 when to_size has no signed head; 409 when from_size has none while to_size has one (it was removed or never signed: the answer names the root the stored leaves give at from_size, to compare with the checkpoint you hold).',
     params: z.strictObject({ from_size: pathId.describe('the older tree size (one of a signed head)'), to_size: pathId.describe('the newer tree size (one of a signed head), ≥ from_size') }),
     query: z.strictObject({}),
     response: consistencyProofSchema,
-    notFound: 'no signed head has one of these tree sizes, or from_size > to_size',
+    notFound: 'no signed head has to_size, or from_size > to_size',
+    conflict: 'no signed head of from_size is stored while to_size has one: the message names the root the stored leaves give at from_size',
     run: async (qs, { params }) => {
       const size = (s: string | undefined) => (/^[1-9][0-9]{0,15}$/.test(s ?? '') ? Number(s) : undefined);
       const [from, to] = [size(params.from_size), size(params.to_size)];

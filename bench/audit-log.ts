@@ -12,9 +12,12 @@
  * for the run without it.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createAuditLogBuilder } from '../analyzers/audit-log/builder.ts';
+import { fileLedger } from '../analyzers/audit-log/ledger.ts';
 import { publicKeyText } from '../analyzers/audit-log/heads.ts';
 import { verifyLog } from '../analyzers/audit-log/verify.ts';
 import { silentLogger } from '../platform/logger.ts';
@@ -42,7 +45,7 @@ async function main(): Promise<void> {
   const { meta, config, door } = await openHistoryCopy({ dataDir: opt['data-dir'] as string, shape, copy: opt.copy, log });
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   // The whole history is older than a minute: no grace needed; one head at the end.
-  const builder = createAuditLogBuilder({ clickhouse: door, logger: silentLogger(), signingKey: privateKey, headIntervalMs: 0, graceMs: 0, stepRows: 1_000_000 });
+  const builder = createAuditLogBuilder({ clickhouse: door, logger: silentLogger(), signingKey: privateKey, headIntervalMs: 0, graceMs: 0, stepRows: 1_000_000, origin: 'tool-audit/bench', ledger: fileLedger(mkdtempSync(join(tmpdir(), 'audit-log-ledger-'))) });
   log(`building the log over ${meta.rows.invocations.toLocaleString('en')} calls and what goes with them`);
   let t = performance.now();
   const built = await builder.runOnce();

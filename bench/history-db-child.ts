@@ -11,7 +11,11 @@
  * Progress goes to stderr; the last stdout line is the answer.
  */
 import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createAuditLogBuilder } from '../analyzers/audit-log/builder.ts';
+import { fileLedger } from '../analyzers/audit-log/ledger.ts';
 import { refreshDedupIndex } from '../analyzers/dedup-index.ts';
 import { createClickHouse } from '../platform/clickhouse/client.ts';
 import { createClickHouseDoor, type ClickHouseDoor } from '../platform/clickhouse/door.ts';
@@ -47,7 +51,7 @@ async function runJobs(door: ClickHouseDoor, log: (s: string) => void) {
   log(`  dedup index: ${dedup.copied.toLocaleString('en')} calls copied in ${dedupSeconds.toFixed(0)} s`);
   t = performance.now();
   // The whole history is older than a minute: no grace; one head at the end.
-  const builder = createAuditLogBuilder({ clickhouse: door, logger: silentLogger(), signingKey: generateKeyPairSync('ed25519').privateKey, headIntervalMs: 0, graceMs: 0, stepRows: 1_000_000 });
+  const builder = createAuditLogBuilder({ clickhouse: door, logger: silentLogger(), signingKey: generateKeyPairSync('ed25519').privateKey, headIntervalMs: 0, graceMs: 0, stepRows: 1_000_000, origin: 'tool-audit/bench', ledger: fileLedger(mkdtempSync(join(tmpdir(), 'audit-log-ledger-'))) });
   const built = await builder.runOnce();
   const auditSeconds = (performance.now() - t) / 1000;
   log(`  audit log: ${built.treeSize.toLocaleString('en')} leaves in ${auditSeconds.toFixed(0)} s`);

@@ -13,12 +13,13 @@ import { onShutdown, startRuntime } from './runtime.ts';
 export async function analyze(): Promise<void> {
   const rt = await startRuntime('tool-audit-analyze');
   const { metrics } = rt;
-  const auditLog = await auditLogOptions(rt.config, rt.logger);
+  const auditLog = await auditLogOptions(rt.config, rt.logger, metrics);
   const jobs = startJobs({ clickhouse: rt.clickhouse, metrics, logger: rt.logger }, { analysis: rt.config.analysis, hints: hintsJobOptions(rt.config), ...(auditLog ? { auditLog } : {}) });
   const app = buildApp({
     readiness: async () => {
       const clickhouse = await rt.clickhouse.ping();
-      return { ready: clickhouse.ok, checks: { clickhouse }, jobs: jobsReport(jobs.health()) };
+      const checks = { clickhouse, ...jobs.checks() };
+      return { ready: Object.values(checks).every((c) => c.ok), checks, jobs: jobsReport(jobs.health()) };
     },
     metrics,
     apiKeys: rt.config.apiKeys,

@@ -57,7 +57,7 @@ export async function serve(): Promise<void> {
 
   // The dedup index serves this process's read API; the analyzer and auditor run here unless
   // `tool-audit analyze` runs them elsewhere. Their statements wait behind reads and ingest.
-  const auditLog = config.analysis.enabledInServe ? await auditLogOptions(config, logger) : undefined;
+  const auditLog = config.analysis.enabledInServe ? await auditLogOptions(config, logger, metrics) : undefined;
   const jobs = startJobs(
     { clickhouse, metrics, logger },
     {
@@ -72,7 +72,7 @@ export async function serve(): Promise<void> {
     ingest: { submit: (packets) => (ingest ? ingest.submit(packets) : notYet('Kafka')) },
     readiness: async (): Promise<ReadinessReport> => {
       // The budget thread answers budget checks: one that died makes every check fail.
-      const checks: ReadinessReport['checks'] = { clickhouse: await clickhouse.ping(), ...steps.checks(), budget_thread: desk.health() };
+      const checks: ReadinessReport['checks'] = { clickhouse: await clickhouse.ping(), ...steps.checks(), budget_thread: desk.health(), ...jobs.checks() };
       if (kafka && steps.done('kafka')) checks.kafka = await pingKafka(kafka);
       if (worker) checks.ingest_worker = worker.health();
       return { ready: Object.values(checks).every((c) => c.ok), checks, jobs: jobsReport(jobs.health()) };

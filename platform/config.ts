@@ -109,6 +109,15 @@ const envSchema = z.object({
   INGEST_DECODE_THREADS: intFromEnv(1, 0),
   AUDIT_LOG: z.enum(['on', 'off']).default('on'),
   AUDIT_LOG_SIGNING_KEY: optionalString,
+  AUDIT_LOG_DIR: optionalString,
+  AUDIT_LOG_ORIGIN: optionalString.pipe(z.string().regex(/^[^\s+]+$/, 'must be one word without spaces or "+" (a note key name)').optional()),
+  AUDIT_LOG_WITNESS_URLS: optionalString.pipe(
+    z
+      .string()
+      .transform((s) => s.split(',').map((u) => u.trim()).filter(Boolean))
+      .pipe(z.array(z.url({ protocol: /^https?$/ })))
+      .optional(),
+  ),
   AUDIT_LOG_HEAD_INTERVAL_MS: intFromEnv(60_000, 100),
   AUDIT_LOG_GRACE_MS: intFromEnv(60_000, 0),
   REDACTION: z.enum(['on', 'off']).default('on'),
@@ -235,7 +244,18 @@ export interface Config {
    * The audit log (issue 30), built where the analyzer runs. `signingKey`: AUDIT_LOG_SIGNING_KEY
    * (an Ed25519 private key, PEM), or (undefined) the key file the process keeps in its state folder.
    */
-  auditLog: { enabled: boolean; signingKey: string | undefined; headIntervalMs: number; graceMs: number };
+  auditLog: {
+    enabled: boolean;
+    signingKey: string | undefined;
+    headIntervalMs: number;
+    graceMs: number;
+    /** Where the builder keeps its key file and checkpoint ledger (AUDIT_LOG_DIR; default beside the data directory, never in it). */
+    dir: string;
+    /** The log's name in its checkpoints (AUDIT_LOG_ORIGIN; default tool-audit/<database>). */
+    origin: string;
+    /** Witnesses each checkpoint is sent to (AUDIT_LOG_WITNESS_URLS). */
+    witnessUrls: string[];
+  };
   /**
    * Secrets out of every row before it is written (issue 30). `key`: REDACTION_KEY, or (undefined)
    * the key file the process keeps in its state folder (cli/redaction-key.ts).
@@ -398,7 +418,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         decodeThreads: e.INGEST_DECODE_THREADS,
         workerInProcess: e.INGEST_WORKER_IN_PROCESS,
       },
-      auditLog: { enabled: e.AUDIT_LOG === 'on', signingKey: e.AUDIT_LOG_SIGNING_KEY, headIntervalMs: e.AUDIT_LOG_HEAD_INTERVAL_MS, graceMs: e.AUDIT_LOG_GRACE_MS },
+      auditLog: {
+        enabled: e.AUDIT_LOG === 'on',
+        signingKey: e.AUDIT_LOG_SIGNING_KEY,
+        headIntervalMs: e.AUDIT_LOG_HEAD_INTERVAL_MS,
+        graceMs: e.AUDIT_LOG_GRACE_MS,
+        // Beside the data directory, not in it: a backup or copy of the database carries neither
+        // the private key nor the checkpoints the database is checked against.
+        dir: e.AUDIT_LOG_DIR ?? `${e.TOOL_AUDIT_DATA_DIR.replace(/\/+$/, '')}-audit-log`,
+        origin: e.AUDIT_LOG_ORIGIN ?? `tool-audit/${e.CLICKHOUSE_DATABASE}`,
+        witnessUrls: e.AUDIT_LOG_WITNESS_URLS ?? [],
+      },
       redaction: {
         enabled: e.REDACTION === 'on',
         key: e.REDACTION_KEY,

@@ -16,6 +16,8 @@ export type ErrorCode =
   | 'MANIFEST_CONFLICT'
   | 'SHUTTING_DOWN'
   | 'STARTING'
+  /** A stored record that no longer matches what the audit log holds of it (answered 409, never served as genuine). */
+  | 'INTEGRITY'
   | 'INTERNAL';
 
 /** An infrastructure fault or a bug, with a stable code and a retry hint. */

@@ -11,6 +11,7 @@ import { keyCreatedSelect, keyFilter, keysFilter, leafSelect, type LeafKind } fr
 import { fetchTiles, headsBetween, latestHead, leafOf, logTiles, type LogSelect } from '../analyzers/audit-log/log-store.ts';
 import { planReads, rangeHasher } from '../analyzers/audit-log/tiles.ts';
 import { consistencyPath, inclusionPath, inclusionRanges } from '../schemas/merkle.ts';
+import { AppError } from '../platform/errors.ts';
 import { runQuery, type QueryContext, type StatementRunner } from './sql.ts';
 
 /** A signed tree head as served. */
@@ -22,6 +23,7 @@ export const treeHeadSchema = z.strictObject({
   key_id: z.string().describe('first 16 hex digits of SHA-256 of the raw Ed25519 public key'),
   signature: z.string().describe('Ed25519 over "tool-audit audit log head v1\\n<tree_size>\\n<root_hash>\\n<built_to_ms>\\n<signed_at_ms>\\n", base64'),
   public_key: z.string().describe('the signing key, base64 DER (SubjectPublicKeyInfo): check it against the one you pinned'),
+  checkpoint: z.string().optional().describe('the same head as a C2SP tlog-checkpoint signed note (origin, size, base64 root, Ed25519 signature lines); absent for heads signed before checkpoints'),
 });
 
 /** A proof of inclusion. */
@@ -51,13 +53,28 @@ export const consistencyProofSchema = z.strictObject({
 /** A consistency proof. */
 export type ConsistencyProof = z.infer<typeof consistencyProofSchema>;
 
-/** The consistency proof between the signed heads of two tree sizes; null when either has no signed head. */
+/**
+ * The consistency proof between the signed heads of two tree sizes; null when the newer size has
+ * no signed head or the sizes are not in order. An older size with no signed head stored, while
+ * the newer has one, is no plain "not found": the head was removed or never signed, and the
+ * caller holding a checkpoint of that size needs to know whether this history still extends it —
+ * answered as a conflict naming the root the stored leaves give at that size.
+ */
 export async function consistencyProof(ch: StatementRunner, db: string, p: { fromSize: number; toSize: number }, ctx: QueryContext): Promise<ConsistencyProof | null> {
   const sel: LogSelect = (sql, params) => runQuery(ch, { name: 'audit_log_consistency', sql }, { db, ...params }, ctx);
   if (!(p.fromSize >= 1 && p.fromSize <= p.toSize)) return null;
   const [[from], [to]] = await Promise.all([headsBetween(sel, p.fromSize, p.fromSize, 1), headsBetween(sel, p.toSize, p.toSize, 1)]);
-  if (!from || !to) return null;
-  const proof = await consistencyPath(p.fromSize, p.toSize, rangeHasher(logTiles(sel)));
+  if (!to) return null;
+  const range = rangeHasher(logTiles(sel));
+  if (!from) {
+    const root = (await range(0, p.fromSize)).toString('hex');
+    throw new AppError(
+      'INTEGRITY',
+      `no signed head of tree size ${p.fromSize} is stored, though one of ${p.toSize} is: it was removed or never signed. The stored log's first ${p.fromSize} leaves give root ${root}; if the checkpoint of that size you hold has another root, this history does not extend it (tool-audit verify proves the log against every checkpoint witnessed)`,
+      { retryable: false },
+    );
+  }
+  const proof = await consistencyPath(p.fromSize, p.toSize, range);
   return { from, to, proof: proof.map((b) => b.toString('hex')) };
 }
 

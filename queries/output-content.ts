@@ -5,6 +5,7 @@
  * ClickHouse would otherwise read `output_id` as the SELECT's text alias. At most `maxBytes` of UTF-8 are
  * returned, cut at a code point, with `truncated` saying so.
  */
+import { AppError } from '../platform/errors.ts';
 import type { OutputContent } from './schemas.ts';
 import { isoTime, runQuery, type QueryContext, type QuerySpec, type StatementRunner } from './sql.ts';
 
@@ -23,13 +24,18 @@ LIMIT 1`,
 /**
  * The content of a hash: whole when it fits `max_chars` code points, else its first `max_chars`
  * code points (a UTF-8 cut in SQL could split a character; the byte limit is applied after).
+ * Each stored version is hashed where it is: the one whose SHA-256 is its content_hash is served.
+ * The output's content_hash is covered by its audit log leaf, its content is not (it is stored
+ * once per hash, in a table replacing versions): a version inserted afterwards with other content
+ * under that hash is never served as the output's content.
  */
 export const OUTPUT_CONTENT: QuerySpec = {
   name: 'output_content',
-  description: 'The stored content of one content_hash (output_contents), at most max_chars code points.',
-  sql: `SELECT substringUTF8(content, 1, {max_chars:UInt64}) AS content
+  description: 'The stored content of one content_hash (output_contents), at most max_chars code points, the version that hashes to it first.',
+  sql: `SELECT substringUTF8(content, 1, {max_chars:UInt64}) AS content, toUInt8(lower(hex(SHA256(content))) = c.content_hash) AS genuine
 FROM {db:Identifier}.output_contents AS c
 WHERE c.content_hash = {content_hash:String}
+ORDER BY genuine DESC
 LIMIT 1`,
   params: { db: 'the database', content_hash: 'the content hash', max_chars: 'code points to return at most' },
 };
@@ -67,8 +73,11 @@ export async function outputContent(ch: StatementRunner, db: string, p: OutputCo
   );
   if (!meta) return null;
   // max_bytes code points hold at least max_bytes bytes: enough to cut the byte prefix from.
-  const [row] = await runQuery<{ content: string }>(ch, OUTPUT_CONTENT, { db, content_hash: meta.content_hash, max_chars: p.maxBytes }, ctx);
+  const [row] = await runQuery<{ content: string; genuine: number | string }>(ch, OUTPUT_CONTENT, { db, content_hash: meta.content_hash, max_chars: p.maxBytes }, ctx);
   if (!row) return null;
+  if (Number(row.genuine) !== 1) {
+    throw new AppError('INTEGRITY', `the stored content of output ${p.outputId} does not hash to its content_hash ${meta.content_hash}: it was changed after it was stored (tool-audit verify lists such contents)`, { retryable: false });
+  }
   const size = Number(meta.size_bytes);
   const cut = utf8Prefix(row.content, p.maxBytes);
   const { created_ms, ...rest } = meta;

@@ -91,7 +91,9 @@ function fieldSelect(field: SearchField, items: SearchItem[], params: Record<str
     // Contents are stored once per hash: the outputs of the matching hashes are the hits.
     // The matching contents' hashes: as many as distinct contents hold every item (a set of the
     // window's outputs' hashes instead was every output's for the usual window).
-    const inner = `SELECT content_hash FROM {db:Identifier}.output_contents WHERE ${matchSql('content', items, params)}`;
+    // Only a version that hashes to its content_hash is an output's: one inserted afterwards
+    // under the hash is no hit (the hash is computed for matching contents alone).
+    const inner = `SELECT content_hash FROM {db:Identifier}.output_contents WHERE ${matchSql('content', items, params)} AND lower(hex(SHA256(content))) = content_hash`;
     return `SELECT 'output' AS kind, toString(call_id) AS call_id, toString(output_id) AS output_id, task_id, toString(tool_id) AS tool_id, created_at, 'content' AS field, toString(content_hash) AS excerpt
       FROM {db:Identifier}.tool_outputs WHERE ${OUTPUT_FILTERS} AND content_hash IN (${inner}) AND ${AFTER('toString(output_id)', 'content')}
       ORDER BY created_at DESC, output_id DESC LIMIT {limit:UInt32}`;
@@ -158,7 +160,7 @@ async function withContentExcerpts(ch: StatementRunner, db: string, rows: HitRow
   const params: Record<string, unknown> = { db, hashes };
   const found = await runQuery<{ h: string; excerpt: string }>(
     ch,
-    { name: 'search_content_excerpts', sql: `SELECT content_hash AS h, any(${excerptSql('content', items, params)}) AS excerpt FROM {db:Identifier}.output_contents WHERE content_hash IN {hashes:Array(String)} GROUP BY h` },
+    { name: 'search_content_excerpts', sql: `SELECT content_hash AS h, any(${excerptSql('content', items, params)}) AS excerpt FROM {db:Identifier}.output_contents WHERE content_hash IN {hashes:Array(String)} AND lower(hex(SHA256(content))) = content_hash GROUP BY h` },
     params,
     ctx,
   );

@@ -1,7 +1,8 @@
 /**
- * The audit log builder (issue 30): a background job that appends every stored tool_call,
- * output, dependency and violation to the log as a leaf, in the order they were stored, stores
- * the roots of the subtrees it completes, and signs a tree head at a fixed interval.
+ * The audit log builder: a background job that appends every stored tool_call, output,
+ * dependency and violation to the log as a leaf, in the order they were stored, stores the roots
+ * of the subtrees it completes, and signs a tree head at a fixed interval — only a tree that
+ * extends the last checkpoint it signed, which it keeps outside ClickHouse (signer.ts).
  *
  * One step: the rows stored since the watermark (at most `stepRows` of them, and none stored in
  * the last `graceMs`, so an insert still running is not overtaken) are numbered after the last
@@ -10,7 +11,6 @@
  * adds nothing twice, and a redelivered packet — never a second row — never a second leaf.
  * One builder per database: it runs in the process that runs the analyzer (`analyze`, or `serve`).
  */
-import type { KeyObject } from 'node:crypto';
 import type { ClickHouseDoor } from '../../platform/clickhouse/door.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { MetricsRegistry } from '../../platform/metrics.ts';
@@ -18,20 +18,21 @@ import { chTime } from '../../platform/clickhouse/statement.ts';
 import { rootOf } from '../../schemas/merkle.ts';
 import { periodic, type PeriodicJob } from '../scheduler.ts';
 import { readWatermark, writeWatermark } from '../store.ts';
-import { publicKeyText, signHead, type TreeHead } from './heads.ts';
+import type { TreeHead } from './heads.ts';
 import { BLOCK, BLOCK_ROOTS, LEAF_KINDS, leafSelect, storedColumn, leafTable } from './leaf-sql.ts';
 import { doorSelect, logTiles } from './log-store.ts';
-import { rangeHasher, TILE_LEVELS } from './tiles.ts';
+import { createHeadSigner, type HeadSignerDeps, type Refusal } from './signer.ts';
+import { TILE_LEVELS } from './tiles.ts';
 
-const WATERMARK = 'audit-log';
+/** The builder's watermark in analyzer_progress: rows stored up to it are leaves. */
+export const AUDIT_LOG_WATERMARK = 'audit-log';
+const WATERMARK = AUDIT_LOG_WATERMARK;
 
 /** Dependencies of {@link createAuditLogBuilder}. */
-export interface AuditLogBuilderDeps {
+export interface AuditLogBuilderDeps extends Omit<HeadSignerDeps, 'clickhouse' | 'logger' | 'metrics'> {
   clickhouse: ClickHouseDoor;
   logger: Logger;
   metrics?: MetricsRegistry;
-  /** The Ed25519 key heads are signed with. */
-  signingKey: KeyObject;
   /** How often a head is signed (when the tree grew). */
   headIntervalMs: number;
   /** Rows not sequenced until they are this old: an insert that began earlier may still be running. */
@@ -41,16 +42,21 @@ export interface AuditLogBuilderDeps {
   now?: () => number;
 }
 
-/** What one run did. */
+/** What one run did: leaves added, the tree's size, the head signed, or why none could be. */
 export interface AuditLogRun {
   added: number;
   treeSize: number;
   head?: TreeHead;
+  refused?: Refusal;
 }
 
+/** The builder job, and why it refuses to sign while it does (what /readyz reports). */
+export type AuditLogBuilder = PeriodicJob<AuditLogRun> & { refusal(): Refusal | undefined };
+
 /** The audit log builder job. */
-export function createAuditLogBuilder(deps: AuditLogBuilderDeps): PeriodicJob<AuditLogRun> {
+export function createAuditLogBuilder(deps: AuditLogBuilderDeps): AuditLogBuilder {
   let lastHeadAt = 0;
+  const signer = createHeadSigner(deps);
   const run = async (): Promise<AuditLogRun> => {
     const now = (deps.now ?? Date.now)();
     let added = 0;
@@ -66,14 +72,17 @@ export function createAuditLogBuilder(deps: AuditLogBuilderDeps): PeriodicJob<Au
     if (size > before) await storeNodes(deps.clickhouse, before, size);
     deps.metrics?.set('tool_audit_audit_log_leaves', 'Leaves of the audit log', size);
     const due = now - lastHeadAt >= deps.headIntervalMs;
-    if (!due || size === 0 || (added === 0 && lastHeadAt > 0)) return { added, treeSize: size };
-    const head = await signAndStore(deps, size, now);
+    if (!due || size === 0 || (added === 0 && lastHeadAt > 0 && !signer.refusal())) return { added, treeSize: size };
+    // Checked again only at the next head's time, refused or not: the check reads the tree.
     lastHeadAt = now;
-    return { added, treeSize: size, head };
+    const builtTo = Math.max(0, (await readWatermark(deps.clickhouse, WATERMARK)) - 1);
+    const signed = await signer.sign(size, builtTo, now);
+    return { added, treeSize: size, ...signed };
   };
-  return periodic('audit log builder', run, deps.logger, (r, ms) => {
+  const job = periodic('audit log builder', run, deps.logger, (r, ms) => {
     if (r.added > 0) deps.logger.debug({ added: r.added, tree_size: r.treeSize, head: r.head?.root_hash, ms }, 'audit log grew');
   });
+  return { ...job, refusal: () => signer.refusal() };
 }
 
 /** Leaves in the log (their indexes are 0 … n-1). */
@@ -134,18 +143,4 @@ async function storeNodes(ch: ClickHouseDoor, before: number, after: number): Pr
       await ch.insertRows('audit_log_nodes', rows);
     }
   }
-}
-
-async function signAndStore(deps: AuditLogBuilderDeps, size: number, now: number): Promise<TreeHead> {
-  const root = await rangeHasher(logTiles(doorSelect(deps.clickhouse)))(0, size);
-  const builtTo = Math.max(0, (await readWatermark(deps.clickhouse, WATERMARK)) - 1);
-  const head = signHead({ tree_size: size, root_hash: root.toString('hex'), built_to_ms: builtTo, signed_at_ms: now }, deps.signingKey);
-  await deps.clickhouse.insertRows('audit_log_heads', [
-    {
-      key: `head/${size}/${now}`,
-      row: { tree_size: size, root_hash: head.root_hash, built_to: chTime(builtTo), signed_at: chTime(now), key_id: head.key_id, signature: head.signature, public_key: publicKeyText(deps.signingKey) },
-    },
-  ]);
-  deps.logger.debug({ tree_size: size, root: head.root_hash, key_id: head.key_id }, 'audit log head signed');
-  return head;
 }

@@ -36,11 +36,17 @@ export function logTiles(sel: LogSelect): TileReader {
   };
 }
 
-const HEAD_COLUMNS = `tree_size, root_hash, toUnixTimestamp64Milli(built_to) AS built_to_ms, toUnixTimestamp64Milli(signed_at) AS signed_at_ms, key_id, signature, public_key`;
-type HeadRow = Omit<TreeHead, 'tree_size' | 'built_to_ms' | 'signed_at_ms'> & { tree_size: string; built_to_ms: string; signed_at_ms: string; public_key: string };
-/** A head as stored: with the public key it was signed with. */
-export type StoredHead = TreeHead & { public_key: string };
-const toHead = (r: HeadRow): StoredHead => ({ ...r, tree_size: Number(r.tree_size), built_to_ms: Number(r.built_to_ms), signed_at_ms: Number(r.signed_at_ms) });
+const HEAD_COLUMNS = `tree_size, root_hash, toUnixTimestamp64Milli(built_to) AS built_to_ms, toUnixTimestamp64Milli(signed_at) AS signed_at_ms, key_id, signature, public_key, checkpoint`;
+type HeadRow = Omit<TreeHead, 'tree_size' | 'built_to_ms' | 'signed_at_ms'> & { tree_size: string; built_to_ms: string; signed_at_ms: string; public_key: string; checkpoint: string };
+/** A head as stored: with the public key it was signed with, and its signed checkpoint note when it has one. */
+export type StoredHead = TreeHead & { public_key: string; checkpoint?: string };
+const toHead = ({ checkpoint, ...r }: HeadRow): StoredHead => ({
+  ...r,
+  tree_size: Number(r.tree_size),
+  built_to_ms: Number(r.built_to_ms),
+  signed_at_ms: Number(r.signed_at_ms),
+  ...(checkpoint ? { checkpoint } : {}),
+});
 
 /** The newest signed head, or undefined before the first. */
 export async function latestHead(sel: LogSelect): Promise<StoredHead | undefined> {

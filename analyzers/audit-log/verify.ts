@@ -1,13 +1,19 @@
 /**
  * `tool-audit verify`: recomputes the audit log from ClickHouse and names every record that is
- * not as the log says (issue 30).
+ * not as the log says.
  *  - altered: a row whose fields no longer hash to its leaf (the part it is in is named);
  *  - deleted: a leaf whose row is gone — unless retention took it (its created_at is past the
  *    kind's TTL: that is expiry, not tampering);
  *  - inserted: a row stored before the newest head's built_to with no leaf, or a second row with
  *    a key that has one (the part is named);
  *  - log: stored leaves that no longer give the stored subtree roots or the signed root (leaves
- *    reordered, changed or dropped in the log itself), by the range of leaves concerned.
+ *    reordered, changed or dropped in the log itself), by the range of leaves concerned;
+ *  - witness: the stored log contradicts a checkpoint witnessed outside ClickHouse (the rewritten
+ *    range named), or a checkpoint or head is signed by no trusted key (verify-witness.ts);
+ *  - future: a row dated after now, which no head can cover (an insert dated ahead to stay out
+ *    of the log);
+ *  - content: an output content that does not hash to its content_hash (contents are stored once
+ *    per hash, outside the leaves: the leaf covers the hash).
  *
  * One pass over the rows: the log is cut into slices of storage time (a slice per ~million
  * leaves, the log being in storage order), and per slice and kind one statement joins the rows
@@ -17,16 +23,19 @@
  * stays bounded by the slice whatever the log's size, and at most `maxFindings` are kept (every
  * one is counted).
  */
+import type { KeyObject } from 'node:crypto';
 import type { ClickHouseDoor } from '../../platform/clickhouse/door.ts';
 import { chTime } from '../../platform/clickhouse/statement.ts';
 import { headSigned, publicKeyFrom } from './heads.ts';
 import { keysFilter, LEAF_KINDS, leafSelect, storedColumn, type LeafKind } from './leaf-sql.ts';
-import { doorSelect, latestHead } from './log-store.ts';
+import { doorSelect, latestHead, type StoredHead } from './log-store.ts';
 import { checkTree } from './verify-tree.ts';
+import { forgedContents, futureRows } from './verify-unlogged.ts';
+import { checkWitnessed, readLedger, type WitnessReport } from './verify-witness.ts';
 
 /** One thing verify found. */
 export interface Finding {
-  what: 'altered' | 'deleted' | 'inserted' | 'log';
+  what: 'altered' | 'deleted' | 'inserted' | 'log' | 'witness' | 'future' | 'content';
   kind?: LeafKind;
   key?: string;
   leaf?: number;
@@ -44,7 +53,9 @@ export interface VerifyReport {
   findings: Finding[];
   /** Every finding, counted (more than `findings` holds when the cap was reached). */
   found: Record<Finding['what'], number>;
-  seconds: { records: number; tree: number };
+  seconds: { records: number; tree: number; witness: number; contents: number };
+  /** The check against the witnessed checkpoints, when a ledger was given. */
+  witness?: Omit<WitnessReport, 'problems'>;
 }
 
 /** Options: the leaves to check ([fromLeaf, toLeaf)), retention per kind in days, and the pinned key. */
@@ -58,12 +69,16 @@ export interface VerifyOptions {
   chunk?: number;
   /** Findings kept in the report (default 10,000); the rest are counted. */
   maxFindings?: number;
+  /** The checkpoints witnessed (a ledger's entries), the log's origin and the keys trusted to sign them. */
+  witness?: { entries: Parameters<typeof readLedger>[0]; origin: string; keys: KeyObject[] };
+  /** Rows dated this far after now are future-dated (default 5 minutes: clocks of hosts differ). */
+  futureSkewMs?: number;
 }
 
 /** Where findings go: the first `max` kept, all counted. */
 class FindingSink {
   readonly list: Finding[] = [];
-  readonly found: Record<Finding['what'], number> = { altered: 0, deleted: 0, inserted: 0, log: 0 };
+  readonly found: Record<Finding['what'], number> = { altered: 0, deleted: 0, inserted: 0, log: 0, witness: 0, future: 0, content: 0 };
   constructor(private readonly max: number) {}
   add(f: Finding): void {
     this.found[f.what]++;
@@ -78,14 +93,24 @@ export async function verifyLog(ch: ClickHouseDoor, o: VerifyOptions): Promise<V
   const from = Math.max(0, o.fromLeaf ?? 0);
   const to = Math.min(size, o.toLeaf ?? size);
   const sink = new FindingSink(o.maxFindings ?? 10_000);
-  const seconds = { records: 0, tree: 0 };
-  const report = (expired: number): VerifyReport => ({ treeSize: size, checkedLeaves: Math.max(0, to - from), expired, findings: sink.list, found: sink.found, seconds });
-  if (!head) return report(0);
-  if (o.publicKey && !headSigned(head, publicKeyFrom(o.publicKey))) sink.add({ what: 'log', detail: `the newest head (tree of ${size}) is not signed by the key given` });
+  const seconds = { records: 0, tree: 0, witness: 0, contents: 0 };
+  let witness: VerifyReport['witness'];
+  const report = (expired: number): VerifyReport => ({ treeSize: size, checkedLeaves: Math.max(0, to - from), expired, findings: sink.list, found: sink.found, seconds, ...(witness ? { witness } : {}) });
   const clock = () => performance.now() / 1000;
   let t = clock();
-  let expired = 0;
+  // What was witnessed first: a history rewritten with its heads has no head left to say so.
+  if (o.witness) witness = await witnessCheck(ch, o.witness, head, sink);
+  seconds.witness = clock() - t;
+  t = clock();
   const now = o.now ?? Date.now();
+  const add = (f: Finding) => sink.add(f);
+  await futureRows(ch, now + (o.futureSkewMs ?? 300_000), add);
+  await forgedContents(ch, add);
+  seconds.contents = clock() - t;
+  if (!head) return report(0);
+  if (o.publicKey && !headSigned(head, publicKeyFrom(o.publicKey))) sink.add({ what: 'log', detail: `the newest head (tree of ${size}) is not signed by the key given` });
+  t = clock();
+  let expired = 0;
   if (from < to) {
     for (const slice of await timeSlices(ch, from, to, o.chunk ?? 1_000_000, to === size ? head.built_to_ms : undefined)) {
       for (const kind of LEAF_KINDS) expired += await checkSlice(ch, { kind, ...slice, from, to, expiredBefore: now - o.retentionDays[kind] * 86_400_000 }, sink);
@@ -249,4 +274,14 @@ async function rowsWithoutLeaf(ch: ClickHouseDoor, s: SliceCheck, rows: SliceRow
     const all = everywhere.get(r.key);
     if (all && all.hashes.length > 1) sink.add(twice(s.kind, r.key, all.hashes.length, [...new Set(all.parts)].join(', '), true));
   }
+}
+
+/** The witnessed checkpoints against the stored log; each problem a finding. */
+async function witnessCheck(ch: ClickHouseDoor, w: NonNullable<VerifyOptions['witness']>, head: StoredHead | undefined, sink: FindingSink): Promise<VerifyReport['witness']> {
+  const ledger = await readLedger(w.entries, w);
+  const [n] = await ch.select<{ n: string }>('SELECT max(leaf_index) + 1 AS n FROM {db:Identifier}.audit_log_leaves HAVING count() > 0');
+  const r = await checkWitnessed(ch, ledger, { origin: w.origin, keys: w.keys, storedLeaves: Number(n?.n ?? 0), ...(head ? { newestHead: head } : {}) });
+  for (const p of r.problems) sink.add({ what: 'witness', detail: p.detail });
+  const { problems: _problems, ...rest } = r;
+  return rest;
 }

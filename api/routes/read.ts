@@ -66,6 +66,7 @@ export function registerReadRoutes(app: FastifyInstance, deps: ReadApiDeps & { a
       } catch (err) {
         if (err instanceof BadRequest || err instanceof InvalidParamError) return bad(reply, req.id, err.message);
         if (err instanceof NotFound) return reply.code(404).send({ error: 'not_found', message: err.message, request_id: req.id });
+        if (err instanceof AppError && err.code === 'INTEGRITY') return reply.code(409).send({ error: 'integrity', message: err.message, request_id: req.id });
         if (err instanceof AppError && err.code === 'CLICKHOUSE_LIMIT_EXCEEDED') {
           return reply.code(422).send({ error: 'query_limit_exceeded', message: err.message, request_id: req.id });
         }

@@ -1,5 +1,5 @@
 /**
- * The audit log (issue 30) on embedded ClickHouse: calls, outputs, dependencies and violations
+ * The audit log on embedded ClickHouse: calls, outputs, dependencies and violations
  * written by the segment writer become one leaf each, in the order stored, and a redelivery adds
  * none; the signed head's root is RFC 9162's over the leaves (schemas/merkle.ts, itself tested
  * against the RFC's definition); a proof served for a call checks offline with the pinned key
@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createAuditLogBuilder } from '../../../analyzers/audit-log/builder.ts';
 import { headSigned, publicKeyText } from '../../../analyzers/audit-log/heads.ts';
+import { fileLedger } from '../../../analyzers/audit-log/ledger.ts';
 import { doorSelect, latestHead, logTiles } from '../../../analyzers/audit-log/log-store.ts';
 import { verifyLog, type Finding } from '../../../analyzers/audit-log/verify.ts';
 import type { RawPacket } from '../../../ingest/rows.ts';
@@ -48,7 +49,8 @@ describe('audit log', () => {
     const records = calls.length + outputs.length + deps.length + 1;
 
     const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-    const builder = createAuditLogBuilder({ clickhouse: door, logger: silentLogger(), signingKey: privateKey, headIntervalMs: 0, graceMs: 0, stepRows: 128, now: () => Date.now() + 1000 });
+    const ledger = fileLedger(mkdtempSync(join(tmpdir(), 'ledger-')));
+    const builder = createAuditLogBuilder({ clickhouse: door, logger: silentLogger(), signingKey: privateKey, origin: 'tool-audit/test', ledger, headIntervalMs: 0, graceMs: 0, stepRows: 128, now: () => Date.now() + 1000 });
     const first = await builder.runOnce();
     expect(first).toMatchObject({ added: records, treeSize: records });
     // A redelivery stores no second row, so it adds no leaf; nor does a run with nothing new.
@@ -98,7 +100,9 @@ describe('audit log', () => {
     expect(check(cfile, publicKeyText(publicKey))).toMatchObject({ status: 0, out: expect.stringContaining(`the tree of ${records} is a prefix of the tree of ${records + 30}`) as unknown as string });
     writeFileSync(cfile, JSON.stringify({ ...consistency, proof: [...(consistency?.proof ?? []).slice(1), '00'.repeat(32)] }));
     expect(check(cfile, publicKeyText(publicKey)).status).toBe(1);
-    expect(await queries.logConsistency({ fromSize: records + 1, toSize: records + 30 })).toBeNull();
+    // A size with no signed head while the newer has one: a conflict naming the stored root there, not "not found".
+    await expect(queries.logConsistency({ fromSize: records + 1, toSize: records + 30 })).rejects.toMatchObject({ code: 'INTEGRITY', message: expect.stringContaining(`no signed head of tree size ${records + 1}`) as unknown as string });
+    expect(await queries.logConsistency({ fromSize: records, toSize: records + 29 })).toBeNull();
 
     // Untouched: nothing to report.
     const verify = () => verifyLog(door, { retentionDays: RETENTION, publicKey: publicKeyText(publicKey) });
@@ -154,7 +158,7 @@ describe('audit log', () => {
     // Capped: two listed, all five counted.
     const capped = await verifyLog(door, { retentionDays: RETENTION, maxFindings: 2 });
     expect(capped.findings).toHaveLength(2);
-    expect(capped.found).toEqual({ altered: 2, deleted: 1, inserted: 2, log: 0 });
+    expect(capped.found).toEqual({ altered: 2, deleted: 1, inserted: 2, log: 0, witness: 0, future: 0, content: 0 });
     // Proofs of tampered calls: the altered one and the moved one still come with their leaf, whose
     // hash the served data no longer gives; the deleted one is unknown. Their keys rows are moved an
     // hour back too (copied aside, deleted, written back: created_at is call_keys' partition key), so
