@@ -10,11 +10,11 @@
  * every start: pin them where the database cannot change them.
  */
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { noteVerifierKey } from '../analyzers/audit-log/checkpoint.ts';
-import { keyId, publicKeyText } from '../analyzers/audit-log/heads.ts';
+import { noteVerifierKey, parseVerifierKey } from '../analyzers/audit-log/checkpoint.ts';
+import { keyId, publicKeyFrom, publicKeyText } from '../analyzers/audit-log/heads.ts';
 import { fileLedger } from '../analyzers/audit-log/ledger.ts';
 import { httpWitnesses } from '../analyzers/audit-log/witness-client.ts';
 import type { JobsOptions } from '../analyzers/jobs.ts';
@@ -87,4 +87,19 @@ export async function auditLogOptions(config: Config, logger: Logger, metrics?: 
     ...(rotation ? { rotation } : {}),
     ...(a.witnessUrls.length ? { witnesses: httpWitnesses({ urls: a.witnessUrls, logger, ...(metrics ? { metrics } : {}) }) } : {}),
   };
+}
+
+/** A public key given on a command line, as text or a file: base64 DER, PEM, or a note verifier key. */
+export function publicKeyArg(text: string): KeyObject {
+  const t = existsSync(text) ? readFileSync(text, 'utf8').trim() : text.trim();
+  if (/^[^+\s]+\+[0-9a-f]{8}\+/.test(t)) {
+    const k = parseVerifierKey(t);
+    if (typeof k === 'string') throw new Error(`--public-key: ${k}`);
+    return k.key;
+  }
+  try {
+    return publicKeyFrom(t);
+  } catch (err) {
+    throw new Error(`--public-key is no public key: ${(err as Error).message}`, { cause: err });
+  }
 }

@@ -28,7 +28,9 @@ const USAGE = `usage: tool-audit <command>
               term and "quoted phrase" of Q (--tool, --agent, --status, --task, --orchestrator, --field, --from, --to)
   export      the stored calls, outputs, dependencies or violations of a range as NDJSON, CSV or
               Parquet (--kind K, --from, --to, --task T, --format F, --out FILE)
-  verify      recompute the audit log from ClickHouse: every altered, deleted or inserted record
+  verify      recompute the audit log from ClickHouse and prove it against every witnessed
+              checkpoint: every altered, deleted, inserted or future-dated record
+  audit-log   key | accept-rewrite --reason TEXT | rotate-key: the operator's steps on the log
   verify-proof FILE --public-key K
               check a proof of inclusion in the audit log offline (GET /v1/calls/{id}/proof)
   dashboards  write the Grafana dashboards as JSON (--out DIR, default deploy/grafana/dashboards)
@@ -82,6 +84,9 @@ async function main(argv: string[]): Promise<void> {
       return;
     case 'verify-proof':
       process.exitCode = (await import('./verify-proof.ts')).verifyProof(argv.slice(1));
+      return;
+    case 'audit-log':
+      process.exitCode = await (await import('./audit-log.ts')).auditLogCommand(argv.slice(1));
       return;
     case 'migrate': {
       const config = configOrExit();

@@ -53,12 +53,25 @@ ${ENV}`,
   server with --url / TOOL_AUDIT_URL, else from ClickHouse directly (embedded: stop serve first).
   Exit 0 written whole, 1 broke off (FILE removed), 2 usage.
 ${ENV}`,
-  verify: `usage: tool-audit verify [--from-leaf N] [--to-leaf M] [--public-key KEY] [--max-findings N] [--json]
+  verify: `usage: tool-audit verify [--from-leaf N] [--to-leaf M] [--public-key KEY]... [--witness FILE | --no-witness] [--max-findings N] [--json]
   Recomputes the audit log from ClickHouse: names every record altered, deleted or inserted since
-  it was logged (and the part it is in), and leaves of the log itself reordered or changed. Rows
-  retention removed are counted as expired, not reported. The first --max-findings (10000) are
-  listed, every one is counted. Exit 0 verified, 1 findings.
-  On the embedded default, stop serve first (it opens the data directory itself).
+  it was logged (and the part it is in), rows dated in the future, output contents that do not
+  hash to their content_hash, and leaves of the log itself reordered or changed. Proves the stored
+  log consistent with every checkpoint witnessed (--witness FILE, default AUDIT_LOG_DIR/checkpoints.jsonl),
+  names the first it contradicts and the range rewritten. Checkpoints and the newest head must be
+  signed by a --public-key (base64 DER, PEM, note verifier key, or a file), default the key this
+  configuration signs with. Rows retention removed are counted as expired, not reported. The first
+  --max-findings (10000) are listed, every one is counted. Exit 0 verified, 1 findings.
+  On the embedded default: stop serve first.
+${ENV}`,
+  'audit-log': `usage: tool-audit audit-log <key | accept-rewrite --reason TEXT | rotate-key [--new-key FILE]>
+  key             the signing key's public part and note verifier key, to pin
+  accept-rewrite  the builder refuses to sign a history that does not extend its last checkpoint;
+                  keep the stored history as it is: a signed reset (both trees and the reason) is
+                  recorded in the ledger and the current tree becomes the last checkpoint
+  rotate-key      a new signing key (FILE, PEM, or one made); the next checkpoint is signed by the
+                  old key too, then the old key file is deleted
+  Each step is recorded in AUDIT_LOG_DIR/checkpoints.jsonl. On the embedded default: stop serve first.
 ${ENV}`,
   'verify-proof': `usage: tool-audit verify-proof FILE --public-key KEY
   Checks a proof of inclusion in the audit log (GET /v1/calls/{call_id}/proof or

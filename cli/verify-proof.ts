@@ -4,10 +4,10 @@
  * audit log's public key (base64 DER or PEM, or a file holding it) as you pinned it. Exit 0 when
  * every check holds, 1 when one does not, 2 on bad arguments.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { checkConsistency, checkProof, type ConsistencyFile, type ProofFile } from '../analyzers/audit-log/proof-check.ts';
-import { publicKeyFrom } from '../analyzers/audit-log/heads.ts';
+import { publicKeyArg } from './audit-log-key.ts';
 import { USAGES } from './usage.ts';
 
 /** Runs the command; returns the exit status. */
@@ -30,7 +30,7 @@ export function verifyProof(argv: string[]): number {
   let publicKey;
   try {
     proof = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8')) as ProofFile | ConsistencyFile;
-    publicKey = publicKeyFrom(existsSync(key) ? readFileSync(key, 'utf8') : key);
+    publicKey = publicKeyArg(key);
   } catch (err) {
     process.stderr.write(`tool-audit verify-proof: ${(err as Error).message}\n`);
     return 2;

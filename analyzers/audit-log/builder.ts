@@ -72,8 +72,9 @@ export function createAuditLogBuilder(deps: AuditLogBuilderDeps): AuditLogBuilde
     if (size > before) await storeNodes(deps.clickhouse, before, size);
     deps.metrics?.set('tool_audit_audit_log_leaves', 'Leaves of the audit log', size);
     const due = now - lastHeadAt >= deps.headIntervalMs;
-    if (!due || size === 0 || (added === 0 && lastHeadAt > 0 && !signer.refusal())) return { added, treeSize: size };
-    // Checked again only at the next head's time, refused or not: the check reads the tree.
+    if (!due || size === 0) return { added, treeSize: size };
+    // At every head's time, grown or not: leaves removed or changed under an idle log are found
+    // (and /readyz says so) without waiting for the next record. Unchanged, nothing is signed.
     lastHeadAt = now;
     const builtTo = Math.max(0, (await readWatermark(deps.clickhouse, WATERMARK)) - 1);
     const signed = await signer.sign(size, builtTo, now);

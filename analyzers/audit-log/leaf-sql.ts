@@ -51,6 +51,11 @@ const SOURCES: Record<LeafKind, LeafSource> = {
   },
 };
 
+/** The fields of a kind's leaf data, in order. */
+export function leafFields(kind: LeafKind): readonly string[] {
+  return SOURCES[kind].fields;
+}
+
 /** The table a kind's rows are stored in. */
 export function leafTable(kind: LeafKind): string {
   return SOURCES[kind].table;
