@@ -19,7 +19,7 @@ import { rootOf } from '../../schemas/merkle.ts';
 import { periodic, type PeriodicJob } from '../scheduler.ts';
 import { readWatermark, writeWatermark } from '../store.ts';
 import type { TreeHead } from './heads.ts';
-import { BLOCK, BLOCK_ROOTS, LEAF_KINDS, leafSelect, storedColumn, leafTable } from './leaf-sql.ts';
+import { BLOCK, BLOCK_ROOTS, LATE_KINDS, LEAF_KINDS, leafSelect, storedColumn, leafTable, type LeafKind } from './leaf-sql.ts';
 import { doorSelect, logTiles } from './log-store.ts';
 import { createHeadSigner, type HeadSignerDeps, type Refusal } from './signer.ts';
 import { TILE_LEVELS } from './tiles.ts';
@@ -62,12 +62,15 @@ export function createAuditLogBuilder(deps: AuditLogBuilderDeps): AuditLogBuilde
     let added = 0;
     let size = await treeSize(deps.clickhouse);
     const before = size;
-    // Steps until the backlog is in (each bounded), then one head.
-    for (;;) {
-      const step = await appendStep(deps, now, size);
-      added += step.added;
-      size += step.added;
-      if (!step.more) break;
+    // Steps until the backlog is in (each bounded), then one head: first the rows of kinds the log
+    // took in later, stored before it did, then every kind's since the watermark.
+    for (const lane of [...(await backfillLanes(deps.clickhouse)), mainLane(now - (deps.graceMs ?? 60_000))]) {
+      for (;;) {
+        const step = await appendStep(deps, lane, size);
+        added += step.added;
+        size += step.added;
+        if (!step.more) break;
+      }
     }
     if (size > before) await storeNodes(deps.clickhouse, before, size);
     deps.metrics?.set('tool_audit_audit_log_leaves', 'Leaves of the audit log', size);
@@ -92,30 +95,65 @@ async function treeSize(ch: ClickHouseDoor): Promise<number> {
   return Number(r?.n ?? 0);
 }
 
-const stored = LEAF_KINDS.map((k) => `SELECT ${storedColumn(k)} AS t FROM {db:Identifier}.${leafTable(k)} WHERE ${storedColumn(k)} >= {from:DateTime64(3)} AND ${storedColumn(k)} <= {to:DateTime64(3)}`).join(' UNION ALL ');
+/** Rows appended by one watermark: which kinds, and up to when (epoch ms). */
+interface Lane {
+  kinds: readonly LeafKind[];
+  watermark: string;
+  horizonMs: number;
+}
 
-async function appendStep(deps: AuditLogBuilderDeps, now: number, size: number): Promise<{ added: number; more: boolean }> {
+/** Every kind's rows stored since the builder's watermark, up to now minus the grace. */
+const mainLane = (horizonMs: number): Lane => ({ kinds: LEAF_KINDS, watermark: WATERMARK, horizonMs });
+
+/**
+ * Kinds the log took in after it began (manifests, MCP definitions, quarantine records): their
+ * rows stored before the first run that knew them lie behind the builder's watermark. Each gets a
+ * lane of its own up to that watermark (recorded at that first run as `audit-log:since:<kind>`,
+ * at least 1 ms so that "recorded" and "none" differ), appended in bounded steps like the rest.
+ */
+async function backfillLanes(ch: ClickHouseDoor): Promise<Lane[]> {
+  const lanes: Lane[] = [];
+  for (const kind of LATE_KINDS) {
+    let since = await readWatermark(ch, `${WATERMARK}:since:${kind}`);
+    if (since === 0) {
+      since = Math.max(1, await readWatermark(ch, WATERMARK));
+      await writeWatermark(ch, `${WATERMARK}:since:${kind}`, since);
+    }
+    const done = await readWatermark(ch, `${WATERMARK}:backfill:${kind}`);
+    if (done < since) lanes.push({ kinds: [kind], watermark: `${WATERMARK}:backfill:${kind}`, horizonMs: since - 1 });
+  }
+  return lanes;
+}
+
+const storedTimes = (kinds: readonly LeafKind[]) =>
+  kinds.map((k) => `SELECT ${storedColumn(k)} AS t FROM {db:Identifier}.${leafTable(k)} WHERE ${storedColumn(k)} >= {from:DateTime64(3)} AND ${storedColumn(k)} <= {to:DateTime64(3)}`).join(' UNION ALL ');
+
+async function appendStep(deps: AuditLogBuilderDeps, lane: Lane, size: number): Promise<{ added: number; more: boolean }> {
   const ch = deps.clickhouse;
-  const from = chTime(await readWatermark(ch, WATERMARK));
-  const horizon = chTime(now - (deps.graceMs ?? 60_000));
+  const from = chTime(await readWatermark(ch, lane.watermark));
+  const horizon = chTime(lane.horizonMs);
+  if (from > horizon) return { added: 0, more: false };
   const limit = deps.stepRows ?? 200_000;
   // Where this step ends: the stored_at of the limit-th row after the watermark (timestamps only).
-  const [edge] = await ch.select<{ to: string; n: string }>(`SELECT toString(max(t)) AS to, count() AS n FROM (SELECT t FROM (${stored}) ORDER BY t LIMIT {limit:UInt64})`, { from, to: horizon, limit });
-  if (!edge || Number(edge.n) === 0) return { added: 0, more: false };
-  const to = Number(edge.n) < limit ? horizon : edge.to;
-  const window = (k: (typeof LEAF_KINDS)[number]) => `${storedColumn(k)} >= {from:DateTime64(3)} AND ${storedColumn(k)} <= {to:DateTime64(3)}`;
-  await ch.command(
-    `INSERT INTO {db:Identifier}.audit_log_leaves (leaf_index, kind, record_key, leaf_hash, stored_at, created_at)
-     SELECT {size:UInt64} + row_number() OVER (ORDER BY stored_at, kind_rank, record_key) - 1, kind, record_key, leaf_hash, stored_at, created_at
-     FROM (${LEAF_KINDS.map((k) => leafSelect(k, window(k))).join(' UNION ALL ')})
-     WHERE (kind, record_key) NOT IN (SELECT kind, record_key FROM {db:Identifier}.audit_log_leaves WHERE stored_at >= {from:DateTime64(3)})`,
-    { from, to, size },
-  );
+  const [edge] = await ch.select<{ to: string; n: string }>(`SELECT toString(max(t)) AS to, count() AS n FROM (SELECT t FROM (${storedTimes(lane.kinds)}) ORDER BY t LIMIT {limit:UInt64})`, { from, to: horizon, limit });
+  const last = !edge || Number(edge.n) < limit;
+  const to = last ? horizon : edge.to;
+  if (edge && Number(edge.n) > 0) {
+    const window = (k: LeafKind) => `${storedColumn(k)} >= {from:DateTime64(3)} AND ${storedColumn(k)} <= {to:DateTime64(3)}`;
+    await ch.command(
+      `INSERT INTO {db:Identifier}.audit_log_leaves (leaf_index, kind, record_key, leaf_hash, stored_at, created_at)
+       SELECT {size:UInt64} + row_number() OVER (ORDER BY stored_at, kind_rank, record_key) - 1, kind, record_key, leaf_hash, stored_at, created_at
+       FROM (${lane.kinds.map((k) => leafSelect(k, window(k))).join(' UNION ALL ')})
+       WHERE (kind, record_key) NOT IN (SELECT kind, record_key FROM {db:Identifier}.audit_log_leaves WHERE stored_at >= {from:DateTime64(3)})`,
+      { from, to, size },
+    );
+  } else if (lane.watermark === WATERMARK) return { added: 0, more: false };
   const after = await treeSize(ch);
   // Every row stored up to `to` is a leaf now (the window has no LIMIT: ties at its edge are in):
-  // the next step starts a millisecond later, so a window never collapses onto one instant.
-  await writeWatermark(ch, WATERMARK, Date.parse(`${to.replace(' ', 'T')}Z`) + 1);
-  return { added: after - size, more: to !== horizon };
+  // the next step starts a millisecond later, so a window never collapses onto one instant. A
+  // backfill lane with nothing left is marked done the same way.
+  await writeWatermark(ch, lane.watermark, Date.parse(`${to.replace(' ', 'T')}Z`) + 1);
+  return { added: after - size, more: !last };
 }
 
 /** Stores the roots of the subtrees of 2^8, 2^16, 2^24 leaves completed between sizes `before` and `after`. */

@@ -37,5 +37,8 @@ export function leafKey(kind: LeafKind, f: Map<string, string | null>): string {
   if (kind === 'tool_call') return g('call_id');
   if (kind === 'output') return g('output_id');
   if (kind === 'dependency') return `${g('task_id')}/${g('preceding_call_id')}>${g('succeeding_call_id')}/${g('origin')}`;
+  if (kind === 'manifest') return `${g('version')}/${g('tool_id')}`;
+  if (kind === 'mcp_definition') return `${g('tool_id')}/${g('version')}/${g('change')}/${g('definition_hash')}`;
+  if (kind === 'quarantine') return g('source_key');
   return g('violation_key');
 }

@@ -6,10 +6,16 @@
  * afterwards no longer hashes to its leaf. Pure: SQL text only.
  */
 
-/** The kinds of records the log holds, in their order within one instant. */
-export const LEAF_KINDS = ['tool_call', 'output', 'dependency', 'violation'] as const;
+/**
+ * The kinds of records the log holds, in their order within one instant: the records of calls,
+ * and what their audit depends on — the manifest versions and MCP tool definitions they are judged
+ * against, and the packets refused into quarantine.
+ */
+export const LEAF_KINDS = ['tool_call', 'output', 'dependency', 'violation', 'manifest', 'mcp_definition', 'quarantine'] as const;
 /** A kind of leaf. */
 export type LeafKind = (typeof LEAF_KINDS)[number];
+/** Kinds the log took in after it began: their rows stored before are appended once (builder.ts). */
+export const LATE_KINDS: readonly LeafKind[] = ['manifest', 'mcp_definition', 'quarantine'];
 
 interface LeafSource {
   table: string;
@@ -49,6 +55,27 @@ const SOURCES: Record<LeafKind, LeafSource> = {
     created: 'detected_at',
     fields: ['violation_key', 'invariant', 'packet_type', 'ids', 'detail', 'detected_at'],
   },
+  manifest: {
+    table: 'tool_manifests',
+    key: "concat(toString(version), '/', tool_id)",
+    stored: 'applied_at',
+    created: 'effective_at',
+    fields: ['version', 'effective_at', 'tools', 'tool_id', 'entry', 'idempotent', 'cache_ttl_ms', 'warnings', 'applied_at', 'applied_by'],
+  },
+  mcp_definition: {
+    table: 'mcp_tool_definitions',
+    key: "concat(tool_id, '/', toString(version), '/', toString(change), '/', definition_hash)",
+    stored: 'recorded_at',
+    created: 'seen_at',
+    fields: ['server', 'tool_id', 'tool', 'definition_hash', 'definition', 'change', 'version', 'seen_at', 'recorded_at'],
+  },
+  quarantine: {
+    table: 'quarantine',
+    key: 'source_key',
+    stored: 'received_at',
+    created: 'received_at',
+    fields: ['source_key', 'source_kind', 'topic', 'partition', 'offset', 'request_id', 'packet_type', 'reason_code', 'reason', 'ids', 'raw', 'raw_encoding', 'received_at'],
+  },
 };
 
 /** The fields of a kind's leaf data, in order. */
@@ -75,7 +102,7 @@ function leafHash(kind: LeafKind): string {
 }
 
 /** The rank of a kind among records stored in the same millisecond (the log's order within one instant). */
-const KIND_RANK: Record<LeafKind, number> = { tool_call: 1, output: 2, dependency: 3, violation: 4 };
+const KIND_RANK: Record<LeafKind, number> = { tool_call: 1, output: 2, dependency: 3, violation: 4, manifest: 5, mcp_definition: 6, quarantine: 7 };
 
 /**
  * SELECT of a kind's leaves: kind, its rank, key, leaf hash (FixedString(32)), stored_at and

@@ -62,7 +62,8 @@ export interface VerifyReport {
 export interface VerifyOptions {
   fromLeaf?: number;
   toLeaf?: number;
-  retentionDays: Record<LeafKind, number>;
+  /** Days each kind is kept (a kind not named is never removed by retention). */
+  retentionDays: Partial<Record<LeafKind, number>>;
   publicKey?: string;
   now?: number;
   /** Leaves per slice (default 1,000,000). */
@@ -113,7 +114,7 @@ export async function verifyLog(ch: ClickHouseDoor, o: VerifyOptions): Promise<V
   let expired = 0;
   if (from < to) {
     for (const slice of await timeSlices(ch, from, to, o.chunk ?? 1_000_000, to === size ? head.built_to_ms : undefined)) {
-      for (const kind of LEAF_KINDS) expired += await checkSlice(ch, { kind, ...slice, from, to, expiredBefore: now - o.retentionDays[kind] * 86_400_000 }, sink);
+      for (const kind of LEAF_KINDS) expired += await checkSlice(ch, { kind, ...slice, from, to, expiredBefore: o.retentionDays[kind] === undefined ? Number.NEGATIVE_INFINITY : now - o.retentionDays[kind] * 86_400_000 }, sink);
     }
   }
   seconds.records = clock() - t;

@@ -10,7 +10,9 @@
  *    inserted dated 2099 is never sequenced and verify names it;
  *  - verify-proof refuses a proof presenting one call's leaf as another's;
  *  - a key rotation: the new key's first checkpoint is cosigned, verify trusts the new key from
- *    the old one; a head signed by a key no checkpoint was signed by is reported.
+ *    the old one; a head signed by a key no checkpoint was signed by is reported;
+ *  - manifest versions and MCP tool definitions are leaves (those stored before the log knew their
+ *    kind appended once), and a deleted manifest version or a changed definition is named.
  */
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
@@ -19,6 +21,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createAuditLogBuilder } from '../../../analyzers/audit-log/builder.ts';
+import { applyManifest } from '../../../analyzers/manifest-store.ts';
+import { applyMcpTools } from '../../../analyzers/mcp-store.ts';
+import { writeWatermark } from '../../../analyzers/store.ts';
 import { noteVerifierKey } from '../../../analyzers/audit-log/checkpoint.ts';
 import { publicKeyText } from '../../../analyzers/audit-log/heads.ts';
 import { fileLedger, readEntries } from '../../../analyzers/audit-log/ledger.ts';
@@ -30,6 +35,7 @@ import { MetricsRegistry } from '../../../platform/metrics.ts';
 import { createReadQueries } from '../../../queries/index.ts';
 import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
 import { doorOf, freshDatabase } from '../../helpers/clickhouse.ts';
+import { manifestOf } from '../../helpers/manifests.ts';
 import { outputArtifact, toolCall } from '../../helpers/packets.ts';
 import { goAvailable, tlogOracle } from '../../helpers/tlog-oracle.ts';
 
@@ -191,5 +197,34 @@ describe('audit log checkpoints', () => {
     const found = (await verifyLog(t.door, { retentionDays: RETENTION, witness: t.witness([t.keys.publicKey]) })).findings.map((f) => f.detail);
     expect(found.some((d) => d.includes('the checkpoint of 4 leaves') && d.includes('signed by no trusted key'))).toBe(true);
     expect(found.some((d) => d.includes('the newest head in ClickHouse (tree of 4)') && d.includes('a key that signed no checkpoint'))).toBe(true);
+  }, 120_000);
+
+  it('logs manifest versions and MCP definitions, those stored before included, and names a deleted version', async () => {
+    const t = await setup('witness_manifests');
+    // Stored an hour ago, behind a watermark a builder that did not log these kinds left.
+    const hourAgo = Date.now() - 3_600_000;
+    const v1 = await applyManifest(t.door, manifestOf({ search_web: { idempotent: true }, fetch_page: {} }), hourAgo);
+    await t.door.command('ALTER TABLE {db:Identifier}.tool_manifests UPDATE applied_at = fromUnixTimestamp64Milli({t:Int64}) WHERE 1 SETTINGS mutations_sync = 2', { t: hourAgo });
+    await writeWatermark(t.door, 'audit-log', Date.now() - 60_000);
+    await tick();
+    const mcp = await applyMcpTools(t.door, { server: 'files', server_info: null, tools: [{ name: 'read', description: 'reads a file', inputSchema: { type: 'object' } }], seen_at: new Date().toISOString() });
+    expect(mcp.answer.version).toBe(2);
+    await t.write([toolCall({ args: { n: 1 }, created_at: new Date().toISOString() }, 'task-m')]);
+    const b = t.builder();
+    const run = await b.runOnce();
+    const kinds = await t.door.select<{ kind: string; n: string }>('SELECT kind, count() AS n FROM {db:Identifier}.audit_log_leaves GROUP BY kind ORDER BY kind');
+    // Version 1 (two tools) from the backfill; version 2 (the MCP server's tool merged into the manifest), its definition, the call.
+    const [rows] = await t.door.select<{ n: string }>('SELECT count() AS n FROM {db:Identifier}.tool_manifests');
+    expect(kinds.map((k) => [k.kind, Number(k.n)])).toEqual([['manifest', Number(rows?.n)], ['mcp_definition', 1], ['tool_call', 1]]);
+    expect(run.treeSize).toBe(Number(rows?.n) + 2);
+    expect(v1.version).toBe(1);
+    expect((await verifyLog(t.door, { retentionDays: RETENTION, witness: t.witness() })).findings).toEqual([]);
+    // A second run adds nothing: the backfill is done, the rows are leaves.
+    expect((await b.runOnce()).added).toBe(0);
+
+    await t.door.command("ALTER TABLE {db:Identifier}.tool_manifests DELETE WHERE version = 1 AND tool_id = 'fetch_page' SETTINGS mutations_sync = 2");
+    await t.door.command("ALTER TABLE {db:Identifier}.mcp_tool_definitions UPDATE definition = replace(definition, 'reads a file', 'reads nothing') WHERE 1 SETTINGS mutations_sync = 2");
+    const found = (await verifyLog(t.door, { retentionDays: RETENTION, witness: t.witness() })).findings.map((f) => `${f.what} ${f.kind ?? ''} ${f.key ?? ''}`.trim());
+    expect(found.sort()).toEqual([`altered mcp_definition files/read/${mcp.answer.version}/added/${(await t.door.select<{ h: string }>('SELECT definition_hash AS h FROM {db:Identifier}.mcp_tool_definitions'))[0]?.h}`, 'deleted manifest 1/fetch_page'].sort());
   }, 120_000);
 });

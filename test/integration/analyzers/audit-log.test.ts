@@ -117,7 +117,10 @@ describe('audit log', () => {
     const quarantined = ((await q.get('/v1/quarantine?from=1970-01-01')).json() as { records: Array<{ quarantine_id: string; ids: string[] }> }).records.find((r) => r.ids.includes(good.call_id));
     const id = quarantined?.quarantine_id as string;
     expect((await q.replay({ ids: [id] })).json()).toMatchObject({ accepted: 0, rejected: 1 });
-    expect(await builder.runOnce()).toMatchObject({ added: 0 });
+    // The refused packet's quarantine record is a leaf; the failed replay added no record.
+    expect(await builder.runOnce()).toMatchObject({ added: 1 });
+    const [logged] = await door.select<{ n: string }>("SELECT count() AS n FROM {db:Identifier}.audit_log_leaves WHERE kind = 'quarantine' AND record_key IN (SELECT source_key FROM {db:Identifier}.quarantine)");
+    expect(Number(logged?.n)).toBe(1);
     // (This builder's clock runs a second ahead with no grace: what is stored next must be later.)
     await new Promise((r) => setTimeout(r, 1100));
     expect((await q.replay({ ids: [id], packets: [JSON.stringify(good)] })).json()).toMatchObject({ accepted: 1, rejected: 0 });
