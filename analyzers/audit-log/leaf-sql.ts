@@ -9,13 +9,13 @@
 /**
  * The kinds of records the log holds, in their order within one instant: the records of calls,
  * and what their audit depends on — the manifest versions and MCP tool definitions they are judged
- * against, and the packets refused into quarantine.
+ * against, the packets refused into quarantine, and the budget decisions taken before calls.
  */
-export const LEAF_KINDS = ['tool_call', 'output', 'dependency', 'violation', 'manifest', 'mcp_definition', 'quarantine'] as const;
+export const LEAF_KINDS = ['tool_call', 'output', 'dependency', 'violation', 'manifest', 'mcp_definition', 'quarantine', 'budget_decision'] as const;
 /** A kind of leaf. */
 export type LeafKind = (typeof LEAF_KINDS)[number];
 /** Kinds the log took in after it began: their rows stored before are appended once (builder.ts). */
-export const LATE_KINDS: readonly LeafKind[] = ['manifest', 'mcp_definition', 'quarantine'];
+export const LATE_KINDS: readonly LeafKind[] = ['manifest', 'mcp_definition', 'quarantine', 'budget_decision'];
 
 interface LeafSource {
   table: string;
@@ -76,6 +76,13 @@ const SOURCES: Record<LeafKind, LeafSource> = {
     created: 'received_at',
     fields: ['source_key', 'source_kind', 'topic', 'partition', 'offset', 'request_id', 'packet_type', 'reason_code', 'reason', 'ids', 'raw', 'raw_encoding', 'received_at'],
   },
+  budget_decision: {
+    table: 'budget_decisions',
+    key: 'toString(decision_id)',
+    stored: 'recorded_at',
+    created: 'decided_at',
+    fields: ['decision_id', 'decided_at', 'agent_id', 'tool_id', 'task_id', 'call_id', 'projected_cost_usd', 'decision', 'budgets', 'budget_version', 'key_id', 'recorded_at'],
+  },
 };
 
 /** The fields of a kind's leaf data, in order. */
@@ -102,7 +109,7 @@ function leafHash(kind: LeafKind): string {
 }
 
 /** The rank of a kind among records stored in the same millisecond (the log's order within one instant). */
-const KIND_RANK: Record<LeafKind, number> = { tool_call: 1, output: 2, dependency: 3, violation: 4, manifest: 5, mcp_definition: 6, quarantine: 7 };
+const KIND_RANK: Record<LeafKind, number> = { tool_call: 1, output: 2, dependency: 3, violation: 4, manifest: 5, mcp_definition: 6, quarantine: 7, budget_decision: 8 };
 
 /**
  * SELECT of a kind's leaves: kind, its rank, key, leaf hash (FixedString(32)), stored_at and

@@ -11,8 +11,9 @@
  *  - verify-proof refuses a proof presenting one call's leaf as another's;
  *  - a key rotation: the new key's first checkpoint is cosigned, verify trusts the new key from
  *    the old one; a head signed by a key no checkpoint was signed by is reported;
- *  - manifest versions and MCP tool definitions are leaves (those stored before the log knew their
- *    kind appended once), and a deleted manifest version or a changed definition is named.
+ *  - manifest versions, MCP tool definitions and budget decisions are leaves (those stored before
+ *    the log knew their kind appended once, a decision written late too), and a deleted manifest
+ *    version or a changed definition is named.
  */
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
@@ -24,6 +25,7 @@ import { createAuditLogBuilder } from '../../../analyzers/audit-log/builder.ts';
 import { applyManifest } from '../../../analyzers/manifest-store.ts';
 import { applyMcpTools } from '../../../analyzers/mcp-store.ts';
 import { writeWatermark } from '../../../analyzers/store.ts';
+import { chTime } from '../../../platform/clickhouse/statement.ts';
 import { noteVerifierKey } from '../../../analyzers/audit-log/checkpoint.ts';
 import { publicKeyText } from '../../../analyzers/audit-log/heads.ts';
 import { fileLedger, readEntries } from '../../../analyzers/audit-log/ledger.ts';
@@ -199,7 +201,7 @@ describe('audit log checkpoints', () => {
     expect(found.some((d) => d.includes('the newest head in ClickHouse (tree of 4)') && d.includes('a key that signed no checkpoint'))).toBe(true);
   }, 120_000);
 
-  it('logs manifest versions and MCP definitions, those stored before included, and names a deleted version', async () => {
+  it('logs manifest versions, MCP definitions and budget decisions, those stored before included, and names a deleted version', async () => {
     const t = await setup('witness_manifests');
     // Stored an hour ago, behind a watermark a builder that did not log these kinds left.
     const hourAgo = Date.now() - 3_600_000;
@@ -210,13 +212,17 @@ describe('audit log checkpoints', () => {
     const mcp = await applyMcpTools(t.door, { server: 'files', server_info: null, tools: [{ name: 'read', description: 'reads a file', inputSchema: { type: 'object' } }], seen_at: new Date().toISOString() });
     expect(mcp.answer.version).toBe(2);
     await t.write([toolCall({ args: { n: 1 }, created_at: new Date().toISOString() }, 'task-m')]);
+    // A budget decision taken an hour ago and written only now (held while ClickHouse refused it):
+    // sequenced by when it was stored, so it is a leaf all the same.
+    const decision = randomUUID();
+    await t.door.insertRows('budget_decisions', [{ key: decision, row: { decision_id: decision, decided_at: chTime(hourAgo), agent_id: 'a', tool_id: 'search_web', task_id: '', call_id: '', projected_cost_usd: 0.5, decision: 'allow', budgets: '[]', budget_version: 1, key_id: '' } }]);
     const b = t.builder();
     const run = await b.runOnce();
     const kinds = await t.door.select<{ kind: string; n: string }>('SELECT kind, count() AS n FROM {db:Identifier}.audit_log_leaves GROUP BY kind ORDER BY kind');
     // Version 1 (two tools) from the backfill; version 2 (the MCP server's tool merged into the manifest), its definition, the call.
     const [rows] = await t.door.select<{ n: string }>('SELECT count() AS n FROM {db:Identifier}.tool_manifests');
-    expect(kinds.map((k) => [k.kind, Number(k.n)])).toEqual([['manifest', Number(rows?.n)], ['mcp_definition', 1], ['tool_call', 1]]);
-    expect(run.treeSize).toBe(Number(rows?.n) + 2);
+    expect(kinds.map((k) => [k.kind, Number(k.n)])).toEqual([['budget_decision', 1], ['manifest', Number(rows?.n)], ['mcp_definition', 1], ['tool_call', 1]]);
+    expect(run.treeSize).toBe(Number(rows?.n) + 3);
     expect(v1.version).toBe(1);
     expect((await verifyLog(t.door, { retentionDays: RETENTION, witness: t.witness() })).findings).toEqual([]);
     // A second run adds nothing: the backfill is done, the rows are leaves.
