@@ -27,6 +27,9 @@ COPY cli ./cli
 COPY tsconfig.json ./
 # The pages at / (web/): bundled here, so `serve` finds web/dist up to date and never writes at start.
 RUN node_modules/.bin/tsx web/build.ts
+# The audit log's key and ledger (AUDIT_LOG_DIR in compose): a named volume mounted here takes
+# this folder's owner, so the node user can write it.
+RUN mkdir -p /var/lib/tool-audit/audit-log && chown -R node:node /var/lib/tool-audit && chmod 700 /var/lib/tool-audit/audit-log
 USER node
 # 8080: HTTP API of `serve` (and /healthz, /readyz, /metrics of `ingest` and `analyze`), set by PORT.
 EXPOSE 8080

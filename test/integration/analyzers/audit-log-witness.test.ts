@@ -11,11 +11,15 @@
  *  - verify-proof refuses a proof presenting one call's leaf as another's;
  *  - a key rotation: the new key's first checkpoint is cosigned, verify trusts the new key from
  *    the old one; a head signed by a key no checkpoint was signed by is reported;
+ *  - checkpoints sent to witnesses over C2SP tlog-witness (a 409 answered with the size held, a
+ *    proof from there) and to a plain endpoint; their consistency proofs check with the oracle;
  *  - manifest versions, MCP tool definitions and budget decisions are leaves (those stored before
  *    the log knew their kind appended once, a decision written late too), and a deleted manifest
  *    version or a changed definition is named.
  */
 import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,6 +33,7 @@ import { chTime } from '../../../platform/clickhouse/statement.ts';
 import { noteVerifierKey } from '../../../analyzers/audit-log/checkpoint.ts';
 import { publicKeyText } from '../../../analyzers/audit-log/heads.ts';
 import { fileLedger, readEntries } from '../../../analyzers/audit-log/ledger.ts';
+import { httpWitnesses } from '../../../analyzers/audit-log/witness-client.ts';
 import { verifyLog, type VerifyOptions } from '../../../analyzers/audit-log/verify.ts';
 import type { RawPacket } from '../../../ingest/rows.ts';
 import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
@@ -232,5 +237,59 @@ describe('audit log checkpoints', () => {
     await t.door.command("ALTER TABLE {db:Identifier}.mcp_tool_definitions UPDATE definition = replace(definition, 'reads a file', 'reads nothing') WHERE 1 SETTINGS mutations_sync = 2");
     const found = (await verifyLog(t.door, { retentionDays: RETENTION, witness: t.witness() })).findings.map((f) => `${f.what} ${f.kind ?? ''} ${f.key ?? ''}`.trim());
     expect(found.sort()).toEqual([`altered mcp_definition files/read/${mcp.answer.version}/added/${(await t.door.select<{ h: string }>('SELECT definition_hash AS h FROM {db:Identifier}.mcp_tool_definitions'))[0]?.h}`, 'deleted manifest 1/fetch_page'].sort());
+  }, 120_000);
+
+  it('sends each checkpoint to witnesses: tlog-witness with its consistency proof (from the size a 409 names), and a plain endpoint', async () => {
+    const t = await setup('witness_http');
+    const requests: Array<{ path: string; body: string }> = [];
+    let conflictOnce = true;
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        requests.push({ path: req.url ?? '', body });
+        if (req.url === '/plain') return void res.writeHead(204).end();
+        const old = Number(/^old (\d+)\n/.exec(body)?.[1]);
+        // The second checkpoint: this witness says it holds nothing of the log yet.
+        if (old > 0 && conflictOnce) {
+          conflictOnce = false;
+          return void res.writeHead(409, { 'content-type': 'text/x.tlog.size' }).end('0\n');
+        }
+        res.writeHead(200, { 'content-type': 'text/plain' }).end(`\u2014 witness.example/w1 ${Buffer.alloc(72, old % 256).toString('base64')}\n`);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const witnesses = httpWitnesses({ urls: [`${base}/add-checkpoint`, `${base}/plain`], logger: silentLogger() });
+      const b = createAuditLogBuilder({ clickhouse: t.door, logger: silentLogger(), signingKey: t.keys.privateKey, origin: ORIGIN, ledger: t.ledger, witnesses, headIntervalMs: 0, graceMs: 0, now: () => Date.now() });
+      const sizes: number[] = [];
+      for (const n of [5, 300, 40]) {
+        await t.write(Array.from({ length: n }, (_, i) => toolCall({ args: { n, i }, created_at: new Date().toISOString() }, 'task-w')));
+        sizes.push((await b.runOnce()).head?.tree_size as number);
+        await tick();
+      }
+      expect(sizes).toEqual([5, 305, 345]);
+      const tlog = requests.filter((r) => r.path === '/add-checkpoint');
+      // 5 from 0; 305 from 5, refused 409 (holds 0), again from 0; 345 from 305 with a proof.
+      expect(tlog.map((r) => r.body.split('\n', 1)[0])).toEqual(['old 0', 'old 5', 'old 0', 'old 305']);
+      expect(requests.filter((r) => r.path === '/plain').map((r) => r.body.split('\n')[1])).toEqual(['5', '305', '345']);
+      const ledger = readFileSync(join(t.dir, 'checkpoints.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { note: string; cosignatures?: string[] });
+      expect(ledger.map((l) => l.cosignatures?.length)).toEqual([1, 1, 1]);
+      if (!goAvailable()) return;
+      // The proofs sent check with independent code, between the roots of the checkpoints.
+      const roots = ledger.map((l) => Buffer.from(l.note.split('\n')[2] as string, 'base64').toString('hex'));
+      const sent = (r: { body: string }) => r.body.slice(0, r.body.indexOf('\n\n')).split('\n').slice(1).map((h) => Buffer.from(h, 'base64').toString('hex'));
+      const last = tlog[3] as { body: string };
+      const oracle = await tlogOracle({
+        consistency: [
+          { size1: 305, size2: 345, root1: roots[1] as string, root2: roots[2] as string, proof: sent(last) },
+          { size1: 5, size2: 305, root1: roots[0] as string, root2: roots[1] as string, proof: sent(tlog[1] as { body: string }) },
+        ],
+      });
+      expect(oracle.consistency.map((c) => c.ok)).toEqual([true, true]);
+    } finally {
+      server.close();
+    }
   }, 120_000);
 });

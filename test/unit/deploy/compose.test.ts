@@ -157,6 +157,20 @@ describe('docker-compose.yml', () => {
     expect(services.migrate?.command).toEqual(['migrate']);
   });
 
+  it('keeps the audit log builder\'s key and ledger on a volume of their own, which the image lets the node user write', () => {
+    const r = loadConfig(envOf('analyze'));
+    if (!r.ok) throw new Error(r.error);
+    const dir = r.config.auditLog.dir;
+    const mounts = (services.analyze?.volumes ?? []).map((v) => v.split(':'));
+    const mount = mounts.find(([, target]) => target === dir);
+    expect(mount, `a volume mounted at ${dir}`).toBeDefined();
+    expect(Object.keys(compose.volumes ?? {})).toContain(mount?.[0]);
+    // Not ClickHouse's volume: a copy of the database carries neither the key nor the checkpoints.
+    expect((services.clickhouse?.volumes ?? []).some((v) => v.startsWith(`${mount?.[0]}:`))).toBe(false);
+    const dockerfile = readFileSync(new URL('../../../Dockerfile', import.meta.url), 'utf8');
+    expect(dockerfile).toMatch(new RegExp(`mkdir -p ${dir}[^\\n]*chown -R node:node`));
+  });
+
   it('lets ingest scale: no fixed host port or container name', () => {
     expect(services.ingest?.ports).toBeUndefined();
     expect((services.ingest as Record<string, unknown>).container_name).toBeUndefined();
