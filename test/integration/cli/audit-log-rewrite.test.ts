@@ -6,7 +6,8 @@
  * the database's own tables agreeing with each other. Restarted, the builder re-logs what is left
  * and must refuse to sign (no new checkpoint, /readyz failing with the reason), also once the tree
  * has grown past the old size; `tool-audit verify` must fail naming the rewritten range against
- * the checkpoints the builder kept outside ClickHouse. The checkpoints themselves are checked by the Go oracle (independent note and
+ * the checkpoints the builder kept outside ClickHouse. The operator's recorded reset
+ * (`audit-log accept-rewrite`) then lets it sign again, and verify reports the reset. The checkpoints themselves are checked by the Go oracle (independent note and
  * Merkle code) with the verifier key pinned from the start-up log line.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
@@ -114,7 +115,8 @@ describe('the audit log against an attacker with SQL access', () => {
       };
       const first = await until('/readyz to report the refusal', refused);
       expect(first.ready).toBe(false);
-      expect(first.checks.audit_log?.detail).toContain(`fewer than the ${signedSize} of its last checkpoint`);
+      // Smaller than the checkpoint, or (the auditor's findings on restart re-logged too) larger.
+      expect(first.checks.audit_log?.detail).toMatch(new RegExp(`fewer than the ${signedSize} of its last checkpoint|the history it signed was rewritten`));
       expect((await fetch(`${serve.url}/readyz`)).status).toBe(503);
       const more = Array.from({ length: 15 }, (_, i) => toolCall({ args: { more: i }, created_at: new Date(base + 60_000 + i * 1000).toISOString() }, 'task-rewrite'));
       expect((await (await post(serve.url, more)).json()) as object).toMatchObject({ accepted: 15 });
@@ -146,11 +148,36 @@ describe('the audit log against an attacker with SQL access', () => {
     expect(Number(range?.[1])).toBeLessThanOrEqual(cut);
     expect(Number(range?.[2])).toBeGreaterThan(cut);
 
-    // 5. The checkpoints kept are genuine to independent code, with the pinned key.
+    // 5. The operator keeps the rewritten history (recorded, with its reason): verify reports the
+    // reset and checks the checkpoints after it; the builder signs again and /readyz is green.
+    const accepted = await run(process.execPath, [join(root, 'bin/tool-audit.mjs'), 'audit-log', 'accept-rewrite', '--reason', 'restored after incident 7; call removed by a DBA'], { cwd: root, env });
+    expect(accepted.stdout).toMatch(/^recorded: the history of \d+ leaves/);
+    const again = await run(process.execPath, [join(root, 'bin/tool-audit.mjs'), 'verify', '--public-key', pinned], { cwd: root, env });
+    expect(again.stdout).toContain('note     the operator accepted a rewritten history');
+    expect(again.stdout).toContain('restored after incident 7');
+    expect(again.stdout).toMatch(/\nverified; /);
+    const reset = readFileSync(join(ledgerDir, 'checkpoints.jsonl'), 'utf8').slice(ledgerBefore.length).trim().split('\n').map((l) => JSON.parse(l) as { type: string });
+    expect(reset.map((e) => e.type)).toEqual(['reset', 'checkpoint']);
+    serve = startServe(env, port);
+    try {
+      await until('/readyz green again', async () => {
+        const r = (await (await fetch(`${serve.url}/readyz`)).json()) as { ready: boolean; checks: Record<string, { ok: boolean }> };
+        return r.ready && r.checks.audit_log?.ok ? r : undefined;
+      });
+      expect((await (await post(serve.url, [toolCall({ args: { after: 1 } }, 'task-rewrite')])).json()) as object).toMatchObject({ accepted: 1 });
+      const size = checkpointSize();
+      await until('a checkpoint after the reset', async () => (checkpointSize() > size ? true : undefined));
+    } finally {
+      serve.child.kill('SIGTERM');
+    }
+    expect((await serve.exited).code).toBe(0);
+
+    // 6. Every checkpoint kept is genuine to independent code, with the pinned key.
     if (goAvailable()) {
-      const oracle = await tlogOracle({ verifier_keys: [pinned], origin: 'tool-audit/tool_audit', checkpoints });
+      const all = readFileSync(join(ledgerDir, 'checkpoints.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; note: string }).filter((e) => e.type === 'checkpoint').map((e) => e.note);
+      const oracle = await tlogOracle({ verifier_keys: [pinned], origin: 'tool-audit/tool_audit', checkpoints: all });
       expect(oracle.checkpoints.every((c) => c.ok)).toBe(true);
-      expect(oracle.checkpoints.at(-1)?.size).toBe(signedSize);
+      expect(oracle.checkpoints[checkpoints.length - 1]?.size).toBe(signedSize);
     }
   }, 240_000);
 });
