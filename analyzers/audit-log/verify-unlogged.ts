@@ -7,7 +7,7 @@
 import type { ClickHouseDoor } from '../../platform/clickhouse/door.ts';
 import { chTime } from '../../platform/clickhouse/statement.ts';
 import { LEAF_KINDS, leafSelect, storedColumn } from './leaf-sql.ts';
-import type { Finding } from './verify.ts';
+import type { Finding } from './finding.ts';
 
 /** Rows of each kind dated after `afterMs`: never sequenced, never covered by a head. */
 export async function futureRows(ch: ClickHouseDoor, afterMs: number, add: (f: Finding) => void): Promise<void> {

@@ -30,19 +30,10 @@ import { headSigned, publicKeyFrom } from './heads.ts';
 import { keysFilter, LEAF_KINDS, leafSelect, storedColumn, type LeafKind } from './leaf-sql.ts';
 import { doorSelect, latestHead, type StoredHead } from './log-store.ts';
 import { checkTree } from './verify-tree.ts';
+import type { Finding } from './finding.ts';
 import { forgedContents, futureRows } from './verify-unlogged.ts';
 import { checkWitnessed, readLedger, type WitnessReport } from './verify-witness.ts';
 
-/** One thing verify found. */
-export interface Finding {
-  what: 'altered' | 'deleted' | 'inserted' | 'log' | 'witness' | 'future' | 'content';
-  kind?: LeafKind;
-  key?: string;
-  leaf?: number;
-  /** The data part the row is in (altered, inserted). */
-  part?: string;
-  detail: string;
-}
 
 /** What verify read and found, and the seconds each part took. */
 export interface VerifyReport {
