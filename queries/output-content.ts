@@ -32,7 +32,7 @@ LIMIT 1`,
 export const OUTPUT_CONTENT: QuerySpec = {
   name: 'output_content',
   description: 'The stored content of one content_hash (output_contents), at most max_chars code points, the version that hashes to it first.',
-  sql: `SELECT substringUTF8(content, 1, {max_chars:UInt64}) AS content, toUInt8(lower(hex(SHA256(content))) = c.content_hash) AS genuine
+  sql: `SELECT substringUTF8(c.content, 1, {max_chars:UInt64}) AS content, toUInt8(lower(hex(SHA256(c.content))) = c.content_hash) AS genuine
 FROM {db:Identifier}.output_contents AS c
 WHERE c.content_hash = {content_hash:String}
 ORDER BY genuine DESC

@@ -161,6 +161,8 @@ describe('audit log checkpoints', () => {
     await t.door.command('OPTIMIZE TABLE {db:Identifier}.output_contents FINAL');
     await expect(t.queries.outputContent({ outputId: out.output.output_id, maxBytes: 1000 })).rejects.toMatchObject({ code: 'INTEGRITY' });
     expect((await t.queries.outputContent({ outputId: (outputs[0] as (typeof outputs)[number]).output.output_id, maxBytes: 1000 }))?.content).toBe('content 0');
+    // Cut short, a genuine content is still served: its whole stored text is what is hashed.
+    expect(await t.queries.outputContent({ outputId: (outputs[0] as (typeof outputs)[number]).output.output_id, maxBytes: 3 })).toMatchObject({ content: 'con', truncated: true });
     // A call inserted dated 2099: never sequenced, named by verify.
     const future = randomUUID();
     await t.door.command(
