@@ -57,6 +57,8 @@ export type AuditLogBuilder = PeriodicJob<AuditLogRun> & { refusal(): Refusal | 
 export function createAuditLogBuilder(deps: AuditLogBuilderDeps): AuditLogBuilder {
   let lastHeadAt = 0;
   const signer = createHeadSigner(deps);
+  // Kinds whose rows stored before the log knew them are all leaves: not looked up again.
+  const backfilled = new Set<LeafKind>();
   const run = async (): Promise<AuditLogRun> => {
     const now = (deps.now ?? Date.now)();
     let added = 0;
@@ -64,7 +66,7 @@ export function createAuditLogBuilder(deps: AuditLogBuilderDeps): AuditLogBuilde
     const before = size;
     // Steps until the backlog is in (each bounded), then one head: first the rows of kinds the log
     // took in later, stored before it did, then every kind's since the watermark.
-    for (const lane of [...(await backfillLanes(deps.clickhouse)), mainLane(now - (deps.graceMs ?? 60_000))]) {
+    for (const lane of [...(await backfillLanes(deps.clickhouse, backfilled)), mainLane(now - (deps.graceMs ?? 60_000))]) {
       for (;;) {
         const step = await appendStep(deps, lane, size);
         added += step.added;
@@ -111,9 +113,9 @@ const mainLane = (horizonMs: number): Lane => ({ kinds: LEAF_KINDS, watermark: W
  * lane of its own up to that watermark (recorded at that first run as `audit-log:since:<kind>`,
  * at least 1 ms so that "recorded" and "none" differ), appended in bounded steps like the rest.
  */
-async function backfillLanes(ch: ClickHouseDoor): Promise<Lane[]> {
+async function backfillLanes(ch: ClickHouseDoor, backfilled: Set<LeafKind>): Promise<Lane[]> {
   const lanes: Lane[] = [];
-  for (const kind of LATE_KINDS) {
+  for (const kind of LATE_KINDS.filter((k) => !backfilled.has(k))) {
     let since = await readWatermark(ch, `${WATERMARK}:since:${kind}`);
     if (since === 0) {
       since = Math.max(1, await readWatermark(ch, WATERMARK));
@@ -121,6 +123,7 @@ async function backfillLanes(ch: ClickHouseDoor): Promise<Lane[]> {
     }
     const done = await readWatermark(ch, `${WATERMARK}:backfill:${kind}`);
     if (done < since) lanes.push({ kinds: [kind], watermark: `${WATERMARK}:backfill:${kind}`, horizonMs: since - 1 });
+    else backfilled.add(kind);
   }
   return lanes;
 }

@@ -294,4 +294,26 @@ describe('audit log checkpoints', () => {
       server.close();
     }
   }, 120_000);
+
+  it('proves the log against checkpoints at every kind of size (inside, at and past block edges), and brackets a changed leaf between two', async () => {
+    const t = await setup('witness_sizes');
+    const b = t.builder();
+    const sizes = [1, 255, 256, 257, 600, 1024, 1300];
+    let n = 0;
+    for (const size of sizes) {
+      await t.write(Array.from({ length: size - n }, (_, i) => toolCall({ args: { k: n + i }, created_at: new Date().toISOString() }, 'task-sizes')));
+      n = size;
+      expect((await b.runOnce()).head?.tree_size).toBe(size);
+      await tick();
+    }
+    const clean = await verifyLog(t.door, { retentionDays: RETENTION, witness: t.witness() });
+    expect(clean.findings).toEqual([]);
+    expect(clean.witness).toMatchObject({ checkpoints: 7, checked: 7, agreedTo: 1300 });
+    // One leaf hash changed in the log (its row untouched): the checkpoints of 600 and less agree, 1024 and more do not.
+    await t.door.command('ALTER TABLE {db:Identifier}.audit_log_leaves UPDATE leaf_hash = unhex(repeat(\'00\', 32)) WHERE leaf_index = 700 SETTINGS mutations_sync = 2');
+    const report = await verifyLog(t.door, { retentionDays: RETENTION, witness: t.witness() });
+    expect(report.findings.find((f) => f.detail.startsWith('history rewritten'))?.detail).toContain('leaves in [600, 1024)');
+    expect(report.witness?.agreedTo).toBe(600);
+    expect(report.findings.filter((f) => f.what === 'witness' && f.detail.startsWith('the checkpoint of')).map((f) => /of (\d+) leaves/.exec(f.detail)?.[1])).toEqual(['1024', '1300']);
+  }, 120_000);
 });
