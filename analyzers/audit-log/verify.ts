@@ -27,7 +27,7 @@ import type { KeyObject } from 'node:crypto';
 import type { ClickHouseDoor } from '../../platform/clickhouse/door.ts';
 import { chTime } from '../../platform/clickhouse/statement.ts';
 import { headSigned, publicKeyFrom } from './heads.ts';
-import { keysFilter, LEAF_KINDS, leafSelect, storedColumn, type LeafKind } from './leaf-sql.ts';
+import { BLOCK, keysFilter, LEAF_KINDS, leafSelect, storedColumn, type LeafKind } from './leaf-sql.ts';
 import { doorSelect, latestHead, type StoredHead } from './log-store.ts';
 import { checkTree } from './verify-tree.ts';
 import type { Finding } from './finding.ts';
@@ -90,8 +90,13 @@ export async function verifyLog(ch: ClickHouseDoor, o: VerifyOptions): Promise<V
   const report = (expired: number): VerifyReport => ({ treeSize: size, checkedLeaves: Math.max(0, to - from), expired, findings: sink.list, found: sink.found, seconds, ...(witness ? { witness } : {}) });
   const clock = () => performance.now() / 1000;
   let t = clock();
-  // What was witnessed first: a history rewritten with its heads has no head left to say so.
-  if (o.witness) witness = await witnessCheck(ch, o.witness, head, sink);
+  // The tree first: its block roots, found equal to their leaves, serve the witness check.
+  const tree = head ? await checkTree(ch, size, head.root_hash) : [];
+  seconds.tree = clock() - t;
+  t = clock();
+  const storedBlocks = tree.some((f) => f.leaf !== undefined) ? 0 : Math.floor(size / BLOCK);
+  // What was witnessed, listed first: a history rewritten with its heads has no head left to say so.
+  if (o.witness) witness = await witnessCheck(ch, o.witness, head, storedBlocks, sink);
   seconds.witness = clock() - t;
   t = clock();
   const now = o.now ?? Date.now();
@@ -109,9 +114,7 @@ export async function verifyLog(ch: ClickHouseDoor, o: VerifyOptions): Promise<V
     }
   }
   seconds.records = clock() - t;
-  t = clock();
-  for (const f of await checkTree(ch, size, head.root_hash)) sink.add({ what: 'log', ...f });
-  seconds.tree = clock() - t;
+  for (const f of tree) sink.add({ what: 'log', ...f });
   return report(expired);
 }
 
@@ -269,10 +272,10 @@ async function rowsWithoutLeaf(ch: ClickHouseDoor, s: SliceCheck, rows: SliceRow
 }
 
 /** The witnessed checkpoints against the stored log; each problem a finding. */
-async function witnessCheck(ch: ClickHouseDoor, w: NonNullable<VerifyOptions['witness']>, head: StoredHead | undefined, sink: FindingSink): Promise<VerifyReport['witness']> {
+async function witnessCheck(ch: ClickHouseDoor, w: NonNullable<VerifyOptions['witness']>, head: StoredHead | undefined, storedBlocks: number, sink: FindingSink): Promise<VerifyReport['witness']> {
   const ledger = await readLedger(w.entries, w);
   const [n] = await ch.select<{ n: string }>('SELECT max(leaf_index) + 1 AS n FROM {db:Identifier}.audit_log_leaves HAVING count() > 0');
-  const r = await checkWitnessed(ch, ledger, { origin: w.origin, keys: w.keys, storedLeaves: Number(n?.n ?? 0), ...(head ? { newestHead: head } : {}) });
+  const r = await checkWitnessed(ch, ledger, { origin: w.origin, keys: w.keys, storedLeaves: Number(n?.n ?? 0), storedBlocks, ...(head ? { newestHead: head } : {}) });
   for (const p of r.problems) sink.add({ what: 'witness', detail: p.detail });
   const { problems: _problems, ...rest } = r;
   return rest;
