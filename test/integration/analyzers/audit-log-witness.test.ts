@@ -10,12 +10,10 @@
  *    inserted dated 2099 is never sequenced and verify names it;
  *  - verify-proof refuses a proof presenting one call's leaf as another's;
  *  - a key rotation: the new key's first checkpoint is cosigned, verify trusts the new key from
- *    the old one; a head signed by a key no checkpoint was signed by is reported;
+ *    the old one; a head signed by a key no checkpoint was signed by is reported.
  *  - checkpoints sent to witnesses over C2SP tlog-witness (a 409 answered with the size held, a
  *    proof from there) and to a plain endpoint; their consistency proofs check with the oracle;
- *  - manifest versions, MCP tool definitions and budget decisions are leaves (those stored before
- *    the log knew their kind appended once, a decision written late too), and a deleted manifest
- *    version or a changed definition is named.
+ *  - checkpoints at sizes inside, at and past block edges, and a changed leaf bracketed.
  */
 import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -26,52 +24,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createAuditLogBuilder } from '../../../analyzers/audit-log/builder.ts';
-import { applyManifest } from '../../../analyzers/manifest-store.ts';
-import { applyMcpTools } from '../../../analyzers/mcp-store.ts';
-import { writeWatermark } from '../../../analyzers/store.ts';
-import { chTime } from '../../../platform/clickhouse/statement.ts';
 import { noteVerifierKey } from '../../../analyzers/audit-log/checkpoint.ts';
 import { publicKeyText } from '../../../analyzers/audit-log/heads.ts';
-import { fileLedger, readEntries } from '../../../analyzers/audit-log/ledger.ts';
 import { httpWitnesses } from '../../../analyzers/audit-log/witness-client.ts';
-import { verifyLog, type VerifyOptions } from '../../../analyzers/audit-log/verify.ts';
-import type { RawPacket } from '../../../ingest/rows.ts';
-import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
+import { verifyLog } from '../../../analyzers/audit-log/verify.ts';
 import { silentLogger } from '../../../platform/logger.ts';
-import { MetricsRegistry } from '../../../platform/metrics.ts';
-import { createReadQueries } from '../../../queries/index.ts';
-import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
-import { doorOf, freshDatabase } from '../../helpers/clickhouse.ts';
-import { manifestOf } from '../../helpers/manifests.ts';
+import { auditLogSetup, ORIGIN, RETENTION, tick } from '../../helpers/audit-log.ts';
 import { outputArtifact, toolCall } from '../../helpers/packets.ts';
 import { goAvailable, tlogOracle } from '../../helpers/tlog-oracle.ts';
 
 const root = new URL('../../../', import.meta.url).pathname;
-const RETENTION = { tool_call: 3650, output: 3650, dependency: 3650, violation: 3650 };
-const ORIGIN = 'tool-audit/witness-test';
-let offset = 0;
-const kafka = (value: unknown): RawPacket => ({ raw: JSON.stringify(value), source: { kind: 'kafka', topic: 'witness-test', partition: 0, offset: String(offset++) } });
-
-async function setup(name: string) {
-  const { ch, db, door } = await freshDatabase(name);
-  const writer = createSegmentWriter({ clickhouse: doorOf(ch, db), maxPacketBytes: 1 << 20, dedupCacheEntries: 0, metrics: new MetricsRegistry(), logger: silentLogger() });
-  const dir = mkdtempSync(join(tmpdir(), 'witness-'));
-  const ledger = fileLedger(dir);
-  const keys = generateKeyPairSync('ed25519');
-  const metrics = new MetricsRegistry();
-  const builder = (signingKey = keys.privateKey, rotation?: { oldKey: typeof keys.privateKey; done(): Promise<void> }) =>
-    createAuditLogBuilder({ clickhouse: door, logger: silentLogger(), metrics, signingKey, origin: ORIGIN, ledger, headIntervalMs: 0, graceMs: 0, stepRows: 64, now: () => Date.now(), ...(rotation ? { rotation } : {}) });
-  const witness = (k = [keys.publicKey]): NonNullable<VerifyOptions['witness']> => ({ entries: (on) => readEntries(join(dir, 'checkpoints.jsonl'), on), origin: ORIGIN, keys: k });
-  const write = async (packets: unknown[]) => expect((await writer.write(packets.map(kafka))).every((o) => o.status === 'accepted')).toBe(true);
-  return { db, door, dir, ledger, keys, metrics, builder, witness, write, queries: createReadQueries(door, db, DEFAULT_QUERY_CONTEXT) };
-}
-
-// The builder takes rows up to its clock (no grace here): what is stored next must be later.
-const tick = () => new Promise((r) => setTimeout(r, 20));
-
 describe('audit log checkpoints', () => {
   it('proofs and checkpoints check with independent code, which refuses them altered or signed by another key', async () => {
-    const t = await setup('witness_oracle');
+    const t = await auditLogSetup('witness_oracle');
     const now = new Date().toISOString();
     const calls = Array.from({ length: 300 }, (_, i) => toolCall({ args: { i }, created_at: now }, 'task-oracle'));
     await t.write(calls.slice(0, 150));
@@ -126,7 +91,7 @@ describe('audit log checkpoints', () => {
   }, 180_000);
 
   it('refuses a history rewritten under intact heads and watermark; verify names the range, a forged content and a future-dated call', async () => {
-    const t = await setup('witness_rewrite');
+    const t = await auditLogSetup('witness_rewrite');
     const now = new Date().toISOString();
     const calls = Array.from({ length: 40 }, (_, i) => toolCall({ args: { i }, created_at: now }, 'task-rw'));
     const outputs = calls.slice(0, 4).map((c, i) => outputArtifact(c.call_id, `content ${i}`, 'text', { created_at: now }));
@@ -178,7 +143,7 @@ describe('audit log checkpoints', () => {
   }, 180_000);
 
   it('trusts a rotated key through its cosigned checkpoint, and reports a head of a key never witnessed', async () => {
-    const t = await setup('witness_rotation');
+    const t = await auditLogSetup('witness_rotation');
     const now = new Date().toISOString();
     await t.write([toolCall({ args: { n: 1 }, created_at: now }, 'task-rot')]);
     await t.builder().runOnce();
@@ -208,41 +173,9 @@ describe('audit log checkpoints', () => {
     expect(found.some((d) => d.includes('the newest head in ClickHouse (tree of 4)') && d.includes('a key that signed no checkpoint'))).toBe(true);
   }, 120_000);
 
-  it('logs manifest versions, MCP definitions and budget decisions, those stored before included, and names a deleted version', async () => {
-    const t = await setup('witness_manifests');
-    // Stored an hour ago, behind a watermark a builder that did not log these kinds left.
-    const hourAgo = Date.now() - 3_600_000;
-    const v1 = await applyManifest(t.door, manifestOf({ search_web: { idempotent: true }, fetch_page: {} }), hourAgo);
-    await t.door.command('ALTER TABLE {db:Identifier}.tool_manifests UPDATE applied_at = fromUnixTimestamp64Milli({t:Int64}) WHERE 1 SETTINGS mutations_sync = 2', { t: hourAgo });
-    await writeWatermark(t.door, 'audit-log', Date.now() - 60_000);
-    await tick();
-    const mcp = await applyMcpTools(t.door, { server: 'files', server_info: null, tools: [{ name: 'read', description: 'reads a file', inputSchema: { type: 'object' } }], seen_at: new Date().toISOString() });
-    expect(mcp.answer.version).toBe(2);
-    await t.write([toolCall({ args: { n: 1 }, created_at: new Date().toISOString() }, 'task-m')]);
-    // A budget decision taken an hour ago and written only now (held while ClickHouse refused it):
-    // sequenced by when it was stored, so it is a leaf all the same.
-    const decision = randomUUID();
-    await t.door.insertRows('budget_decisions', [{ key: decision, row: { decision_id: decision, decided_at: chTime(hourAgo), agent_id: 'a', tool_id: 'search_web', task_id: '', call_id: '', projected_cost_usd: 0.5, decision: 'allow', budgets: '[]', budget_version: 1, key_id: '' } }]);
-    const b = t.builder();
-    const run = await b.runOnce();
-    const kinds = await t.door.select<{ kind: string; n: string }>('SELECT kind, count() AS n FROM {db:Identifier}.audit_log_leaves GROUP BY kind ORDER BY kind');
-    // Version 1 (two tools) from the backfill; version 2 (the MCP server's tool merged into the manifest), its definition, the call.
-    const [rows] = await t.door.select<{ n: string }>('SELECT count() AS n FROM {db:Identifier}.tool_manifests');
-    expect(kinds.map((k) => [k.kind, Number(k.n)])).toEqual([['budget_decision', 1], ['manifest', Number(rows?.n)], ['mcp_definition', 1], ['tool_call', 1]]);
-    expect(run.treeSize).toBe(Number(rows?.n) + 3);
-    expect(v1.version).toBe(1);
-    expect((await verifyLog(t.door, { retentionDays: RETENTION, witness: t.witness() })).findings).toEqual([]);
-    // A second run adds nothing: the backfill is done, the rows are leaves.
-    expect((await b.runOnce()).added).toBe(0);
-
-    await t.door.command("ALTER TABLE {db:Identifier}.tool_manifests DELETE WHERE version = 1 AND tool_id = 'fetch_page' SETTINGS mutations_sync = 2");
-    await t.door.command("ALTER TABLE {db:Identifier}.mcp_tool_definitions UPDATE definition = replace(definition, 'reads a file', 'reads nothing') WHERE 1 SETTINGS mutations_sync = 2");
-    const found = (await verifyLog(t.door, { retentionDays: RETENTION, witness: t.witness() })).findings.map((f) => `${f.what} ${f.kind ?? ''} ${f.key ?? ''}`.trim());
-    expect(found.sort()).toEqual([`altered mcp_definition files/read/${mcp.answer.version}/added/${(await t.door.select<{ h: string }>('SELECT definition_hash AS h FROM {db:Identifier}.mcp_tool_definitions'))[0]?.h}`, 'deleted manifest 1/fetch_page'].sort());
-  }, 120_000);
 
   it('sends each checkpoint to witnesses: tlog-witness with its consistency proof (from the size a 409 names), and a plain endpoint', async () => {
-    const t = await setup('witness_http');
+    const t = await auditLogSetup('witness_http');
     const requests: Array<{ path: string; body: string }> = [];
     let conflictOnce = true;
     const server = createServer((req, res) => {
@@ -296,7 +229,7 @@ describe('audit log checkpoints', () => {
   }, 120_000);
 
   it('proves the log against checkpoints at every kind of size (inside, at and past block edges), and brackets a changed leaf between two', async () => {
-    const t = await setup('witness_sizes');
+    const t = await auditLogSetup('witness_sizes');
     const b = t.builder();
     const sizes = [1, 255, 256, 257, 600, 1024, 1300];
     let n = 0;

@@ -1,0 +1,51 @@
+/**
+ * What the audit of a call depends on is in the audit log: manifest versions, MCP tool
+ * definitions and budget decisions are leaves — those stored before the log knew their kind are
+ * appended once, a decision written late (held while ClickHouse refused it) is sequenced by when
+ * it was stored — and a deleted manifest version or a changed definition is named by verify.
+ */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { applyManifest } from '../../../analyzers/manifest-store.ts';
+import { applyMcpTools } from '../../../analyzers/mcp-store.ts';
+import { writeWatermark } from '../../../analyzers/store.ts';
+import { verifyLog } from '../../../analyzers/audit-log/verify.ts';
+import { chTime } from '../../../platform/clickhouse/statement.ts';
+import { auditLogSetup, RETENTION, tick } from '../../helpers/audit-log.ts';
+import { manifestOf } from '../../helpers/manifests.ts';
+import { toolCall } from '../../helpers/packets.ts';
+
+describe('audit log: what the audit of a call depends on', () => {
+  it('logs manifest versions, MCP definitions and budget decisions, those stored before included, and names a deleted version', async () => {
+    const t = await auditLogSetup('witness_manifests');
+    // Stored an hour ago, behind a watermark a builder that did not log these kinds left.
+    const hourAgo = Date.now() - 3_600_000;
+    const v1 = await applyManifest(t.door, manifestOf({ search_web: { idempotent: true }, fetch_page: {} }), hourAgo);
+    await t.door.command('ALTER TABLE {db:Identifier}.tool_manifests UPDATE applied_at = fromUnixTimestamp64Milli({t:Int64}) WHERE 1 SETTINGS mutations_sync = 2', { t: hourAgo });
+    await writeWatermark(t.door, 'audit-log', Date.now() - 60_000);
+    await tick();
+    const mcp = await applyMcpTools(t.door, { server: 'files', server_info: null, tools: [{ name: 'read', description: 'reads a file', inputSchema: { type: 'object' } }], seen_at: new Date().toISOString() });
+    expect(mcp.answer.version).toBe(2);
+    await t.write([toolCall({ args: { n: 1 }, created_at: new Date().toISOString() }, 'task-m')]);
+    // A budget decision taken an hour ago and written only now (held while ClickHouse refused it):
+    // sequenced by when it was stored, so it is a leaf all the same.
+    const decision = randomUUID();
+    await t.door.insertRows('budget_decisions', [{ key: decision, row: { decision_id: decision, decided_at: chTime(hourAgo), agent_id: 'a', tool_id: 'search_web', task_id: '', call_id: '', projected_cost_usd: 0.5, decision: 'allow', budgets: '[]', budget_version: 1, key_id: '' } }]);
+    const b = t.builder();
+    const run = await b.runOnce();
+    const kinds = await t.door.select<{ kind: string; n: string }>('SELECT kind, count() AS n FROM {db:Identifier}.audit_log_leaves GROUP BY kind ORDER BY kind');
+    // Version 1 (two tools) from the backfill; version 2 (the MCP server's tool merged into the manifest), its definition, the call.
+    const [rows] = await t.door.select<{ n: string }>('SELECT count() AS n FROM {db:Identifier}.tool_manifests');
+    expect(kinds.map((k) => [k.kind, Number(k.n)])).toEqual([['budget_decision', 1], ['manifest', Number(rows?.n)], ['mcp_definition', 1], ['tool_call', 1]]);
+    expect(run.treeSize).toBe(Number(rows?.n) + 3);
+    expect(v1.version).toBe(1);
+    expect((await verifyLog(t.door, { retentionDays: RETENTION, witness: t.witness() })).findings).toEqual([]);
+    // A second run adds nothing: the backfill is done, the rows are leaves.
+    expect((await b.runOnce()).added).toBe(0);
+
+    await t.door.command("ALTER TABLE {db:Identifier}.tool_manifests DELETE WHERE version = 1 AND tool_id = 'fetch_page' SETTINGS mutations_sync = 2");
+    await t.door.command("ALTER TABLE {db:Identifier}.mcp_tool_definitions UPDATE definition = replace(definition, 'reads a file', 'reads nothing') WHERE 1 SETTINGS mutations_sync = 2");
+    const found = (await verifyLog(t.door, { retentionDays: RETENTION, witness: t.witness() })).findings.map((f) => `${f.what} ${f.kind ?? ''} ${f.key ?? ''}`.trim());
+    expect(found.sort()).toEqual([`altered mcp_definition files/read/${mcp.answer.version}/added/${(await t.door.select<{ h: string }>('SELECT definition_hash AS h FROM {db:Identifier}.mcp_tool_definitions'))[0]?.h}`, 'deleted manifest 1/fetch_page'].sort());
+  }, 120_000);
+});
