@@ -38,7 +38,7 @@ describe('audit log checkpoints', () => {
   it('proofs and checkpoints check with independent code, which refuses them altered or signed by another key', async () => {
     const t = await auditLogSetup('witness_oracle');
     const now = new Date().toISOString();
-    const calls = Array.from({ length: 300 }, (_, i) => toolCall({ args: { i }, created_at: now }, 'task-oracle'));
+    const calls = Array.from({ length: 300 }, (_, i) => toolCall({ args: { i, note: 'héllo ✓ 🚀 — ñ' }, created_at: now }, 'task-oracle'));
     await t.write(calls.slice(0, 150));
     const b = t.builder();
     const first = await b.runOnce();

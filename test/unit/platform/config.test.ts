@@ -21,6 +21,17 @@ describe('config', () => {
       expect(r.error).toContain('TOOL_AUDIT_API_KEYS');
     }
   });
+  it('keeps the audit log beside the data directory, never in it, names the log after its database, and parses witnesses', () => {
+    const d = loadConfig({ TOOL_AUDIT_DATA_DIR: '/var/lib/ta/data/', CLICKHOUSE_DATABASE: 'prod' });
+    if (!d.ok) throw new Error(d.error);
+    expect(d.config.auditLog).toMatchObject({ dir: '/var/lib/ta/data-audit-log', origin: 'tool-audit/prod', witnessUrls: [] });
+    const w = loadConfig({ AUDIT_LOG_DIR: '/keys', AUDIT_LOG_ORIGIN: 'audit.example.com/prod', AUDIT_LOG_WITNESS_URLS: 'https://w1.example/add-checkpoint, http://w2:8080/keep' });
+    if (!w.ok) throw new Error(w.error);
+    expect(w.config.auditLog).toMatchObject({ dir: '/keys', origin: 'audit.example.com/prod', witnessUrls: ['https://w1.example/add-checkpoint', 'http://w2:8080/keep'] });
+    const bad = loadConfig({ AUDIT_LOG_ORIGIN: 'a b', AUDIT_LOG_WITNESS_URLS: 'ftp://w/x' });
+    expect(!bad.ok && bad.error).toContain('AUDIT_LOG_ORIGIN');
+    expect(!bad.ok && bad.error).toContain('AUDIT_LOG_WITNESS_URLS');
+  });
   it('takes a budget-check port of its own only when asked, and names a bad one', () => {
     const none = loadConfig({});
     expect(none.ok && none.config.budgets.checkPort).toBeUndefined();
