@@ -14,10 +14,10 @@ import type { KeyObject } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { checkpointText, noteVerifierKey, parseCheckpoint, signCheckpoint, signNote } from '../analyzers/audit-log/checkpoint.ts';
+import { noteVerifierKey, parseCheckpoint, signCheckpoint, signNote } from '../analyzers/audit-log/checkpoint.ts';
 import { publicKeyText } from '../analyzers/audit-log/heads.ts';
 import { fileLedger } from '../analyzers/audit-log/ledger.ts';
-import { doorSelect, logTiles } from '../analyzers/audit-log/log-store.ts';
+import { doorSelect, leafCount, logTiles } from '../analyzers/audit-log/log-store.ts';
 import { rangeHasher } from '../analyzers/audit-log/tiles.ts';
 import { silentLogger } from '../platform/logger.ts';
 import { loadSigningKey, newSigningKeyPem, privateKeyFrom, retiringKeyPath, signingKeyPath } from './audit-log-key.ts';
@@ -61,8 +61,7 @@ async function acceptRewrite(reason: string): Promise<number> {
   const ch = await openClickHouse(config);
   let tree: { size: number; root: string };
   try {
-    const [n] = await ch.select<{ n: string }>('SELECT count() AS n FROM {db:Identifier}.audit_log_leaves');
-    const size = Number(n?.n ?? 0);
+    const size = await leafCount(ch);
     if (size === 0) {
       process.stderr.write('tool-audit audit-log: the log has no leaves: nothing to accept\n');
       return 1;
@@ -71,9 +70,10 @@ async function acceptRewrite(reason: string): Promise<number> {
   } finally {
     await ch.close();
   }
-  const before = last && typeof last !== 'string' ? `${last.size} ${Buffer.from(last.root, 'hex').toString('base64')}` : 'none';
+  const treeLine = (t: { size: number; root: string }) => `${t.size} ${Buffer.from(t.root, 'hex').toString('base64')}`;
+  const before = last && typeof last !== 'string' ? treeLine(last) : 'none';
   // The reset is a signed note too: its own first line says what it is, so it is never taken for a checkpoint.
-  const text = `${origin} reset\n${before}\n${checkpointText({ origin, ...tree }).split('\n').slice(1, 3).join(' ')}\n${reason.replace(/\s+/g, ' ')}\n`;
+  const text = `${origin} reset\n${before}\n${treeLine(tree)}\n${reason.replace(/\s+/g, ' ')}\n`;
   const now = Date.now();
   await ledger.append({ type: 'reset', at_ms: now, reason, note: signNote(text, [{ name: origin, key }]) });
   await ledger.addCheckpoint(signCheckpoint({ origin, ...tree }, [{ name: origin, key }]), now);

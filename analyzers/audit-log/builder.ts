@@ -20,7 +20,7 @@ import { periodic, type PeriodicJob } from '../scheduler.ts';
 import { readWatermark, writeWatermark } from '../store.ts';
 import type { TreeHead } from './heads.ts';
 import { BLOCK, BLOCK_ROOTS, LATE_KINDS, LEAF_KINDS, leafSelect, storedColumn, leafTable, type LeafKind } from './leaf-sql.ts';
-import { doorSelect, logTiles } from './log-store.ts';
+import { doorSelect, leafCount, logTiles } from './log-store.ts';
 import { createHeadSigner, type HeadSignerDeps, type Refusal } from './signer.ts';
 import { TILE_LEVELS } from './tiles.ts';
 
@@ -62,7 +62,7 @@ export function createAuditLogBuilder(deps: AuditLogBuilderDeps): AuditLogBuilde
   const run = async (): Promise<AuditLogRun> => {
     const now = (deps.now ?? Date.now)();
     let added = 0;
-    let size = await treeSize(deps.clickhouse);
+    let size = await leafCount(deps.clickhouse);
     const before = size;
     // Steps until the backlog is in (each bounded), then one head: first the rows of kinds the log
     // took in later, stored before it did, then every kind's since the watermark.
@@ -91,11 +91,6 @@ export function createAuditLogBuilder(deps: AuditLogBuilderDeps): AuditLogBuilde
   return { ...job, refusal: () => signer.refusal() };
 }
 
-/** Leaves in the log (their indexes are 0 … n-1). */
-async function treeSize(ch: ClickHouseDoor): Promise<number> {
-  const [r] = await ch.select<{ n: string }>('SELECT count() AS n FROM {db:Identifier}.audit_log_leaves');
-  return Number(r?.n ?? 0);
-}
 
 /** Rows appended by one watermark: which kinds, and up to when (epoch ms). */
 interface Lane {
@@ -151,7 +146,7 @@ async function appendStep(deps: AuditLogBuilderDeps, lane: Lane, size: number): 
       { from, to, size },
     );
   } else if (lane.watermark === WATERMARK) return { added: 0, more: false };
-  const after = await treeSize(ch);
+  const after = await leafCount(ch);
   // Every row stored up to `to` is a leaf now (the window has no LIMIT: ties at its edge are in):
   // the next step starts a millisecond later, so a window never collapses onto one instant. A
   // backfill lane with nothing left is marked done the same way.

@@ -36,6 +36,12 @@ export function logTiles(sel: LogSelect): TileReader {
   };
 }
 
+/** Leaves in the log (their indexes are 0 … n-1): the size of the tree the builder signs. */
+export async function leafCount(ch: ClickHouseDoor): Promise<number> {
+  const [r] = await ch.select<{ n: string }>('SELECT count() AS n FROM {db:Identifier}.audit_log_leaves');
+  return Number(r?.n ?? 0);
+}
+
 const HEAD_COLUMNS = `tree_size, root_hash, toUnixTimestamp64Milli(built_to) AS built_to_ms, toUnixTimestamp64Milli(signed_at) AS signed_at_ms, key_id, signature, public_key, checkpoint`;
 type HeadRow = Omit<TreeHead, 'tree_size' | 'built_to_ms' | 'signed_at_ms'> & { tree_size: string; built_to_ms: string; signed_at_ms: string; public_key: string; checkpoint: string };
 /** A head as stored: with the public key it was signed with, and its signed checkpoint note when it has one. */

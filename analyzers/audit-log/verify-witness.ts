@@ -19,7 +19,7 @@ import { noteKeyHash, parseCheckpoint, parseNote, parseVerifierKey, signedBy } f
 import { keyId } from './heads.ts';
 import type { LedgerEntry } from './ledger.ts';
 import { BLOCK, BLOCK_ROOTS } from './leaf-sql.ts';
-import type { StoredHead } from './log-store.ts';
+import { doorSelect, logTiles, type StoredHead } from './log-store.ts';
 
 /** A checkpoint of the ledger, as checked. */
 interface Witnessed {
@@ -188,19 +188,15 @@ async function tailLeaves(ch: ClickHouseDoor, ranges: Array<[number, number]>): 
  */
 async function* blockRoots(ch: ClickHouseDoor, upTo: number, storedBlocks: number): AsyncGenerator<Buffer, void, undefined> {
   const blocks = Math.floor(upTo / BLOCK);
+  const tiles = logTiles(doorSelect(ch));
   let next = 0;
-  for (const STORED = 65_536; next < Math.min(blocks, storedBlocks); ) {
-    const end = Math.min(blocks, storedBlocks, next + STORED);
-    const rows = await ch.select<{ blk: string; h: string }>(
-      'SELECT node_index AS blk, hash AS h FROM {db:Identifier}.audit_log_nodes WHERE level = 8 AND node_index >= {b0:UInt64} AND node_index < {b1:UInt64} ORDER BY node_index LIMIT 1 BY node_index',
-      { b0: next, b1: end },
-    );
-    for (const r of rows) {
-      if (Number(r.blk) !== next) return; // a root missing: the prefix ends there
-      next++;
-      yield Buffer.from(r.h, 'hex');
-    }
-    if (next !== end) return;
+  while (next < Math.min(blocks, storedBlocks)) {
+    const end = Math.min(blocks, storedBlocks, next + 65_536);
+    const roots = await tiles.nodes(8, next, end);
+    // A root missing somewhere in the range: computed from the leaves from here on.
+    if (roots.length !== end - next) break;
+    for (const r of roots) yield r;
+    next = end;
   }
   const STEP = 4096;
   for (let b0 = next; b0 < blocks; b0 += STEP) {
