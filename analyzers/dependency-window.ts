@@ -1,5 +1,5 @@
 /**
- * The dependency analyzer's step by ingest time (issue 22). The segments are ordered by task, so
+ * The dependency analyzer's step by ingest time. The segments are ordered by task, so
  * reading "every call of the tasks a step touched" reads most of the table's granules whatever
  * the step's size (~0.4 s a statement at 10 M calls, several per step): a backlog of weeks took
  * longer than an hour. A pair is two calls of one task created less than the dependency window
@@ -79,7 +79,7 @@ export async function windowOfStep(
      FROM {db:Identifier}.tool_invocations WHERE ${RANGE} AND task_id != ''`,
     { from: back, to: toMs },
   );
-  // A step and its look-back are up to ~250 k calls: every pass over them is sliced (issue 28: a
+  // A step and its look-back are up to ~250 k calls: every pass over them is sliced (a
   // pass held the event loop, and every request of the process, for up to ~100 ms at 30 M calls).
   const calls: WindowCall[] = await mapSliced(read, (r) => ({ call_id: r.call_id, task_id: r.task_id, tool_id: r.tool_id, t: Number(r.t), ingested: Number(r.i) }));
   // A call of the step whose partners (created within windowMs of it) may have been ingested

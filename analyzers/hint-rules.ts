@@ -1,5 +1,5 @@
 /**
- * The optimization-hint rules (issue 14), pure: figures measured over a window (by the queries
+ * The optimization-hint rules, pure: figures measured over a window (by the queries
  * the hints job is given) in, OptimizationHints out. A hint's id is derived from its kind and
  * its subject (the tool, or the sequence of tools), never from its window: a finding keeps its id
  * from window to window. Windows are aligned to the job's interval, so every run over the same

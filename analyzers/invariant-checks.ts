@@ -3,7 +3,7 @@
  * statements: ClickHouse finds the violating rows of one ingest step, builds each violation as
  * audit-rules.ts `violation()` does (same key, ids and detail), leaves out keys already recorded
  * and writes the rest. No violating row passes through the process, so the auditor's memory does
- * not depend on how many rows break a rule (issue 22: I11 alone matched 9.7 M rows).
+ * not depend on how many rows break a rule (I11 alone matched 9.7 M rows).
  */
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:aggregates` (issue 28): the task list, the tools table and the per-tool series
+ * `npm run bench:aggregates`: the task list, the tools table and the per-tool series
  * as they read before migration 015 (a scan of the window's calls) and now (whole hours and days
  * from the aggregates, the edges from the calls), on bench:queries' generated database: p50/p95 of
  * each over a few windows, the answers compared, and the aggregates' bytes per call.

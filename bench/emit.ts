@@ -1,6 +1,6 @@
 /**
  * Latency the emitter adds to a tool call: the same trivial async tool called directly, through
- * emitter.invoke, and through an emitter that redacts secrets (`redaction: { key }`, issue 30), in
+ * emitter.invoke, and through an emitter that redacts secrets (`redaction: { key }`), in
  * interleaved blocks of one run, with a transport that discards.
  * Between blocks the event loop is yielded (untimed) so the background flusher does its
  * work as it would in a real process; that work is reported separately, per call.

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:export` (issue 31): GET /v1/export of every call of the bench:history database,
+ * `npm run bench:export`: GET /v1/export of every call of the bench:history database,
  * as a user downloads it from `serve`, per format: seconds, rows and MB per second, and serve's
  * memory (VmRSS of serve, embedded ClickHouse included, sampled every 200 ms) before and at its
  * peak during the export. The Parquet file is then read back by pyarrow (its row count).

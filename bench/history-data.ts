@@ -1,5 +1,5 @@
 /**
- * The database of `npm run bench:history` (issue 22): N calls of bench:queries' generator
+ * The database of `npm run bench:history`: N calls of bench:queries' generator
  * (bench/queries-data.ts), built INSIDE ClickHouse (INSERT … SELECT FROM numbers(), chunked by
  * task, then OPTIMIZE FINAL), with realistic sources and three defects the auditor must find:
  *

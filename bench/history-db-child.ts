@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   else if (cmd === 'storage') out = await storageReport(ch, HISTORY_DB);
   else if (cmd === 'jobs') out = await runJobs(createClickHouseDoor(ch, HISTORY_DB), log);
   else throw new Error(`usage: history-db-child.ts build|inspect|migrate|storage|jobs JSON (got ${cmd})`);
-  // The history is copied and measured after this process exits: active parts only (issue 28).
+  // The history is copied and measured after this process exits: active parts only.
   const left = await removeReplacedParts(createClickHouseDoor(ch, HISTORY_DB));
   if (left.outdatedParts || left.merges) log(`  ${left.outdatedParts} replaced parts and ${left.merges} merges left after ${left.waitedMs} ms`);
   await ch.close();

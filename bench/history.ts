@@ -1,5 +1,5 @@
 /**
- * `npm run bench:history` (issue 22): `tool-audit serve` started on a long history its jobs have
+ * `npm run bench:history`: `tool-audit serve` started on a long history its jobs have
  * never analyzed (a day of `analyze` not running, a backfill), with Kafka ingest at full speed and
  * a dashboard reading at the same time.
  *
@@ -96,7 +96,7 @@ async function serveRun(name: string, dataDir: string, meta: HistoryMeta, ing: I
   let lag: number | null = null;
   let lag0S: number | null = null;
   let lagPoll: Promise<void> = Promise.resolve();
-  // Polled from spawn, not from /readyz: ingest does not wait for the key filter (issue 28), so a
+  // Polled from spawn, not from /readyz: ingest does not wait for the key filter, so a
   // cold start may be done ingesting before it is ready.
   const pollLag = (spawnAt: number) => {
     lagPoll = (async () => {

@@ -114,7 +114,7 @@ try {
   if (cmd === 'build') await build(ch, o.database, o.shape ?? { invocations: 0, tasks: 0, days: 30 }, o.quarantine ?? 0);
   else if (cmd !== 'count') throw new Error(`unknown command ${cmd}`);
   process.stdout.write(`${JSON.stringify(await count(ch, o.database))}\n`);
-  // Parts merged away by OPTIMIZE would stay on disk after this process (issue 28): not worth caching.
+  // Parts merged away by OPTIMIZE would stay on disk after this process: not worth caching.
   const left = await removeReplacedParts(createClickHouseDoor(ch, o.database));
   if (left.outdatedParts) log(`  ${left.outdatedParts} replaced parts left after ${left.waitedMs} ms`);
 } finally {

@@ -1,5 +1,5 @@
 /**
- * Ingest benchmark (issue 7): one topic, one machine, one run.
+ * Ingest benchmark: one topic, one machine, one run.
  *
  *   1. produces a realistic stream (bench/ingest-workload.ts: 1,000,000 tool_calls by default plus
  *      their outputs, redeliveries, a few invalid packets) to a fresh topic;
@@ -11,7 +11,7 @@
  *      per message;
  *   4. prints packets/s, MB/s, CPU seconds per 100k packets, peak RSS and the ratio (a)/(b).
  *
- * Issue 16, a database that is not empty and packets that are rejected:
+ * Ingest against a database that is not empty, and packets that are rejected:
  *   --preload N              (a) and (b) each run on a copy of a database already holding N calls
  *                            with their outputs and dependencies (bench:queries' generator, its
  *                            shape scaled: N/100 tasks, over 21 days to stay within retention), built once and cached under

@@ -29,7 +29,7 @@ import { pct } from './history-load.ts';
 import { gatewayEnv, INGEST_KEY, randomPort, root, spawnListening, startServe, testServer, type Served } from '../test/helpers/mcp.ts';
 
 const { values: v } = parseArgs({ options: { calls: { type: 'string' }, rounds: { type: 'string' }, 'throughput-calls': { type: 'string' }, concurrency: { type: 'string' }, json: { type: 'string' }, only: { type: 'string' }, sink: { type: 'string' }, rate: { type: 'string' }, seconds: { type: 'string' }, pin: { type: 'boolean' }, redaction: { type: 'boolean' } } });
-// --redaction: the gateway redacts secrets itself (REDACTION_KEY set, issue 30), as an agent host would run it.
+// --redaction: the gateway redacts secrets itself (REDACTION_KEY set), as an agent host would run it.
 const REDACT: Record<string, string> = v.redaction ? { REDACTION_KEY: 'bench-redaction-key-0123456789' } : {};
 const RATE = Number(v.rate ?? 3000);
 const SECONDS = Number(v.seconds ?? 10);

@@ -1,6 +1,6 @@
 /**
- * `npm run bench:queries`: the read API at 10 million invocations (issue 5), and the cache
- * simulation and TTL curve over it under the bench manifest (issue 13, bench-manifest.ts).
+ * `npm run bench:queries`: the read API at 10 million invocations, and the cache
+ * simulation and TTL curve over it under the bench manifest (bench-manifest.ts).
  *
  * Builds (or reuses) 10 M invocations over 100 000 tasks and 30 days in embedded ClickHouse under
  * ./.bench-data (bench/queries-data.ts), starts the API in-process on a random loopback port, and
@@ -72,7 +72,7 @@ function cases(w: TimeWindow, tools: string[], agents: string[], taskIds: string
     { name: 'identical outputs  /v1/outputs/identical', n: 6, url: () => `/v1/outputs/identical?${win}`, raw: (q) => q.identicalOutputs({ minCount: 2, window: w, limit: 100 }) },
     { name: 'sequences  /v1/workflows/sequences', n: 4, url: () => `/v1/workflows/sequences?${win}`, raw: (q) => q.sequences({ length: 3, minCount: 2, window: w, limit: 100 }) },
     { name: 'violations  /v1/violations', n: 24, url: () => `/v1/violations?${win}`, raw: (q) => q.violations({ window: w, limit: 100 }) },
-    // Cache simulation (issue 13) over the whole 30 days, at the manifest's TTLs.
+    // Cache simulation over the whole 30 days, at the manifest's TTLs.
     { name: 'cache sim one tool  /v1/cache/simulation?tool_id=', n: 12, url: (i) => `/v1/cache/simulation?${win}&tool_id=${cacheTool(i)}`, raw: (q, i) => q.cacheSimulation({ window: w, toolId: cacheTool(i) }), target: { p95ms: 1000, label: 'p95 ≤ 1 s' } },
     { name: 'cache sim all tools  /v1/cache/simulation', n: 4, url: () => `/v1/cache/simulation?${win}`, raw: (q) => q.cacheSimulation({ window: w }), target: { p95ms: 5000, label: '≤ 5 s' } },
     { name: 'cache TTL curve one tool  /v1/cache/ttl-curve', n: 8, url: (i) => `/v1/cache/ttl-curve?${win}&tool_id=${cacheTool(i)}`, raw: (q, i) => q.ttlCurve({ window: w, toolId: cacheTool(i) }), target: { p95ms: 2000, label: 'p95 ≤ 2 s' } },
@@ -166,7 +166,7 @@ async function main(): Promise<void> {
   }
   await client.terminate();
   await app.close();
-  // The cached database keeps active parts only (issue 28): the build's merges replaced most of its parts.
+  // The cached database keeps active parts only: the build's merges replaced most of its parts.
   await removeReplacedParts(door);
   await ch.close();
 

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:search` (issue 31): GET /v1/search on the bench:history database, as the route
+ * `npm run bench:search`: GET /v1/search on the bench:history database, as the route
  * runs it (the read queries on the door serve opens), over the whole history's window:
  *  - a rare term (one call's own token, a different call each time),
  *  - a common term with limit 50 (`popular`: ~12 % of the calls' args),

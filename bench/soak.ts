@@ -1,6 +1,6 @@
 /**
  * `npm run bench:soak`: reads, ingest and jobs side by side on the embedded engine's lanes for
- * several minutes, with `serve` SIGKILLed and restarted along the way (issue 28). A client reads
+ * several minutes, with `serve` SIGKILLed and restarted along the way. A client reads
  * the task list, the tools table, a task view and the failed calls back to back; a producer keeps
  * packets coming; the analyzer, auditor and dedup indexer run in serve. It passes when nothing
  * aborted (every exit of serve was one of our kills, or 0 at the end), no read was answered with

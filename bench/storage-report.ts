@@ -1,5 +1,5 @@
 /**
- * What a database holds on disk (issue 28): bytes per table, per projection and per column of its
+ * What a database holds on disk: bytes per table, per projection and per column of its
  * active parts (system.parts, system.projection_parts, system.parts_columns and
  * system.projection_parts_columns), read in the child process that has the data directory open
  * (bench/history-db-child.ts `storage`).

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:storage` (issue 28): what the bench:history workload costs on disk, per call —
+ * `npm run bench:storage`: what the bench:history workload costs on disk, per call —
  * each table and projection of its active parts, the largest columns — and whether its data
  * directory holds anything else once the process that wrote it has exited.
  *

@@ -1,5 +1,5 @@
 /**
- * `tool-audit mcp`: the audit gateway between an MCP client and an MCP server (issue 23).
+ * `tool-audit mcp`: the audit gateway between an MCP client and an MCP server.
  * stdio: the client launches `tool-audit mcp -- <server command>`; Streamable HTTP:
  * `tool-audit mcp --upstream URL --listen [HOST:]PORT`. Every tools/call becomes a tool_call,
  * delivered where the CLI delivers (TOOL_AUDIT_URL, else KAFKA_BROKERS) through the emitter's

@@ -1,5 +1,5 @@
 /**
- * The key of the redaction placeholders (issue 30): REDACTION_KEY, or a key this process keeps in
+ * The key of the redaction placeholders: REDACTION_KEY, or a key this process keeps in
  * its state folder, made on first start. Every process that redacts must use the same key for the
  * same secret to give the same placeholder (repeats stay repeats); processes on other machines —
  * the compose stack's api and ingest, an emitter — need REDACTION_KEY set to one value.

@@ -1,5 +1,5 @@
 /**
- * What a process still does after it listens (issue 22): `serve` and `ingest` answer /healthz
+ * What a process still does after it listens: `serve` and `ingest` answer /healthz
  * at once and load what grows with history (the key filter, budget spend, Kafka) afterwards;
  * /readyz tells which of those steps are still under way. A step that fails ends the process
  * with a non-zero status: a process that cannot do its work must not look alive.

@@ -96,7 +96,7 @@ export function buildCost(opts: DashboardOptions): BuiltDashboard {
   return finish(builder, layout);
 }
 
-/** Budgets (issue 14): spend vs limit in the current period beside the warn and deny decisions. */
+/** Budgets: spend vs limit in the current period beside the warn and deny decisions. */
 function addBudgetPanels(builder: ReturnType<typeof baseDashboard>['builder'], layout: ReturnType<typeof baseDashboard>['layout']): void {
   builder.withPanel(
     tablePanel(layout, {

@@ -1,5 +1,5 @@
 /**
- * Budget checks before a tool runs (issue 14): the emitter asks a tool-audit server's
+ * Budget checks before a tool runs: the emitter asks a tool-audit server's
  * `POST /v1/budget/check` and waits a bounded time (default 50 ms). A deny means the tool does
  * not run; when the server cannot be reached in time, the configured fallback applies and is
  * counted. No dependency: global fetch only.

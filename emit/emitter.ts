@@ -51,7 +51,7 @@ export interface AuditEmitterOptions {
    */
   budget?: BudgetCheckOptions;
   /**
-   * Take secrets out before a packet leaves this process (issue 30): args, result summary, error
+   * Take secrets out before a packet leaves this process: args, result summary, error
    * and output content, each secret replaced by `[redacted:<rule>:<HMAC>]`. `key` must be the
    * server's REDACTION_KEY, so the same secret gives the same placeholder wherever it is redacted;
    * `paths` and `patterns` as the server's REDACTION_PATHS and REDACTION_PATTERNS.

@@ -1,5 +1,5 @@
 /**
- * A chunk that can never be written must not stop its partition (issue 29). The worker fetches a
+ * A chunk that can never be written must not stop its partition. The worker fetches a
  * failed chunk again (a fault that may pass); after `maxAttempts` failures of the same chunk it
  * parks it instead: every packet's exact bytes go to the DLQ topic with the error as the reason,
  * and only once Kafka has them (acks from every in-sync replica) does the offset move past them.

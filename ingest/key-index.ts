@@ -1,6 +1,6 @@
 /**
  * What a writer knows of the keys stored by everyone, so that a write round asks ClickHouse only
- * about keys it cannot rule out (issue 16). A Bloom filter (key-filter.ts) holds:
+ * about keys it cannot rule out. A Bloom filter (key-filter.ts) holds:
  *  - every stored key, read from the segments when the index loads: ClickHouse hashes them, so
  *    16 hex characters per key travel;
  *  - every key this writer is about to write, added and logged to `ingest_key_log` BEFORE the

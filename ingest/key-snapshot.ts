@@ -1,5 +1,5 @@
 /**
- * The key filter's snapshot on disk (issue 22): a writer starts from it and catches up from the
+ * The key filter's snapshot on disk: a writer starts from it and catches up from the
  * segments, instead of reading and hashing every stored key again (~1 s per million keys).
  *
  * Layout: the magic `TAKFSNAP1\n`, the header's length (UInt32 LE), the header as JSON, then the

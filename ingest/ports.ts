@@ -68,7 +68,7 @@ export interface PacketIngest {
 }
 
 /**
- * A fingerprint as stored (issue 28, storage): the first 16 hex digits (64 bits) of the
+ * A fingerprint as stored: the first 16 hex digits (64 bits) of the
  * SHA-256 that tells a redelivery from a reuse, then 16 zeros, in the FixedString(32) columns that
  * held all 32 — ZSTD stores the zeros in next to nothing (10 M calls: −28 bytes per call over five
  * tables; measured 8.8 against 16 bytes a value). Two different packets under one key then pass

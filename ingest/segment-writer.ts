@@ -51,7 +51,7 @@ export interface SegmentWriterDeps {
   minRoundPackets?: number;
   /** Decode threads (decode-pool.ts); 0 decodes on the main thread, between event-loop turns. Default 0. */
   decodeThreads?: number;
-  /** The deployment's redaction: secrets out of every row before it is written (issue 30); absent: none. */
+  /** The deployment's redaction: secrets out of every row before it is written; absent: none. */
   redaction?: RedactionPolicy;
   /** Calls whose task is remembered to stamp their outputs; default 200,000 (~30 MB). */
   callTaskEntries?: number;

@@ -241,7 +241,7 @@ export interface Config {
     workerInProcess: boolean;
   };
   /**
-   * The audit log (issue 30), built where the analyzer runs. `signingKey`: AUDIT_LOG_SIGNING_KEY
+   * The audit log, built where the analyzer runs. `signingKey`: AUDIT_LOG_SIGNING_KEY
    * (an Ed25519 private key, PEM), or (undefined) the key file the process keeps in its state folder.
    */
   auditLog: {
@@ -257,7 +257,7 @@ export interface Config {
     witnessUrls: string[];
   };
   /**
-   * Secrets out of every row before it is written (issue 30). `key`: REDACTION_KEY, or (undefined)
+   * Secrets out of every row before it is written. `key`: REDACTION_KEY, or (undefined)
    * the key file the process keeps in its state folder (cli/redaction-key.ts).
    */
   redaction: {
@@ -300,7 +300,7 @@ export interface Config {
   rateLimit: { perMinute: number; burst: number };
   /** Where the CLI finds a running server (`task`, `top`, `demo`), and the key it sends. */
   client: { url: string | undefined; apiKey: string | undefined };
-  /** Budgets checked before a tool runs (issue 14). */
+  /** Budgets checked before a tool runs. */
   budgets: {
     /** How long an allowed check's projected cost stays reserved when its call is never stored. */
     reservationTimeoutMs: number;
@@ -309,7 +309,7 @@ export interface Config {
     /** A port of its own for POST /v1/budget/check, served by the budget thread (0 = any free port); unset = main port only. */
     checkPort: number | undefined;
   };
-  /** Optimization hints (issue 14): the job's schedule and window, and the rules' thresholds. */
+  /** Optimization hints: the job's schedule and window, and the rules' thresholds. */
   hints: {
     /** How often the hints job runs (and the alignment of its windows); 0 turns it off. */
     intervalMs: number;

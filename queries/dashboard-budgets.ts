@@ -1,5 +1,5 @@
 /**
- * Budget panels (issue 14): each budget of the set in force with its spend against its limit in
+ * Budget panels: each budget of the set in force with its spend against its limit in
  * the current UTC period (computed from the stored calls as the API's spent_usd, without the
  * reservations only the serving process knows), and the warn and deny decisions of budget checks.
  */

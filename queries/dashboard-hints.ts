@@ -1,5 +1,5 @@
 /**
- * Optimization-hints panel (issue 14): the hints of the time range (created_at), one row per
+ * Optimization-hints panel: the hints of the time range (created_at), one row per
  * hint_id, newest first, with what each is estimated to save.
  */
 import { inWindow, PARAM_DOCS } from './dashboard-common.ts';

@@ -1,5 +1,5 @@
 /**
- * What `q` of GET /v1/search asks for (issue 31), and how each of its items is matched. Pure.
+ * What `q` of GET /v1/search asks for, and how each of its items is matched. Pure.
  *
  * `q` is terms and "quoted phrases", all of which must be found in one field. Matching is
  * case-insensitive and by whole tokens, as ClickHouse's text index splits text (runs of ASCII

@@ -1,5 +1,5 @@
 /**
- * OptimizationHint (SPEC §8, issue 14): a suggestion of how the agent's tool use could be cheaper
+ * OptimizationHint (SPEC §8): a suggestion of how the agent's tool use could be cheaper
  * or faster, with the evidence it rests on. Produced by the hints analyzer and accepted from
  * external producers as `optimization_hint` packets; lands in segment `workflow_optimizations`.
  */

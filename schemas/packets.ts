@@ -28,7 +28,7 @@ export const toolDependencyPacketSchema = z.strictObject({
   dependency: toolDependencySchema,
 });
 
-/** `optimization_hint` → segment workflow_optimizations (issue 14). */
+/** `optimization_hint` → segment workflow_optimizations. */
 export const optimizationHintPacketSchema = z.strictObject({
   type: z.literal('optimization_hint'),
   hint: optimizationHintSchema,

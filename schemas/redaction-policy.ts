@@ -1,5 +1,5 @@
 /**
- * A deployment's redaction policy, applied the same way by every entry path (issue 30): the
+ * A deployment's redaction policy, applied the same way by every entry path: the
  * TypeScript emitter and the MCP gateway before a packet leaves the agent's process, ingest as the
  * safety net for producers that do not redact. Pure (the placeholder's HMAC is node:crypto, no
  * I/O). A policy is plain data — the key, options and pattern sources — so it crosses into decode

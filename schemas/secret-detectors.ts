@@ -1,5 +1,5 @@
 /**
- * Secret detectors (issue 30, first part): where a string holds a credential, by the kinds secret
+ * Secret detectors: where a string holds a credential, by the kinds secret
  * scanners (gitleaks, detect-secrets) know — provider API keys, authorization values, JWTs, PEM
  * private keys, passwords in URLs and connection strings, card numbers (Luhn-checked), and e-mail
  * addresses as an opt-in — plus custom patterns. Pure: the keyed placeholder is computed here with

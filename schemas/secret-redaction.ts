@@ -1,5 +1,5 @@
 /**
- * Redaction of a JSON value (issue 30): every string in it scanned by the secret detectors, and
+ * Redaction of a JSON value: every string in it scanned by the secret detectors, and
  * the values at configured paths (a tool's `password` argument) replaced whole. Returns the new
  * value and where each redaction was made, as JSON Pointers (RFC 6901) with the rule that made
  * it. Pure; the placeholder comes from the caller (secretMark with the deployment's key), so the

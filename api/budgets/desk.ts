@@ -1,5 +1,5 @@
 /**
- * The budget desk (issue 14): the one ledger of spend and reservations of a process, the budget
+ * The budget desk: the one ledger of spend and reservations of a process, the budget
  * set in force, and the decisions recorded but not yet written. No I/O, so it runs where the
  * checks are answered: in the API's thread (tests, {@link createLocalDesk}) or on a thread of its
  * own (`serve`, api/budgets/thread.ts), whose small heap keeps a check's latency clear of the

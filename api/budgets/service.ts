@@ -1,5 +1,5 @@
 /**
- * The budget service of an API process (issue 14): the I/O around a {@link DeskHandle} (the one
+ * The budget service of an API process: the I/O around a {@link DeskHandle} (the one
  * ledger of the process, in this thread or on a thread of its own). At start it loads the newest
  * budget set and, only for its budgets, their spend in their current periods (one aggregate,
  * O(budgets) rows; nothing at all without budgets); a new set loads the budgets whose scope or

@@ -1,5 +1,5 @@
 /**
- * Budget write routes (issue 14; reads are in read-route-table.ts):
+ * Budget write routes (reads are in read-route-table.ts):
  *  - PUT /v1/budgets (`admin` scope): the whole set as a JSON array, stored as a new version and
  *    put in force; a bad set is refused whole (400) with every offence named.
  *  - POST /v1/budget/check (`ingest` scope: the emitters that ask hold ingest keys, and a check

@@ -1,4 +1,4 @@
-"""The Python emitter takes secrets out before a packet leaves the process (issue 30): the
+"""The Python emitter takes secrets out before a packet leaves the process: the
 placeholders are computed here with the standard library's hmac, args_hash is the SHA-256 of the
 args json.dumps writes, and no secret is in any packet. (test/integration/emit/python-redaction.test.ts
 checks that the redaction is the TypeScript code's, character for character.)"""

@@ -1,4 +1,4 @@
-"""Secrets out before a packet leaves the agent's process (issue 30): the same detectors, rules,
+"""Secrets out before a packet leaves the agent's process: the same detectors, rules,
 placeholders and JSON walk as the TypeScript ``schemas/secret-detectors.ts``,
 ``schemas/secret-redaction.ts`` and ``schemas/redaction-policy.ts``, so a secret redacted here,
 by the TypeScript emitter, by the MCP gateway or by ingest becomes the same placeholder

@@ -92,7 +92,7 @@ export function dedupToken(table: string, keys: readonly string[]): string {
 // deduplicates on its own.
 const INSERT_SETTINGS = { deduplicate_blocks_in_dependent_materialized_views: 1, date_time_input_format: 'best_effort' } as const;
 
-/** How the statements of a door are scheduled and sent (issues 22 and 28). */
+/** How the statements of a door are scheduled and sent: reads before ingest before jobs, a connection per lane. */
 export interface DoorOptions {
   /** A job's statement may run this long on a ClickHouse server (`max_execution_time`); default 300 s. */
   jobMaxExecutionSeconds?: number;

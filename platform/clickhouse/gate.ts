@@ -1,5 +1,5 @@
 /**
- * The order in which statements reach a ClickHouse that runs one at a time (issue 22).
+ * The order in which statements reach a ClickHouse that runs one at a time.
  *
  * Embedded ClickHouse (chDB) executes one statement at a time per process: whatever is sent
  * first runs first, so an API read used to wait behind every queued scan of a catching-up job.

@@ -1,5 +1,5 @@
 /**
- * Which connection runs a statement (issue 28). The embedded engine (chDB) runs one statement at
+ * Which connection runs a statement. The embedded engine (chDB) runs one statement at
  * a time per connection but separate connections side by side, so each lane of work (gate.ts) has
  * connections of its own (client.ts's LaneClients): a read never waits for a job's or ingest's
  * statement. Each embedded connection keeps a gate: when lanes share a connection (a door on one

@@ -1,5 +1,5 @@
 /**
- * `{name:Type}` placeholders rendered as typed, escaped SQL literals (issue 28). Pure: the door
+ * `{name:Type}` placeholders rendered as typed, escaped SQL literals. Pure: the door
  * (door.ts) is its only caller, and nothing else puts values into SQL text.
  *
  * Why: chdb-node runs every statement that carries query parameters through one process-wide

@@ -1,6 +1,6 @@
 /**
  * What a process with embedded ClickHouse does before it closes the engine, so that its data
- * directory holds active parts only (issue 28). ClickHouse removes the parts a merge replaced
+ * directory holds active parts only. ClickHouse removes the parts a merge replaced
  * from a per-table cleanup thread, never at an embedded table's shutdown (only a server's
  * shutdown does), so a process that exits leaves them on disk, as it leaves the temporary part
  * of a merge it was running. This stops the merges of the door's tables (a running merge is

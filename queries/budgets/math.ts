@@ -1,5 +1,5 @@
 /**
- * Budget arithmetic (issue 14), pure: which budgets a call falls under, UTC calendar periods, the
+ * Budget arithmetic, pure: which budgets a call falls under, UTC calendar periods, the
  * allow/warn/deny decision, and a ledger of spend and reservations driven by an explicit clock.
  * No I/O: the API's budget service feeds it stored calls and asks it for decisions; the unit
  * tests compare it with a naive oracle that recomputes everything from the event history.

@@ -1,5 +1,5 @@
 /**
- * Zod contracts of the budget API (issue 14): the budget set of PUT /v1/budgets, the check of
+ * Zod contracts of the budget API: the budget set of PUT /v1/budgets, the check of
  * POST /v1/budget/check and the answers of GET /v1/budgets and GET /v1/budget/decisions. Types
  * come from them; the OpenAPI document publishes them; the HTTP client checks answers with them.
  */

@@ -1,5 +1,5 @@
 /**
- * Budget statements (issue 14): the set in force (newest of `budget_versions`), the spend of
+ * Budget statements: the set in force (newest of `budget_versions`), the spend of
  * given budgets in their current periods (one aggregate, O(budgets) rows), and the recorded decisions
  * newest first (GET /v1/budget/decisions). Migration 010.
  */

@@ -2,7 +2,7 @@
  * Fills a data directory with N stored calls inside ClickHouse (INSERT … SELECT FROM numbers(),
  * no rows through JavaScript), in a process of its own: embedded ClickHouse admits one data
  * directory per process. argv: data directory, database, N. Prints N and the call_id of the
- * first call. Used by the start-up tests (issue 22).
+ * first call. Used by the start-up tests.
  */
 import { createClickHouse } from '../../platform/clickhouse/client.ts';
 import { createClickHouseDoor } from '../../platform/clickhouse/door.ts';

@@ -1,6 +1,6 @@
 /**
  * A process that opens embedded ClickHouse, then runs out of JavaScript heap: what a job that
- * brought too many rows into memory did (issue 22). argv: data directory, watchdog timeout ms.
+ * brought too many rows into memory did. argv: data directory, watchdog timeout ms.
  * Started by test/integration/platform/watchdog.test.ts under a small --max-old-space-size.
  */
 import { createClickHouse } from '../../platform/clickhouse/client.ts';

@@ -1,5 +1,5 @@
 /**
- * A process that writes, merges and exits, for the part-cleanup test (issue 28): it opens the
+ * A process that writes, merges and exits, for the part-cleanup test: it opens the
  * data directory of TOOL_AUDIT_DATA_DIR as the commands do (`openClickHouse` of cli/runtime.ts,
  * whose close() removes replaced parts first) — or, with argv `bare`, with a plain door whose
  * close() only closes — migrates, inserts calls in several parts, merges them (OPTIMIZE … FINAL)

@@ -1,7 +1,7 @@
 /**
  * Prints every value of every String-like column of every table of the tool-audit database in
  * TOOL_AUDIT_DATA_DIR, one JSON document: {"<table>.<column>": [values…]} — what a reader of the
- * store could see. For the secrets test (issue 30), run after serve has exited (one process per
+ * store could see. For the secrets-never-stored test, run after serve has exited (one process per
  * data directory).
  */
 import { configOrExit } from '../../cli/runtime.ts';

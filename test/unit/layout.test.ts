@@ -3,6 +3,7 @@
  * importing only from itself, earlier stages and platform/ (what they all stand on); pure
  * folders import no I/O; ClickHouse has one door.
  */
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -133,5 +134,19 @@ describe('layout', () => {
   it('ships every stage and the foundation in the image', () => {
     const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
     for (const d of [...STAGES, FOUNDATION]) expect(dockerfile, d).toMatch(new RegExp(`^COPY ${d} \\./${d}$`, 'm'));
+  });
+
+  it('names no tracker issue in a tracked file: a reader of the repository has no tracker, the text says the reason', () => {
+    const files = execFileSync('git', ['ls-files'], { cwd: root, encoding: 'utf8' }).split('\n').filter((f) => f && !/\.(png|jpe?g|parquet|gz|tgz|ico)$/.test(f));
+    // Built from parts, so this file does not name one itself.
+    const mention = new RegExp(['[Ii]ssues?', '[0-9]+'].join(' '));
+    const offences = files.filter((f) => {
+      try {
+        return mention.test(readFileSync(join(root, f), 'utf8'));
+      } catch {
+        return false; // listed but gone from the work tree
+      }
+    });
+    expect(offences).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
--- Read-path support for the query API (issue 5, SPEC §5). Idempotent; applied by `tool-audit migrate`.
+-- Read-path support for the query API (SPEC §5). Idempotent; applied by `tool-audit migrate`.
 
 -- Task view: the outputs of a task's calls are looked up by call_id. The bloom filter on
 -- tool_outputs finds the right granules, but each match still reads a whole 8192-row granule of

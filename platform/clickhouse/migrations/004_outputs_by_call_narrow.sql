@@ -1,4 +1,4 @@
--- Task view, second step (issue 5): the outputs of a task's calls are random call_id look-ups,
+-- Task view, second step: the outputs of a task's calls are random call_id look-ups,
 -- each reading one granule of the projection. 002's by_call (SELECT *, 64-row granules, default
 -- 64 KiB compressed blocks) still decompressed ~64 KiB per column per call; this one keeps only
 -- the columns the API returns, 32-row granules and 4-16 KiB blocks: ~2.5x faster at 10 M rows.

@@ -1,4 +1,4 @@
--- Dedup candidates at scale (issue 5). Almost every (tool_id, args_hash) is unique, so finding
+-- Dedup candidates at scale. Almost every (tool_id, args_hash) is unique, so finding
 -- the repeated ones means grouping millions of unique keys: seconds at 10 M calls. This table
 -- keeps the calls whose key occurs more than once (a few percent of all calls), maintained
 -- incrementally by the read side's dedup indexer (src/queries/dedup-index.ts) from the calls

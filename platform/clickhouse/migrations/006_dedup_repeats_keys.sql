@@ -1,4 +1,4 @@
--- Dedup candidates, second step (issue 5): everything the grouping of dedup_repeats needs as
+-- Dedup candidates, second step: everything the grouping of dedup_repeats needs as
 -- 8-byte numbers computed once, when the indexer copies a call, instead of per query from the
 -- 64-character args_hash and the call_id (which cost ~1 s per query at 10 M calls):
 --   check_key   a second hash of (tool_id, args_hash): a group of one args_key whose check_key

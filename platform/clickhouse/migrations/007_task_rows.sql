@@ -1,4 +1,4 @@
--- Task view (issue 5): one task's calls, dependencies and outputs in one primary-key range.
+-- Task view: one task's calls, dependencies and outputs in one primary-key range.
 --
 -- Reading a task from the segments takes three statements over ~25 columns of three tables, and
 -- the outputs are random call_id look-ups (one granule each); at 10 M calls that is ~50 ms. Here

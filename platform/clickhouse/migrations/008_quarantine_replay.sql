@@ -1,4 +1,4 @@
--- Quarantine you can read and replay byte for byte (issue 12).
+-- Quarantine you can read and replay byte for byte.
 --
 -- raw_encoding says how `raw` holds the packet's bytes: 'utf8' = the bytes are valid UTF-8 and
 -- `raw` is their text; 'base64' = the bytes are not UTF-8 (a Kafka record) and `raw` is their

@@ -1,4 +1,4 @@
--- Budgets checked before a tool runs (issue 14). Both tables are append-only.
+-- Budgets checked before a tool runs. Both tables are append-only.
 --
 -- budget_versions: each PUT /v1/budgets (or `tool-audit budgets apply`) stores the whole set as
 -- a new version; the newest version is the set in force. budgets = the set as JSON.

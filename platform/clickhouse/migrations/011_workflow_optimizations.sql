@@ -1,4 +1,4 @@
--- Optimization hints (issue 14): segment workflow_optimizations, filled by `optimization_hint`
+-- Optimization hints: segment workflow_optimizations, filled by `optimization_hint`
 -- packets (external producers, through the ingest pipeline) and by the hints analyzer.
 -- Insert-only. One row per hint_id: the ingest writer looks hint_ids up before inserting (I1,
 -- like call_id), and the analyzer derives hint_id from (kind, subject, window) and inserts only

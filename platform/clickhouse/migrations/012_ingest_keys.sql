@@ -1,4 +1,4 @@
--- Ingest look-ups whose cost does not grow with the tables (issue 16).
+-- Ingest look-ups whose cost does not grow with the tables.
 --
 -- A write round asks "is this key stored, and with which fingerprint?" for tens of thousands of
 -- keys. On the segments (ordered by task or tool) that reads whole key columns: the bloom

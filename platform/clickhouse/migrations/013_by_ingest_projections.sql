@@ -1,4 +1,4 @@
--- The background jobs step through the segments by ingested_at (issue 22): the auditor's checks,
+-- The background jobs step through the segments by ingested_at: the auditor's checks,
 -- the manifest rules and the analyzer's task lists read the rows ingested in one step. The
 -- segments are ordered by task (or tool), so the rows of a step lie in every granule and each
 -- such statement read whole columns: ~0.5–1.7 s per statement at 10 M calls, whatever the step's

@@ -1,4 +1,4 @@
--- MCP tool definitions (issue 23), append-only: one row per change the `tool-audit mcp` gateway
+-- MCP tool definitions, append-only: one row per change the `tool-audit mcp` gateway
 -- reported (POST /v1/mcp/tools) — a tool added to, changed in or removed from a server's
 -- tools/list — never one per report, so a list re-sent unchanged adds nothing. `version` is the
 -- manifest version the change was applied with (the rows of one apply are one insert). Kept

@@ -1,4 +1,4 @@
--- Aggregates kept at ingest (issue 28): the task list, the tools table and the per-tool series
+-- Aggregates kept at ingest: the task list, the tools table and the per-tool series
 -- read aggregates for the whole days and hours of their window instead of scanning the calls.
 --
 -- Exact for any window [from, to): whole days and hours come from the aggregates, the partial

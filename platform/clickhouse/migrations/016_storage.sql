@@ -1,4 +1,4 @@
--- Storage per call and a data directory without garbage (issue 28, part 3).
+-- Storage per call and a data directory without garbage.
 --
 -- Parts a merge (or mutation) replaced stay on disk as "outdated" until the table's cleanup
 -- thread removes them: it runs every cleanup_delay_period (30 s) plus up to

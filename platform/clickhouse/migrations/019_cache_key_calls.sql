@@ -1,4 +1,4 @@
--- The cache simulation at scale (issue 28). Its replay needs, per (tool_id, args_hash) that
+-- The cache simulation at scale. Its replay needs, per (tool_id, args_hash) that
 -- repeats, that key's calls in order. Found at read time that is two passes over every call of the
 -- window: at 30 M calls, 1.5 s to find the 120 k repeated keys among 15 M calls of cacheable tools
 -- and 2.2 s to gather their 1.8 M calls, with nothing else running. The dedup indexer already finds

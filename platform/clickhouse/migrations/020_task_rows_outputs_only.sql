@@ -1,4 +1,4 @@
--- Storage per call (issue 28, part 3): task_rows (migration 007) kept every call, dependency and
+-- Storage per call: task_rows (migration 007) kept every call, dependency and
 -- output of a task once more as JSON, ~200 bytes per call at 10 M calls, the largest table. Calls
 -- and dependencies do not need it: their segments are ordered by task_id first, so a task's calls
 -- or dependencies are a range read of their own table, and the task view formats them with the

@@ -1,4 +1,4 @@
--- Storage per call (issue 28, part 3): the jobs' projection of tool_invocations (migration 013)
+-- Storage per call: the jobs' projection of tool_invocations (migration 013)
 -- held args_hash, 64 hex characters that no codec compresses: 64 of its ~123 bytes per call.
 -- Its only reader was the manifest rules' M5, which groups a task's retries by (tool_id, args)
 -- and now reads args_key (8 bytes, already stored beside every call) instead. The projection is

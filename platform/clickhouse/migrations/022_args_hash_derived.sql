@@ -1,4 +1,4 @@
--- Storage per call (issue 28, part 3): args_hash, 64 hex characters that no codec compresses, was
+-- Storage per call: args_hash, 64 hex characters that no codec compresses, was
 -- stored in tool_invocations and again in its by_tool projection (128 bytes per call). It is
 -- derived data: ingest stores the canonical args and accepts a call only when its args_hash is
 -- the SHA-256 of exactly those args (I5), so args_hash is computed from args when read (an ALIAS

@@ -1,4 +1,4 @@
--- Storage per call (issue 28, part 3): the hex hashes — fingerprint (32 hex characters, in each
+-- Storage per call: the hex hashes — fingerprint (32 hex characters, in each
 -- segment and key table) and content_hash (64) — were stored with the default LZ4, which does not
 -- entropy-code: 4 bits of information per 8-bit character took 8. ZSTD does, and halves them
 -- (measured on 1 M random fingerprints: 32.1 → 16.0 bytes each, as small as the binary digest,

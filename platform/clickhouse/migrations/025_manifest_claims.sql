@@ -1,4 +1,4 @@
--- Manifest versions across processes (issue 29): a version number was max + 1 per process, so two
+-- Manifest versions across processes: a version number was max + 1 per process, so two
 -- processes applying at once could both write version N with different tools (a version is read
 -- as all its rows: mixed, it no longer read whole). An apply now claims its number first; the
 -- claim stored earliest (server time) wins, the other apply takes the next number

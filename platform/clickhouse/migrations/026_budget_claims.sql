@@ -1,4 +1,4 @@
--- Budget set versions across processes (issue 29): a version was max(now, the process's last + 1)
+-- Budget set versions across processes: a version was max(now, the process's last + 1)
 -- in ms, so two processes applying in the same millisecond wrote the same version, and the second
 -- insert was dropped as a retry of the first (same deduplication token) while its process answered
 -- as if applied. An apply now claims its number first, as manifest applies do since 025

@@ -1,4 +1,4 @@
--- Approvals (issue 29): a tool whose manifest says requires_approval (or that carries all three
+-- Approvals: a tool whose manifest says requires_approval (or that carries all three
 -- capability tags, tool-smith's lethal trifecta) must not run without a human approval. The
 -- orchestrator that asked for it sends it with the call (invocation.approval: approved_by,
 -- approved_at, reference); ingest stores it here as JSON text, '' when the call has none, and M9

@@ -1,4 +1,4 @@
--- Approvals, part two (issue 29): M9 reads a step's approvals with its calls, from the jobs'
+-- Approvals, part two: M9 reads a step's approvals with its calls, from the jobs'
 -- projection in ingest order. A look-up by task and call_id per 500 calls made a cold start at
 -- 10 M calls (17 k approval-needing calls per step) spend its first minute on look-ups beside
 -- ingest. The projection is rebuilt with the column; until a part's new projection is written (a

@@ -1,4 +1,4 @@
--- Secrets never stored (issue 30): ingest takes them out of a call's args, result summary and
+-- Secrets never stored: ingest takes them out of a call's args, result summary and
 -- error and out of an output's content before a row is written, and the emitters do the same
 -- before a packet leaves the agent. Each secret becomes a placeholder `[redacted:<rule>:<16 hex>]`
 -- (an HMAC of it under the deployment's key); this column says where, as JSON

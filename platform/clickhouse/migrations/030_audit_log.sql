@@ -1,4 +1,4 @@
--- The audit log (issue 30): every stored tool_call, output, dependency and violation is a leaf of
+-- The audit log: every stored tool_call, output, dependency and violation is a leaf of
 -- one append-only Merkle tree (RFC 9162), in the order the log builder sequenced them (by the
 -- time each row was stored). A leaf's hash is SHA-256(0x00 ‖ the row serialized field by field),
 -- computed by ClickHouse from the stored row itself, so a row changed afterwards no longer hashes

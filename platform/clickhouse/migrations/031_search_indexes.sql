@@ -1,4 +1,4 @@
--- Search (issue 31, GET /v1/search): a text index (ClickHouse's inverted index) of the lower-cased
+-- Search (GET /v1/search): a text index (ClickHouse's inverted index) of the lower-cased
 -- text of every field a search looks in — a call's args, result summary and error, an output's
 -- sample and its full content. Tokens are runs of ASCII letters and digits or of non-ASCII bytes
 -- (splitByNonAlpha), as queries/search-terms.ts splits a query. Measured on the 10 M-call history:

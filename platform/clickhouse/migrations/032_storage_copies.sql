@@ -1,4 +1,4 @@
--- Storage (issue 28: ≤ 600 bytes per call of active parts), two copies that served nothing another
+-- Storage (≤ 600 bytes per call of active parts), two copies that served nothing another
 -- copy does not. Measured on the 10 M-call history with its audit log built (24.2 M leaves):
 --   audit_log_leaves.by_key — every leaf's key again, ordered by key (record_key kept LZ4 there:
 --   projections do not take the table's codecs): 1,075 MB, 107.5 bytes per call, 44 % of the log.

@@ -1,4 +1,4 @@
--- Storage (issue 28), ZSTD for every column that names no codec, projections included. A
+-- Storage, ZSTD for every column that names no codec, projections included. A
 -- projection does not take its table's column codecs: it writes LZ4 (measured: a column of hex
 -- digests declared CODEC(ZSTD(1)) takes 32 MB in the table and 64 MB in a projection of it). The
 -- MergeTree setting default_compression_codec applies to every column without a codec of its own,

@@ -1,4 +1,4 @@
--- Storage (issue 28), the last bytes to ≤ 600 a call, measured on the 10 M-call history with its
+-- Storage, the last bytes to ≤ 600 a call, measured on the 10 M-call history with its
 -- jobs caught up (bench:storage):
 --   the search indexes (031) rebuilt with bit-packed posting lists and dictionary blocks of 4,096
 --   tokens instead of 512: −3.1 bytes a call (outputs' samples 127 → 108 MB, summaries 20 → 13,

@@ -1,4 +1,4 @@
--- A proof finds its leaf while it reads its row (issue 28 after 032 dropped the leaves' index by
+-- A proof finds its leaf while it reads its row (after 032 dropped the leaves' index by
 -- key): the record's created_at comes from the keys table (call_keys, output_keys: a primary-key
 -- read), and this min/max index on the leaves' created_at finds the granule of that instant, as
 -- stored_range does for stored_at. Leaves are in storage order, which follows created_at closely

@@ -1,4 +1,4 @@
--- How often each args_key prefix occurs (issue 28): the dedup indexer's first build, or its run
+-- How often each args_key prefix occurs: the dedup indexer's first build, or its run
 -- after any large backlog (a backfill, a long stop), needs every args_key that occurs twice or
 -- more. Grouping the whole table's args_key for that costs a hash table of every distinct key
 -- (~1 GB at 30 M calls), so the indexer split it into parts of the key space, each a scan of the

@@ -1,4 +1,4 @@
--- Each repeated key's cache replay kept by the dedup indexer (issue 28). The cache simulation
+-- Each repeated key's cache replay kept by the dedup indexer. The cache simulation
 -- replayed every repeated key of the window on each read: at 30 M calls, merging 120 k keys'
 -- arrays (1.8 M calls) and folding them was ~0.5 s of the statement's ~0.6 s alone, and its p95
 -- beside the catching-up jobs 1.3 s. The indexer now replays a key once its calls change and keeps

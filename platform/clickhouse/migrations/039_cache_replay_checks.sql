@@ -1,4 +1,4 @@
--- When the dedup indexer last finished checking the cache replays (issue 28). Such a check at T
+-- When the dedup indexer last finished checking the cache replays. Such a check at T
 -- left a true replay (or none, or a tombstone) for every key of a cacheable tool whose calls were
 -- last copied at or before T minus the indexer's overlap: such a copy was visible to it (a copy
 -- commits within the overlap), and a key it found due was replayed after T, at least the overlap

@@ -1,5 +1,5 @@
 /**
- * The auditor's memory does not depend on how many rows break a rule (issue 22): a million calls
+ * The auditor's memory does not depend on how many rows break a rule: a million calls
  * that each break I4 (and all but one I11) are audited by a process whose JavaScript heap is
  * capped at 64 MB, and every violation is recorded, once. The data is made and checked in other
  * processes (chDB admits one process per data directory), the oracle from the rows themselves.

@@ -1,8 +1,8 @@
 /**
  * The invariant checks written as INSERT … SELECT build each violation exactly as
- * audit-rules.ts violation() does (key, packet type, ids, detail): rows recorded before issue 22
- * and tests keyed on them stay consistent. Also: a backlog audited in many small steps records
- * the same as one step, and auditing again adds nothing.
+ * audit-rules.ts violation() does (key, packet type, ids, detail): rows recorded before the checks
+ * moved into SQL and tests keyed on them stay consistent. Also: a backlog audited in many small
+ * steps records the same as one step, and auditing again adds nothing.
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Budget spend at start and on a new set, on a real ClickHouse (issue 22): without budgets no
+ * Budget spend at start and on a new set, on a real ClickHouse: without budgets no
  * statement reads tool_invocations; with budgets each one's spend equals a sum over the generated
  * calls computed here in JS (agent, tool, task and combined scopes, day and month periods, calls of
  * the previous day and month left out); and calls stored and reported while a new set is loaded

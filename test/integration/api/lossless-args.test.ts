@@ -1,5 +1,5 @@
 /**
- * Args read back exactly (issue 12 §4), judged by Python's own json: a Python script posts calls
+ * Args read back exactly (lossless reads), judged by Python's own json: a Python script posts calls
  * whose args it wrote (1.0, 1e16, -0.0, integers past 2^53, non-ASCII) with hashes it computed,
  * then reads every read path that returns args, and the CLI's `task --json` answer (straight on
  * ClickHouse and through the server), and recomputes sha256(json.dumps(args, sort_keys=True)).

@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- the OpenAPI document is walked as JSON */
 /**
- * The published contract says what the API enforces (issue 12 §5): every parameter's declared
+ * The published contract says what the API enforces: every parameter's declared
  * constraints are fed back to the server — each bound, and one past it; a string at its
  * maxLength, one longer, and one breaking its pattern — and the answer must agree with the
  * declaration (inside: not 400; outside: 400 naming the parameter). Methods the spec does not list

@@ -1,5 +1,5 @@
 /**
- * The quarantine as a promise (issue 12): list and show what was quarantined, with its exact
+ * The quarantine as a promise: list and show what was quarantined, with its exact
  * bytes; replay it — stored bytes that pass now, the producer's corrected packet, a packet that
  * still fails, the same replay twice — through the real segment writer on embedded ClickHouse.
  * Oracles: the packet texts this test built, and rows counted straight in ClickHouse.

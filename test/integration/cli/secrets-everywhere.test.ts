@@ -1,5 +1,5 @@
 /**
- * Secrets never stored, through every entry path as deployed (issue 30): `tool-audit serve` on
+ * Secrets never stored, through every entry path as deployed: `tool-audit serve` on
  * embedded ClickHouse with Kafka, and real clients — the TypeScript emitter redacting at the edge
  * (HTTP) and not (Kafka), the Python emitter both ways (HTTP), the MCP gateway over stdio and over
  * Streamable HTTP, raw POST /v1/packets, raw Kafka records, and OpenTelemetry spans exported by the

@@ -1,5 +1,5 @@
 /**
- * Start-up independent of history (issues 22 and 28), as an operator sees it: `serve` on a
+ * Start-up independent of history, as an operator sees it: `serve` on a
  * database that already holds calls answers /healthz at once; /readyz says 503 and what is still
  * loading (the key filter, with its progress) until it is done; packets sent meanwhile are
  * judged at once against the stored keys (every key looked up exactly while the filter loads):
@@ -85,7 +85,7 @@ async function startOnce(dataDir: string, packets: object[], whenReady: object[]
   return out;
 }
 
-describe('serve start-up on a database that holds calls (issue 22)', () => {
+describe('serve start-up on a database that holds calls', () => {
   it('answers /healthz at once, reports the key filter load in /readyz, judges packets exactly meanwhile; the next start reads the snapshot', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'tool-audit-startup-'));
     const filled = execFileSync(process.execPath, ['--import', 'tsx', join(root, 'test/helpers/fill-calls-child.ts'), dataDir, 'tool_audit', String(CALLS)], { cwd: root, encoding: 'utf8' });

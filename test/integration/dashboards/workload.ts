@@ -160,7 +160,7 @@ export async function loadWorkload(ch: ClickHouseClient, db: string, w: Workload
   const common = { clickhouse: createClickHouseDoor(ch, db), windowMs: 60_000, metrics, logger };
   await createDependencyAnalyzer({ ...common, overlapMs: 60_000 }).runOnce();
   await createAuditor({ ...common, graceMs: 0, now: () => Date.now() + 1000 }).runOnce();
-  // Budgets (issue 14): a set in force and checks that allow, warn and deny, recorded by the service.
+  // Budgets: a set in force and checks that allow, warn and deny, recorded by the service.
   const budgets = createBudgetService({ clickhouse: createClickHouseDoor(ch, db), logger, ctx: DEFAULT_QUERY_CONTEXT, reservationTimeoutMs: 60_000, decisionsFlushMs: 10 });
   await budgets.start();
   await budgets.apply(

@@ -1,5 +1,5 @@
 /**
- * The Python emitter redacts exactly as the TypeScript code (issue 30): one corpus — the
+ * The Python emitter redacts exactly as the TypeScript code (secrets never stored): one corpus — the
  * detectors' planted secrets and near-misses, JavaScript's Unicode white space, non-ASCII, e-mail
  * and a custom pattern, and call args with configured paths — through CPython's tool_audit_emit
  * Redactor and through schemas/redaction-policy.ts. The oracle is each other: every text and every

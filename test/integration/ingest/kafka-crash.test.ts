@@ -1,5 +1,5 @@
 /**
- * The crash oracle of issue 3: `tool-audit ingest` is SIGKILLed and restarted repeatedly while it
+ * The crash oracle: `tool-audit ingest` is SIGKILLed and restarted repeatedly while it
  * consumes 200,000 packets; afterwards every valid packet is in its segment exactly once
  * (count() = uniqExact(call_id), no FINAL) and every invalid one is in quarantine once.
  * This file opens no other ClickHouse: embedded chDB admits one data directory per process,

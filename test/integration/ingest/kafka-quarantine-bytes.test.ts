@@ -1,5 +1,5 @@
 /**
- * Quarantine keeps the exact bytes of Kafka records (issue 12): a value that is not UTF-8 is
+ * Quarantine keeps the exact bytes of Kafka records: a value that is not UTF-8 is
  * stored as its base64 (never as U+FFFD text), a null value is told apart from an empty one.
  * Then a replay in Kafka mode: through the Kafka edge to the broker and the real worker, which
  * records the outcome without quarantining the packet again. Oracles: the bytes this test sent.

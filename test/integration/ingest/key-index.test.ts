@@ -1,5 +1,5 @@
 /**
- * The look-up path of issue 16 on real ClickHouse: the key filter's hashes equal ClickHouse's
+ * The key look-up path on real ClickHouse: the key filter's hashes equal ClickHouse's
  * murmurHash3_32 (so a filter loaded from ClickHouse agrees with keys hashed in JavaScript);
  * I1 stays exact for rows written long before, after the table grew and merged, by a writer
  * that never saw them; writers of one database learn each other's keys through the key log;
@@ -169,7 +169,7 @@ describe('ingest key index', () => {
     expect(index.progress()).toEqual({ state: 'idle', keys: 0 });
   });
 
-  it('judges exactly before its filter is loaded, and keeps what it logged meanwhile (issue 28)', async () => {
+  it('judges exactly before its filter is loaded, and keeps what it logged meanwhile', async () => {
     const { ch, db } = await freshDatabase('keyload');
     const stored = toolCall({}, 'task-stored');
     expect((await writerOn(ch, db).write([kafka(stored)])).map((o) => o.status)).toEqual(['accepted']);

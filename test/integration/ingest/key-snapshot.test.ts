@@ -1,5 +1,5 @@
 /**
- * The key filter's snapshot on real ClickHouse (issue 22): a writer that starts from a snapshot
+ * The key filter's snapshot on real ClickHouse: a writer that starts from a snapshot
  * reads only the rows stored since it and stays exact for every key stored before and after; a
  * snapshot that cannot stand for the stored keys (rows written with old ingested_at, another
  * database, a damaged file) is not used, and every key is read instead.

@@ -1,5 +1,5 @@
 /**
- * Secrets never stored (issue 30), through the segment writer on embedded ClickHouse, decoded on
+ * Secrets never stored, through the segment writer on embedded ClickHouse, decoded on
  * the main thread and on a decode thread: a corpus of realistic fake secrets in args, summaries,
  * errors, text and JSON contents, and in rejected packets. Oracles: the secrets themselves (none
  * may appear in any stored text), placeholders computed here with HMAC-SHA-256 under the test's

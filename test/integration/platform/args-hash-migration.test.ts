@@ -1,5 +1,5 @@
 /**
- * Migration 022 (issue 28): args_hash stops being stored and is derived from the stored args.
+ * Migration 022: args_hash stops being stored and is derived from the stored args.
  * An audit store must not change what it answers, so on a store holding a call whose args_hash is
  * not the SHA-256 of its args the migration stops with a clear error; once that call is gone it
  * runs, and every call reads the args_hash it was stored with. The oracle is Node's SHA-256.

@@ -59,7 +59,7 @@ describe('the ClickHouse door on a real engine', () => {
     expect(dedupToken('t', ['ab'])).not.toBe(dedupToken('t', ['a', 'b']));
   });
 
-  it('lets an API read through after at most the one job statement already running (issue 22)', async () => {
+  it('lets an API read through after at most the one job statement already running', async () => {
     const { door } = await freshDatabase('door');
     const jobs = door.lane('job');
     const slow = 'SELECT sum(sipHash64(number)) AS s FROM numbers(10000000)';
@@ -102,7 +102,7 @@ describe('the ClickHouse door on a real engine', () => {
     expect(await door.select<{ four: number }>('SELECT 4 AS four')).toEqual([{ four: 4 }]);
   });
 
-  it('runs a read beside a running job statement when each lane has its connections (issue 28), and its values rendered', async () => {
+  it('runs a read beside a running job statement when each lane has its connections, and its values rendered', async () => {
     const { db } = await freshDatabase('door');
     const slow = 'SELECT sum(sipHash64(number)) AS s FROM numbers({n:UInt64})';
     const probe = { name: 'probe', sql: 'SELECT {one:UInt8} AS one, getSetting({s:String}) AS threads' };

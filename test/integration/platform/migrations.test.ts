@@ -1,7 +1,7 @@
 /**
  * What every migrated database holds, whatever migration made the table: each MergeTree table
  * removes a replaced part a second after it was replaced and fsyncs merged parts (migrations 016
- * and 018), so no table added later leaves garbage in the data directory (issue 28).
+ * and 018), so no table added later leaves garbage in the data directory.
  */
 import { describe, expect, it } from 'vitest';
 import { freshDatabase, rows } from '../../helpers/clickhouse.ts';

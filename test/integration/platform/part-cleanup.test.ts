@@ -1,6 +1,6 @@
 /**
  * A process with embedded ClickHouse that writes, merges and exits leaves only active parts in its
- * data directory (issue 28): the parts its merges replaced are removed before it closes the engine.
+ * data directory: the parts its merges replaced are removed before it closes the engine.
  * Oracle: the part directories on disk after the process exited, against the active parts a
  * fresh process loads from that directory (a part covered by a merged one loads as outdated).
  */

@@ -28,7 +28,7 @@ async function exhaust(watchdogMs: number, limitMs: number): Promise<{ ended: 'e
   return { ended: 'exit', ...first, ms, stderr };
 }
 
-describe('watchdog: a fatal error ends the process (issue 22)', () => {
+describe('watchdog: a fatal error ends the process', () => {
   it('without it, a heap exhaustion under embedded ClickHouse leaves a live, silent process', async () => {
     // The oracle of the next test: this is the failure the watchdog exists for.
     const r = await exhaust(0, 12_000);

@@ -161,7 +161,7 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     expect(await page.getByTestId('identical-table').locator('tbody tr').count()).toBe(identical.groups.length);
     expect(await page.getByLabel('Dedup totals').textContent()).toContain(`repeated calls${formatCount(dedup.totals.duplicate_calls)}`);
     await expect.poll(() => page.locator('[data-testid="dedup-table"] .examples a').count()).toBeGreaterThan(0);
-    // The cache simulation (issue 13) and budgets (issue 14) are served: their sections show, in order.
+    // The cache simulation and budgets are served: their sections show, in order.
     await expect.poll(() => page.locator('[data-optional-section]').evaluateAll((els) => els.map((e) => e.getAttribute('data-optional-section')))).toEqual(['cache-ttl', 'cache-simulation', 'budgets']);
     // The demo applied its manifest (admin key): the simulation lists every tool the API lists.
     const sim = await api<{ tools: unknown[] }>('/v1/cache/simulation');

@@ -1,5 +1,5 @@
 /**
- * A job that keeps failing says so (issue 22): its health counts failures in a row, /readyz
+ * A job that keeps failing says so: its health counts failures in a row, /readyz
  * shows it failing after JOB_FAILING_AFTER runs without making the process unready, the log
  * tells at 1, 10, 100 failures in a row, and one run that works clears it.
  */

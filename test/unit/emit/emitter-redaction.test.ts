@@ -1,5 +1,5 @@
 /**
- * The TypeScript emitter takes secrets out before a packet leaves the process (issue 30): args,
+ * The TypeScript emitter takes secrets out before a packet leaves the process: args,
  * result summary, error and content carry placeholders computed here with HMAC-SHA-256 under the
  * test's key, args_hash is the SHA-256 of what is sent (ingest accepts every packet: sent() judges
  * them with its decoder), and a call with no secret is sent exactly as without redaction.

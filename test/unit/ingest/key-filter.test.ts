@@ -59,7 +59,7 @@ describe('KeyFilter', () => {
     expect(Buffer.from(sorted.parts[0]!.bits.buffer).equals(Buffer.from(oneByOne.parts[0]!.bits.buffer))).toBe(true);
   });
 
-  it('grows by a slice when full instead of saturating: every key kept, the rate stays that of a filter within capacity (issue 22)', () => {
+  it('grows by a slice when full instead of saturating: every key kept, the rate stays that of a filter within capacity', () => {
     // A first slice of 1 KiB takes 512 keys; each new one is sized for the keys so far: 512, 512, 1024, 2048, 4096, 8192.
     const f = new GrowingKeyFilter(512, 1 << 16);
     const added = Array.from({ length: 10_000 }, () => randomUUID());

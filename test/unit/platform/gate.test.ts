@@ -14,7 +14,7 @@ function held(gate: StatementGate, lane: Lane, order: string[], name: string) {
 
 const tick = () => new Promise((r) => setImmediate(r));
 
-describe('the statement gate (issue 22)', () => {
+describe('the statement gate', () => {
   it('runs one statement at a time and lets reads, then ingest, then jobs go, FIFO within a lane', async () => {
     const gate = new StatementGate(1, 60_000);
     const order: string[] = [];

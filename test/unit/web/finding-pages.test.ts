@@ -1,5 +1,5 @@
 /**
- * The pure parts of the finding pages (issue 31): a manifest entry's changes between versions,
+ * The pure parts of the finding pages: a manifest entry's changes between versions,
  * a hint's evidence as text, the pages' URLs, and where a quarantined packet came from.
  */
 import { describe, expect, it } from 'vitest';

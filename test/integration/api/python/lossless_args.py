@@ -1,4 +1,4 @@
-"""Python's own json as the judge of lossless reads (issue 12, section 4).
+"""Python's own json as the judge of lossless reads.
 
 post URL KEY          posts tool calls whose args Python wrote (floats, -0.0, exponents, integers
                       past 2^53, non-ASCII), hashed by Python; prints what it sent as JSON.
