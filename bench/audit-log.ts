@@ -121,7 +121,7 @@ async function main(): Promise<void> {
     });
     verifySeconds = since(t);
     const s = verified.seconds;
-    log(`verify: ${found(verified)} findings in ${verifySeconds.toFixed(1)} s (records ${s.records.toFixed(1)} s, tree ${s.tree.toFixed(1)} s, witness ${s.witness.toFixed(1)} s, contents ${s.contents.toFixed(1)} s)`);
+    log(`verify: ${found(verified)} findings in ${verifySeconds.toFixed(1)} s (records ${s.records.toFixed(1)} s, tree ${s.tree.toFixed(1)} s, witness ${s.witness.toFixed(1)} s, contents ${s.contents.toFixed(1)} s; kinds joined slice by slice: ${verified.joined.join(', ') || 'none'})`);
     // The copy is untouched: a finding is a bug of the log or of verify, not a figure to print.
     if (found(verified) > 0) {
       for (const f of verified.findings.slice(0, 20)) log(`  ${f.what}: ${f.detail}`);

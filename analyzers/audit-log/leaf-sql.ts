@@ -128,6 +128,11 @@ export function storedColumn(kind: LeafKind): string {
   return SOURCES[kind].stored;
 }
 
+/** A kind's column of when the record says it happened (what retention goes by; a leaf's created_at). */
+export function createdColumn(kind: LeafKind): string {
+  return SOURCES[kind].created;
+}
+
 /** The keys table of the kinds that have one (ordered by the id: a primary-key read), with its id column. */
 const KEYS_TABLES: Partial<Record<LeafKind, { table: string; id: string }>> = { tool_call: { table: 'call_keys', id: 'call_id' }, output: { table: 'output_keys', id: 'output_id' } };
 
