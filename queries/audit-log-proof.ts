@@ -7,7 +7,8 @@
  * level per step of the path.
  */
 import { z } from 'zod';
-import { keyCreatedSelect, keyFilter, keysFilter, leafSelect, type LeafKind } from '../analyzers/audit-log/leaf-sql.ts';
+import { leafDataOf } from '../analyzers/audit-log/leaf-data.ts';
+import { keyCreatedSelect, keyFilter, keysFilter, leafFields, leafTextsSelect, type LeafKind } from '../analyzers/audit-log/leaf-sql.ts';
 import { fetchTiles, headsBetween, latestHead, leafOf, logTiles, type LogSelect } from '../analyzers/audit-log/log-store.ts';
 import { planReads, rangeHasher } from '../analyzers/audit-log/tiles.ts';
 import { consistencyPath, inclusionPath, inclusionRanges } from '../schemas/merkle.ts';
@@ -100,26 +101,27 @@ export async function logHeads(ch: StatementRunner, db: string, p: LogHeadsParam
 /** The proof of a record, or why there is none: unknown record, or not in a signed tree yet. */
 export async function inclusionProof(ch: StatementRunner, db: string, kind: LeafKind, key: string, ctx: QueryContext): Promise<InclusionProof | NoProof> {
   const sel: LogSelect = (sql, params) => runQuery(ch, { name: 'audit_log', sql, settings: { max_threads: 1 } }, { db, ...params }, ctx);
-  const rowOf = async (filter: string, params: Record<string, unknown>) =>
-    (await sel<{ data: string; stored_ms: string }>(`SELECT data, toUnixTimestamp64Milli(stored_at) AS stored_ms FROM (${leafSelect(kind, filter, true)}) LIMIT 1`, params))[0];
-  // The newest head, the row, and the record's created_at in its keys table (then its leaf at that
-  // instant) do not depend on each other: asked for at once. An id the keys table does not know is
+  const rowOf = async (filter: string, params: Record<string, unknown>) => {
+    const [r] = await sel<Record<string, string | null>>(`${leafTextsSelect(kind, filter)} LIMIT 1`, params);
+    return r && { data: leafDataOf(kind, leafFields(kind).map((_, i) => r[`f${i}`] ?? null)), stored_ms: String(r.stored_ms) };
+  };
+  const created = keyCreatedSelect(kind);
+  // The newest head and the record's created_at in its keys table do not depend on each other;
+  // then the row and its leaf, both found at that instant. An id the keys table does not know is
   // unknown: no scan of the table's ids for it, whatever a caller sends. A row whose created_at was
   // changed is not where the keys table says: found through the id's bloom filter, it then fails
   // its check, as it should.
-  const created = keyCreatedSelect(kind);
-  const byCreated = async () => {
-    const [c] = created ? await sel<{ c: string }>(created, { key }) : [];
-    return c ? { created: true, leaf: await leafOf(sel, kind, key, { createdMs: Number(c.c) }) } : { created: false, leaf: undefined };
-  };
-  const [head, found, early] = await Promise.all([latestHead(sel), rowOf(keyFilter(kind), { key }), byCreated()]);
-  const row = found ?? (early.created || !created ? await rowOf(keysFilter(kind), { keys: [key] }) : undefined);
+  const [head, c] = await Promise.all([latestHead(sel), created ? sel<{ c: string }>(created, { key }).then((r) => r[0]) : undefined]);
+  if (created && !c) return { why: 'unknown' };
+  const createdMs = c ? Number(c.c) : undefined;
+  const [found, early] = await Promise.all([rowOf(keyFilter(kind), createdMs === undefined ? { key } : { key, created: createdMs }), createdMs === undefined ? undefined : leafOf(sel, kind, key, { createdMs })]);
+  const row = found ?? (created ? await rowOf(keysFilter(kind), { keys: [key] }) : undefined);
   if (!row) return { why: 'unknown' };
   const storedMs = Number(row.stored_ms);
   // Else the leaf at the row's storage time; a row the log should hold but at neither time (its
   // times were changed) has its leaf looked up by key alone, and then fails its check.
   const leaf =
-    early.leaf ?? (await leafOf(sel, kind, key, { storedMs })) ?? (head && storedMs <= head.built_to_ms ? await leafOf(sel, kind, key) : undefined);
+    early ?? (await leafOf(sel, kind, key, { storedMs })) ?? (head && storedMs <= head.built_to_ms ? await leafOf(sel, kind, key) : undefined);
   if (!leaf || !head || head.tree_size <= leaf.index) return { why: 'not_yet' };
   const data = row.data;
   // The ranges the path needs are known before any is read: their hashes are fetched at once.

@@ -1,11 +1,21 @@
 /**
- * A leaf's data read back: the kind its header line names and each field, as leaf-sql.ts
+ * A leaf's data written from a row's fields as text, and read back: the kind its header line names and each field, as leaf-sql.ts
  * serializes a row (`tool-audit leaf v1 <kind>`, then per field `<length in UTF-8 bytes>:<text>`
  * or `-` for NULL, each line ended by a newline), and the record key those fields give. What
  * `tool-audit verify-proof` checks a proof's claimed kind and key against, so a proof cannot
  * present one record's leaf as another's. Pure.
  */
 import { LEAF_KINDS, leafFields, type LeafKind } from './leaf-sql.ts';
+
+/**
+ * The leaf data of a row from its fields' texts in order (ClickHouse's toString of each column;
+ * null for NULL): the bytes leaf-sql.ts's leafData makes in SQL. A proof reads the texts and
+ * writes the data here: the same expression in SQL cost ~25 ms of planning per proof at 10 M calls
+ * (19 nested fields), the plain texts ~1 ms more than the row.
+ */
+export function leafDataOf(kind: LeafKind, texts: ReadonlyArray<string | null>): string {
+  return `tool-audit leaf v1 ${kind}\n${texts.map((t) => (t === null ? '-\n' : `${Buffer.byteLength(t, 'utf8')}:${t}\n`)).join('')}`;
+}
 
 /** A leaf's kind and fields (null: NULL), or a string saying why the data is not a leaf's. */
 export function parseLeafData(data: string): { kind: LeafKind; fields: Map<string, string | null> } | string {

@@ -81,9 +81,17 @@ export type LeafPlace = { storedMs: number } | { createdMs: number } | undefined
 export async function leafOf(sel: LogSelect, kind: LeafKind, key: string, place?: LeafPlace): Promise<{ index: number; hash: string } | undefined> {
   const column = place === undefined ? undefined : 'storedMs' in place ? 'stored_at' : 'created_at';
   const at = place === undefined ? undefined : 'storedMs' in place ? place.storedMs : place.createdMs;
+  // At a created_at, the leaf indexes of that instant come from the projection by created_at (a
+  // primary-key read of it, then of the log); the min/max index on stored_at serves the rest.
+  const where =
+    column === 'created_at'
+      ? "leaf_index IN (SELECT leaf_index FROM {db:Identifier}.audit_log_leaves WHERE created_at = fromUnixTimestamp64Milli({at:Int64}, 'UTC')) AND "
+      : column
+        ? `${column} = fromUnixTimestamp64Milli({at:Int64}, 'UTC') AND `
+        : '';
   const [r] = await sel<{ i: string; h: string }>(
     `SELECT leaf_index AS i, lower(hex(leaf_hash)) AS h FROM {db:Identifier}.audit_log_leaves
-     WHERE ${column ? `${column} = fromUnixTimestamp64Milli({at:Int64}, 'UTC') AND ` : ''}kind = {kind:String} AND record_key = {key:String} ORDER BY leaf_index LIMIT 1`,
+     WHERE ${where}kind = {kind:String} AND record_key = {key:String} ORDER BY leaf_index LIMIT 1`,
     { kind, key, ...(at === undefined ? {} : { at }) },
   );
   return r ? { index: Number(r.i), hash: r.h } : undefined;

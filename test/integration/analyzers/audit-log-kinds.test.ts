@@ -4,11 +4,13 @@
  * appended once, a decision written late (held while ClickHouse refused it) is sequenced by when
  * it was stored — and a deleted manifest version or a changed definition is named by verify.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { applyManifest } from '../../../analyzers/manifest-store.ts';
 import { applyMcpTools } from '../../../analyzers/mcp-store.ts';
 import { writeWatermark } from '../../../analyzers/store.ts';
+import { leafDataOf } from '../../../analyzers/audit-log/leaf-data.ts';
+import { LEAF_KINDS, leafFields, leafTextsSelect } from '../../../analyzers/audit-log/leaf-sql.ts';
 import { verifyLog } from '../../../analyzers/audit-log/verify.ts';
 import { chTime } from '../../../platform/clickhouse/statement.ts';
 import { auditLogSetup, RETENTION, tick } from '../../helpers/audit-log.ts';
@@ -40,6 +42,14 @@ describe('audit log: what the audit of a call depends on', () => {
     expect(run.treeSize).toBe(Number(rows?.n) + 3);
     expect(v1.version).toBe(1);
     expect((await verifyLog(t.door, { retentionDays: RETENTION, witness: t.witness() })).findings).toEqual([]);
+    // A proof writes a row's leaf data from its fields' texts in JavaScript: for every row of every
+    // kind stored here, SHA-256(0x00 ‖ that data) is the leaf hash ClickHouse computed in SQL.
+    for (const kind of LEAF_KINDS) {
+      const leaves = new Map((await t.door.select<{ k: string; h: string }>('SELECT record_key AS k, lower(hex(leaf_hash)) AS h FROM {db:Identifier}.audit_log_leaves WHERE kind = {kind:String}', { kind })).map((r) => [r.k, r.h]));
+      const rows = await t.door.select<Record<string, string | null>>(leafTextsSelect(kind, '1'));
+      const hashes = rows.map((r) => createHash('sha256').update(Buffer.concat([Buffer.from([0]), Buffer.from(leafDataOf(kind, leafFields(kind).map((_, i) => r[`f${i}`] ?? null)))])).digest('hex'));
+      expect(hashes.sort(), kind).toEqual([...leaves.values()].sort());
+    }
     // A second run adds nothing: the backfill is done, the rows are leaves.
     expect((await b.runOnce()).added).toBe(0);
 
