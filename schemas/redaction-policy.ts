@@ -12,7 +12,7 @@
  */
 import type { JsonValue } from './canonical-json.ts';
 import { argsHash, contentSample, sha256Hex, utf8ByteLength } from './hashing.ts';
-import { hasSecret, PLACEHOLDER, redactString, secretMark, type DetectOptions } from './secret-detectors.ts';
+import { hasSecret, namesSecret, PLACEHOLDER, redactString, secretMark, type DetectOptions } from './secret-detectors.ts';
 import { escapePointer, redactJson, type Redaction } from './secret-redaction.ts';
 
 /** What to redact and with which key. */
@@ -48,7 +48,11 @@ export function placeholdersIn(value: unknown, at = ''): Redaction[] {
       }
     } else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${pointer}/${i}`));
     else if (v !== null && typeof v === 'object' && isPlain(v)) {
-      for (const [k, x] of Object.entries(v)) walk(x, `${pointer}/${escapePointer(k)}`);
+      for (const [k, x] of Object.entries(v)) {
+        // A key that held a secret is a placeholder where it is.
+        if (k.includes('[redacted:')) walk(k, `${pointer}/${escapePointer(k)}`);
+        walk(x, `${pointer}/${escapePointer(k)}`);
+      }
     }
   };
   walk(value, at);
@@ -84,7 +88,7 @@ export class Redactor {
    * values of most packets hold none, and the walk copies the whole value.
    */
   private holdsNone(...json: string[]): boolean {
-    return json.every((t) => !t.includes('\\') && !hasSecret(t, this.detect));
+    return json.every((t) => !t.includes('\\') && !hasSecret(t, this.detect) && !namesSecret(t));
   }
 
   /**

@@ -15,12 +15,45 @@ export interface SecretHit {
   end: number;
 }
 
-/** A detector: a pattern, the group holding the secret (0: the whole match), and an optional check of it. */
+/**
+ * A detector: a pattern, the group holding the secret (0: the whole match), an optional check of
+ * it, and the group holding the name it is assigned to, which must be a secret's name
+ * ({@link secretName}).
+ */
 interface Detector {
   rule: string;
   pattern: RegExp;
   group?: number;
   check?: (secret: string) => boolean;
+  name?: number;
+}
+
+/** Last words of a name that make its value a secret (after camelCase and separators are split). */
+const SECRET_WORDS = new Set(['password', 'passwd', 'pwd', 'pass', 'passphrase', 'secret', 'token', 'apikey', 'authorization', 'cookie', 'credential', 'credentials', 'privatekey', 'accesskey', 'secretkey', 'clientsecret']);
+/** Last two words that do. */
+const SECRET_PAIRS = new Set(['api_key', 'access_key', 'private_key', 'secret_key', 'client_secret', 'account_key', 'signing_key', 'encryption_key']);
+/** Tokens that are not credentials: pagination and continuation cursors. */
+const CURSOR_WORDS = new Set(['page', 'next', 'continuation', 'sync', 'pagination', 'resume', 'cursor']);
+
+/**
+ * Whether a name (an object key, a header, an environment variable, a command-line option) says
+ * its value is a secret: its last word is one of password, passwd, pwd, pass, passphrase, secret,
+ * token, apikey, authorization, cookie, credential(s), or its last two api/access/private/secret/
+ * account/signing/encryption + key, client + secret — words split at `_`, `-`, `.`, spaces and
+ * camelCase, case-insensitive (`X-Api-Key`, `DB_PASSWORD`, `clientSecret`, `Set-Cookie`). Not
+ * `max_tokens`, `token_count`, `bypass`, nor a pagination `page_token` or `nextToken`.
+ */
+export function secretName(name: string): boolean {
+  if (name.length > 100) return false;
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w !== '');
+  const last = words.at(-1);
+  if (last === undefined) return false;
+  if (last === 'token' && words.length > 1 && CURSOR_WORDS.has(words.at(-2) as string)) return false;
+  return SECRET_WORDS.has(last) || (words.length > 1 && SECRET_PAIRS.has(`${words.at(-2) as string}_${last}`));
 }
 
 /** What to look for besides the built-in kinds. */
@@ -51,6 +84,28 @@ export function luhnValid(number: string): boolean {
   return digits.length >= 13 && sum % 10 === 0;
 }
 
+/** The words a secret's name ends with, as text (the prefilter of {@link namesSecret}). */
+const NAME_PREFILTER = /pass|pwd|secret|token|key|authorization|cookie|credential/i;
+
+/**
+ * Whether JSON text holds a string that names a secret ({@link secretName}) as a key or as the
+ * first of a pair (`"X-Api-Key", "…"`): the value beside it is then redacted whole, though no
+ * detector matches it. What lets a redactor skip the walk of a value without one.
+ */
+export function namesSecret(json: string): boolean {
+  if (!NAME_PREFILTER.test(json)) return false;
+  for (const m of json.matchAll(/"([^"\\]{1,100})"\s*[:,]/g)) if (secretName(m[1] as string)) return true;
+  return false;
+}
+
+/** Whether the digits of a JSON number are a card number of a major scheme that passes Luhn. */
+export function isCardNumber(digits: string): boolean {
+  return /^(?:4\d{3}|5[1-5]\d{2}|2[2-7]\d{2}|3[47]\d{2}|6(?:011|5\d{2}))\d{9,15}$/.test(digits) && luhnValid(digits);
+}
+
+/** HTTP authentication scheme names: the word after `Authorization:`, not the credentials. */
+const AUTH_SCHEME = /^(?:basic|bearer|digest|token|negotiate|ntlm|hoba|mutual|vapid|scram-sha-\d+|aws4-hmac-sha256)$/i;
+
 // Order matters where kinds overlap: the first detector to claim a span keeps it (an Anthropic key
 // also looks like an OpenAI one; a JWT in a Bearer header is a JWT).
 const BUILT_IN: readonly Detector[] = [
@@ -64,22 +119,32 @@ const BUILT_IN: readonly Detector[] = [
   { rule: 'slack_token', pattern: /\bxox[abprs]-[A-Za-z0-9-]{10,}/g },
   { rule: 'google_api_key', pattern: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g },
   { rule: 'stripe_key', pattern: /\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}\b/g },
-  // Basic: base64 of user:password. Bearer: an opaque token of 20+ characters with a digit.
-  { rule: 'basic_auth', pattern: /\bBasic\s+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])/g, group: 1, check: (t) => base64Decodes(t, (s) => /^[^:\s]+:\S+$/.test(s)) },
-  { rule: 'bearer_token', pattern: /\bBearer\s+([A-Za-z0-9._~+/-]{20,}=*)/gi, group: 1, check: (t) => /[0-9]/.test(t) },
-  { rule: 'url_password', pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:([^\s@/]+)@/gi, group: 1 },
+  { rule: 'huggingface_token', pattern: /\bhf_[A-Za-z0-9]{34,40}\b/g },
+  { rule: 'sendgrid_key', pattern: /\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g },
+  { rule: 'azure_storage_key', pattern: /\bAccountKey=([A-Za-z0-9+/]{86,88}={0,2})/g, group: 1 },
+  // Basic: base64 of user:password, in any case. Bearer: an opaque token of 20+ characters with a
+  // digit, or with both cases of letters (a word of prose has neither).
+  { rule: 'basic_auth', pattern: /\bBasic\s+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])/gi, group: 1, check: (t) => base64Decodes(t, (s) => /^[^:\s]+:\S+$/.test(s)) },
+  { rule: 'bearer_token', pattern: /\bBearer\s+([A-Za-z0-9._~+/-]{20,}=*)/gi, group: 1, check: (t) => /[0-9]/.test(t) || (/[a-z]/.test(t) && /[A-Z]/.test(t)) },
+  // A password in a URL's userinfo, with or without a user (redis://:pw@host).
+  { rule: 'url_password', pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:([^\s@/]+)@/gi, group: 1 },
   { rule: 'connection_password', pattern: /\b(?:password|passwd|pwd)\s*[=:]\s*(?!\s)("?)([^\s;"'&,]{3,})\1/gi, group: 2 },
+  // NAME=value, NAME: value, export NAME="value", --name value, --name=value, where the name is a
+  // secret's ({@link secretName}): environment dumps, shell commands, configs, query strings.
+  // (`Authorization: Bearer …`: the scheme is no secret; the detectors above take what follows it.)
+  { rule: 'secret_assignment', pattern: /(?<![A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]{0,99})["']?\s*[=:]\s*(["']?)([^\s"'&;|,]{3,})\2/g, group: 3, name: 1, check: (t) => !AUTH_SCHEME.test(t) },
+  { rule: 'secret_assignment', pattern: /(?<![A-Za-z0-9_-])--([A-Za-z][A-Za-z0-9-]{0,99})(?:=|\s+)(["']?)([^\s"'&;|]{3,})\2/g, group: 3, name: 1 },
   // Card numbers of the major schemes (Visa, Mastercard, Amex, Discover) passing Luhn; 13–19 digits.
   { rule: 'card_number', pattern: /\b(?:4\d{3}|5[1-5]\d{2}|2[2-7]\d{2}|3[47]\d{2}|6(?:011|5\d{2}))(?:[ -]?\d){9,15}\b/g, check: luhnValid },
 ];
 
 /**
  * Text no built-in detector can match lacks every one of these: the literal each pattern starts
- * with or must contain (case folded), or 13 digits in a row with single spaces or dashes (a card
- * number). One pass of this instead of fifteen: most strings of most calls hold no secret, and
+ * with or must contain (case folded; an assignment's name holds one of the secret words), or 13
+ * digits in a row with single spaces or dashes (a card number). One pass of this instead of fifteen: most strings of most calls hold no secret, and
  * ingest runs the detectors over every string of every packet.
  */
-const BUILT_IN_PREFILTER = /-----BEGIN|eyJ|sk-|AKIA|ASIA|aws_secret_access_key|gh[pousr]_|github_pat_|xox[abprs]-|AIza|[sr]k_(?:live|test)_|Basic|Bearer|:\/\/|passw|pwd|\d(?:[ -]?\d){12}/i;
+const BUILT_IN_PREFILTER = /-----BEGIN|eyJ|sk-|AKIA|ASIA|aws_secret_access_key|gh[pousr]_|github_pat_|xox[abprs]-|AIza|[sr]k_(?:live|test)_|hf_|SG\.|AccountKey|Basic|Bearer|:\/\/|pass|pwd|secret|token|key|authorization|cookie|credential|\d(?:[ -]?\d){12}/i;
 
 const EMAIL: Detector = { rule: 'email', pattern: /\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b/g };
 
@@ -94,6 +159,7 @@ function* secretMatches(text: string, o: DetectOptions): Generator<SecretHit> {
     for (const m of text.matchAll(d.pattern)) {
       const secret = m[d.group ?? 0];
       if (secret === undefined || secret === '' || (d.check && !d.check(secret))) continue;
+      if (d.name !== undefined && !(secretName(m[d.name] ?? '') && !isPlaceholder(secret))) continue;
       const start = (m.index ?? 0) + (d.group ? m[0].lastIndexOf(secret) : 0);
       yield { rule: d.rule, start, end: start + secret.length };
     }

@@ -5,7 +5,8 @@
  * it. Pure; the placeholder comes from the caller (secretMark with the deployment's key), so the
  * emitters, the MCP gateway and ingest redact the same value to the same text.
  */
-import { isPlaceholder, redactString, type DetectOptions } from './secret-detectors.ts';
+import { RawNumber } from './canonical-json.ts';
+import { isCardNumber, isPlaceholder, redactString, secretName, type DetectOptions } from './secret-detectors.ts';
 
 /** One redaction: where (a JSON Pointer into the value) and by which rule (`path` for a configured path). */
 export interface Redaction {
@@ -23,7 +24,7 @@ export interface RedactOptions extends DetectOptions {
   paths?: readonly string[];
 }
 
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+type Json = null | boolean | number | string | RawNumber | Json[] | { [k: string]: Json };
 
 /** A key as a JSON Pointer token (RFC 6901). */
 export const escapePointer = (k: string) => k.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -34,33 +35,60 @@ function pathMatches(path: readonly string[], at: readonly string[]): boolean {
   return path.length === at.length && path.every((p, i) => p === '*' || p === at[i]);
 }
 
+/** A number's text: the literal a lossless parse kept, else JavaScript's. */
+const numberText = (v: number | RawNumber) => (v instanceof RawNumber ? v.literal : String(v));
+
+const isPlainObject = (v: object) => [Object.prototype, null].includes(Object.getPrototypeOf(v) as object | null);
+
+/** Keys of a name/value pair written as an object (`{"name": "X-Api-Key", "value": "…"}`: HAR headers, env lists). */
+const PAIR_NAMES = ['name', 'key', 'header'];
+
 /**
- * `value` with its secrets replaced: a string's secrets by `mark(rule, secret)`, a configured
- * path's whole value by `mark('path', its JSON text)` (a string then, whatever it was).
+ * `value` with its secrets replaced: a string's secrets by `mark(rule, secret)`; every string or
+ * number under a secret's name ({@link secretName}: an object key, the first of a `[name, value]`
+ * pair, the `name` beside a `value`) whole, as `secret_name`; a number that is a card number; a
+ * key that holds a secret; a configured path's whole value by `mark('path', its JSON text)` (a
+ * string then, whatever it was).
  */
 export function redactJson(value: unknown, mark: (rule: string, secret: string) => string, o: RedactOptions = {}): { value: unknown; redactions: Redaction[] } {
   const paths = (o.paths ?? []).map((p) => p.split('.'));
   const redactions: Redaction[] = [];
-  const walk = (v: Json, at: string[]): Json => {
+  const whole = (rule: string, text: string, at: string[]) => {
+    redactions.push({ pointer: pointerOf(at), rule });
+    return mark(rule, text);
+  };
+  const walk = (v: Json, at: string[], secret: boolean): Json => {
     // A value that is a placeholder already (redacted by the emitter) stays as it is.
-    if (at.length > 0 && paths.some((p) => pathMatches(p, at)) && !(typeof v === 'string' && isPlaceholder(v))) {
-      redactions.push({ pointer: pointerOf(at), rule: 'path' });
-      return mark('path', typeof v === 'string' ? v : JSON.stringify(v));
-    }
+    if (at.length > 0 && paths.some((p) => pathMatches(p, at)) && !(typeof v === 'string' && isPlaceholder(v))) return whole('path', typeof v === 'string' ? v : JSON.stringify(v), at);
     if (typeof v === 'string') {
+      if (secret) return v === '' || isPlaceholder(v) ? v : whole('secret_name', v, at);
       const r = redactString(v, mark, o);
       for (const rule of r.rules) redactions.push({ pointer: pointerOf(at), rule });
       return r.text;
     }
-    if (Array.isArray(v)) return v.map((x, i) => walk(x, [...at, String(i)]));
-    // Only plain objects are walked: a RawNumber of the lossless parser is a number, kept as it is.
-    if (v !== null && typeof v === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(v) as object | null)) {
+    if (typeof v === 'number' || v instanceof RawNumber) {
+      if (secret) return whole('secret_name', numberText(v), at);
+      return isCardNumber(numberText(v)) ? whole('card_number', numberText(v), at) : v;
+    }
+    if (Array.isArray(v)) {
+      const pair = !secret && v.length === 2 && typeof v[0] === 'string' && secretName(v[0]);
+      return v.map((x, i) => walk(x, [...at, String(i)], secret || (pair && i === 1)));
+    }
+    // Only plain objects are walked: a RawNumber of the lossless parser is handled above.
+    if (v !== null && typeof v === 'object' && isPlainObject(v)) {
+      const named = PAIR_NAMES.some((n) => typeof v[n] === 'string' && secretName(v[n]));
       const out: { [k: string]: Json } = {};
-      // defineProperty: a key `__proto__` (JSON.parse makes it an own key) stays a key.
-      for (const [k, x] of Object.entries(v)) Object.defineProperty(out, k, { value: walk(x, [...at, k]), enumerable: true, writable: true, configurable: true });
+      for (const [k, x] of Object.entries(v)) {
+        // A key may hold a secret itself (a token used as a map key).
+        const key = redactString(k, mark, o);
+        for (const rule of key.rules) redactions.push({ pointer: pointerOf([...at, key.text]), rule });
+        const child = walk(x, [...at, key.text], secret || secretName(k) || (named && k === 'value'));
+        // defineProperty: a key `__proto__` (JSON.parse makes it an own key) stays a key.
+        Object.defineProperty(out, key.text, { value: child, enumerable: true, writable: true, configurable: true });
+      }
       return out;
     }
     return v;
   };
-  return { value: walk(value as Json, []), redactions };
+  return { value: walk(value as Json, [], false), redactions };
 }

@@ -22,7 +22,7 @@ def mark(rule, secret):
 def test_packets_carry_placeholders_and_the_hash_of_what_is_sent():
     sink = MemoryTransport()
     audit = AuditEmitter("kernel", "QA", transport=sink, linger_s=0, redaction={"key": KEY, "paths": {"login": ["args.password"]}})
-    with audit.call("login", {"user": "ana", "password": "hunter2", "token": "token " + TOKEN}) as call:
+    with audit.call("login", {"user": "ana", "password": "hunter2", "note": "token " + TOKEN, "api_key": "k-314159"}) as call:
         call.set_result({"content": [{"type": "text", "text": "key " + AWS}]})
     with pytest.raises(RuntimeError):
         with audit.call("deploy", {"env": "prod"}):
@@ -36,7 +36,7 @@ def test_packets_carry_placeholders_and_the_hash_of_what_is_sent():
     assert "denied for " + mark("aws_access_key", AWS) in calls[1]["error"]
     assert [json.loads(c) for c in contents] == [{"content": [{"type": "text", "text": "key " + mark("aws_access_key", AWS)}]}]
     inv = calls[0]
-    args = {"user": "ana", "password": mark("path", "hunter2"), "token": "token " + mark("github_token", TOKEN)}
+    args = {"user": "ana", "password": mark("path", "hunter2"), "note": "token " + mark("github_token", TOKEN), "api_key": mark("secret_name", "k-314159")}
     assert inv["args"] == args
     assert inv["args_hash"] == hashlib.sha256(json.dumps(args, sort_keys=True).encode()).hexdigest()
     audit.close()

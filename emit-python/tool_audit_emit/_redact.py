@@ -56,28 +56,72 @@ def _basic(t: str) -> bool:
     return text is not None and re.fullmatch(f"[^:{_WS}]+:{NS}+", text) is not None
 
 
+def _bearer(t: str) -> bool:
+    return re.search("[0-9]", t) is not None or (re.search("[a-z]", t) is not None and re.search("[A-Z]", t) is not None)
+
+
+_AUTH_SCHEME = re.compile(r"(?:basic|bearer|digest|token|negotiate|ntlm|hoba|mutual|vapid|scram-sha-\d+|aws4-hmac-sha256)", re.ASCII | re.IGNORECASE)
+_SECRET_WORDS = {"password", "passwd", "pwd", "pass", "passphrase", "secret", "token", "apikey", "authorization", "cookie", "credential", "credentials", "privatekey", "accesskey", "secretkey", "clientsecret"}
+_SECRET_PAIRS = {"api_key", "access_key", "private_key", "secret_key", "client_secret", "account_key", "signing_key", "encryption_key"}
+_CURSOR_WORDS = {"page", "next", "continuation", "sync", "pagination", "resume", "cursor"}
+
+
+def secret_name(name: str) -> bool:
+    """Whether a name (key, header, variable, option) says its value is a secret: secretName of secret-detectors.ts."""
+    if len(name) > 100:
+        return False
+    words = [w for w in re.split(r"[^a-z0-9]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()) if w]
+    if not words:
+        return False
+    last = words[-1]
+    if last == "token" and len(words) > 1 and words[-2] in _CURSOR_WORDS:
+        return False
+    return last in _SECRET_WORDS or (len(words) > 1 and f"{words[-2]}_{last}" in _SECRET_PAIRS)
+
+
+def _number_text(v: Any) -> str:
+    """A number as JavaScript's String() writes one that JSON.parse read (ints exactly; floats by repr)."""
+    if isinstance(v, int):
+        return str(v)
+    if v == int(v) and abs(v) < 1e21:
+        return str(int(v))
+    r = repr(v)
+    return r.replace("e+0", "e+").replace("e-0", "e-") if "e" in r else r
+
+
+def is_card_number(digits: str) -> bool:
+    """Whether the digits of a JSON number are a card number of a major scheme that passes Luhn."""
+    return re.fullmatch(r"(?:4\d{3}|5[1-5]\d{2}|2[2-7]\d{2}|3[47]\d{2}|6(?:011|5\d{2}))\d{9,15}", digits, re.ASCII) is not None and luhn_valid(digits)
+
+
 _A = re.ASCII
 _AI = re.ASCII | re.IGNORECASE
 
-# (rule, pattern, group, check): in the order of secret-detectors.ts, the first claim kept.
-_BUILT_IN: List[Tuple[str, "re.Pattern[str]", int, Optional[Callable[[str], bool]]]] = [
-    ("private_key", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----", _A), 0, None),
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", _A), 0, _jwt),
-    ("anthropic_key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}", _A), 0, None),
-    ("openai_key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", _A), 0, lambda t: re.search("[0-9]", t) is not None and re.search("[A-Za-z]", t[3:]) is not None),
-    ("aws_access_key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", _A), 0, None),
-    ("aws_secret_key", re.compile(f"aws_secret_access_key[\"']?{S}*[=:]{S}*[\"']?([A-Za-z0-9/+=]{{40}})(?![A-Za-z0-9/+=])", _AI), 1, None),
-    ("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b", _A), 0, None),
-    ("slack_token", re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}", _A), 0, None),
-    ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])", _A), 0, None),
-    ("stripe_key", re.compile(r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}\b", _A), 0, None),
-    ("basic_auth", re.compile(f"\\bBasic{S}+([A-Za-z0-9+/]{{8,}}={{0,2}})(?![A-Za-z0-9+/=])", _A), 1, _basic),
-    ("bearer_token", re.compile(f"\\bBearer{S}+([A-Za-z0-9._~+/-]{{20,}}=*)", _AI), 1, lambda t: re.search("[0-9]", t) is not None),
-    ("url_password", re.compile(f"\\b[a-z][a-z0-9+.-]*://[^{_WS}:/@]+:([^{_WS}@/]+)@", _AI), 1, None),
-    ("connection_password", re.compile(f"\\b(?:password|passwd|pwd){S}*[=:]{S}*(?!{S})(\"?)([^{_WS};\"'&,]{{3,}})\\1", _AI), 2, None),
-    ("card_number", re.compile(r"\b(?:4\d{3}|5[1-5]\d{2}|2[2-7]\d{2}|3[47]\d{2}|6(?:011|5\d{2}))(?:[ -]?\d){9,15}\b", _A), 0, luhn_valid),
+# (rule, pattern, group, check, name group): in the order of secret-detectors.ts, the first claim
+# kept; a name group's text must be a secret's name (secret_name).
+_BUILT_IN: List[Tuple[str, "re.Pattern[str]", int, Optional[Callable[[str], bool]], Optional[int]]] = [
+    ("private_key", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----", _A), 0, None, None),
+    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", _A), 0, _jwt, None),
+    ("anthropic_key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}", _A), 0, None, None),
+    ("openai_key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", _A), 0, lambda t: re.search("[0-9]", t) is not None and re.search("[A-Za-z]", t[3:]) is not None, None),
+    ("aws_access_key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", _A), 0, None, None),
+    ("aws_secret_key", re.compile(f"aws_secret_access_key[\"']?{S}*[=:]{S}*[\"']?([A-Za-z0-9/+=]{{40}})(?![A-Za-z0-9/+=])", _AI), 1, None, None),
+    ("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b", _A), 0, None, None),
+    ("slack_token", re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}", _A), 0, None, None),
+    ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])", _A), 0, None, None),
+    ("stripe_key", re.compile(r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}\b", _A), 0, None, None),
+    ("huggingface_token", re.compile(r"\bhf_[A-Za-z0-9]{34,40}\b", _A), 0, None, None),
+    ("sendgrid_key", re.compile(r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])", _A), 0, None, None),
+    ("azure_storage_key", re.compile(r"\bAccountKey=([A-Za-z0-9+/]{86,88}={0,2})", _A), 1, None, None),
+    ("basic_auth", re.compile(f"\\bBasic{S}+([A-Za-z0-9+/]{{8,}}={{0,2}})(?![A-Za-z0-9+/=])", _AI), 1, _basic, None),
+    ("bearer_token", re.compile(f"\\bBearer{S}+([A-Za-z0-9._~+/-]{{20,}}=*)", _AI), 1, _bearer, None),
+    ("url_password", re.compile(f"\\b[a-z][a-z0-9+.-]*://[^{_WS}:/@]*:([^{_WS}@/]+)@", _AI), 1, None, None),
+    ("connection_password", re.compile(f"\\b(?:password|passwd|pwd){S}*[=:]{S}*(?!{S})(\"?)([^{_WS};\"'&,]{{3,}})\\1", _AI), 2, None, None),
+    ("secret_assignment", re.compile(f"(?<![A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]{{0,99}})[\"']?{S}*[=:]{S}*([\"']?)([^{_WS}\"'&;|,]{{3,}})\\2", _A), 3, lambda t: _AUTH_SCHEME.fullmatch(t) is None, 1),
+    ("secret_assignment", re.compile(f"(?<![A-Za-z0-9_-])--([A-Za-z][A-Za-z0-9-]{{0,99}})(?:=|{S}+)([\"']?)([^{_WS}\"'&;|]{{3,}})\\2", _A), 3, None, 1),
+    ("card_number", re.compile(r"\b(?:4\d{3}|5[1-5]\d{2}|2[2-7]\d{2}|3[47]\d{2}|6(?:011|5\d{2}))(?:[ -]?\d){9,15}\b", _A), 0, luhn_valid, None),
 ]
-_EMAIL = ("email", re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b", _A), 0, None)
+_EMAIL = ("email", re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b", _A), 0, None, None)
 
 PLACEHOLDER = re.compile(r"\[redacted:([a-z0-9_]+):[0-9a-f]{16}\]")
 
@@ -101,7 +145,7 @@ class Redactor:
         custom = []
         for p in policy.get("patterns") or []:
             flags = re.ASCII | (re.IGNORECASE if "i" in p.get("flags", "") else 0) | (re.MULTILINE if "m" in p.get("flags", "") else 0) | (re.DOTALL if "s" in p.get("flags", "") else 0)
-            custom.append((p["rule"], re.compile(p["pattern"], flags), 0, None))
+            custom.append((p["rule"], re.compile(p["pattern"], flags), 0, None, None))
         self.detectors = _BUILT_IN + ([_EMAIL] if policy.get("email") else []) + custom
 
     def _mark(self, rule: str, secret: str) -> str:
@@ -111,10 +155,12 @@ class Redactor:
         """The secrets in text: (rule, start, end), non-overlapping, in text order."""
         hits: List[Tuple[str, int, int]] = []
         marks = [(m.start(), m.end()) for m in PLACEHOLDER.finditer(text)] if "[redacted:" in text else []
-        for rule, pattern, group, check in self.detectors:
+        for rule, pattern, group, check, name in self.detectors:
             for m in pattern.finditer(text):
                 secret = m.group(group)
                 if not secret or (check is not None and not check(secret)):
+                    continue
+                if name is not None and not (secret_name(m.group(name) or "") and not PLACEHOLDER.fullmatch(secret)):
                     continue
                 start, end = m.start(group), m.end(group)
                 if not any(start < e and s < end for _, s, e in hits) and not any(start < e and s < end for s, e in marks):
@@ -129,19 +175,37 @@ class Redactor:
             at = end
         return "".join(out) + text[at:] if out else text
 
-    def _walk(self, v: Any, at: List[str], paths: List[List[str]], changed: List[bool]) -> Any:
+    def _walk(self, v: Any, at: List[str], paths: List[List[str]], changed: List[bool], secret: bool = False) -> Any:
         if at and any(len(p) == len(at) and all(x == "*" or x == y for x, y in zip(p, at)) for p in paths):
             if not (isinstance(v, str) and PLACEHOLDER.fullmatch(v)):
                 changed[0] = True
                 return self._mark("path", v if isinstance(v, str) else json.dumps(v, separators=(",", ":"), ensure_ascii=False))
         if isinstance(v, str):
+            if secret:
+                if v == "" or PLACEHOLDER.fullmatch(v):
+                    return v
+                changed[0] = True
+                return self._mark("secret_name", v)
             r = self.text(v)
             changed[0] = changed[0] or r != v
             return r
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            text = _number_text(v)
+            if secret or is_card_number(text):
+                changed[0] = True
+                return self._mark("secret_name" if secret else "card_number", text)
+            return v
         if isinstance(v, list):
-            return [self._walk(x, at + [str(i)], paths, changed) for i, x in enumerate(v)]
+            pair = not secret and len(v) == 2 and isinstance(v[0], str) and secret_name(v[0])
+            return [self._walk(x, at + [str(i)], paths, changed, secret or (pair and i == 1)) for i, x in enumerate(v)]
         if isinstance(v, dict):
-            return {k: self._walk(x, at + [str(k)], paths, changed) for k, x in v.items()}
+            named = any(isinstance(v.get(n), str) and secret_name(v[n]) for n in ("name", "key", "header"))
+            out = {}
+            for k, x in v.items():
+                key = self.text(k)
+                changed[0] = changed[0] or key != k
+                out[key] = self._walk(x, at + [key], paths, changed, secret or secret_name(k) or (named and k == "value"))
+            return out
         return v
 
     def call(self, tool_id: str, args: Any, result_summary: Any) -> Tuple[Any, Any, bool]:

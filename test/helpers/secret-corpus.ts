@@ -40,7 +40,6 @@ export const NEAR_MISSES = [
   'use scikit-learn (sk-learn) for the task-12345 report',
   'sk-ant-short',
   'AKIA0123456789ABCDE (15 characters after AKIA)',
-  'aws_secret_access_key = tooShort',
   'ghp_tooShort and github_pat_x',
   'the Bearer of bad news; Bearer token-based-authentication',
   'Basic authentication is described in RFC 7617',
@@ -54,3 +53,23 @@ export const NEAR_MISSES = [
   'created 2026-11-22T10:00:00Z, id 3b241101-e2bb-4255-8caf-4136c566a962, sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
 ];
 
+
+/**
+ * Call args in the shapes agents send secrets in, none of which the string detectors alone
+ * caught: [what, args, the secrets planted, where each redaction is and by which rule].
+ */
+export const SHAPES: Array<[string, Record<string, unknown>, string[], Array<[pointer: string, rule: string]>]> = [
+  ['a value under a secret key', { user: 'ana', password: 'hunter2' }, ['hunter2'], [['/password', 'secret_name']]],
+  ['a nested short key', { db: { user: 'app', pass: 'Tr0ub4dor&3' } }, ['Tr0ub4dor&3'], [['/db/pass', 'secret_name']]],
+  ['a [name, value] header pair', { headers: [['X-Api-Key', 'q8f7Zk2LmN4pR6sT9vW1xY3a'], ['Accept', 'text/html']] }, ['q8f7Zk2LmN4pR6sT9vW1xY3a'], [['/headers/0/1', 'secret_name']]],
+  ['a {name, value} header', { headers: [{ name: 'Authorization', value: 'opaque-credential-2026' }, { name: 'Accept', value: 'text/html' }] }, ['opaque-credential-2026'], [['/headers/0/value', 'secret_name']]],
+  ['camelCase and a number', { clientSecret: 'cs_9f8e7d6c', apiKey: 123456789, max_tokens: 4096, nextPageToken: 'CAUQAA' }, ['cs_9f8e7d6c', '123456789'], [['/apiKey', 'secret_name'], ['/clientSecret', 'secret_name']]],
+  ['a whole credentials object', { credentials: { user: 'svc', secret_value: 'zz-41-qq', ttl: 3600 } }, ['zz-41-qq', 'svc'], [['/credentials/secret_value', 'secret_name'], ['/credentials/ttl', 'secret_name'], ['/credentials/user', 'secret_name']]],
+  ['a URL password without a user', { url: 'redis://:s3cretpw@cache:6379/0' }, ['s3cretpw'], [['/url', 'url_password']]],
+  ['basic in lower case', { note: `curl -H "authorization: basic ${b64('user:password')}" https://api` }, [b64('user:password')], [['/note', 'basic_auth']]],
+  ['a bearer token without digits', { note: 'sent Bearer abcdefGHIJKLmnopqrSTUVwx to the API' }, ['abcdefGHIJKLmnopqrSTUVwx'], [['/note', 'bearer_token']]],
+  ['a card number as a JSON number', { amount: 12.5, card: 4111111111111111 }, ['4111111111111111'], [['/card', 'card_number']]],
+  ['provider keys', { hf: `hf_${rep('aBcDeFgHiJ', 34)}`, sg: `SG.${rep('aB3dE5gH7j', 22)}.${rep('kL9mN0pQ1r', 43)}`, conn: `DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=${rep('Zm9vYmFy', 86)}==;EndpointSuffix=core.windows.net` }, [`hf_${rep('aBcDeFgHiJ', 34)}`, `SG.${rep('aB3dE5gH7j', 22)}.${rep('kL9mN0pQ1r', 43)}`, rep('Zm9vYmFy', 86)], [['/conn', 'azure_storage_key'], ['/hf', 'huggingface_token'], ['/sg', 'sendgrid_key']]],
+  ['a secret as an object key', { [`ghp_${rep('Q1w2E3r4T5', 36)}`]: { scopes: ['repo'] } }, [`ghp_${rep('Q1w2E3r4T5', 36)}`], [['/KEY', 'github_token']]],
+  ['an assignment in a shell command', { cmd: 'export OPENAI_API_KEY=abc123def456ghi789 && DB_PASSWORD="pa55-word" ./run --api-token tkn-000111 --max-tokens 100' }, ['abc123def456ghi789', 'pa55-word', 'tkn-000111'], [['/cmd', 'secret_assignment']]],
+];

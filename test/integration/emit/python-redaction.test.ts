@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { canonicalArgs, type JsonValue } from '../../../schemas/canonical-json.ts';
 import { Redactor, type RedactionPolicy } from '../../../schemas/redaction-policy.ts';
 import { python, root } from '../../helpers/mcp.ts';
-import { FOUND, NEAR_MISSES, PEM, rep } from '../../helpers/secret-corpus.ts';
+import { FOUND, NEAR_MISSES, PEM, rep, SHAPES } from '../../helpers/secret-corpus.ts';
 
 const POLICY: RedactionPolicy = {
   key: 'cross-language-key-0123456789',
@@ -35,6 +35,8 @@ const CALLS: Array<{ tool: string; args: JsonValue; summary: JsonValue }> = [
   { tool: 'db_query', args: { dsn: { host: 'db', port: 5432 }, headers: { a: 'x', b: ['y', 1] }, password: 'p', q: 'select 1', n: 1.5 }, summary: { token: 12, rows: 3 } },
   { tool: 'search', args: { q: `key AKIAIOSFODNN7EXAMPLE in Zürich`, password: 'pw-123', nested: [{ url: 'https://u:secretpw@h/x' }] }, summary: { note: 'Bearer abcdefghijklmnopqrstu1' } },
   { tool: 'search', args: { q: 'nothing to hide', k: 10 }, summary: {} },
+  // The shapes agents send secrets in: names, pairs, numbers, keys, assignments.
+  ...SHAPES.map(([, args]) => ({ tool: 'agent', args: args as JsonValue, summary: { echo: args as JsonValue } })),
 ];
 
 const SCRIPT = `
@@ -71,6 +73,10 @@ describe('Python emitter redaction', () => {
     // (e-mail addresses are on in this policy: a near-miss with one loses it.)
     NEAR_MISSES.forEach((text, i) => expect(py.texts[FOUND.length + i]).toBe(text.includes('@') ? ts.text(text) : text));
     expect(py.texts[FOUND.length + NEAR_MISSES.length + 2]).toContain('[redacted:customer_id:');
-    expect(py.calls.map((c) => c[2])).toEqual([true, true, false]);
+    expect(py.calls.map((c) => c[2])).toEqual([true, true, false, ...SHAPES.map(() => true)]);
+    SHAPES.forEach(([, , secrets], i) => {
+      const [args, summary] = py.calls[3 + i] as [string, string, boolean];
+      for (const secret of secrets) expect(`${args}${summary}`).not.toContain(secret);
+    });
   });
 });

@@ -36,7 +36,7 @@ let offset = 0;
 const kafka = (value: unknown): RawPacket => ({ raw: JSON.stringify(value), source: { kind: 'kafka', topic: 'redaction-test', partition: 0, offset: String(offset++) } });
 
 const ARGS = { query: `deploy with ${AWS}`, password: PASSWORD, headers: { Authorization: `Bearer ${BEARER}` }, db: `postgres://app:${URL_PW}@db:5432/x`, n: 1.5 };
-const STORED_ARGS = { query: `deploy with ${mark('aws_access_key', AWS)}`, password: mark('path', PASSWORD), headers: { Authorization: `Bearer ${mark('bearer_token', BEARER)}` }, db: `postgres://app:${mark('url_password', URL_PW)}@db:5432/x`, n: 1.5 };
+const STORED_ARGS = { query: `deploy with ${mark('aws_access_key', AWS)}`, password: mark('path', PASSWORD), headers: { Authorization: mark('secret_name', `Bearer ${BEARER}`) }, db: `postgres://app:${mark('url_password', URL_PW)}@db:5432/x`, n: 1.5 };
 
 describe.each([0, 1])('ingest redaction (decode threads: %i)', (threads) => {
   it('stores no secret anywhere, keeps I5 and fingerprints, and repeats stay repeats', async () => {
@@ -66,7 +66,7 @@ describe.each([0, 1])('ingest redaction (decode threads: %i)', (threads) => {
     expect(JSON.parse(stored.result_summary as string)).toEqual({ card: mark('card_number', CARD) });
     expect(JSON.parse(stored.redactions as string)).toEqual([
       { pointer: '/args/db', rule: 'url_password' },
-      { pointer: '/args/headers/Authorization', rule: 'bearer_token' },
+      { pointer: '/args/headers/Authorization', rule: 'secret_name' },
       { pointer: '/args/password', rule: 'path' },
       { pointer: '/args/query', rule: 'aws_access_key' },
       { pointer: '/error', rule: 'github_token' },

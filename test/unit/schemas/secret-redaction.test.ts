@@ -5,14 +5,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { canonicalArgs, type JsonValue } from '../../../schemas/canonical-json.ts';
-import { secretMark } from '../../../schemas/secret-detectors.ts';
+import { secretMark, secretName } from '../../../schemas/secret-detectors.ts';
 import { redactJson } from '../../../schemas/secret-redaction.ts';
+import { SHAPES } from '../../helpers/secret-corpus.ts';
 
 const mark = (rule: string, secret: string) => `<${rule}:${secret.length}>`;
 const AWS = 'AKIAIOSFODNN7EXAMPLE';
 
 describe('redactJson', () => {
-  it('redacts strings at every depth and says where, by which rule', () => {
+  it('redacts strings at every depth and says where, by which rule; a value under a secret\'s name whole, a card number sent as a number', () => {
     const args = {
       query: 'Zürich 😀 weather',
       headers: { Authorization: `Bearer ${'ya29.a0AfH6SMBx9'.repeat(3)}`, 'x/y~z': `key ${AWS}` },
@@ -23,15 +24,16 @@ describe('redactJson', () => {
     const r = redactJson(args, mark);
     expect(r.value).toEqual({
       query: 'Zürich 😀 weather',
-      headers: { Authorization: 'Bearer <bearer_token:48>', 'x/y~z': 'key <aws_access_key:20>' },
+      headers: { Authorization: '<secret_name:55>', 'x/y~z': 'key <aws_access_key:20>' },
       urls: ['https://ok.example/a', 'postgresql://u:<url_password:7>@db/x'],
-      n: 4111111111111111,
+      n: '<card_number:16>',
       nested: { deep: [{ note: 'line\n<aws_access_key:20>\t"quoted"' }] },
     });
     expect(r.redactions).toEqual([
-      { pointer: '/headers/Authorization', rule: 'bearer_token' },
+      { pointer: '/headers/Authorization', rule: 'secret_name' },
       { pointer: '/headers/x~1y~0z', rule: 'aws_access_key' },
       { pointer: '/urls/1', rule: 'url_password' },
+      { pointer: '/n', rule: 'card_number' },
       { pointer: '/nested/deep/0/note', rule: 'aws_access_key' },
     ]);
     expect(args.headers['x/y~z']).toBe(`key ${AWS}`); // the input is not changed
@@ -56,5 +58,21 @@ describe('redactJson', () => {
     expect(r.redactions).toEqual([]);
     expect(JSON.stringify(r.value)).toBe('{"__proto__":{"x":1},"s":"nothing"}');
     expect(redactJson(`top ${AWS}`, mark)).toEqual({ value: 'top <aws_access_key:20>', redactions: [{ pointer: '', rule: 'aws_access_key' }] });
+  });
+
+  it.each(SHAPES)('%s: every planted secret out, each redaction where and by which rule the corpus says', (_what, args, secrets, where) => {
+    const r = redactJson(args, mark);
+    const text = JSON.stringify(r.value);
+    for (const secret of secrets) expect(text).not.toContain(secret);
+    // A key that held a secret is its placeholder: named KEY here.
+    const got = r.redactions.map((x) => [x.pointer.startsWith('/<') ? '/KEY' : x.pointer, x.rule]);
+    expect(got.sort()).toEqual([...where].sort());
+  });
+
+  it('names a secret by its last words, in any case and separator, and not a count, a cursor or a longer word', () => {
+    const yes = ['password', 'DB_PASSWORD', 'X-Api-Key', 'apiKey', 'clientSecret', 'Set-Cookie', 'github_token', 'accessToken', 'AWS_SECRET_ACCESS_KEY', 'pass', 'Authorization', 'private.key', 'credentials'];
+    const no = ['max_tokens', 'token_count', 'tokens_used', 'bypass', 'compass', 'page_token', 'nextPageToken', 'passage', 'key', 'cache_key', 'password_hint', 'secretary', ''];
+    expect(yes.filter((n) => !secretName(n))).toEqual([]);
+    expect(no.filter((n) => secretName(n))).toEqual([]);
   });
 });
