@@ -6,7 +6,7 @@
  * emitters, the MCP gateway and ingest redact the same value to the same text.
  */
 import { RawNumber } from './canonical-json.ts';
-import { isCardNumber, isPlaceholder, redactString, secretName, type DetectOptions } from './secret-detectors.ts';
+import { isCardNumber, isPlaceholder, mayHoldSecret, redactString, secretName, type DetectOptions } from './secret-detectors.ts';
 
 /** One redaction: where (a JSON Pointer into the value) and by which rule (`path` for a configured path). */
 export interface Redaction {
@@ -68,7 +68,9 @@ export function redactJson(value: unknown, mark: (rule: string, secret: string) 
     }
     if (typeof v === 'number' || v instanceof RawNumber) {
       if (secret) return whole('secret_name', numberText(v), at);
-      return isCardNumber(numberText(v)) ? whole('card_number', numberText(v), at) : v;
+      // A card number has 13 digits or more: smaller numbers (most of them) are not written out.
+      const big = v instanceof RawNumber ? v.literal.length >= 13 : Number.isInteger(v) && Math.abs(v) >= 1e12;
+      return big && isCardNumber(numberText(v)) ? whole('card_number', numberText(v), at) : v;
     }
     if (Array.isArray(v)) {
       const pair = !secret && v.length === 2 && typeof v[0] === 'string' && secretName(v[0]);
@@ -80,7 +82,8 @@ export function redactJson(value: unknown, mark: (rule: string, secret: string) 
       const out: { [k: string]: Json } = {};
       for (const [k, x] of Object.entries(v)) {
         // A key may hold a secret itself (a token used as a map key).
-        const key = redactString(k, mark, o);
+        // (A key of under 8 characters holds no secret any detector finds: most keys, not scanned.)
+        const key = k.length >= 8 && mayHoldSecret(k, o) ? redactString(k, mark, o) : { text: k, rules: [] };
         for (const rule of key.rules) redactions.push({ pointer: pointerOf([...at, key.text]), rule });
         const child = walk(x, [...at, key.text], secret || secretName(k) || (named && k === 'value'));
         // defineProperty: a key `__proto__` (JSON.parse makes it an own key) stays a key.
