@@ -188,7 +188,7 @@ for task, redaction in ((task_edge, {"key": rkey}), (task_net, None)):
       const vault = views.slice(0, 5).flatMap((x) => x.v.invocations ?? []).filter((c) => c.tool_id === 'vault_read');
       expect(vault).toHaveLength(5);
       expect(new Set(vault.map((c) => c.args_hash)).size).toBe(1);
-      expect(vault.map((c) => (c.redactions as Array<{ pointer: string }>).filter((r) => r.pointer.startsWith("/args/")))).toEqual(Array.from({ length: 5 }, () => [{ pointer: "/args/dsn", rule: "url_password" }, { pointer: "/args/note", rule: "aws_access_key" }, { pointer: "/args/token", rule: "github_token" }]));
+      expect(vault.map((c) => (c.redactions as Array<{ pointer: string }>).filter((r) => r.pointer.startsWith("/args/")))).toEqual(Array.from({ length: 5 }, () => [{ pointer: "/args/dsn", rule: "url_password" }, { pointer: "/args/note", rule: "aws_access_key" }, { pointer: "/args/token", rule: "secret_name" }]));
     } finally {
       serve.child.kill('SIGTERM');
       expect(await serve.exited).toBe(0);
