@@ -45,3 +45,13 @@ def test_packets_carry_placeholders_and_the_hash_of_what_is_sent():
 def test_a_bad_key_is_refused_at_once():
     with pytest.raises(ValueError, match="at least 16 characters"):
         AuditEmitter("kernel", "QA", transport=MemoryTransport(), redaction={"key": "short"})
+
+
+def test_numbers_under_a_secret_name_are_written_as_javascript_writes_them():
+    """Ingest (JavaScript) reads the number the emitter sent and redacts String(n): the same placeholder."""
+    from tool_audit_emit._redact import Redactor
+    r = Redactor({"key": KEY})
+    # String(n) in JavaScript, written out: shortest digits then zeros below 1e21, exponent from there.
+    for value, js in [(4096, "4096"), (1.5, "1.5"), (1.2345678901234568e20, "123456789012345680000"), (1e21, "1e+21"), (1e-7, "1e-7"), (2.0, "2")]:
+        args, _, changed = r.call("t", {"token": value}, None)
+        assert changed and args == {"token": mark("secret_name", js)}, (value, args)

@@ -14,7 +14,9 @@ import base64
 import hashlib
 import hmac
 import json
+import math
 import re
+from decimal import Decimal
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 # JavaScript's \s (Unicode white space and line terminators), and its complement.
@@ -83,9 +85,13 @@ def _number_text(v: Any) -> str:
     """A number as JavaScript's String() writes one that JSON.parse read (ints exactly; floats by repr)."""
     if isinstance(v, int):
         return str(v)
-    if v == int(v) and abs(v) < 1e21:
-        return str(int(v))
+    if not math.isfinite(v):
+        return "NaN" if math.isnan(v) else ("Infinity" if v > 0 else "-Infinity")
     r = repr(v)
+    # An integral float below 1e21: JavaScript writes its shortest digits then zeros (1.2345678901234568e20
+    # is 123456789012345680000), not the binary value's exact digits that int() gives.
+    if v == int(v) and abs(v) < 1e21:
+        return str(int(Decimal(r)))
     return r.replace("e+0", "e+").replace("e-0", "e-") if "e" in r else r
 
 
