@@ -19,7 +19,9 @@
  *    witnessed checkpoints, the contents and future-dated rows). **Target: ≤ 60 s at N = 10 M.**
  *    The copy is untouched, so any finding fails the bench;
  *  - `--proofs` proofs of random calls through the read queries as the route serves them, before
- *    verify and again right after it (p50 / p95 / p99). **Target: p95 ≤ 50 ms.**
+ *    verify and again right after it (p50 / p95 / p99). **Target: p95 ≤ 50 ms.** A history built
+ *    before migration 043 keys its calls without their task: those proofs are timed first, as
+ *    stored, then the copy's call_keys is derived again as a deployment since writes it;
  *  - the log's bytes on disk per leaf.
  * Not measured here: the log's cost on ingest. The builder runs on the job lane of `serve` (or
  * `analyze`), a minute behind the rows, never in `tool-audit ingest`.
@@ -95,7 +97,7 @@ async function main(): Promise<void> {
 
   const queries = createReadQueries(door, config.clickhouse.database, DEFAULT_QUERY_CONTEXT);
   // Two samples of calls: the proofs after verify do not read what the first ones just read.
-  const ids = (await door.select<{ id: string }>(`SELECT toString(call_id) AS id FROM {db:Identifier}.tool_invocations ORDER BY rand() LIMIT {n:UInt64}`, { n: 2 * PROOFS })).map((r) => r.id);
+  const ids = (await door.select<{ id: string }>(`SELECT toString(call_id) AS id FROM {db:Identifier}.tool_invocations ORDER BY rand() LIMIT {n:UInt64}`, { n: 3 * PROOFS })).map((r) => r.id);
   const timeProofs = async (sample: string[]): Promise<number[]> => {
     const ms: number[] = [];
     for (const id of sample) {
@@ -106,6 +108,7 @@ async function main(): Promise<void> {
     }
     return ms;
   };
+  const legacy = await keyedBefore043(door, () => timeProofs(ids.slice(2 * PROOFS)));
   const before = await timeProofs(ids.slice(0, PROOFS));
   log(`proofs before verify: p95 ${pct(before, 0.95).toFixed(1)} ms`);
 
@@ -151,6 +154,7 @@ async function main(): Promise<void> {
     // After verify when it ran (what this figure always was), else the only run.
     proofMs: percentiles(runVerify ? after : before),
     proofMsBeforeVerify: percentiles(before),
+    proofMsKeyedBefore043: legacy && percentiles(legacy),
     bytesPerLeaf: Number(bytes?.b ?? 0) / Math.max(1, built.treeSize),
   };
   const p = (x: { p50: number; p95: number; p99: number }) => `p50 ${x.p50.toFixed(1)} / p95 ${x.p95.toFixed(1)} / p99 ${x.p99.toFixed(1)} ms`;
@@ -166,11 +170,31 @@ async function main(): Promise<void> {
             `proof of a call (${figures.proofs}), before verify: ${p(figures.proofMsBeforeVerify)}; after: ${p(figures.proofMs)} (target p95 ≤ 50 ms)`,
           ]
         : [`verify: not run (--verify false)`, `proof of a call (${figures.proofs}): ${p(figures.proofMs)} (target p95 ≤ 50 ms)`]),
+      ...(figures.proofMsKeyedBefore043 ? [`proof of a call keyed without its task (stored before migration 043), as the history was: ${p(figures.proofMsKeyedBefore043)}`] : []),
       `log on disk: ${figures.bytesPerLeaf.toFixed(1)} bytes per leaf`,
       '',
     ].join('\n'),
   );
   if (opt.json) writeFileSync(opt.json, JSON.stringify(figures, null, 2));
+}
+
+/**
+ * A history built before migration 043 has its calls keyed without their task: their proofs find
+ * the row through the tasks of their instant. Those are timed as stored (`time`), then call_keys is
+ * derived again from the calls as its view writes it since (on this copy only), so that the
+ * figures after are those of calls stored by a deployment that has the migration. Undefined when
+ * every call is keyed with its task.
+ */
+async function keyedBefore043(door: ClickHouseDoor, time: () => Promise<number[]>): Promise<number[] | undefined> {
+  const [r] = await door.select<{ n: string }>("SELECT countIf(task_id = '') AS n FROM {db:Identifier}.call_keys");
+  if (Number(r?.n ?? 0) === 0) return undefined;
+  const ms = await time();
+  log(`proofs of calls keyed without their task: p95 ${pct(ms, 0.95).toFixed(1)} ms; deriving call_keys again from the calls, with their tasks`);
+  const t = performance.now();
+  await door.command('TRUNCATE TABLE {db:Identifier}.call_keys');
+  await door.command('INSERT INTO {db:Identifier}.call_keys (call_id, fingerprint, created_at, task_id) SELECT call_id, fingerprint, created_at, task_id FROM {db:Identifier}.tool_invocations');
+  log(`call_keys derived again in ${since(t).toFixed(1)} s`);
+  return ms;
 }
 
 /** Every finding verify counted (its list is capped). */

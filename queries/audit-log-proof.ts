@@ -8,8 +8,8 @@
  */
 import { z } from 'zod';
 import { leafDataOf } from '../analyzers/audit-log/leaf-data.ts';
-import { keyCreatedSelect, keyFilter, keysFilter, leafFields, leafTextsSelect, type LeafKind } from '../analyzers/audit-log/leaf-sql.ts';
-import { fetchTiles, headsBetween, latestHead, leafOf, logTiles, type LogSelect } from '../analyzers/audit-log/log-store.ts';
+import { keyFilter, keyPlaceScalar, keysFilter, leafFields, leafTextsSelect, type LeafKind } from '../analyzers/audit-log/leaf-sql.ts';
+import { fetchTiles, headsBetween, LEAF_AT_CREATED_SCALAR, latestHeadAnd, leafOf, logTiles, type LogSelect } from '../analyzers/audit-log/log-store.ts';
 import { planReads, rangeHasher } from '../analyzers/audit-log/tiles.ts';
 import { consistencyPath, inclusionPath, inclusionRanges } from '../schemas/merkle.ts';
 import { AppError } from '../platform/errors.ts';
@@ -101,31 +101,48 @@ export async function logHeads(ch: StatementRunner, db: string, p: LogHeadsParam
 /** The proof of a record, or why there is none: unknown record, or not in a signed tree yet. */
 export async function inclusionProof(ch: StatementRunner, db: string, kind: LeafKind, key: string, ctx: QueryContext): Promise<InclusionProof | NoProof> {
   const sel: LogSelect = (sql, params) => runQuery(ch, { name: 'audit_log', sql, settings: { max_threads: 1 } }, { db, ...params }, ctx);
-  const rowOf = async (filter: string, params: Record<string, unknown>) => {
-    const [r] = await sel<Record<string, string | null>>(`${leafTextsSelect(kind, filter)} LIMIT 1`, params);
-    return r && { data: leafDataOf(kind, leafFields(kind).map((_, i) => r[`f${i}`] ?? null)), stored_ms: String(r.stored_ms) };
-  };
-  const created = keyCreatedSelect(kind);
-  // The newest head and the record's created_at in its keys table do not depend on each other;
-  // then the row and its leaf, both found at that instant. An id the keys table does not know is
-  // unknown: no scan of the table's ids for it, whatever a caller sends. A row whose created_at was
-  // changed is not where the keys table says: found through the id's bloom filter, it then fails
-  // its check, as it should.
-  const [head, c] = await Promise.all([latestHead(sel), created ? sel<{ c: string }>(created, { key }).then((r) => r[0]) : undefined]);
-  if (created && !c) return { why: 'unknown' };
-  const createdMs = c ? Number(c.c) : undefined;
-  const [found, early] = await Promise.all([rowOf(keyFilter(kind), createdMs === undefined ? { key } : { key, created: createdMs }), createdMs === undefined ? undefined : leafOf(sel, kind, key, { createdMs })]);
-  const row = found ?? (created ? await rowOf(keysFilter(kind), { keys: [key] }) : undefined);
+  // Three round trips when nothing was changed: on the embedded engine statements with parameters
+  // run one at a time, so what does not depend on each other is read in one statement.
+  // 1. The newest head, and the record's created_at (and a call's task) from its keys table. An id
+  //    the keys table does not know is unknown: no scan of the table's ids for it, whatever a caller
+  //    sends.
+  const place = keyPlaceScalar(kind);
+  const first = await latestHeadAnd<[string, string]>(sel, place ?? 'NULL', { key });
+  const head = first.head;
+  if (place && !first.x) return { why: 'unknown' };
+  const createdMs = first.x ? Number(first.x[0]) : undefined;
+  const task = first.x?.[1] || undefined;
+  // 2. The row by its primary key and, beside it, its leaf at that created_at.
+  const found = await rowOf(sel, kind, createdMs === undefined ? { filter: keyFilter(kind), params: { key } } : { filter: keyFilter(kind, task !== undefined), params: { key, kind, created: createdMs, at: createdMs, ...(task === undefined ? {} : { task }) } });
+  // A row whose created_at or task was changed is not where the keys table says: found through the
+  // id's bloom filter, it then fails its check, as it should.
+  const row = found ?? (place ? await rowOf(sel, kind, { filter: keysFilter(kind), params: { keys: [key] } }) : undefined);
   if (!row) return { why: 'unknown' };
+  const early = found ? found.leaf : createdMs === undefined ? undefined : await leafOf(sel, kind, key, { createdMs });
   const storedMs = Number(row.stored_ms);
   // Else the leaf at the row's storage time; a row the log should hold but at neither time (its
   // times were changed) has its leaf looked up by key alone, and then fails its check.
   const leaf =
     early ?? (await leafOf(sel, kind, key, { storedMs })) ?? (head && storedMs <= head.built_to_ms ? await leafOf(sel, kind, key) : undefined);
   if (!leaf || !head || head.tree_size <= leaf.index) return { why: 'not_yet' };
-  const data = row.data;
-  // The ranges the path needs are known before any is read: their hashes are fetched at once.
+  // 3. The ranges the path needs are known before any is read: their hashes are fetched at once.
   const tiles = await fetchTiles(sel, planReads(inclusionRanges(leaf.index, head.tree_size)));
   const path = await inclusionPath(leaf.index, head.tree_size, rangeHasher(tiles));
-  return { leaf: { kind, key, index: leaf.index, hash: leaf.hash, data }, path: path.map((p) => p.toString('hex')), head };
+  return { leaf: { kind, key, index: leaf.index, hash: leaf.hash, data: row.data }, path: path.map((p) => p.toString('hex')), head };
+}
+
+/**
+ * A record's row by `filter`: its leaf data and storage time, and — when the parameters place it
+ * at a created_at ({at:Int64}) — the leaf found there, read in the same statement.
+ */
+async function rowOf(sel: LogSelect, kind: LeafKind, q: { filter: string; params: Record<string, unknown> }) {
+  const atCreated = q.params.at !== undefined;
+  const [r] = await sel<Record<string, string | null> & { leaf?: [string, string] | null }>(
+    `${leafTextsSelect(kind, q.filter, atCreated ? `${LEAF_AT_CREATED_SCALAR} AS leaf` : undefined)} LIMIT 1`,
+    q.params,
+  );
+  if (!r) return undefined;
+  const data = leafDataOf(kind, leafFields(kind).map((_, i) => (r[`f${i}`] as string | null | undefined) ?? null));
+  const leaf = r.leaf ? { index: Number(r.leaf[0]), hash: r.leaf[1] } : undefined;
+  return { data, stored_ms: String(r.stored_ms), leaf };
 }

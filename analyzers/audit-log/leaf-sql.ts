@@ -127,9 +127,9 @@ export function leafSelect(kind: LeafKind, where: string): string {
  * SELECT of a kind's rows as the texts of their leaf fields (f0, f1, … in order; NULL as NULL) and
  * their storage time (stored_ms, epoch ms): leaf-data.ts's leafDataOf writes the leaf data.
  */
-export function leafTextsSelect(kind: LeafKind, where: string): string {
+export function leafTextsSelect(kind: LeafKind, where: string, extra?: string): string {
   const s = SOURCES[kind];
-  return `SELECT ${s.fields.map((c, i) => `toString(${c}) AS f${i}`).join(', ')}, toUnixTimestamp64Milli(${s.stored}) AS stored_ms FROM {db:Identifier}.${s.table} WHERE ${where}`;
+  return `SELECT ${s.fields.map((c, i) => `toString(${c}) AS f${i}`).join(', ')}, toUnixTimestamp64Milli(${s.stored}) AS stored_ms${extra ? `, ${extra}` : ''} FROM {db:Identifier}.${s.table} WHERE ${where}`;
 }
 
 /** A kind's column of storage time (ingested_at, or detected_at of a violation). */
@@ -142,33 +142,38 @@ export function createdColumn(kind: LeafKind): string {
   return SOURCES[kind].created;
 }
 
-/** The keys table of the kinds that have one (ordered by the id: a primary-key read), with its id column. */
-const KEYS_TABLES: Partial<Record<LeafKind, { table: string; id: string }>> = { tool_call: { table: 'call_keys', id: 'call_id' }, output: { table: 'output_keys', id: 'output_id' } };
-
+/** The keys table of the kinds that have one (ordered by the id: a primary-key read), with its id column and its task column. */
+const KEYS_TABLES: Partial<Record<LeafKind, { table: string; id: string; task: string }>> = {
+  tool_call: { table: 'call_keys', id: 'call_id', task: 'task_id' },
+  output: { table: 'output_keys', id: 'output_id', task: "''" },
+};
 
 /**
  * A WHERE of a kind's row by its key ({key:String}) and, for a call or an output, its created_at
- * ({created:Int64}, epoch ms, from its keys table: {@link keyCreatedSelect}), as its table's
- * indexes can use it. A call's table is ordered by (task_id, created_at, call_id): the tasks of
- * calls created in that millisecond come from the projection by created_at, which makes the row a
- * primary-key read (10 M calls: ~25 ms against ~95 ms through the bloom filter on call_id, which
- * reads ~2 bytes of index per stored row). An output's created_at prunes its parts and granules.
- * A row whose created_at was changed afterwards is not found this way ({@link keysFilter} finds it).
+ * ({created:Int64}, epoch ms, from its keys table: {@link keyPlaceScalar}), as its table's indexes
+ * can use it. A call's table is ordered by (task_id, created_at, call_id): with its task
+ * ({task:String}, kept in the keys table since migration 043) the row is a primary-key read; for
+ * a call stored before, the tasks of calls created in that millisecond come from the projection by
+ * created_at (~8 ms more at 10 M calls; ~95 ms through the bloom filter on call_id, which reads ~2
+ * bytes of index per stored row). An output's created_at prunes its parts and granules. A row whose
+ * created_at or task was changed afterwards is not found this way ({@link keysFilter} finds it).
  */
-export function keyFilter(kind: LeafKind): string {
+export function keyFilter(kind: LeafKind, withTask = false): string {
   const created = "created_at = fromUnixTimestamp64Milli({created:Int64}, 'UTC')";
+  if (kind === 'tool_call' && withTask) return `task_id = {task:String} AND ${created} AND call_id = toUUIDOrZero({key:String})`;
   if (kind === 'tool_call') return `call_id = toUUIDOrZero({key:String}) AND ${created} AND task_id IN (SELECT task_id FROM {db:Identifier}.tool_invocations WHERE ${created})`;
   if (kind === 'output') return `output_id = toUUIDOrZero({key:String}) AND ${created}`;
   return `${SOURCES[kind].key} = {key:String}`;
 }
 
 /**
- * SELECT of the created_at (epoch ms, as `c`) of a call or an output by its key ({key:String}) from
- * its keys table (a primary-key read); undefined for the kinds without one.
+ * A scalar subquery of a call's or an output's place by its key ({key:String}) in its keys table (a
+ * primary-key read): `[created_at epoch ms, task]` as strings (task '' for an output or a call
+ * stored before its keys kept it), or null for an unknown key; undefined for kinds without one.
  */
-export function keyCreatedSelect(kind: LeafKind): string | undefined {
+export function keyPlaceScalar(kind: LeafKind): string | undefined {
   const k = KEYS_TABLES[kind];
-  return k && `SELECT toUnixTimestamp64Milli(created_at) AS c FROM {db:Identifier}.${k.table} WHERE ${k.id} = toUUIDOrZero({key:String}) LIMIT 1`;
+  return k && `(SELECT tuple(toString(toUnixTimestamp64Milli(created_at)), ${k.task}) FROM {db:Identifier}.${k.table} WHERE ${k.id} = toUUIDOrZero({key:String}) LIMIT 1)`;
 }
 
 /** A WHERE of a kind's rows whose key is one of {keys:Array(String)}. */

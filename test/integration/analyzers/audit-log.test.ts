@@ -180,6 +180,23 @@ describe('audit log', () => {
     writeFileSync(file, JSON.stringify(intact));
     expect(check(file, publicKeyText(publicKey)).status).toBe(0);
     expect(await queries.callProof({ callId: unkeyed.call_id })).toEqual({ why: 'unknown' });
+    // The keys table keeps each call's task, which makes its row a primary-key read. A keys row
+    // without it (stored before the keys kept tasks) finds the row through the tasks of its instant;
+    // one whose task was changed, through the id's bloom filter: both proofs check.
+    const untasked = calls[24] as (typeof calls)[number];
+    const mistasked = calls[25] as (typeof calls)[number];
+    const keyed = await door.select<{ t: string }>('SELECT task_id AS t FROM {db:Identifier}.call_keys WHERE call_id = {a:UUID}', { a: untasked.call_id });
+    expect(keyed.map((r) => r.t)).toEqual([untasked.invocation.task_id]);
+    await door.command(
+      "ALTER TABLE {db:Identifier}.call_keys UPDATE task_id = if(call_id = {a:UUID}, '', 'task-elsewhere') WHERE call_id IN ({a:UUID}, {b:UUID}) SETTINGS mutations_sync = 2",
+      { a: untasked.call_id, b: mistasked.call_id },
+    );
+    for (const c of [untasked, mistasked]) {
+      const p = await queries.callProof({ callId: c.call_id });
+      if ('why' in p) throw new Error(`no proof of ${c.call_id}: ${p.why}`);
+      writeFileSync(file, JSON.stringify(p));
+      expect(check(file, publicKeyText(publicKey)).status).toBe(0);
+    }
     for (const c of [altered, moved]) {
       const p = await queries.callProof({ callId: c.call_id });
       if ('why' in p) throw new Error(`no proof of ${c.call_id}: ${p.why}`);
