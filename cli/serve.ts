@@ -12,6 +12,7 @@ import { replayApiOf } from '../api/routes/quarantine-replay.ts';
 import type { PacketIngest } from '../ingest/ports.ts';
 import { jobsReport, type ReadinessReport } from '../api/routes/health.ts';
 import { createKafkaEdge } from '../ingest/kafka-edge.ts';
+import { Redactor } from '../schemas/redaction-policy.ts';
 import type { IngestWorker } from '../ingest/kafka-worker.ts';
 import { createKafka, ensureTopics } from '../platform/kafka/client.ts';
 import { createWriter, kafkaTopics, pingKafka, startKafkaWorker } from './ingest-wiring.ts';
@@ -127,7 +128,7 @@ export async function serve(): Promise<void> {
     if (writer) worker = await startKafkaWorker(rt, kafka, writer, metrics);
     producer = kafka.producer({ allowAutoTopicCreation: false, idempotent: false });
     await producer.connect();
-    ingest = createKafkaEdge({ producer, topic: config.kafka.topic, maxPacketBytes: config.ingest.maxPacketBytes });
+    ingest = createKafkaEdge({ producer, topic: config.kafka.topic, maxPacketBytes: config.ingest.maxPacketBytes, redactor: rt.redaction && new Redactor(rt.redaction) });
   });
 }
 

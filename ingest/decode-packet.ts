@@ -35,9 +35,9 @@ const reject = (code: RejectCode, message: string, packetType: PacketType | null
 });
 
 /** Decodes and checks one packet. Never throws for bad input. */
-export function decodePacket(p: RawPacket, maxPacketBytes: number): DecodeResult {
+export function decodePacket(p: RawPacket, maxPacketBytes: number, redactor?: Redactor): DecodeResult {
   // Read once: a transport may produce the text on access (the Kafka worker does).
-  return decode(p.raw, p.bytes, sourceKey(p.source), maxPacketBytes, true, p.encoding);
+  return decode(p.raw, p.bytes, sourceKey(p.source), maxPacketBytes, true, p.encoding, redactor);
 }
 
 /** decodePacket for a packet given as its text, declared byte size, source key and encoding (decode threads). */
@@ -54,6 +54,14 @@ export function decodePacketWith(p: RawPacket, maxPacketBytes: number, opts: { f
 }
 
 function decode(raw: string, declaredBytes: number | undefined, source: string, maxPacketBytes: number, fastPath: boolean, encoding: RawEncoding = 'utf8', redactor?: Redactor): DecodeResult {
+  const r = judge(raw, declaredBytes, source, maxPacketBytes, fastPath, encoding, redactor);
+  // A reason may quote what it refused (the schema names unknown keys, a span's mapping its
+  // attributes): it is answered, stored in the quarantine and searched, so it goes out redacted.
+  if (!r.ok && redactor) r.error.message = redactor.text(r.error.message);
+  return r;
+}
+
+function judge(raw: string, declaredBytes: number | undefined, source: string, maxPacketBytes: number, fastPath: boolean, encoding: RawEncoding, redactor: Redactor | undefined): DecodeResult {
   const bytes = declaredBytes ?? utf8ByteLength(raw);
   if (bytes > maxPacketBytes) {
     return reject('oversized', `packet is ${bytes} bytes, the limit is ${maxPacketBytes}`, null);
@@ -85,7 +93,7 @@ function decode(raw: string, declaredBytes: number | undefined, source: string, 
     case 'output_artifact':
       return decodeOutput(packet, raw, source, redactor);
     case 'tool_dependency':
-      return decodeDependency(packet, source);
+      return decodeDependency(packet, source, redactor);
     case 'optimization_hint':
       return decodeHint(packet, source);
   }
@@ -231,7 +239,7 @@ function decodeOutput(packet: OutputArtifactPacket, raw: string, source: string,
   return { ok: true, value: { kind: 'output', key: row.output_id, row, content } };
 }
 
-function decodeDependency(packet: ToolDependencyPacket, source: string): DecodeResult {
+function decodeDependency(packet: ToolDependencyPacket, source: string, redactor: Redactor | undefined): DecodeResult {
   const d = packet.dependency;
   const pre = d.preceding_call_id.toLowerCase();
   const suc = d.succeeding_call_id.toLowerCase();
@@ -245,7 +253,8 @@ function decodeDependency(packet: ToolDependencyPacket, source: string): DecodeR
     preceding_tool_id: d.preceding_tool_id,
     succeeding_tool_id: d.succeeding_tool_id,
     time_delta_ms: d.time_delta_ms,
-    data_flow: d.data_flow ?? null,
+    // Free text naming what passed from one call to the next: a token handed on is as secret here.
+    data_flow: d.data_flow == null ? null : redactor ? redactor.text(d.data_flow) : d.data_flow,
     origin: 'emitted' as const,
     fingerprint: '',
     source,

@@ -9,7 +9,9 @@
 import type { Producer } from 'kafkajs';
 import { AppError } from '../platform/errors.ts';
 import { utf8ByteLength } from '../schemas/hashing.ts';
+import type { Redactor } from '../schemas/redaction-policy.ts';
 import { decodePacket } from './decode-packet.ts';
+import { topicText } from './edge-redaction.ts';
 import { replayHeaders } from './kafka-records.ts';
 import { acceptedIds, KIND_PACKET_TYPE, type Accepted, type RawPacket } from './rows.ts';
 import type { PacketIngest, PacketOutcome } from './ports.ts';
@@ -22,14 +24,17 @@ export function partitionKey(a: Accepted): string {
   return a.row.task_id;
 }
 
-/** Creates the Kafka-backed {@link PacketIngest}. */
-export function createKafkaEdge(deps: { producer: Producer; topic: string; maxPacketBytes: number }): PacketIngest {
+/**
+ * Creates the Kafka-backed {@link PacketIngest}. With a `redactor` (the deployment's redaction),
+ * each packet is produced with its secrets out (edge-redaction.ts): the topic never holds them.
+ */
+export function createKafkaEdge(deps: { producer: Producer; topic: string; maxPacketBytes: number; redactor?: Redactor | undefined }): PacketIngest {
   return {
     async submit(packets: RawPacket[]): Promise<PacketOutcome[]> {
       const outcomes: PacketOutcome[] = [];
       const messages = packets.map((p) => {
         const bytes = p.bytes ?? utf8ByteLength(p.raw);
-        const d = decodePacket({ ...p, bytes }, deps.maxPacketBytes);
+        const d = decodePacket({ ...p, bytes }, deps.maxPacketBytes, deps.redactor);
         const headers: Record<string, string> = p.source.kind === 'http' ? { 'x-request-id': p.source.requestId, 'x-packet-index': String(p.source.index) } : {};
         // A replay travels with its tag: the worker records its outcome instead of quarantining it again.
         if (p.replay) Object.assign(headers, replayHeaders(p.replay));
@@ -40,6 +45,7 @@ export function createKafkaEdge(deps: { producer: Producer; topic: string; maxPa
           value = Buffer.from(p.raw, 'utf8').subarray(0, deps.maxPacketBytes).toString('utf8');
           headers['x-original-bytes'] = String(bytes);
         }
+        if (deps.redactor && typeof value === 'string') value = topicText(value, d, deps.redactor);
         if (d.ok) {
           outcomes.push({ status: 'accepted', packetType: KIND_PACKET_TYPE[d.value.kind], ids: acceptedIds(d.value) });
           return { key: partitionKey(d.value), value, headers };

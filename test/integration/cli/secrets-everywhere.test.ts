@@ -25,7 +25,7 @@ import { describe, expect, it } from 'vitest';
 import { auditResult, createAuditEmitter } from '../../../emit/index.ts';
 import { brokers, testKafka } from '../../helpers/kafka.ts';
 import { python, root, testServer } from '../../helpers/mcp.ts';
-import { toolCall } from '../../helpers/packets.ts';
+import { dependency, toolCall } from '../../helpers/packets.ts';
 import { testPort } from '../../helpers/ports.ts';
 
 const KEY = 'secrets-e2e-admin-key-0123';
@@ -69,6 +69,29 @@ const listening = (port: number) =>
     s.once('error', () => resolve(undefined));
   });
 
+/** Every record of a topic, from the beginning: its value as text and whether the HTTP edge produced it. */
+async function topicRecords(topic: string): Promise<Array<{ value: string; edge: boolean }>> {
+  const kafka = testKafka('secrets-scan');
+  const admin = kafka.admin();
+  await admin.connect();
+  const total = (await admin.fetchTopicOffsets(topic)).reduce((n, p) => n + Number(p.high) - Number(p.low), 0);
+  await admin.disconnect();
+  const consumer = kafka.consumer({ groupId: `scan-${randomUUID()}` });
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  const out: Array<{ value: string; edge: boolean }> = [];
+  await new Promise<void>((resolve) => {
+    void consumer.run({
+      eachMessage: async ({ message }) => {
+        out.push({ value: message.value?.toString('utf8') ?? '', edge: message.headers?.['x-request-id'] !== undefined });
+        if (out.length >= total) resolve();
+      },
+    });
+  });
+  await consumer.disconnect();
+  return out;
+}
+
 describe('secrets through every entry path', () => {
   it('are in no table, no log line and no API answer, and repeats stay repeats', async () => {
     const dataDir = join(mkdtempSync(join(tmpdir(), 'tool-audit-secrets-')), 'data');
@@ -101,7 +124,11 @@ describe('secrets through every entry path', () => {
       // Raw packets over HTTP: a valid call and an invalid one (I3), both holding secrets.
       const posted = toolCall({ args: ARGS, tool_id: 'vault_read', created_at: new Date().toISOString() }, tasks.post);
       const invalid = toolCall({ args: { k: GH }, status: 'success', error: `boom ${AWS}`, created_at: new Date().toISOString() }, tasks.post);
-      const res = await fetch(`${url}/v1/packets`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify([posted, invalid]) });
+      // A dependency whose data_flow names a token, and a packet refused for an unknown key that is
+      // a secret itself (the schema's reason quotes unknown keys).
+      const handed = dependency({ task_id: tasks.post, data_flow: `passed ${GH} on` });
+      const keyed = { ...toolCall({ created_at: new Date().toISOString() }, tasks.post), [AWS]: true };
+      const res = await fetch(`${url}/v1/packets`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify([posted, invalid, handed, keyed]) });
       expect(res.status).toBe(200);
       expect(JSON.stringify(await res.json())).not.toContain(AWS);
 
@@ -184,6 +211,14 @@ for task, redaction in ((task_edge, {"key": rkey}), (task_net, None)):
         return ((JSON.parse(text) as { records?: unknown[] }).records?.length ?? 0) >= 3 ? text : undefined;
       });
       answers.push(quarantine);
+      // The packet topic: what the edge produced (HTTP packets, spans, the emitters and gateways
+      // over HTTP: records with the request's id) holds no secret; what producers wrote to Kafka
+      // themselves is theirs, and is read here too (the scan sees values in clear).
+      const records = await topicRecords(topic);
+      const viaEdge = records.filter((r) => r.edge);
+      expect(viaEdge.length).toBeGreaterThanOrEqual(8);
+      for (const r of viaEdge) for (const s of SECRETS) expect(r.value, `a record the edge produced holds ${s}`).not.toContain(s);
+      expect(records.filter((r) => !r.edge && r.value.includes(AWS)).length).toBeGreaterThan(0);
       for (const a of answers) for (const s of SECRETS) expect(a).not.toContain(s);
       const vault = views.slice(0, 5).flatMap((x) => x.v.invocations ?? []).filter((c) => c.tool_id === 'vault_read');
       expect(vault).toHaveLength(5);
