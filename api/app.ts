@@ -9,6 +9,8 @@ import type { Logger } from '../platform/logger.ts';
 import type { MetricsRegistry } from '../platform/metrics.ts';
 import { AllowedMethods, answerOtherMethods, collectRouteMethods, methodNotAllowed, trackServedRoutes } from './method-not-allowed.ts';
 import { registerHealthRoutes, type ReadinessCheck } from './routes/health.ts';
+import { registerEdgeLimits, type EdgeLimitOptions } from './edge-limits.ts';
+import { unavailableMessage } from './unavailable.ts';
 import type { PacketIngest } from '../ingest/ports.ts';
 import { registerPacketRoutes } from './routes/packets.ts';
 import { registerReadRoutes, type ReadApiDeps } from './routes/read.ts';
@@ -48,6 +50,8 @@ export interface AppDeps {
   logger: Logger;
   /** How POST /v1/traces maps tool spans (config.otlp); default: task id attribute `tool_audit.task_id`, orchestrator `gateway`. */
   otlp?: SpanMapOptions;
+  /** Limits in front of every route, 401s included (config.edgeLimits); absent: none. */
+  edgeLimits?: EdgeLimitOptions;
 }
 
 /** Builds the HTTP API (not listening). */
@@ -75,6 +79,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     if (QUIET_ROUTES.has(route)) req.log.debug(line, 'request');
     else req.log.info(line, 'request');
   });
+  if (deps.edgeLimits) registerEdgeLimits(app, deps.edgeLimits);
   const allowed = new AllowedMethods();
   trackServedRoutes(app, allowed);
   app.setNotFoundHandler(async (req, reply) => {
@@ -89,8 +94,9 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     if (status === 503) void reply.header('retry-after', '5');
     if (status >= 500) req.log.error({ err }, 'request failed');
     if (status === 503) {
+      // The fault's own text (a host, a path, ClickHouse's statement) is for the log only.
       req.log.warn({ err: err.message }, 'dependency unavailable');
-      return reply.code(503).send({ error: 'unavailable', message: err.message, request_id: req.id });
+      return reply.code(503).send({ error: 'unavailable', code: err.code, message: unavailableMessage(err.code), request_id: req.id });
     }
     const error = ERROR_NAMES[status] ?? (status >= 500 ? 'internal' : 'error');
     const message = status >= 500 ? 'internal error; see server logs' : status === 415 ? UNSUPPORTED_MEDIA : err.message;

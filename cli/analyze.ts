@@ -23,6 +23,7 @@ export async function analyze(): Promise<void> {
     },
     metrics,
     apiKeys: rt.config.apiKeys,
+    edgeLimits: rt.config.edgeLimits,
     maxBodyBytes: rt.config.ingest.maxBodyBytes,
     logger: rt.logger,
   });

@@ -31,6 +31,7 @@ export async function ingest(): Promise<void> {
     },
     metrics,
     apiKeys: config.apiKeys,
+    edgeLimits: config.edgeLimits,
     maxBodyBytes: config.ingest.maxBodyBytes,
     logger,
   });

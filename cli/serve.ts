@@ -87,6 +87,7 @@ export async function serve(): Promise<void> {
     replay: replayApiOf(config, clickhouse, metrics),
     manifests: { clickhouse: clickhouse.lane('read') },
     apiKeys: config.apiKeys,
+    edgeLimits: config.edgeLimits,
     maxBodyBytes: config.ingest.maxBodyBytes,
     logger,
     otlp: config.otlp,

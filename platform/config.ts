@@ -26,7 +26,7 @@ const apiKeysSchema = z
       if (!key || key.length < 16 || scopes.length === 0 || scopes.some((s) => !(API_SCOPES as readonly string[]).includes(s))) {
         ctx.addIssue({
           code: 'custom',
-          message: `TOOL_AUDIT_API_KEYS entry "${entry.slice(0, 8)}…" must be "<key of ≥16 chars>:<ingest|read|admin>[,…]"`,
+          message: `TOOL_AUDIT_API_KEYS entry "${entry.slice(0, 8)}…" must be "<key of ≥16 chars>:<ingest|read|admin|metrics>[,…]"`,
         });
         return z.NEVER;
       }
@@ -69,8 +69,12 @@ const redactionPatternsSchema = z.array(
     }, 'pattern is not a valid regular expression'),
 );
 
-/** Scopes an API key may carry (SPEC §7): `admin` changes configuration: tool manifests (PUT /v1/manifests) and budgets (PUT /v1/budgets). */
-export const API_SCOPES = ['ingest', 'read', 'admin'] as const;
+/**
+ * Scopes an API key may carry (SPEC §7): `admin` changes configuration: tool manifests (PUT
+ * /v1/manifests) and budgets (PUT /v1/budgets); `metrics` scrapes /metrics and nothing else (a
+ * `read` key may scrape too), so a Prometheus holds no key to the data.
+ */
+export const API_SCOPES = ['ingest', 'read', 'admin', 'metrics'] as const;
 export type ApiScope = (typeof API_SCOPES)[number];
 /** One configured API key. */
 export interface ApiKey {
@@ -161,6 +165,9 @@ const envSchema = z.object({
   DEDUP_INDEX_INTERVAL_MS: intFromEnv(10_000, 0),
   RATE_LIMIT_PER_MINUTE: intFromEnv(600, 0),
   RATE_LIMIT_BURST: intFromEnv(60, 1),
+  EDGE_RATE_LIMIT_PER_MINUTE: intFromEnv(60_000, 0),
+  EDGE_RATE_LIMIT_BURST: intFromEnv(5_000, 1),
+  AUTH_FAILURES_PER_MINUTE: intFromEnv(30, 0),
   TOOL_AUDIT_URL: optionalString.pipe(z.url().optional()),
   TOOL_AUDIT_API_KEY: optionalString,
 
@@ -298,6 +305,8 @@ export interface Config {
   };
   /** Read requests per client (API key, else IP): a token bucket; perMinute 0 turns it off. */
   rateLimit: { perMinute: number; burst: number };
+  /** Every route, before authentication: requests per client, and failed authentications per address (api/edge-limits.ts); 0 per minute is off. */
+  edgeLimits: { perMinute: number; burst: number; authFailuresPerMinute: number };
   /** Where the CLI finds a running server (`task`, `top`, `demo`), and the key it sends. */
   client: { url: string | undefined; apiKey: string | undefined };
   /** Budgets checked before a tool runs. */
@@ -455,6 +464,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         dedupIndexIntervalMs: e.DEDUP_INDEX_INTERVAL_MS,
       },
       rateLimit: { perMinute: e.RATE_LIMIT_PER_MINUTE, burst: e.RATE_LIMIT_BURST },
+      edgeLimits: { perMinute: e.EDGE_RATE_LIMIT_PER_MINUTE, burst: e.EDGE_RATE_LIMIT_BURST, authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE },
       client: { url: e.TOOL_AUDIT_URL, apiKey: e.TOOL_AUDIT_API_KEY },
       budgets: { reservationTimeoutMs: e.BUDGET_RESERVATION_TIMEOUT_MS, decisionsFlushMs: e.BUDGET_DECISIONS_FLUSH_MS, checkPort: e.BUDGET_CHECK_PORT },
       hints: {

@@ -35,7 +35,10 @@ export function withoutDetail(report: ReadinessReport): ReadinessReport {
   return { ready: report.ready, checks: strip(report.checks), ...(report.jobs ? { jobs: strip(report.jobs) } : {}) };
 }
 
-/** Registers /healthz, /readyz and /metrics. /readyz answers everyone; its details need a key with the read scope (when keys are configured). */
+/**
+ * Registers /healthz, /readyz and /metrics. /readyz answers everyone; its details need a key with
+ * the read scope, and /metrics one with the metrics or read scope (when keys are configured).
+ */
 export function registerHealthRoutes(app: FastifyInstance, deps: { readiness: ReadinessCheck; metrics: MetricsRegistry; apiKeys: ApiKey[] }): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (req, reply) => {
@@ -43,7 +46,13 @@ export function registerHealthRoutes(app: FastifyInstance, deps: { readiness: Re
     const detailed = admit(deps.apiKeys, req.headers, 'read').ok;
     return reply.code(report.ready ? 200 : 503).send(detailed ? report : withoutDetail(report));
   });
-  app.get('/metrics', async (_req, reply) =>
-    reply.header('content-type', 'text/plain; version=0.0.4; charset=utf-8').send(deps.metrics.render()),
-  );
+  // Metrics name routes, tools, jobs and their failures: for a key with the metrics (or read) scope.
+  app.get('/metrics', async (req, reply) => {
+    const a = admit(deps.apiKeys, req.headers, 'metrics');
+    if (!a.ok && !admit(deps.apiKeys, req.headers, 'read').ok) {
+      if (a.challenge) void reply.header('www-authenticate', 'Bearer');
+      return reply.code(a.status).send({ ...a.body, request_id: req.id });
+    }
+    return reply.header('content-type', 'text/plain; version=0.0.4; charset=utf-8').send(deps.metrics.render());
+  });
 }

@@ -68,7 +68,9 @@ export function registerReadRoutes(app: FastifyInstance, deps: ReadApiDeps & { a
         if (err instanceof NotFound) return reply.code(404).send({ error: 'not_found', message: err.message, request_id: req.id });
         if (err instanceof AppError && err.code === 'INTEGRITY') return reply.code(409).send({ error: 'integrity', message: err.message, request_id: req.id });
         if (err instanceof AppError && err.code === 'CLICKHOUSE_LIMIT_EXCEEDED') {
-          return reply.code(422).send({ error: 'query_limit_exceeded', message: err.message, request_id: req.id });
+          // ClickHouse's text quotes the statement: logged, not answered.
+          req.log.warn({ err: err.message }, 'query limit exceeded');
+          return reply.code(422).send({ error: 'query_limit_exceeded', message: 'the query hit a server-side limit (execution time or result rows): narrow from/to or the filters', request_id: req.id });
         }
         throw err; // AppError and bugs: the app's error handler (503 when retryable, else 500)
       }

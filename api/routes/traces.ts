@@ -17,6 +17,7 @@ import type { PacketIngest, RawPacket } from '../../ingest/ports.ts';
 import { decodeJsonTraces, decodeProtobufTraces, encodeStatus, encodeTraceResponse } from '../../ingest/otlp/otlp-decode.ts';
 import { mapSpan, type SpanMapOptions } from '../../ingest/otlp/span-map.ts';
 import { requireScope } from '../auth.ts';
+import { unavailableMessage } from '../unavailable.ts';
 
 const gunzipAsync = promisify(gunzip);
 
@@ -71,7 +72,7 @@ export function registerTraceRoutes(app: FastifyInstance, deps: TraceRouteDeps):
         if (!(err instanceof AppError && err.retryable)) throw err;
         req.log.warn({ err: err.message }, 'OTLP export not stored; the exporter will retry');
         void reply.header('retry-after', '5');
-        return send(reply, 503, as, encodeStatus(UNAVAILABLE, err.message, as));
+        return send(reply, 503, as, encodeStatus(UNAVAILABLE, unavailableMessage(err.code), as));
       }
       const rejected = new Map<number, string>();
       outcomes.forEach((o, i) => {

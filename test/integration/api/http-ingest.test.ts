@@ -156,7 +156,7 @@ describe('POST /v1/packets on embedded ClickHouse', () => {
   it('serves healthz, readyz and metrics', async () => {
     expect((await app.inject('/healthz')).json()).toEqual({ status: 'ok' });
     expect((await app.inject('/readyz')).statusCode).toBe(200);
-    const m = await app.inject('/metrics');
+    const m = await app.inject({ url: '/metrics', headers: { authorization: `Bearer ${READ_KEY}` } });
     expect(m.body).toMatch(/tool_audit_ingest_rows_total\{segment="tool_call"\} \d+/);
     expect(m.body).toMatch(/tool_audit_quarantined_total\{reason="I5_args_hash"\} 1/);
   });

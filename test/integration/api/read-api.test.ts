@@ -19,7 +19,7 @@ import {
   toolsSummarySchema,
   violationsSchema,
 } from '../../../queries/schemas.ts';
-import { approx, iso, readHarness, type Harness } from '../../helpers/read-harness.ts';
+import { approx, iso, READ_KEY, readHarness, type Harness } from '../../helpers/read-harness.ts';
 import { byPair, oracle, uuidKey, type Win } from '../../helpers/read-oracle.ts';
 import { taskIds } from '../../helpers/read-workload.ts';
 
@@ -246,7 +246,7 @@ describe('read API over a generated workload', () => {
   });
 
   it('records request latency per route and query latency per query', async () => {
-    const m = (await h.app.inject('/metrics')).body;
+    const m = (await h.app.inject({ url: '/metrics', headers: { authorization: `Bearer ${READ_KEY}` } })).body;
     expect(m).toMatch(/tool_audit_http_request_seconds_count\{method="GET",route="\/v1\/tasks\/:task_id",status="200"\} \d+/);
     expect(m).toMatch(/tool_audit_query_seconds_count\{query="dedup_candidates(_indexed)?"\} \d+/);
   });

@@ -51,12 +51,12 @@ describe('config', () => {
     ]);
     expect(r.config.kafka.brokers).toEqual(['h1:9092', 'h2:9092']);
   });
-  it('knows the admin scope (manifests) and no other', () => {
-    const r = loadConfig({ TOOL_AUDIT_API_KEYS: 'cccccccccccccccc:admin,read' });
-    expect(r.ok && r.config.apiKeys).toEqual([{ key: 'cccccccccccccccc', scopes: ['admin', 'read'] }]);
+  it('knows the admin and metrics scopes and no other', () => {
+    const r = loadConfig({ TOOL_AUDIT_API_KEYS: 'cccccccccccccccc:admin,read;dddddddddddddddd:metrics' });
+    expect(r.ok && r.config.apiKeys).toEqual([{ key: 'cccccccccccccccc', scopes: ['admin', 'read'] }, { key: 'dddddddddddddddd', scopes: ['metrics'] }]);
     const bad = loadConfig({ TOOL_AUDIT_API_KEYS: 'cccccccccccccccc:root' });
     expect(bad.ok).toBe(false);
-    expect(!bad.ok && bad.error).toContain('<ingest|read|admin>');
+    expect(!bad.ok && bad.error).toContain('<ingest|read|admin|metrics>');
   });
   it('names a public HOST without keys beside every other offence when serving, before anything is opened', () => {
     const r = loadConfig({ PORT: 'abc', HOST: '0.0.0.0' }, { serving: true });
