@@ -2,6 +2,7 @@
  * The one place that reads the environment. Every other module receives a {@link Config}
  * (or a slice of it) as a dependency, so tests build configs without touching process.env.
  */
+import { defaultSecretLines, modeOf } from './default-secrets.ts';
 import { z } from 'zod';
 
 const intFromEnv = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
@@ -188,6 +189,8 @@ const envSchema = z.object({
 
 /** Parsed, validated configuration of every tool-audit process. */
 export interface Config {
+  /** dev: documented default secrets allowed (a laptop); production: refused (platform/default-secrets.ts). */
+  mode: 'dev' | 'production';
   port: number;
   host: string;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
@@ -372,11 +375,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       lines.push(`  HOST: ${host} is reachable beyond loopback: set TOOL_AUDIT_API_KEYS (keys with scopes ingest/read), or serve on 127.0.0.1`);
     }
   }
-  if (!parsed.success || lines.length > 0) return { ok: false, error: `invalid configuration:\n${lines.join('\n')}` };
+  const mode = modeOf(env);
+  if (mode === undefined) lines.push(`  TOOL_AUDIT_MODE: must be dev or production; got ${env.TOOL_AUDIT_MODE}`);
+  if (mode === 'production') lines.push(...defaultSecretLines(env));
+  if (!parsed.success || lines.length > 0 || mode === undefined) return { ok: false, error: `invalid configuration:\n${lines.join('\n')}` };
   const e = parsed.data;
   return {
     ok: true,
     config: {
+      mode,
       port: e.PORT,
       host: e.HOST,
       logLevel: e.LOG_LEVEL,

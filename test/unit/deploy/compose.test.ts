@@ -36,7 +36,21 @@ function interpolate(s: string, env: Record<string, string> = {}): string {
   });
 }
 
-const compose = parse(interpolate(text), { merge: true }) as { services: Record<string, Service>; volumes?: Record<string, unknown> };
+type Compose = { services: Record<string, Service>; volumes?: Record<string, unknown> };
+const composeWith = (env: Record<string, string>) => parse(interpolate(text, env), { merge: true }) as Compose;
+/** A deployment's own secrets, as its .env gives them: what the stack runs with outside dev mode. */
+const SECRETS = {
+  CLICKHOUSE_ADMIN_PASSWORD: 'admin-Pw-41f7c2',
+  CLICKHOUSE_INGEST_PASSWORD: 'ingest-Pw-9b1d0e',
+  CLICKHOUSE_ANALYZER_PASSWORD: 'analyzer-Pw-77aa31',
+  CLICKHOUSE_API_PASSWORD: 'api-Pw-c0ffee5',
+  CLICKHOUSE_READER_PASSWORD: 'reader-Pw-5e5e12',
+  GRAFANA_ADMIN_PASSWORD: 'grafana-Pw-0d9c88',
+  TOOL_AUDIT_API_KEYS: 'prod-ingest-key-8f3a61c2d9:ingest,read',
+  TOOL_AUDIT_API_KEY: 'prod-ingest-key-8f3a61c2d9',
+  TOOL_AUDIT_REDACTION_KEY: 'prod-redaction-key-2b7e151628aed2a6',
+};
+const compose = composeWith(SECRETS);
 const services = compose.services;
 const names = Object.keys(services);
 const TOOL_AUDIT = ['migrate', 'ingest', 'analyze', 'api'];
@@ -107,8 +121,11 @@ describe('docker-compose.yml', () => {
         expect(comments, `${name}: port ${entry} has no comment`).toMatch(new RegExp(`#\\s*${port}:`));
       }
     }
-    expect(services.api?.ports).toEqual(['8080:8080']);
-    expect(services.grafana?.ports).toEqual(['3000:3000']);
+    // On loopback unless the deployment says otherwise.
+    expect(services.api?.ports).toEqual(['127.0.0.1:8080:8080']);
+    expect(services.grafana?.ports).toEqual(['127.0.0.1:3000:3000']);
+    const published = composeWith({ ...SECRETS, TOOL_AUDIT_PUBLISH_ADDRESS: '0.0.0.0' }).services;
+    expect([published.api?.ports, published.grafana?.ports]).toEqual([['0.0.0.0:8080:8080'], ['0.0.0.0:3000:3000']]);
     for (const internal of ['kafka', 'clickhouse', 'ingest', 'analyze']) expect(services[internal]?.ports, `${internal} is internal`).toBeUndefined();
   });
 
@@ -117,6 +134,29 @@ describe('docker-compose.yml', () => {
       const r = loadConfig(envOf(name));
       expect(r.ok ? '' : r.error, name).toBe('');
     }
+  });
+
+  it('refuses its documented defaults outside dev mode, naming each; migrate sees every secret of the stack', () => {
+    // The oracle: every value the file gives by default that a deployment must replace.
+    const defaults = new Set([...text.matchAll(/\$\{[A-Z_]+:-((?:change-me|dev-)[^}]*)\}/g)].map((m) => m[1] as string));
+    expect(defaults.size).toBeGreaterThanOrEqual(8);
+    const bare = composeWith({}).services;
+    for (const name of TOOL_AUDIT) {
+      const env = Object.fromEntries(Object.entries(bare[name]?.environment ?? {}).map(([k, v]) => [k, String(v)]));
+      const holding = Object.entries(env)
+        .filter(([, v]) => [...defaults].some((d) => v === d || v.split(/[;:]/).includes(d)))
+        .map(([k]) => k);
+      expect(holding.length, name).toBeGreaterThan(0);
+      const r = loadConfig(env);
+      expect(r.ok, name).toBe(false);
+      const named = r.ok ? [] : [...r.error.matchAll(/^ {2}([A-Z_]+): holds the documented default/gm)].map((m) => m[1]);
+      expect(named.sort(), name).toEqual(holding.sort());
+      expect(loadConfig({ ...env, TOOL_AUDIT_MODE: 'dev' }).ok, `${name} in dev mode`).toBe(true);
+    }
+    // Grafana's admin and every ClickHouse user's password reach migrate, which all else waits for.
+    const checked = Object.keys(bare.migrate?.environment ?? {});
+    for (const v of ['GRAFANA_ADMIN_PASSWORD', 'CLICKHOUSE_INGEST_PASSWORD', 'CLICKHOUSE_ANALYZER_PASSWORD', 'CLICKHOUSE_API_PASSWORD', 'CLICKHOUSE_READER_PASSWORD']) expect(checked).toContain(v);
+    expect(envOf('grafana').GF_SECURITY_ADMIN_PASSWORD).toBe(envOf('migrate').GRAFANA_ADMIN_PASSWORD);
   });
 
   it('runs each process as its own ClickHouse user; only migrate changes the schema', () => {

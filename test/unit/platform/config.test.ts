@@ -51,6 +51,20 @@ describe('config', () => {
     ]);
     expect(r.config.kafka.brokers).toEqual(['h1:9092', 'h2:9092']);
   });
+  it('is in dev mode on the embedded engine, in production with a server, and refuses documented defaults only in production', () => {
+    const laptop = loadConfig({ REDACTION_KEY: 'dev-redaction-key-change-me' });
+    expect(laptop.ok && laptop.config.mode).toBe('dev');
+    const server = { CLICKHOUSE_URL: 'http://clickhouse:8123', CLICKHOUSE_PASSWORD: 'change-me-api', REDACTION_KEY: 'dev-redaction-key-change-me', TOOL_AUDIT_API_KEYS: 'my-own-key-0123456789:read;dev-ingest-key-0001:ingest' };
+    const refused = loadConfig(server);
+    expect(refused.ok).toBe(false);
+    expect(!refused.ok && refused.error.match(/^ {2}[A-Z_]+(?=: holds the documented default)/gm)).toEqual(['  TOOL_AUDIT_API_KEYS', '  REDACTION_KEY', '  CLICKHOUSE_PASSWORD']);
+    expect(!refused.ok && refused.error).not.toContain('change-me-api');
+    expect(loadConfig({ ...server, TOOL_AUDIT_MODE: 'dev' }).ok).toBe(true);
+    expect(loadConfig({ ...server, CLICKHOUSE_PASSWORD: 's3cret-of-mine', REDACTION_KEY: 'a-redaction-key-of-mine', TOOL_AUDIT_API_KEYS: 'my-own-key-0123456789:read' }).ok).toBe(true);
+    const bogus = loadConfig({ TOOL_AUDIT_MODE: 'prod' });
+    expect(!bogus.ok && bogus.error).toContain('TOOL_AUDIT_MODE: must be dev or production');
+  });
+
   it('knows the admin and metrics scopes and no other', () => {
     const r = loadConfig({ TOOL_AUDIT_API_KEYS: 'cccccccccccccccc:admin,read;dddddddddddddddd:metrics' });
     expect(r.ok && r.config.apiKeys).toEqual([{ key: 'cccccccccccccccc', scopes: ['admin', 'read'] }, { key: 'dddddddddddddddd', scopes: ['metrics'] }]);
