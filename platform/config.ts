@@ -2,7 +2,7 @@
  * The one place that reads the environment. Every other module receives a {@link Config}
  * (or a slice of it) as a dependency, so tests build configs without touching process.env.
  */
-import { defaultSecretLines, modeOf } from './default-secrets.ts';
+import { defaultSecretLines, dualScopeLines, modeOf } from './default-secrets.ts';
 import { z } from 'zod';
 
 const intFromEnv = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
@@ -377,7 +377,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const mode = modeOf(env);
   if (mode === undefined) lines.push(`  TOOL_AUDIT_MODE: must be dev or production; got ${env.TOOL_AUDIT_MODE}`);
-  if (mode === 'production') lines.push(...defaultSecretLines(env));
+  if (mode === 'production') lines.push(...defaultSecretLines(env), ...(parsed.success ? dualScopeLines(parsed.data.TOOL_AUDIT_API_KEYS) : []));
   if (!parsed.success || lines.length > 0 || mode === undefined) return { ok: false, error: `invalid configuration:\n${lines.join('\n')}` };
   const e = parsed.data;
   return {

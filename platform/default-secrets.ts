@@ -8,8 +8,8 @@
 
 /** The documented defaults, by variable. */
 export const DOCUMENTED_DEFAULTS: Readonly<Record<string, readonly string[]>> = {
-  TOOL_AUDIT_API_KEYS: ['dev-ingest-key-0001'],
-  TOOL_AUDIT_API_KEY: ['dev-ingest-key-0001'],
+  TOOL_AUDIT_API_KEYS: ['dev-ingest-key-0001', 'dev-read-key-0001'],
+  TOOL_AUDIT_API_KEY: ['dev-ingest-key-0001', 'dev-read-key-0001'],
   REDACTION_KEY: ['dev-redaction-key-change-me'],
   CLICKHOUSE_PASSWORD: ['change-me-admin', 'change-me-ingest', 'change-me-analyzer', 'change-me-api', 'change-me-reader'],
   // compose hands the `migrate` service every password of the stack, so that one refusal stops
@@ -42,4 +42,17 @@ export function defaultSecretLines(env: Record<string, string | undefined>): str
     }
   }
   return lines;
+}
+
+/**
+ * One line per API key that carries both `ingest` and `read`: whoever holds it can send calls with
+ * chosen secrets (password=0000 … 9999) and read back their placeholders — a table from
+ * placeholder to secret for every short secret stored. Placeholders stay deterministic (one secret,
+ * one placeholder: repeats stay repeats), so the defence is that no one key does both. Keys are
+ * named by their first 4 characters only.
+ */
+export function dualScopeLines(keys: ReadonlyArray<{ key: string; scopes: readonly string[] }>): string[] {
+  return keys
+    .filter((k) => k.scopes.includes('ingest') && k.scopes.includes('read'))
+    .map((k) => `  TOOL_AUDIT_API_KEYS: the key ${k.key.slice(0, 4)}… carries both ingest and read: with it one can store chosen secrets and read back their placeholders; give agents ingest keys and people read keys, or TOOL_AUDIT_MODE=dev on a machine of your own`);
 }

@@ -46,7 +46,7 @@ const SECRETS = {
   CLICKHOUSE_API_PASSWORD: 'api-Pw-c0ffee5',
   CLICKHOUSE_READER_PASSWORD: 'reader-Pw-5e5e12',
   GRAFANA_ADMIN_PASSWORD: 'grafana-Pw-0d9c88',
-  TOOL_AUDIT_API_KEYS: 'prod-ingest-key-8f3a61c2d9:ingest,read',
+  TOOL_AUDIT_API_KEYS: 'prod-ingest-key-8f3a61c2d9:ingest;prod-read-key-61d0aa7e35:read',
   TOOL_AUDIT_API_KEY: 'prod-ingest-key-8f3a61c2d9',
   TOOL_AUDIT_REDACTION_KEY: 'prod-redaction-key-2b7e151628aed2a6',
 };

@@ -61,6 +61,9 @@ describe('config', () => {
     expect(!refused.ok && refused.error).not.toContain('change-me-api');
     expect(loadConfig({ ...server, TOOL_AUDIT_MODE: 'dev' }).ok).toBe(true);
     expect(loadConfig({ ...server, CLICKHOUSE_PASSWORD: 's3cret-of-mine', REDACTION_KEY: 'a-redaction-key-of-mine', TOOL_AUDIT_API_KEYS: 'my-own-key-0123456789:read' }).ok).toBe(true);
+    const dual = loadConfig({ ...server, CLICKHOUSE_PASSWORD: 's3cret-of-mine', REDACTION_KEY: 'a-redaction-key-of-mine', TOOL_AUDIT_API_KEYS: 'mine-key-0123456789:ingest,read' });
+    expect(!dual.ok && dual.error).toMatch(/TOOL_AUDIT_API_KEYS: the key mine… carries both ingest and read/);
+    expect(!dual.ok && dual.error).not.toContain('mine-key-0123456789');
     const bogus = loadConfig({ TOOL_AUDIT_MODE: 'prod' });
     expect(!bogus.ok && bogus.error).toContain('TOOL_AUDIT_MODE: must be dev or production');
   });
