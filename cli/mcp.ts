@@ -17,7 +17,9 @@ import { createToolsReporter } from '../emit/mcp/tools-reporter.ts';
 import type { Config } from '../platform/config.ts';
 import { AppError } from '../platform/errors.ts';
 import { createLogger, type Logger } from '../platform/logger.ts';
+import type { RedactionPolicy } from '../schemas/redaction-policy.ts';
 import { parseOrchestrator } from '../schemas/vocabulary.ts';
+import { redactionKeyPath, resolveRedaction } from './redaction-key.ts';
 import { configOrExit } from './runtime.ts';
 import { USAGES } from './usage.ts';
 
@@ -104,7 +106,7 @@ export async function mcp(argv: string[]): Promise<void> {
   const logger = createLogger(config.logLevel, 'tool-audit-mcp');
   const pin = args.pinFile === undefined ? undefined : readPin(args.pinFile);
   const url = args.url ?? config.client.url;
-  const emitter = emitterOf(args, config, url, logger);
+  const emitter = emitterOf(args, config, url, logger, await redactionOf(config, logger));
   const reporter = url ? createToolsReporter({ url, apiKey: config.client.apiKey, logger }) : undefined;
   if (!reporter) logger.warn('tools/list answers are reported to a tool-audit server only: set TOOL_AUDIT_URL to keep manifests from them');
   const guardStats = newGuardStats();
@@ -156,11 +158,20 @@ export async function mcp(argv: string[]): Promise<void> {
   await finish(await gw.exited);
 }
 
-function emitterOf(args: McpArgs, config: Config, url: string | undefined, logger: Logger): AuditEmitter {
-  // Secrets leave the agent's machine only as placeholders when the gateway knows the server's
-  // key (REDACTION_KEY); without it the server's ingest takes them out before anything is stored.
-  const r = config.redaction;
-  const redaction = r.enabled && r.key ? { redaction: { key: r.key, email: r.email, paths: r.paths, patterns: r.patterns } } : {};
+/**
+ * The gateway's redaction: on by default, so secrets leave the agent's machine only as
+ * placeholders. With REDACTION_KEY (the server's) one secret gets the server's placeholder; without
+ * it, a key the gateway makes and keeps in its state folder (as serve does: on the server's own
+ * machine and data directory, the very same key). REDACTION=off turns it off.
+ */
+async function redactionOf(config: Config, logger: Logger): Promise<{ redaction: RedactionPolicy } | Record<string, never>> {
+  const policy = await resolveRedaction(config);
+  if (!policy) return {};
+  if (!config.redaction.key) logger.info({ keyFile: redactionKeyPath(config) }, 'redacting with the key kept in the state folder; set REDACTION_KEY to the server\'s for one placeholder per secret across machines');
+  return { redaction: policy };
+}
+
+function emitterOf(args: McpArgs, config: Config, url: string | undefined, logger: Logger, redaction: { redaction: RedactionPolicy } | Record<string, never>): AuditEmitter {
   const common = { orchestrator: args.orchestrator, agentId: args.agentId ?? 'mcp-client', instanceId: args.instanceId, logger, buffer: { maxBuffered: args.bufferPackets }, ...redaction };
   const budget = args.budgetUsd === undefined ? undefined : { projectedCostUsd: args.budgetUsd, onUnavailable: args.budgetUnavailable, timeoutMs: args.budgetTimeoutMs, ...(url ? { url, apiKey: config.client.apiKey } : {}) };
   if (budget && !url) throw new AppError('CONFIG_INVALID', '--check-budget asks a tool-audit server: set TOOL_AUDIT_URL or --url', { retryable: false });

@@ -4,7 +4,10 @@
  * from the real broker; with the tool-audit server away, calls still work at once and what was
  * not delivered is counted in the gateway's closing stats line.
  */
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
@@ -56,6 +59,35 @@ describe('gateway delivery', () => {
     expect(calls).toHaveLength(args.length);
     expect(new Set(calls.map((c) => c.key))).toEqual(new Set([task]));
     expect(calls.map((c) => c.packet.invocation?.args_hash).sort()).toEqual(pythonArgsHashes(args).sort());
+  }, 60_000);
+
+  it('redacts by default: without REDACTION_KEY a secret leaves as the placeholder of the key kept in its state folder', async () => {
+    const { topic } = uniqueNames('mcp-gw-red');
+    const kafka = testKafka('mcp-gateway-redaction-test');
+    await createTopics(kafka, [{ topic, partitions: 1 }]);
+    const dataDir = join(mkdtempSync(join(tmpdir(), 'mcp-gw-state-')), 'data');
+    const env = { ...baseEnv(), KAFKA_BROKERS: brokers().join(','), KAFKA_TOPIC: topic, TOOL_AUDIT_DATA_DIR: dataDir };
+    delete (env as Record<string, string | undefined>).REDACTION_KEY;
+    delete (env as Record<string, string | undefined>).REDACTION;
+    const secret = 'hunter2-Correct-Horse';
+    const aws = 'AKIAIOSFODNN7EXAMPLE';
+    const { stderr } = await run(env, randomUUID(), [{ key: 'k1', password: secret, note: `rotate ${aws}` }]);
+    // The key it made, read back as a file: the placeholder is computed here from it.
+    const key = readFileSync(join(dataDir, 'tool-audit-state', 'redaction.key'), 'utf8').trim();
+    expect(key.length).toBeGreaterThanOrEqual(32);
+    expect(stderr).toContain('redacting with the key kept in the state folder');
+    const mark = (rule: string, s: string) => `[redacted:${rule}:${createHmac('sha256', key).update(s).digest('hex').slice(0, 16)}]`;
+    const consumer = kafka.consumer({ groupId: `${topic}-reader` });
+    await consumer.connect();
+    await consumer.subscribe({ topic, fromBeginning: true });
+    const values: string[] = [];
+    await consumer.run({ eachMessage: async ({ message }) => void values.push(message.value?.toString() ?? '') });
+    const end = Date.now() + 20_000;
+    while (values.length < 2 && Date.now() < end) await new Promise((r) => setTimeout(r, 200));
+    await consumer.disconnect();
+    const call = values.map((v) => JSON.parse(v) as { type: string; invocation?: { args: Record<string, string> } }).find((p) => p.type === 'tool_call');
+    expect(call?.invocation?.args).toEqual({ key: 'k1', password: mark('secret_name', secret), note: `rotate ${mark('aws_access_key', aws)}` });
+    for (const v of values) for (const s of [secret, aws]) expect(v).not.toContain(s);
   }, 60_000);
 
   it('the tool-audit server away: calls are not held up; the undelivered are counted', async () => {
