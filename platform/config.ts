@@ -169,6 +169,9 @@ const envSchema = z.object({
   EDGE_RATE_LIMIT_PER_MINUTE: intFromEnv(300_000, 0),
   EDGE_RATE_LIMIT_BURST: intFromEnv(10_000, 1),
   AUTH_FAILURES_PER_MINUTE: intFromEnv(30, 0),
+  EXPORT_MAX_DAYS: intFromEnv(93, 1),
+  EXPORT_CONCURRENCY_PER_CLIENT: intFromEnv(2, 1),
+  EXPORT_CONCURRENCY: intFromEnv(4, 1),
   TOOL_AUDIT_URL: optionalString.pipe(z.url().optional()),
   TOOL_AUDIT_API_KEY: optionalString,
 
@@ -310,6 +313,8 @@ export interface Config {
   rateLimit: { perMinute: number; burst: number };
   /** Every route, before authentication: requests per client, and failed authentications per address (api/edge-limits.ts); 0 per minute is off. */
   edgeLimits: { perMinute: number; burst: number; authFailuresPerMinute: number };
+  /** GET /v1/export: the window's span in days, and exports running at once per client and in all. */
+  exportLimits: { maxDays: number; perClient: number; total: number };
   /** Where the CLI finds a running server (`task`, `top`, `demo`), and the key it sends. */
   client: { url: string | undefined; apiKey: string | undefined };
   /** Budgets checked before a tool runs. */
@@ -472,6 +477,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       },
       rateLimit: { perMinute: e.RATE_LIMIT_PER_MINUTE, burst: e.RATE_LIMIT_BURST },
       edgeLimits: { perMinute: e.EDGE_RATE_LIMIT_PER_MINUTE, burst: e.EDGE_RATE_LIMIT_BURST, authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE },
+      exportLimits: { maxDays: e.EXPORT_MAX_DAYS, perClient: e.EXPORT_CONCURRENCY_PER_CLIENT, total: e.EXPORT_CONCURRENCY },
       client: { url: e.TOOL_AUDIT_URL, apiKey: e.TOOL_AUDIT_API_KEY },
       budgets: { reservationTimeoutMs: e.BUDGET_RESERVATION_TIMEOUT_MS, decisionsFlushMs: e.BUDGET_DECISIONS_FLUSH_MS, checkPort: e.BUDGET_CHECK_PORT },
       hints: {

@@ -93,7 +93,9 @@ function fieldSelect(field: SearchField, items: SearchItem[], params: Record<str
     // window's outputs' hashes instead was every output's for the usual window).
     // Only a version that hashes to its content_hash is an output's: one inserted afterwards
     // under the hash is no hit (the hash is computed for matching contents alone).
-    const inner = `SELECT content_hash FROM {db:Identifier}.output_contents WHERE ${matchSql('content', items, params)} AND lower(hex(SHA256(content))) = content_hash`;
+    // Inside the window: a content last seen before it belongs to no output of it (last_seen is
+    // the newest output's created_at), so contents older than the window are never matched.
+    const inner = `SELECT content_hash FROM {db:Identifier}.output_contents WHERE last_seen >= {from:DateTime64(3, 'UTC')} AND ${matchSql('content', items, params)} AND lower(hex(SHA256(content))) = content_hash`;
     return `SELECT 'output' AS kind, toString(call_id) AS call_id, toString(output_id) AS output_id, task_id, toString(tool_id) AS tool_id, created_at, 'content' AS field, toString(content_hash) AS excerpt
       FROM {db:Identifier}.tool_outputs WHERE ${OUTPUT_FILTERS} AND content_hash IN (${inner}) AND ${AFTER('toString(output_id)', 'content')}
       ORDER BY created_at DESC, output_id DESC LIMIT {limit:UInt32}`;

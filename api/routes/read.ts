@@ -44,7 +44,7 @@ export function readApiOf(config: Config, ch: StatementRunner, metrics: MetricsR
 
 /** The export route's dependencies: the door it runs on, and the reads' defaults and rate limit. */
 export function exportApiOf(config: Config, clickhouse: ClickHouseDoor): Omit<ExportApiDeps, 'apiKeys'> {
-  return { clickhouse, defaults: { windowDays: config.queries.defaultWindowDays, expensiveThresholdUsd: config.queries.expensiveThresholdUsd, slowThresholdMs: config.queries.slowThresholdMs }, rateLimit: config.rateLimit };
+  return { clickhouse, defaults: { windowDays: config.queries.defaultWindowDays, expensiveThresholdUsd: config.queries.expensiveThresholdUsd, slowThresholdMs: config.queries.slowThresholdMs }, rateLimit: config.rateLimit, limits: config.exportLimits };
 }
 
 /** Registers the read routes and /openapi.json. */

@@ -4,6 +4,7 @@
  * with a clock that moves a minute per apply when asked for.
  */
 import type { FastifyInstance } from 'fastify';
+import type { ExportLimits } from '../../api/routes/export.ts';
 import { buildApp } from '../../api/app.ts';
 import type { ClickHouseDoor } from '../../platform/clickhouse/door.ts';
 import type { ApiKey } from '../../platform/config.ts';
@@ -24,6 +25,8 @@ export interface ReadAppOptions {
   queries?: ReadQueries;
   /** Serve the manifest routes; `clockFromMs`: applies take effect a minute apart from then, else the real clock. */
   manifests?: { clockFromMs?: number };
+  /** Bounds of GET /v1/export; default the route's. */
+  exportLimits?: ExportLimits;
 }
 
 /** buildApp with the read routes (and the manifest routes when asked). */
@@ -36,7 +39,7 @@ export function readApp(o: ReadAppOptions): FastifyInstance {
     maxBodyBytes: 1 << 20,
     logger: silentLogger(),
     read: { queries: o.queries ?? createReadQueries(o.door, o.db, DEFAULT_QUERY_CONTEXT), defaults: DEFAULTS, rateLimit: NO_LIMIT },
-    export: { clickhouse: o.door, defaults: DEFAULTS, rateLimit: NO_LIMIT },
+    export: { clickhouse: o.door, defaults: DEFAULTS, rateLimit: NO_LIMIT, ...(o.exportLimits ? { limits: o.exportLimits } : {}) },
     ...(o.manifests ? { manifests: { clickhouse: o.door, ...(clock === undefined ? {} : { now: () => (clock = (clock as number) + 60_000) }) } } : {}),
   });
 }

@@ -45,6 +45,7 @@ const kafka = (value: unknown): RawPacket => ({ raw: JSON.stringify(value), sour
 describe('GET /v1/export', () => {
   let app: FastifyInstance;
   let db: string;
+  let door: ReturnType<typeof doorOf>;
   const inRange: ReturnType<typeof toolCall>[] = [];
   const outside: ReturnType<typeof toolCall>[] = [];
   const outputs: ReturnType<typeof outputArtifact>[] = [];
@@ -52,7 +53,7 @@ describe('GET /v1/export', () => {
   beforeAll(async () => {
     const fresh = await freshDatabase('export');
     db = fresh.db;
-    const door = doorOf(fresh.ch, db);
+    door = doorOf(fresh.ch, db);
     const writer = createSegmentWriter({ clickhouse: door, maxPacketBytes: 4 << 20, dedupCacheEntries: 0, metrics: new MetricsRegistry(), logger: silentLogger() });
     for (let i = 0; i < 240; i++) inRange.push(toolCall({ args: argsOf(i), created_at: iso(FROM + i * 300_000 + (i % 4)) }, i % 5 === 0 ? null : `task-${i % 3}`));
     outside.push(toolCall({ created_at: iso(FROM - 1) }, 'task-0'), toolCall({ created_at: iso(TO) }, 'task-0'));
@@ -134,6 +135,22 @@ describe('GET /v1/export', () => {
     }
     const reversed = await app.inject({ method: 'GET', url: `/v1/export?kind=calls&from=${iso(TO)}&to=${iso(FROM)}` });
     expect(reversed.statusCode).toBe(400);
+  });
+
+  it('bounds exports: a window over the limit is refused naming it; past the exports one client may run at once, 429 until one ends', async () => {
+    const long = await app.inject({ method: 'GET', url: `/v1/export?kind=calls&from=1970-01-01T00:00:00Z&to=${iso(TO)}` });
+    expect(long.statusCode).toBe(400);
+    expect((long.json() as { message: string }).message).toMatch(/at most 93 days/);
+    const one = readApp({ door, db, keys: [], exportLimits: { maxDays: 93, perClient: 1, total: 4 } });
+    const at = (remoteAddress: string) => one.inject({ method: 'GET', url: `/v1/export?kind=calls&from=${iso(FROM)}&to=${iso(TO)}`, remoteAddress });
+    // Three at once from one address: one runs, two wait; another address is not held back.
+    const codes = await Promise.all([at('10.0.0.1'), at('10.0.0.1'), at('10.0.0.1'), at('10.0.0.2')]);
+    expect(codes.map((r) => r.statusCode).sort()).toEqual([200, 200, 429, 429]);
+    const refused = codes.find((r) => r.statusCode === 429);
+    expect(refused?.headers['retry-after']).toBe('5');
+    // Ended: the next one runs.
+    expect((await at('10.0.0.1')).statusCode).toBe(200);
+    await one.close();
   });
 
   it('tool-audit export writes the same file from a running server', async () => {
