@@ -7,6 +7,7 @@
  * it to args, summaries, errors, contents and quarantined bytes (docs/design.md, "Secrets").
  */
 import { createHmac } from 'node:crypto';
+import { PROVIDER_RULES } from './secret-providers.ts';
 
 /** A span of `text` to replace, and the rule that found it. */
 export interface SecretHit {
@@ -110,7 +111,7 @@ export function namesSecret(json: string): boolean {
  * (its keys) that hold none.
  */
 export function mayHoldSecret(text: string, o: DetectOptions = {}): boolean {
-  return BUILT_IN_PREFILTER.test(text) || NAME_WORD.test(text) || (o.email === true && text.includes('@')) || (o.custom?.length ?? 0) > 0;
+  return mayHoldShape(text) || NAME_WORD.test(text) || (o.email === true && text.includes('@')) || (o.custom?.length ?? 0) > 0;
 }
 
 /** Whether the digits of a JSON number are a card number of a major scheme that passes Luhn. */
@@ -121,12 +122,20 @@ export function isCardNumber(digits: string): boolean {
 /** HTTP authentication scheme names: the word after `Authorization:`, not the credentials. */
 const AUTH_SCHEME = /^(?:basic|bearer|digest|token|negotiate|ntlm|hoba|mutual|vapid|scram-sha-\d+|aws4-hmac-sha256)$/i;
 
+/** A regular expression matching any of the literals. */
+function literals(xs: readonly string[]): RegExp {
+  return new RegExp(xs.map((x) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'));
+}
+
 // Order matters where kinds overlap: the first detector to claim a span keeps it (an Anthropic key
 // also looks like an OpenAI one; a JWT in a Bearer header is a JWT).
 const BUILT_IN: readonly Detector[] = [
   { rule: 'private_key', need: /-----BEGIN/, pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----/g },
   { rule: 'jwt', need: /eyJ/, pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, check: (t) => base64Decodes(t.slice(0, t.indexOf('.')), (h) => /"alg"\s*:/.test(h)) },
   { rule: 'anthropic_key', need: /sk-ant-/, pattern: /\bsk-ant-[A-Za-z0-9_-]{20,}/g },
+  // Providers' shapes (secret-providers.ts): before the OpenAI key and Bearer, which would take
+  // some of them (sk-lf-, sk-or-v1-; a provider token after `Bearer`) under a vaguer rule.
+  ...PROVIDER_RULES.map((r): Detector => ({ rule: r.rule, need: literals(r.need), pattern: new RegExp(r.pattern, 'g'), ...(r.group ? { group: r.group } : {}) })),
   { rule: 'openai_key', need: /sk-/, pattern: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g, check: (t) => /[0-9]/.test(t) && /[A-Za-z]/.test(t.slice(3)) },
   { rule: 'aws_access_key', need: /AKIA|ASIA/, pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g },
   { rule: 'aws_secret_key', need: /aws_secret_access_key/i, pattern: /aws_secret_access_key["']?\s*[=:]\s*["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/gi, group: 1 },
@@ -160,6 +169,10 @@ const BUILT_IN: readonly Detector[] = [
  * ingest runs the detectors over every string of every packet.
  */
 const BUILT_IN_PREFILTER = /-----BEGIN|eyJ|sk-|AKIA|ASIA|aws_secret_access_key|gh[pousr]_|github_pat_|xox[abprs]-|AIza|[sr]k_(?:live|test)_|hf_|SG\.|AccountKey|Basic|Bearer|:\/\/|passw|pwd|\d(?:[ -]?\d){12}/i;
+/** The providers' prefixes (case as written): a text holding none skips their detectors. */
+const PROVIDER_PREFILTER = literals([...new Set(PROVIDER_RULES.flatMap((r) => r.need))]);
+/** Whether a built-in shape may be in `text`. */
+const mayHoldShape = (text: string): boolean => BUILT_IN_PREFILTER.test(text) || PROVIDER_PREFILTER.test(text);
 
 /** The names around a secret word ({@link mentionsSecretName}). */
 const NAME_CANDIDATE = /[A-Za-z0-9_.-]*(?:pass|pwd|secret|token|key|authorization|cookie|credential)[A-Za-z0-9_.-]*/gi;
@@ -186,7 +199,7 @@ const globalOf = (p: RegExp): RegExp => (p.global ? p : new RegExp(p.source, `${
 
 /** Every confirmed match of the detectors that can apply to `text`, detector by detector. */
 function* secretMatches(text: string, o: DetectOptions): Generator<SecretHit> {
-  const shapes = BUILT_IN_PREFILTER.test(text);
+  const shapes = mayHoldShape(text);
   const names = mentionsSecretName(text);
   const builtIn = (shapes && names ? BUILT_IN : shapes ? SHAPE_DETECTORS : names ? NAME_DETECTORS : []).filter((d) => d.need === undefined || d.need.test(text));
   const detectors: Detector[] = [...builtIn, ...(o.email && text.includes('@') ? [EMAIL] : []), ...(o.custom ?? []).map((c) => ({ rule: c.rule, pattern: globalOf(c.pattern) }))];

@@ -19,6 +19,8 @@ import re
 from decimal import Decimal
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+from ._providers import PROVIDERS
+
 # JavaScript's \s (Unicode white space and line terminators), and its complement.
 _WS = "\t\n\x0b\x0c\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 S = f"[{_WS}]"
@@ -109,6 +111,9 @@ _BUILT_IN: List[Tuple[str, "re.Pattern[str]", int, Optional[Callable[[str], bool
     ("private_key", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----", _A), 0, None, None),
     ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", _A), 0, _jwt, None),
     ("anthropic_key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}", _A), 0, None, None),
+    # Providers' shapes (_providers.py, generated from secret-providers.ts): before the OpenAI key
+    # and Bearer, which would take some of them under a vaguer rule.
+    *[(rule, re.compile(pattern, _A), group, None, None) for rule, pattern, group in PROVIDERS],
     ("openai_key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", _A), 0, lambda t: re.search("[0-9]", t) is not None and re.search("[A-Za-z]", t[3:]) is not None, None),
     ("aws_access_key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", _A), 0, None, None),
     ("aws_secret_key", re.compile(f"aws_secret_access_key[\"']?{S}*[=:]{S}*[\"']?([A-Za-z0-9/+=]{{40}})(?![A-Za-z0-9/+=])", _AI), 1, None, None),

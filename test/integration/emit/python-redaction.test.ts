@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { canonicalArgs, type JsonValue } from '../../../schemas/canonical-json.ts';
 import { Redactor, type RedactionPolicy } from '../../../schemas/redaction-policy.ts';
 import { python, root } from '../../helpers/mcp.ts';
-import { FOUND, NEAR_MISSES, PEM, rep, SHAPES } from '../../helpers/secret-corpus.ts';
+import { FOUND, NEAR_MISSES, PEM, PROVIDER_FOUND, rep, SHAPES } from '../../helpers/secret-corpus.ts';
 
 const POLICY: RedactionPolicy = {
   key: 'cross-language-key-0123456789',
@@ -29,6 +29,8 @@ const TEXTS = [
   `two keys AKIAIOSFODNN7EXAMPLE, AKIAI44QH8DHBEXAMPLE and one again AKIAIOSFODNN7EXAMPLE 😀`,
   `already [redacted:aws_access_key:0123456789abcdef] stays, 4111111111111111 goes`,
   `file:\n${PEM}\n`,
+  // Last: every provider shape of the shared table.
+  ...PROVIDER_FOUND.map(([, text]) => text),
 ];
 
 const CALLS: Array<{ tool: string; args: JsonValue; summary: JsonValue }> = [
@@ -70,6 +72,11 @@ describe('Python emitter redaction', () => {
     );
     // And the corpus is not a blank: every planted secret is gone, every near-miss stays.
     FOUND.forEach(([, , secret], i) => expect(py.texts[i]).not.toContain(secret));
+    PROVIDER_FOUND.forEach(([rule, , secret], i) => {
+      const out = py.texts[TEXTS.length - PROVIDER_FOUND.length + i] ?? '';
+      expect(out, rule).not.toContain(secret);
+      expect(out, rule).toContain(`[redacted:${rule}:`);
+    });
     // (e-mail addresses are on in this policy: a near-miss with one loses it.)
     NEAR_MISSES.forEach((text, i) => expect(py.texts[FOUND.length + i]).toBe(text.includes('@') ? ts.text(text) : text));
     expect(py.texts[FOUND.length + NEAR_MISSES.length + 2]).toContain('[redacted:customer_id:');

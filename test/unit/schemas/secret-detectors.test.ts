@@ -8,12 +8,31 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { findSecrets, luhnValid, redactString, secretMark } from '../../../schemas/secret-detectors.ts';
 
-import { FOUND, JWT, NEAR_MISSES } from '../../helpers/secret-corpus.ts';
+import { readFileSync } from 'node:fs';
+import { secretProviderFiles } from '../../../schemas/secret-provider-files.ts';
+import { PROVIDER_RULES } from '../../../schemas/secret-providers.ts';
+import { FOUND, JWT, NEAR_MISSES, PROVIDER_FOUND } from '../../helpers/secret-corpus.ts';
 
 describe('secret detectors', () => {
   it.each(FOUND)('%s: finds exactly the planted secret', (rule, text, secret) => {
     const hits = findSecrets(text);
     expect(hits.map((h) => ({ rule: h.rule, secret: text.slice(h.start, h.end) }))).toEqual([{ rule, secret }]);
+  });
+
+  it.each(PROVIDER_FOUND)('%s: finds exactly the planted provider credential', (rule, text, secret) => {
+    const hits = findSecrets(text);
+    expect(hits.map((h) => ({ rule: h.rule, secret: text.slice(h.start, h.end) }))).toEqual([{ rule, secret }]);
+    // Half of it is too short for its shape: no credential of that provider.
+    expect(findSecrets(text.replace(secret, secret.slice(0, Math.ceil(secret.length / 2)))).map((h) => h.rule)).not.toContain(rule);
+  });
+
+  it('knows at least 40 providers besides the generic kinds, each planted in the corpus, each listed in the generated docs and the Python copy', () => {
+    const own = ['anthropic_key', 'openai_key', 'aws_access_key', 'github_token', 'slack_token', 'google_api_key', 'stripe_key', 'huggingface_token', 'sendgrid_key', 'azure_storage_key'];
+    expect(new Set([...own, ...PROVIDER_RULES.map((r) => r.provider)]).size).toBeGreaterThanOrEqual(40);
+    expect(PROVIDER_RULES.map((r) => r.rule).sort()).toEqual([...new Set(PROVIDER_FOUND.map(([rule]) => rule))].sort());
+    for (const [path, text] of Object.entries(secretProviderFiles())) {
+      expect(readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8'), `${path} is stale: npm run gen:secret-providers`).toBe(text);
+    }
   });
 
   it.each(NEAR_MISSES.map((t) => [t]))('leaves a near-miss alone: %s', (text) => {
