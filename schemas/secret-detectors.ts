@@ -37,7 +37,7 @@ const NAME_WORD = /pass|pwd|secret|token|key|authorization|cookie|credential/i;
 /** Last words of a name that make its value a secret (after camelCase and separators are split). */
 const SECRET_WORDS = new Set(['password', 'passwd', 'pwd', 'pass', 'passphrase', 'secret', 'token', 'apikey', 'authorization', 'cookie', 'credential', 'credentials', 'privatekey', 'accesskey', 'secretkey', 'clientsecret']);
 /** Last two words that do. */
-const SECRET_PAIRS = new Set(['api_key', 'access_key', 'private_key', 'secret_key', 'client_secret', 'account_key', 'signing_key', 'encryption_key']);
+const SECRET_PAIRS = new Set(['api_key', 'access_key', 'private_key', 'secret_key', 'client_secret', 'account_key', 'signing_key', 'encryption_key', 'key_data']);
 /** Tokens that are not credentials: pagination and continuation cursors. */
 const CURSOR_WORDS = new Set(['page', 'next', 'continuation', 'sync', 'pagination', 'resume', 'cursor']);
 
@@ -153,10 +153,17 @@ const BUILT_IN: readonly Detector[] = [
   // A password in a URL's userinfo, with or without a user (redis://:pw@host).
   { rule: 'url_password', need: /:\/\//, pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:([^\s@/]+)@/gi, group: 1 },
   { rule: 'connection_password', need: /passw|pwd/i, pattern: /\b(?:password|passwd|pwd)\s*[=:]\s*(?!\s)("?)([^\s;"'&,]{3,})\1/gi, group: 2 },
+  // ~/.netrc: machine HOST [login USER] password PASSWORD (whitespace-separated, one line or several).
+  { rule: 'netrc_password', need: /machine/, pattern: /\bmachine\s+\S+(?:\s+login\s+\S+)?\s+password\s+(\S+)/g, group: 1 },
+  // Commands whose -p (or curl's -u user:) is a password: mysql -pSECRET, docker login -p SECRET,
+  // sshpass -p SECRET, az login -p SECRET. Not -p elsewhere (mkdir -p, ssh -p PORT, psql -p PORT).
+  { rule: 'cli_password', need: /mysql|mariadb|login|sshpass/, pattern: /\b(?:mysql(?:dump|admin)?|mariadb|(?:docker|podman|helm registry|oras|az) login|sshpass)\b[^\n|;&]*?\s-p[ \t]*(["']?)([^\s"'&;|-][^\s"'&;|]{2,})\1/g, group: 2 },
+  { rule: 'cli_password', need: /curl/, pattern: /\bcurl\b[^\n|;&]*?\s(?:-u|--user)[ \t]*(["']?)[^\s:"']+:([^\s"'&;|]{3,})\1/g, group: 2 },
   // NAME=value, NAME: value, export NAME="value", --name value, --name=value, where the name is a
   // secret's ({@link secretName}): environment dumps, shell commands, configs, query strings.
   // (`Authorization: Bearer …`: the scheme is no secret; the detectors above take what follows it.)
-  { rule: 'secret_assignment', pattern: /(?<![A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]{0,99})["']?\s*[=:]\s*(["']?)([^\s"'&;|,]{3,})\2/g, group: 3, name: 1, check: (t) => !AUTH_SCHEME.test(t) },
+  // NAME and its value on one line: a YAML key with nothing after it is no assignment of the next.
+  { rule: 'secret_assignment', pattern: /(?<![A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]{0,99})["']?[^\S\n\r\u2028\u2029]*[=:][^\S\n\r\u2028\u2029]*(["']?)([^\s"'&;|,]{3,})\2/g, group: 3, name: 1, check: (t) => !AUTH_SCHEME.test(t) },
   { rule: 'secret_assignment', pattern: /(?<![A-Za-z0-9_-])--([A-Za-z][A-Za-z0-9-]{0,99})(?:=|\s+)(["']?)([^\s"'&;|]{3,})\2/g, group: 3, name: 1 },
   // Card numbers of the major schemes (Visa, Mastercard, Amex, Discover) passing Luhn; 13–19 digits.
   { rule: 'card_number', need: /\d(?:[ -]?\d){12}/, pattern: /\b(?:4\d{3}|5[1-5]\d{2}|2[2-7]\d{2}|3[47]\d{2}|6(?:011|5\d{2}))(?:[ -]?\d){9,15}\b/g, check: luhnValid },
@@ -168,7 +175,7 @@ const BUILT_IN: readonly Detector[] = [
  * number). The detectors of assignments instead need a secret's name in the text. One pass of this instead of fifteen: most strings of most calls hold no secret, and
  * ingest runs the detectors over every string of every packet.
  */
-const BUILT_IN_PREFILTER = /-----BEGIN|eyJ|sk-|AKIA|ASIA|aws_secret_access_key|gh[pousr]_|github_pat_|xox[abprs]-|AIza|[sr]k_(?:live|test)_|hf_|SG\.|AccountKey|Basic|Bearer|:\/\/|passw|pwd|\d(?:[ -]?\d){12}/i;
+const BUILT_IN_PREFILTER = /-----BEGIN|eyJ|sk-|AKIA|ASIA|aws_secret_access_key|gh[pousr]_|github_pat_|xox[abprs]-|AIza|[sr]k_(?:live|test)_|hf_|SG\.|AccountKey|Basic|Bearer|:\/\/|passw|pwd|machine|mysql|mariadb|login|sshpass|curl|\d(?:[ -]?\d){12}/i;
 /** The providers' prefixes (case as written): a text holding none skips their detectors. */
 const PROVIDER_PREFILTER = literals([...new Set(PROVIDER_RULES.flatMap((r) => r.need))]);
 /** Whether a built-in shape may be in `text`. */

@@ -25,6 +25,8 @@ from ._providers import PROVIDERS
 _WS = "\t\n\x0b\x0c\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 S = f"[{_WS}]"
 NS = f"[^{_WS}]"
+# White space but no line terminator (JavaScript's [^\S\n\r\u2028\u2029]).
+HS = "[\t\x0b\x0c \xa0\u1680\u2000-\u200a\u202f\u205f\u3000\ufeff]"
 
 
 def _b64_text(s: str) -> Optional[str]:
@@ -66,7 +68,7 @@ def _bearer(t: str) -> bool:
 
 _AUTH_SCHEME = re.compile(r"(?:basic|bearer|digest|token|negotiate|ntlm|hoba|mutual|vapid|scram-sha-\d+|aws4-hmac-sha256)", re.ASCII | re.IGNORECASE)
 _SECRET_WORDS = {"password", "passwd", "pwd", "pass", "passphrase", "secret", "token", "apikey", "authorization", "cookie", "credential", "credentials", "privatekey", "accesskey", "secretkey", "clientsecret"}
-_SECRET_PAIRS = {"api_key", "access_key", "private_key", "secret_key", "client_secret", "account_key", "signing_key", "encryption_key"}
+_SECRET_PAIRS = {"api_key", "access_key", "private_key", "secret_key", "client_secret", "account_key", "signing_key", "encryption_key", "key_data"}
 _CURSOR_WORDS = {"page", "next", "continuation", "sync", "pagination", "resume", "cursor"}
 
 
@@ -128,7 +130,10 @@ _BUILT_IN: List[Tuple[str, "re.Pattern[str]", int, Optional[Callable[[str], bool
     ("bearer_token", re.compile(f"\\bBearer{S}+([A-Za-z0-9._~+/-]{{20,}}=*)", _AI), 1, _bearer, None),
     ("url_password", re.compile(f"\\b[a-z][a-z0-9+.-]*://[^{_WS}:/@]*:([^{_WS}@/]+)@", _AI), 1, None, None),
     ("connection_password", re.compile(f"\\b(?:password|passwd|pwd){S}*[=:]{S}*(?!{S})(\"?)([^{_WS};\"'&,]{{3,}})\\1", _AI), 2, None, None),
-    ("secret_assignment", re.compile(f"(?<![A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]{{0,99}})[\"']?{S}*[=:]{S}*([\"']?)([^{_WS}\"'&;|,]{{3,}})\\2", _A), 3, lambda t: _AUTH_SCHEME.fullmatch(t) is None, 1),
+    ("netrc_password", re.compile(f"\\bmachine{S}+{NS}+(?:{S}+login{S}+{NS}+)?{S}+password{S}+({NS}+)", _A), 1, None, None),
+    ("cli_password", re.compile(f"\\b(?:mysql(?:dump|admin)?|mariadb|(?:docker|podman|helm registry|oras|az) login|sshpass)\\b[^\\n|;&]*?{S}-p[ \\t]*([\"']?)([^{_WS}\"'&;|-][^{_WS}\"'&;|]{{2,}})\\1", _A), 2, None, None),
+    ("cli_password", re.compile(f"\\bcurl\\b[^\\n|;&]*?{S}(?:-u|--user)[ \\t]*([\"']?)[^{_WS}:\"']+:([^{_WS}\"'&;|]{{3,}})\\1", _A), 2, None, None),
+    ("secret_assignment", re.compile(f"(?<![A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]{{0,99}})[\"']?{HS}*[=:]{HS}*([\"']?)([^{_WS}\"'&;|,]{{3,}})\\2", _A), 3, lambda t: _AUTH_SCHEME.fullmatch(t) is None, 1),
     ("secret_assignment", re.compile(f"(?<![A-Za-z0-9_-])--([A-Za-z][A-Za-z0-9-]{{0,99}})(?:=|{S}+)([\"']?)([^{_WS}\"'&;|]{{3,}})\\2", _A), 3, None, 1),
     ("card_number", re.compile(r"\b(?:4\d{3}|5[1-5]\d{2}|2[2-7]\d{2}|3[47]\d{2}|6(?:011|5\d{2}))(?:[ -]?\d){9,15}\b", _A), 0, luhn_valid, None),
 ]

@@ -33,6 +33,11 @@ export const FOUND: Array<[string, string, string]> = [
   ['card_number', '{"card": "4111 1111 1111 1111", "cvc": "123"}', '4111 1111 1111 1111'],
   ['card_number', 'charge 5555-5555-5555-4444 now', '5555-5555-5555-4444'],
   ['card_number', 'amex 378282246310005', '378282246310005'],
+  ['netrc_password', 'machine api.example.com\n  login ana@example.com\n  password N3trc-Pa55-w0rd', 'N3trc-Pa55-w0rd'],
+  ['cli_password', 'mysql -h db -u root -pMy5ql-R00t-Pw app < dump.sql', 'My5ql-R00t-Pw'],
+  ['cli_password', 'echo done; docker login -u ci -p D0ck3r-L0g1n-Pw registry.example.com', 'D0ck3r-L0g1n-Pw'],
+  ['cli_password', 'curl -u admin:Curl-Adm1n-Pw https://jenkins.example.com/api/json', 'Curl-Adm1n-Pw'],
+  ['secret_assignment', 'users:\n- name: admin\n  user:\n    client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQo=', 'LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQo='],
 ];
 
 /** A provider's credential of PROVIDER_RULES in the place it is met: [rule, the text, the secret]. */
@@ -104,6 +109,8 @@ export const NEAR_MISSES = [
   'the password policy says: at least 12 characters; password reset link',
   'order 4111 1111 1111 1112 (Luhn fails), phone +1 555 0100 2000, epoch ms 1795663084858',
   'created 2026-11-22T10:00:00Z, id 3b241101-e2bb-4255-8caf-4136c566a962, sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+  'mkdir -p /tmp/build && ssh -p 2222 deploy@host && psql -h db -p 5432 -U app',
+  'the machine learning model behind the login page; docker login registry.example.com; curl -o out.json https://example.com/status',
 ];
 
 
