@@ -45,8 +45,9 @@ const CURSOR_WORDS = new Set(['page', 'next', 'continuation', 'sync', 'paginatio
  * Whether a name (an object key, a header, an environment variable, a command-line option) says
  * its value is a secret: its last word is one of password, passwd, pwd, pass, passphrase, secret,
  * token, apikey, authorization, cookie, credential(s), or its last two api/access/private/secret/
- * account/signing/encryption + key, client + secret — words split at `_`, `-`, `.`, spaces and
- * camelCase, case-insensitive (`X-Api-Key`, `DB_PASSWORD`, `clientSecret`, `Set-Cookie`). Not
+ * account/signing/encryption + key, client + secret, key + data — words split at `_`, `-`, `.`,
+ * spaces and camelCase, case-insensitive (`X-Api-Key`, `DB_PASSWORD`, `clientSecret`, `Set-Cookie`),
+ * or a last word ending with password, passwd, passphrase, secret or apikey (`PGPASSWORD`). Not
  * `max_tokens`, `token_count`, `bypass`, nor a pagination `page_token` or `nextToken`.
  */
 export function secretName(name: string): boolean {
@@ -60,8 +61,11 @@ export function secretName(name: string): boolean {
   const last = words.at(-1);
   if (last === undefined) return false;
   if (last === 'token' && words.length > 1 && CURSOR_WORDS.has(words.at(-2) as string)) return false;
-  return SECRET_WORDS.has(last) || (words.length > 1 && SECRET_PAIRS.has(`${words.at(-2) as string}_${last}`));
+  return SECRET_WORDS.has(last) || SECRET_SUFFIX.test(last) || (words.length > 1 && SECRET_PAIRS.has(`${words.at(-2) as string}_${last}`));
 }
+
+/** A last word that ends with one of these is a secret's too, written as one word: PGPASSWORD, dbpasswd. */
+const SECRET_SUFFIX = /(?:password|passwd|passphrase|secret|apikey)$/;
 
 /** What to look for besides the built-in kinds. */
 export interface DetectOptions {
@@ -204,8 +208,14 @@ const EMAIL: Detector = { rule: 'email', pattern: /\b[A-Za-z0-9._%+-]+@[A-Za-z0-
 /** A custom pattern as matchAll needs it: global (compiled once by a Redactor; here only when it is not). */
 const globalOf = (p: RegExp): RegExp => (p.global ? p : new RegExp(p.source, `${p.flags}g`));
 
-/** Every confirmed match of the detectors that can apply to `text`, detector by detector. */
-function* secretMatches(text: string, o: DetectOptions): Generator<SecretHit> {
+/**
+ * Every confirmed match of the detectors that can apply to `text`, detector by detector. They read
+ * it with the escapes `\n`, `\t`, `\r` as white space of the same length: JSON written into a
+ * string (args often carry a config or a body so) puts `\n` right before a key, where no word
+ * boundary would be found; the spans are the text's own.
+ */
+function* secretMatches(raw: string, o: DetectOptions): Generator<SecretHit> {
+  const text = raw.includes('\\') ? raw.replace(/\\[ntr]/g, '  ') : raw;
   const shapes = mayHoldShape(text);
   const names = mentionsSecretName(text);
   const builtIn = (shapes && names ? BUILT_IN : shapes ? SHAPE_DETECTORS : names ? NAME_DETECTORS : []).filter((d) => d.need === undefined || d.need.test(text));

@@ -82,7 +82,7 @@ def secret_name(name: str) -> bool:
     last = words[-1]
     if last == "token" and len(words) > 1 and words[-2] in _CURSOR_WORDS:
         return False
-    return last in _SECRET_WORDS or (len(words) > 1 and f"{words[-2]}_{last}" in _SECRET_PAIRS)
+    return last in _SECRET_WORDS or last.endswith(("password", "passwd", "passphrase", "secret", "apikey")) or (len(words) > 1 and f"{words[-2]}_{last}" in _SECRET_PAIRS)
 
 
 def _number_text(v: Any) -> str:
@@ -171,8 +171,10 @@ class Redactor:
         """The secrets in text: (rule, start, end), non-overlapping, in text order."""
         hits: List[Tuple[str, int, int]] = []
         marks = [(m.start(), m.end()) for m in PLACEHOLDER.finditer(text)] if "[redacted:" in text else []
+        # The escapes \n, \t, \r read as white space of the same length (JSON written into a string).
+        view = re.sub(r"\\[ntr]", "  ", text) if "\\" in text else text
         for rule, pattern, group, check, name in self.detectors:
-            for m in pattern.finditer(text):
+            for m in pattern.finditer(view):
                 secret = m.group(group)
                 if not secret or (check is not None and not check(secret)):
                     continue
