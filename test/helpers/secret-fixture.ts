@@ -114,4 +114,4 @@ export const SECRET_FIXTURE: PlantedSecrets[] = [
 ];
 
 /** Every planted secret long enough that finding it anywhere means it leaked (not a chance substring). */
-export const FIXTURE_SECRETS: string[] = [...new Set(SECRET_FIXTURE.flatMap((p) => p.secrets))].filter((s) => s.length >= 7);
+export const FIXTURE_SECRETS: string[] = [...new Set(SECRET_FIXTURE.flatMap((p) => p.secrets))].filter((s) => s.length >= 7 && !/^\d{1,12}$/.test(s));

@@ -21,5 +21,5 @@ for (const c of columns) {
   out[`${c.table}.${c.name}`] = rows.map((r) => r.v);
 }
 await door.close();
-process.stdout.write(`${JSON.stringify(out)}\n`);
-process.exit(0);
+// Exit once the pipe took it all: a large document written to a pipe is flushed asynchronously.
+process.stdout.write(`${JSON.stringify(out)}\n`, () => process.exit(0));
