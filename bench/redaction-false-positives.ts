@@ -1,9 +1,10 @@
 /**
- * `npm run bench:redaction-fp`: how many ordinary calls the redaction changes. The ingest
- * benchmark's workload (`bench/ingest-workload.ts`: searches, fetches with headers, code, charts,
- * model calls with `max_tokens`; no secret planted) is redacted as ingest redacts it, with the
- * default policy, and every call or output whose args, summary, error or content came out changed
- * is a false positive, counted by rule.
+ * `npm run bench:redaction-fp`: how many ordinary calls the redaction changes. The project's own
+ * workloads — the ingest benchmark's (`bench/ingest-workload.ts`: searches, fetches with headers,
+ * code, charts, model calls with `max_tokens`), the read API tests' (`test/helpers/read-workload.ts`:
+ * agents' tasks with SQL, paths, quotes and non-ASCII) and the ingest tests' mixed stream — hold no
+ * secret; each is redacted as ingest redacts it, with the default policy, and every call or output
+ * whose args, summary, error or content came out changed is a false positive, counted by rule.
  *
  *   npm run bench:redaction-fp -- [--tool-calls 100000]
  *
@@ -11,6 +12,8 @@
  */
 import { parseArgs } from 'node:util';
 import { placeholdersIn, Redactor } from '../schemas/redaction-policy.ts';
+import { generateWorkload } from '../test/helpers/read-workload.ts';
+import { mixedStream } from '../test/helpers/workload.ts';
 import { workload } from './ingest-workload.ts';
 
 const { values: opt } = parseArgs({ options: { 'tool-calls': { type: 'string', default: '100000' } } });
@@ -28,8 +31,15 @@ const count = (value: unknown, at: string) => {
   for (const r of placeholdersIn(value, at)) byRule.set(r.rule, (byRule.get(r.rule) ?? 0) + 1);
 };
 
-for (const m of workload({ toolCalls: N, redeliveryRate: 0, invalidRate: 0, reuseRate: 0 })) {
-  const p = JSON.parse(m.value) as { type: string; invocation?: { tool_id: string; args: unknown; result_summary: unknown; error?: string | null }; content?: string };
+/** Every packet judged: the ingest workload's N calls, 40 read-test workloads, N / 10 of the mixed stream. */
+function* packets(): Generator<string> {
+  for (const m of workload({ toolCalls: N, redeliveryRate: 0, invalidRate: 0, reuseRate: 0 })) yield m.value;
+  for (let seed = 1; seed <= 40; seed++) for (const p of generateWorkload(seed, Date.UTC(2026, 10, 1)).packets) yield JSON.stringify(p);
+  for (const m of mixedStream(Math.ceil(N / 10))) if (m.expect !== 'quarantine') yield m.value;
+}
+
+for (const value of packets()) {
+  const p = JSON.parse(value) as { type: string; invocation?: { tool_id: string; args: unknown; result_summary: unknown; error?: string | null }; content?: string };
   if (p.type === 'tool_call' && p.invocation) {
     calls++;
     const inv = p.invocation;
@@ -53,7 +63,7 @@ for (const m of workload({ toolCalls: N, redeliveryRate: 0, invalidRate: 0, reus
 const pct = (a: number, b: number) => (b === 0 ? 0 : (100 * a) / b);
 process.stdout.write(
   [
-    `bench:redaction-fp — ${calls.toLocaleString('en')} calls, ${outputs.toLocaleString('en')} outputs of the ingest workload, no secret planted`,
+    `bench:redaction-fp — ${calls.toLocaleString('en')} calls, ${outputs.toLocaleString('en')} outputs of the project's workloads (ingest bench, read tests, mixed stream), no secret planted`,
     `calls changed: ${changedCalls} (${pct(changedCalls, calls).toFixed(3)} %; target ≤ 1 %)`,
     `outputs changed: ${changedOutputs} (${pct(changedOutputs, outputs).toFixed(3)} %)`,
     `by rule: ${[...byRule].map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`,

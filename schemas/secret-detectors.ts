@@ -29,6 +29,8 @@ interface Detector {
   group?: number;
   check?: (secret: string) => boolean;
   name?: number;
+  /** Tried only where a secret's keyword is in the text ({@link KEYWORD_GATE}), not a shape's literal. */
+  keyword?: true;
 }
 
 /** What every secret word below holds (case folded). */
@@ -169,6 +171,11 @@ const BUILT_IN: readonly Detector[] = [
   // NAME and its value on one line: a YAML key with nothing after it is no assignment of the next.
   { rule: 'secret_assignment', pattern: /(?<![A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]{0,99})["']?[^\S\n\r\u2028\u2029]*[=:][^\S\n\r\u2028\u2029]*(["']?)([^\s"'&;|,]{3,})\2/g, group: 3, name: 1, check: (t) => !AUTH_SCHEME.test(t) },
   { rule: 'secret_assignment', pattern: /(?<![A-Za-z0-9_-])--([A-Za-z][A-Za-z0-9-]{0,99})(?:=|\s+)(["']?)([^\s"'&;|]{3,})\2/g, group: 3, name: 1 },
+  // A random-looking token shortly after a secret's keyword ("my api key is 9fK2…", "the deploy
+  // token was Zx8C…"), as detect-secrets pairs keywords with entropy: 20+ characters of a key's
+  // alphabet, with letters and digits, at least 10 of them different — counted, not a Shannon
+  // entropy, so that the Python emitter decides every case alike (no floating point).
+  { rule: 'keyword_secret', keyword: true, pattern: /\b(?:password|passwd|passphrase|secret|token|api[ _-]?key|access[ _-]?key|credentials?)\b[^\n\r]{0,24}?(?<![A-Za-z0-9+/_=-])([A-Za-z0-9+/_=-]{20,})(?![A-Za-z0-9+/_=-])/gi, group: 1, check: (t) => /[0-9]/.test(t) && /[A-Za-z]/.test(t) && new Set(t).size >= 10 },
   // Card numbers of the major schemes (Visa, Mastercard, Amex, Discover) passing Luhn; 13–19 digits.
   { rule: 'card_number', need: /\d(?:[ -]?\d){12}/, pattern: /\b(?:4\d{3}|5[1-5]\d{2}|2[2-7]\d{2}|3[47]\d{2}|6(?:011|5\d{2}))(?:[ -]?\d){9,15}\b/g, check: luhnValid },
 ];
@@ -200,8 +207,8 @@ function mentionsSecretName(text: string): boolean {
 }
 
 /** The built-in detectors by what must be in a text for them to match, in their order. */
-const SHAPE_DETECTORS = BUILT_IN.filter((d) => d.name === undefined);
-const NAME_DETECTORS = BUILT_IN.filter((d) => d.name !== undefined);
+/** Where the keyword detector can match: a secret's keyword as a word of the text. */
+const KEYWORD_GATE = /\b(?:password|passwd|passphrase|secret|token|api[ _-]?key|access[ _-]?key|credentials?)\b/i;
 
 const EMAIL: Detector = { rule: 'email', pattern: /\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b/g };
 
@@ -218,7 +225,9 @@ function* secretMatches(raw: string, o: DetectOptions): Generator<SecretHit> {
   const text = raw.includes('\\') ? raw.replace(/\\[ntr]/g, '  ') : raw;
   const shapes = mayHoldShape(text);
   const names = mentionsSecretName(text);
-  const builtIn = (shapes && names ? BUILT_IN : shapes ? SHAPE_DETECTORS : names ? NAME_DETECTORS : []).filter((d) => d.need === undefined || d.need.test(text));
+  const keywords = KEYWORD_GATE.test(text);
+  const open = (d: Detector) => (d.keyword ? keywords : d.name !== undefined ? names : shapes);
+  const builtIn = shapes || names || keywords ? BUILT_IN.filter((d) => open(d) && (d.need === undefined || d.need.test(text))) : [];
   const detectors: Detector[] = [...builtIn, ...(o.email && text.includes('@') ? [EMAIL] : []), ...(o.custom ?? []).map((c) => ({ rule: c.rule, pattern: globalOf(c.pattern) }))];
   for (const d of detectors) {
     for (const m of text.matchAll(d.pattern)) {

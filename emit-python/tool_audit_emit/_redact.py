@@ -135,6 +135,7 @@ _BUILT_IN: List[Tuple[str, "re.Pattern[str]", int, Optional[Callable[[str], bool
     ("cli_password", re.compile(f"\\bcurl\\b[^\\n|;&]*?{S}(?:-u|--user)[ \\t]*([\"']?)[^{_WS}:\"']+:([^{_WS}\"'&;|]{{3,}})\\1", _A), 2, None, None),
     ("secret_assignment", re.compile(f"(?<![A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]{{0,99}})[\"']?{HS}*[=:]{HS}*([\"']?)([^{_WS}\"'&;|,]{{3,}})\\2", _A), 3, lambda t: _AUTH_SCHEME.fullmatch(t) is None, 1),
     ("secret_assignment", re.compile(f"(?<![A-Za-z0-9_-])--([A-Za-z][A-Za-z0-9-]{{0,99}})(?:=|{S}+)([\"']?)([^{_WS}\"'&;|]{{3,}})\\2", _A), 3, None, 1),
+    ("keyword_secret", re.compile(r"\b(?:password|passwd|passphrase|secret|token|api[ _-]?key|access[ _-]?key|credentials?)\b[^\n\r]{0,24}?(?<![A-Za-z0-9+/_=-])([A-Za-z0-9+/_=-]{20,})(?![A-Za-z0-9+/_=-])", _AI), 1, lambda t: re.search("[0-9]", t) is not None and re.search("[A-Za-z]", t) is not None and len(set(t)) >= 10, None),
     ("card_number", re.compile(r"\b(?:4\d{3}|5[1-5]\d{2}|2[2-7]\d{2}|3[47]\d{2}|6(?:011|5\d{2}))(?:[ -]?\d){9,15}\b", _A), 0, luhn_valid, None),
 ]
 _EMAIL = ("email", re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b", _A), 0, None, None)

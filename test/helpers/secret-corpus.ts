@@ -37,6 +37,8 @@ export const FOUND: Array<[string, string, string]> = [
   ['cli_password', 'mysql -h db -u root -pMy5ql-R00t-Pw app < dump.sql', 'My5ql-R00t-Pw'],
   ['cli_password', 'echo done; docker login -u ci -p D0ck3r-L0g1n-Pw registry.example.com', 'D0ck3r-L0g1n-Pw'],
   ['cli_password', 'curl -u admin:Curl-Adm1n-Pw https://jenkins.example.com/api/json', 'Curl-Adm1n-Pw'],
+  ['keyword_secret', 'my api key is 9fK2xQ7LmZ3pR8tV1wY4 (rotate it monthly)', '9fK2xQ7LmZ3pR8tV1wY4'],
+  ['keyword_secret', 'the deploy token was Zx8Cv7Bn6Mm5Ll4Kk3Jj2 yesterday', 'Zx8Cv7Bn6Mm5Ll4Kk3Jj2'],
   ['secret_assignment', 'users:\n- name: admin\n  user:\n    client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQo=', 'LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQo='],
 ];
 
@@ -110,6 +112,7 @@ export const NEAR_MISSES = [
   'order 4111 1111 1111 1112 (Luhn fails), phone +1 555 0100 2000, epoch ms 1795663084858',
   'created 2026-11-22T10:00:00Z, id 3b241101-e2bb-4255-8caf-4136c566a962, sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
   'mkdir -p /tmp/build && ssh -p 2222 deploy@host && psql -h db -p 5432 -U app',
+  'the token expires in 3600 seconds; token count 12345678901234567890; secret santa 2026; max_tokens 4096 for model gpt-4o-mini-2024-07-18',
   'the machine learning model behind the login page; docker login registry.example.com; curl -o out.json https://example.com/status',
 ];
 
