@@ -12,7 +12,7 @@
  */
 import type { JsonValue } from './canonical-json.ts';
 import { argsHash, contentSample, sha256Hex, utf8ByteLength } from './hashing.ts';
-import { hasSecret, namesSecret, PLACEHOLDER, redactString, secretMark, type DetectOptions } from './secret-detectors.ts';
+import { hasSecret, namesSecret, PLACEHOLDER, redactString, scanGates, secretMark, type DetectOptions } from './secret-detectors.ts';
 import { escapePointer, redactJson, type Redaction } from './secret-redaction.ts';
 
 /** What to redact and with which key. */
@@ -88,7 +88,21 @@ export class Redactor {
    * values of most packets hold none, and the walk copies the whole value.
    */
   private holdsNone(...json: string[]): boolean {
-    return json.every((t) => !t.includes('\\') && !hasSecret(t, this.detect) && !namesSecret(t));
+    return this.scan(...json).none;
+  }
+
+  /**
+   * Whether these JSON texts can hold no secret ({@link holdsNone}), and the detection options for
+   * their strings: only the gates the texts open ({@link scanGates}: a string without escapes
+   * opens none its text does not), so a walk does not scan every string for what the whole text
+   * lacks. Each text is scanned once. All gates when a text has an escape.
+   */
+  private scan(...json: string[]): { none: boolean; detect: DetectOptions } {
+    if (json.some((t) => t.includes('\\'))) return { none: false, detect: this.detect };
+    const known = json.map((t) => scanGates(t));
+    const detect = { ...this.detect, gates: known.reduce((g, k) => g | k.gates, 0) };
+    const none = json.every((t, i) => !namesSecret(t) && !hasSecret(t, this.detect, known[i]));
+    return { none, detect };
   }
 
   /**
@@ -99,8 +113,9 @@ export class Redactor {
   call(toolId: string, fields: { args: unknown; result_summary: unknown }, json?: { args: string; summary: string }): { args: unknown; result_summary: unknown; changed: boolean } {
     const paths = [...(this.policy.paths?.['*'] ?? []), ...(this.policy.paths?.[toolId] ?? [])];
     const unchanged = { ...fields, changed: false };
-    if (paths.length === 0 && json && this.holdsNone(json.args, json.summary)) return unchanged;
-    const r = redactJson(fields, this.mark, { ...this.detect, paths });
+    const scanned = json ? this.scan(json.args, json.summary) : { none: false, detect: this.detect };
+    if (paths.length === 0 && scanned.none) return unchanged;
+    const r = redactJson(fields, this.mark, { ...scanned.detect, paths });
     if (r.redactions.length === 0) return unchanged;
     const v = r.value as { args: unknown; result_summary: unknown };
     return { args: v.args, result_summary: v.result_summary, changed: true };
