@@ -95,7 +95,7 @@ function judge(raw: string, declaredBytes: number | undefined, source: string, m
     case 'tool_dependency':
       return decodeDependency(packet, source, redactor);
     case 'optimization_hint':
-      return decodeHint(packet, source);
+      return decodeHint(packet, source, redactor);
   }
 }
 
@@ -264,7 +264,7 @@ function decodeDependency(packet: ToolDependencyPacket, source: string, redactor
 }
 
 /** A hint's rules beyond its schema: a window that is not empty; a bundle is a sequence of ≥ 2 tools. */
-function decodeHint(packet: OptimizationHintPacket, source: string): DecodeResult {
+function decodeHint(packet: OptimizationHintPacket, source: string, redactor: Redactor | undefined): DecodeResult {
   const h = packet.hint;
   const id = h.hint_id.toLowerCase();
   const from = chCreatedAt(h.window_from);
@@ -280,7 +280,8 @@ function decodeHint(packet: OptimizationHintPacket, source: string): DecodeResul
     kind: h.kind,
     tool_ids: h.tool_ids,
     task_ids_sample: h.task_ids_sample,
-    evidence: JSON.stringify(h.evidence),
+    // Free JSON from the producer (calls, args it saw): redacted as a value, like a JSON content.
+    evidence: JSON.stringify(redactor ? redactor.json(h.evidence).value : h.evidence),
     estimated_savings_ms: h.estimated_savings_ms,
     estimated_savings_usd: h.estimated_savings_usd,
     window_from: from,

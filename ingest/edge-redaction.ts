@@ -4,7 +4,7 @@
  * the rows the worker will store. Pure.
  *
  * An accepted packet is rewritten from its decoded row — the args, args_hash, summary and error,
- * the content with its hash, size and sample, a dependency's data_flow, all as they will be
+ * the content with its hash, size and sample, a dependency's data_flow, a hint's evidence, all as they will be
  * stored — into the packet as sent, numbers kept as written. The worker decodes it into the same
  * row: the invariants hold for the redacted values (the hashes are theirs), and redacting them
  * again changes nothing (a placeholder is never redacted twice). A rejected packet is redacted
@@ -23,7 +23,8 @@ const isObj = (v: JsonValue | undefined): v is Obj => v !== null && typeof v ===
 export function topicText(raw: string, d: DecodeResult, redactor: Redactor): string {
   if (!d.ok) return redactor.packet(raw);
   const a = d.value;
-  const changed = a.kind === 'dependency' ? a.row.data_flow !== null && a.row.data_flow.includes('[redacted:') : 'redactions' in a.row && a.row.redactions !== '';
+  const changed =
+    a.kind === 'dependency' ? a.row.data_flow !== null && a.row.data_flow.includes('[redacted:') : a.kind === 'hint' ? a.row.evidence.includes('[redacted:') : a.row.redactions !== '';
   if (!changed) return raw;
   const packet = parseLossless(raw);
   if (!isObj(packet)) return redactor.packet(raw);
@@ -41,6 +42,8 @@ export function topicText(raw: string, d: DecodeResult, redactor: Redactor): str
     if (packet.output.sample != null) packet.output.sample = a.row.sample;
   } else if (a.kind === 'dependency' && isObj(packet.dependency)) {
     packet.dependency.data_flow = a.row.data_flow;
+  } else if (a.kind === 'hint' && isObj(packet.hint)) {
+    packet.hint.evidence = parseLossless(a.row.evidence) as JsonValue;
   } else {
     return redactor.packet(raw);
   }

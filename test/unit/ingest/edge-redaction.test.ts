@@ -3,6 +3,7 @@
  * record decodes into exactly the row the packet as sent decodes into (the oracle: the decoder
  * on the original packet) — by a worker redacting again or by one that does not redact at all.
  */
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { decodePacket } from '../../../ingest/decode-packet.ts';
 import { topicText } from '../../../ingest/edge-redaction.ts';
@@ -34,14 +35,18 @@ describe('topicText', () => {
     expect(plain).toEqual(sent);
   });
 
-  it('an error, a text and a JSON content, and a data_flow carry their secrets out, hashes kept', () => {
+  it('an error, a text and a JSON content, a data_flow and a hint\'s evidence carry their secrets out, hashes kept', () => {
     for (const [rule, text, secret] of FOUND) {
       const call = JSON.parse(JSON.stringify(toolCall({ status: 'error', error: `failed: ${text}` })));
       const out = outputArtifact(call.call_id, `log line: ${text}`);
       const json = outputArtifact(call.call_id, JSON.stringify({ note: text }), 'json');
       const value = { ...json, content: { note: text } };
       const dep = dependency({ data_flow: `handed on ${text}` });
-      for (const raw of [JSON.stringify(call), JSON.stringify(out), JSON.stringify(json), JSON.stringify(value), JSON.stringify(dep)]) {
+      const hint = {
+        type: 'optimization_hint',
+        hint: { hint_id: randomUUID(), kind: 'cache_candidate', tool_ids: ['search_web'], task_ids_sample: ['task-1'], evidence: { example_args: { note: text }, repeats: 3 }, estimated_savings_ms: 10, estimated_savings_usd: 0.5, window_from: '2026-11-22T00:00:00.000Z', window_to: '2026-11-22T01:00:00.000Z', created_at: '2026-11-22T01:00:00.000Z' },
+      };
+      for (const raw of [JSON.stringify(call), JSON.stringify(out), JSON.stringify(json), JSON.stringify(value), JSON.stringify(dep), JSON.stringify(hint)]) {
         const { text: record, sent, again } = produced(raw);
         expect(sent.ok, `${rule}: ${raw.slice(0, 80)}`).toBe(true);
         expect(record, rule).not.toContain(secret);
