@@ -289,7 +289,7 @@ function addExport(paths: Record<string, unknown>): void {
     get: {
       operationId: 'export',
       summary:
-        'Every stored call, output, dependency or violation of a range (and of one task), in its table order (calls by task then time), as NDJSON, CSV or Parquet written by ClickHouse, streamed with bounded memory. An export that fails once begun ends without its closing chunk (a broken transfer, never a short file).',
+        'Every stored call, output, dependency or violation of a range (and of one task), in its table order (calls by task then time), as NDJSON, CSV or Parquet written by ClickHouse, streamed with bounded memory. An export that fails once begun ends without its closing chunk (a broken transfer, never a short file). Bounded: from to min(to, now) covers at most EXPORT_MAX_DAYS (93) days (400 otherwise: export a longer range in parts), and at most EXPORT_CONCURRENCY_PER_CLIENT (2) exports run at once per key (429 with Retry-After).',
       tags: ['read'],
       security: [{ bearer: [] }, { apiKey: [] }],
       parameters,

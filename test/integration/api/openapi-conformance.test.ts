@@ -114,7 +114,18 @@ function urlOf(path: string, pathValues: Record<string, string>, query: Record<s
 // Parameters whose valid values are opaque tokens of the server: a well-shaped one may still be refused (a forged cursor).
 const OPAQUE = new Set(['cursor']);
 // `to` needs a `from` before it (from defaults to now − 90 days).
-const companion = (name: string): Record<string, string> => (name === 'to' ? { from: '1970-01-01' } : {});
+/**
+ * The other end of the range a from or to is sent with. An export covers at most 93 days, a rule
+ * between the two: its other end is 1 ms away (a value that is no instant keeps the default one).
+ */
+const companion = (name: string, value: string, path: string): Record<string, string> => {
+  const at = Date.parse(value);
+  if (path === '/v1/export' && Number.isFinite(at)) {
+    if (name === 'to') return { from: new Date(Math.max(0, at - 1)).toISOString() };
+    if (name === 'from') return { to: new Date(at + 1).toISOString() };
+  }
+  return name === 'to' ? { from: '1970-01-01' } : {};
+};
 
 /** Served on purpose without an entry in the document, and why. */
 const NOT_DOCUMENTED: Record<string, string> = {
@@ -161,7 +172,7 @@ describe('OpenAPI conformance', () => {
         const inside = cases.inside.map((v) => edge[v] ?? v);
         const { outside } = cases;
         const call = async (v: string) => {
-          const url = p.in === 'path' ? urlOf(path, { ...PATH_VALUES, [p.name]: v }, {}) : urlOf(path, PATH_VALUES, { ...companion(p.name), [p.name]: v });
+          const url = p.in === 'path' ? urlOf(path, { ...PATH_VALUES, [p.name]: v }, {}) : urlOf(path, PATH_VALUES, { ...companion(p.name, v, path), [p.name]: v });
           checked++;
           return app.inject({ method: 'GET', url, headers: auth });
         };
