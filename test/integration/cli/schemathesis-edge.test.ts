@@ -49,7 +49,7 @@ describe.skipIf(!existsSync(schemathesis))('schemathesis with a wrong key', () =
       await promisify(execFile)(
         schemathesis,
         ['run', `http://127.0.0.1:${port}/openapi.json`, '-H', 'Authorization: Bearer not-a-key-of-this-server-0000', '--phases', 'examples,coverage', '--max-examples', '3', '--workers', '1', '--checks', 'not_a_server_error', '--max-time', '40', '--report', 'har', '--report-har-path', har, '--seed', '1'],
-        { env: { ...process.env, NO_COLOR: '1' }, timeout: 120_000, maxBuffer: 64 << 20 },
+        { cwd: dir, env: { ...process.env, NO_COLOR: '1' }, timeout: 120_000, maxBuffer: 64 << 20 },
       ).catch((err: { code?: number }) => {
         if (typeof err.code !== 'number') throw err;
       });
