@@ -17,6 +17,7 @@ import { describeContent, sha256Hex } from '../../schemas/hashing.ts';
 import { parseLossless } from '../../schemas/lossless-json.ts';
 import { MAX_NAME_LENGTH, ORCHESTRATORS, statusOfCategory, type Orchestrator, type ToolStatus } from '../../schemas/vocabulary.ts';
 import type { AttrValue, OtlpSpan } from './otlp-decode.ts';
+import { toolFields } from './span-dialects.ts';
 
 /**
  * Namespace of call_id = UUIDv5(namespace, trace_id + span_id) (hex, lowercase) and
@@ -44,30 +45,6 @@ export type SpanMapping =
   | { kind: 'ignored' }
   | { kind: 'tool'; callId: string; packets: string[] }
   | { kind: 'unmappable'; reason: string; packet: string };
-
-interface ToolFields {
-  tool: AttrValue | undefined;
-  toolCallId: AttrValue | undefined;
-  args: AttrValue | undefined;
-  result: AttrValue | undefined;
-}
-
-/** Reads the tool fields of a recognised span, or undefined for any other span. */
-function toolFields(span: OtlpSpan): ToolFields | undefined {
-  const a = span.attributes;
-  if (a['gen_ai.operation.name'] === 'execute_tool') {
-    return { tool: a['gen_ai.tool.name'], toolCallId: a['gen_ai.tool.call.id'], args: a['gen_ai.tool.call.arguments'], result: a['gen_ai.tool.call.result'] };
-  }
-  if (span.name === 'ai.toolCall' || a['ai.operationId'] === 'ai.toolCall') {
-    return {
-      tool: a['ai.toolCall.name'],
-      toolCallId: a['ai.toolCall.id'],
-      args: a['ai.toolCall.args'] ?? a['ai.toolCall.input'],
-      result: a['ai.toolCall.result'] ?? a['ai.toolCall.output'],
-    };
-  }
-  return undefined;
-}
 
 /** Maps one span. Never throws for bad input: what cannot be mapped says why. */
 export function mapSpan(span: OtlpSpan, opts: SpanMapOptions): SpanMapping {
