@@ -1,7 +1,17 @@
 /**
  * Which spans are tool calls, and where each dialect of span attributes keeps a call's tool, its
  * id, its arguments and its result. Pure: reads a span's own attributes only.
+ *
+ * | dialect (whose conventions) | a tool span is | tool | call id | arguments | result |
+ * |---|---|---|---|---|---|
+ * | OTel GenAI semantic conventions (gen_ai.*, 1.37) | `gen_ai.operation.name = execute_tool` | `gen_ai.tool.name` | `gen_ai.tool.call.id` | `gen_ai.tool.call.arguments` | `gen_ai.tool.call.result` |
+ * | Vercel AI SDK (ai.*) | name or `ai.operationId` `ai.toolCall` | `ai.toolCall.name` | `ai.toolCall.id` | `.args` / `.input` | `.result` / `.output` |
+ * | OpenInference (Arize Phoenix: LangChain, LlamaIndex, CrewAI, smolagents, DSPy …) | `openinference.span.kind = TOOL` | `tool.name`, `tool_call.function.name`, the span name | `tool_call.id` | `input.value` (JSON; plain text as `{"input": …}`), `tool_call.function.arguments` | `output.value` |
+ * | OpenLLMetry (Traceloop: its LangChain, CrewAI, LlamaIndex, MCP instrumentations) | `traceloop.span.kind = tool` | `traceloop.entity.input`'s `tool_name`, `traceloop.entity.name`, the span name | — | `traceloop.entity.input`: its `arguments` (MCP), `inputs` (LangChain), `kwargs` (decorators), else itself | `traceloop.entity.output` |
  */
+import { parseLossless } from '../../schemas/lossless-json.ts';
+import { stringifyLossless } from '../../schemas/raw-json.ts';
+import type { JsonValue } from '../../schemas/canonical-json.ts';
 import type { AttrValue, OtlpSpan } from './otlp-decode.ts';
 
 /** The tool fields of a recognised span. */
@@ -26,6 +36,53 @@ export function toolFields(span: OtlpSpan): ToolFields | undefined {
       result: a['ai.toolCall.result'] ?? a['ai.toolCall.output'],
     };
   }
+  if (a['openinference.span.kind'] === 'TOOL') {
+    return {
+      tool: a['tool.name'] ?? a['tool_call.function.name'] ?? span.name,
+      toolCallId: a['tool_call.id'],
+      args: a['input.value'] !== undefined ? objectOrInput(a['input.value']) : a['tool_call.function.arguments'],
+      result: a['output.value'],
+    };
+  }
+  if (a['traceloop.span.kind'] === 'tool') {
+    const input = jsonObject(a['traceloop.entity.input']);
+    const named = input?.tool_name;
+    return {
+      tool: (typeof named === 'string' ? named : undefined) ?? a['traceloop.entity.name'] ?? span.name,
+      toolCallId: undefined,
+      args: input ? traceloopArgs(input) : objectOrInput(a['traceloop.entity.input']),
+      result: a['traceloop.entity.output'],
+    };
+  }
   return undefined;
+}
+
+type JsonObject = { [k: string]: JsonValue };
+const isObject = (v: JsonValue | undefined): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** A JSON object held in an attribute as text (its number literals kept), or undefined. */
+function jsonObject(v: AttrValue | undefined): JsonObject | undefined {
+  if (typeof v !== 'string' || !v.trimStart().startsWith('{')) return undefined;
+  const parsed = parseLossless(v);
+  return isObject(parsed) ? parsed : undefined;
+}
+
+/** Arguments as JSON object text: the attribute itself when it holds one, else `{"input": <its value>}`. */
+function objectOrInput(v: AttrValue | undefined): AttrValue | undefined {
+  if (v === undefined || v === null) return v;
+  if (jsonObject(v)) return v;
+  if (typeof v === 'object' && !Array.isArray(v)) return v;
+  return stringifyLossless({ input: (typeof v === 'string' ? (parseLossless(v) ?? v) : v) as JsonValue });
+}
+
+/** The arguments in an OpenLLMetry entity input: MCP's `arguments`, LangChain's `inputs`, a decorator's `kwargs` (and `args`). */
+function traceloopArgs(input: JsonObject): string {
+  if (isObject(input.arguments)) return stringifyLossless(input.arguments);
+  if ('inputs' in input) return stringifyLossless(isObject(input.inputs) ? input.inputs : { input: input.inputs as JsonValue });
+  if (isObject(input.kwargs)) {
+    const positional: JsonObject = Array.isArray(input.args) && input.args.length > 0 ? { args: input.args } : {};
+    return stringifyLossless({ ...positional, ...input.kwargs });
+  }
+  return stringifyLossless(input);
 }
 

@@ -4,11 +4,8 @@
  * never a new call or a conflicting one. Only the span's own attributes and its resource are
  * read — never its parent, which a later export may batch elsewhere.
  *
- * Recognised spans (anything else is ignored):
- *  - GenAI semantic conventions: `gen_ai.operation.name = execute_tool`
- *    (`gen_ai.tool.name`, `gen_ai.tool.call.id`, `gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`);
- *  - Vercel AI SDK: span name or `ai.operationId` `ai.toolCall`
- *    (`ai.toolCall.name`, `.id`, `.args` or `.input`, `.result` or `.output`).
+ * Recognised spans (anything else is ignored): the tool spans of the dialects of span-dialects.ts —
+ * OTel GenAI, the Vercel AI SDK, OpenInference, OpenLLMetry.
  */
 import { v5 as uuidv5 } from 'uuid';
 import { canonicalArgs, type JsonValue } from '../../schemas/canonical-json.ts';
