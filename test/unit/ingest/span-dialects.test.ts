@@ -51,7 +51,7 @@ describe('tool span dialects', () => {
   });
 
   it('ignores the dialects\' other spans (chains, LLM calls, agents)', () => {
-    for (const attrs of [{ 'openinference.span.kind': 'LLM' }, { 'openinference.span.kind': 'CHAIN' }, { 'traceloop.span.kind': 'workflow' }, { 'traceloop.span.kind': 'task' }]) {
+    for (const attrs of [{ 'openinference.span.kind': 'LLM' }, { 'openinference.span.kind': 'CHAIN' }, { 'traceloop.span.kind': 'workflow' }, { 'traceloop.span.kind': 'task' }] as Array<OtlpSpan['attributes']>) {
       expect(mapSpan(span('x', attrs), OPTS).kind).toBe('ignored');
     }
   });
