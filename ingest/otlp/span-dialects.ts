@@ -7,7 +7,7 @@
  * | OTel GenAI semantic conventions (gen_ai.*, 1.37) | `gen_ai.operation.name = execute_tool` | `gen_ai.tool.name` | `gen_ai.tool.call.id` | `gen_ai.tool.call.arguments` | `gen_ai.tool.call.result` |
  * | Vercel AI SDK (ai.*) | name or `ai.operationId` `ai.toolCall` | `ai.toolCall.name` | `ai.toolCall.id` | `.args` / `.input` | `.result` / `.output` |
  * | OpenInference (Arize Phoenix: LangChain, LlamaIndex, CrewAI, smolagents, DSPy …) | `openinference.span.kind = TOOL` | `tool.name`, `tool_call.function.name`, the span name | `tool_call.id` | `input.value` (JSON; plain text as `{"input": …}`), `tool_call.function.arguments` | `output.value` |
- * | OpenLLMetry (Traceloop: its LangChain, CrewAI, LlamaIndex, MCP instrumentations) | `traceloop.span.kind = tool` | `traceloop.entity.input`'s `tool_name`, `traceloop.entity.name`, the span name | — | `traceloop.entity.input`: its `arguments` (MCP), `inputs` (LangChain), `kwargs` (decorators), else itself | `traceloop.entity.output` |
+ * | OpenLLMetry (Traceloop: its LangChain, CrewAI, LlamaIndex, MCP instrumentations; read before gen_ai.*, which they fill with their envelope) | `traceloop.span.kind = tool` | `traceloop.entity.input`'s `tool_name`, `traceloop.entity.name`, the span name | `gen_ai.tool.call.id` | `traceloop.entity.input`: its `arguments` (MCP), `inputs` (LangChain), `kwargs` (decorators), else itself | `traceloop.entity.output` (its `output` when an envelope) |
  */
 import { parseLossless } from '../../schemas/lossless-json.ts';
 import { stringifyLossless } from '../../schemas/raw-json.ts';
@@ -25,6 +25,26 @@ export interface ToolFields {
 /** Reads the tool fields of a recognised span, or undefined for any other span. */
 export function toolFields(span: OtlpSpan): ToolFields | undefined {
   const a = span.attributes;
+  // OpenLLMetry first: its instrumentations set gen_ai.* too, with the whole entity envelope
+  // (input_str, tags, metadata, inputs, kwargs) as gen_ai.tool.call.arguments.
+  if (a['traceloop.span.kind'] === 'tool') {
+    const input = jsonObject(a['traceloop.entity.input']);
+    const named = input?.tool_name;
+    return {
+      tool: (typeof named === 'string' ? named : undefined) ?? a['traceloop.entity.name'] ?? a['gen_ai.tool.name'] ?? span.name,
+      toolCallId: a['gen_ai.tool.call.id'],
+      args: input ? traceloopArgs(input) : objectOrInput(a['traceloop.entity.input']),
+      result: traceloopOutput(a['traceloop.entity.output']),
+    };
+  }
+  if (a['openinference.span.kind'] === 'TOOL') {
+    return {
+      tool: a['tool.name'] ?? a['tool_call.function.name'] ?? span.name,
+      toolCallId: a['tool_call.id'],
+      args: a['input.value'] !== undefined ? objectOrInput(a['input.value']) : a['tool_call.function.arguments'],
+      result: a['output.value'],
+    };
+  }
   if (a['gen_ai.operation.name'] === 'execute_tool') {
     return { tool: a['gen_ai.tool.name'], toolCallId: a['gen_ai.tool.call.id'], args: a['gen_ai.tool.call.arguments'], result: a['gen_ai.tool.call.result'] };
   }
@@ -36,25 +56,15 @@ export function toolFields(span: OtlpSpan): ToolFields | undefined {
       result: a['ai.toolCall.result'] ?? a['ai.toolCall.output'],
     };
   }
-  if (a['openinference.span.kind'] === 'TOOL') {
-    return {
-      tool: a['tool.name'] ?? a['tool_call.function.name'] ?? span.name,
-      toolCallId: a['tool_call.id'],
-      args: a['input.value'] !== undefined ? objectOrInput(a['input.value']) : a['tool_call.function.arguments'],
-      result: a['output.value'],
-    };
-  }
-  if (a['traceloop.span.kind'] === 'tool') {
-    const input = jsonObject(a['traceloop.entity.input']);
-    const named = input?.tool_name;
-    return {
-      tool: (typeof named === 'string' ? named : undefined) ?? a['traceloop.entity.name'] ?? span.name,
-      toolCallId: undefined,
-      args: input ? traceloopArgs(input) : objectOrInput(a['traceloop.entity.input']),
-      result: a['traceloop.entity.output'],
-    };
-  }
   return undefined;
+}
+
+/** An OpenLLMetry entity output: its `output` when it is an envelope of one ({"output", "kwargs"}), else itself. */
+function traceloopOutput(v: AttrValue | undefined): AttrValue | undefined {
+  const o = jsonObject(v);
+  if (!o || !('output' in o)) return v;
+  const out = o.output;
+  return typeof out === 'string' ? out : stringifyLossless(out as JsonValue);
 }
 
 type JsonObject = { [k: string]: JsonValue };
