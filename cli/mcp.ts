@@ -164,15 +164,14 @@ export async function mcp(argv: string[]): Promise<void> {
  * it, a key the gateway makes and keeps in its state folder (as serve does: on the server's own
  * machine and data directory, the very same key). REDACTION=off turns it off.
  */
-async function redactionOf(config: Config, logger: Logger): Promise<{ redaction: RedactionPolicy } | Record<string, never>> {
+async function redactionOf(config: Config, logger: Logger): Promise<RedactionPolicy | undefined> {
   const policy = await resolveRedaction(config);
-  if (!policy) return {};
-  if (!config.redaction.key) logger.info({ keyFile: redactionKeyPath(config) }, 'redacting with the key kept in the state folder; set REDACTION_KEY to the server\'s for one placeholder per secret across machines');
-  return { redaction: policy };
+  if (policy && !config.redaction.key) logger.info({ keyFile: redactionKeyPath(config) }, 'redacting with the key kept in the state folder; set REDACTION_KEY to the server\'s for one placeholder per secret across machines');
+  return policy;
 }
 
-function emitterOf(args: McpArgs, config: Config, url: string | undefined, logger: Logger, redaction: { redaction: RedactionPolicy } | Record<string, never>): AuditEmitter {
-  const common = { orchestrator: args.orchestrator, agentId: args.agentId ?? 'mcp-client', instanceId: args.instanceId, logger, buffer: { maxBuffered: args.bufferPackets }, ...redaction };
+function emitterOf(args: McpArgs, config: Config, url: string | undefined, logger: Logger, redaction: RedactionPolicy | undefined): AuditEmitter {
+  const common = { orchestrator: args.orchestrator, agentId: args.agentId ?? 'mcp-client', instanceId: args.instanceId, logger, buffer: { maxBuffered: args.bufferPackets }, ...(redaction ? { redaction } : {}) };
   const budget = args.budgetUsd === undefined ? undefined : { projectedCostUsd: args.budgetUsd, onUnavailable: args.budgetUnavailable, timeoutMs: args.budgetTimeoutMs, ...(url ? { url, apiKey: config.client.apiKey } : {}) };
   if (budget && !url) throw new AppError('CONFIG_INVALID', '--check-budget asks a tool-audit server: set TOOL_AUDIT_URL or --url', { retryable: false });
   if (url) return createAuditEmitter({ ...common, http: { url, apiKey: config.client.apiKey }, budget });

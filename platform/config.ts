@@ -5,6 +5,9 @@
 import { defaultSecretLines, dualScopeLines, modeOf } from './default-secrets.ts';
 import { z } from 'zod';
 
+/** GET /v1/export's bounds by default (EXPORT_MAX_DAYS, EXPORT_CONCURRENCY_PER_CLIENT, EXPORT_CONCURRENCY). */
+export const EXPORT_LIMIT_DEFAULTS = { maxDays: 93, perClient: 2, total: 4 } as const;
+
 const intFromEnv = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 const flag = (def: boolean) =>
   z
@@ -169,9 +172,9 @@ const envSchema = z.object({
   EDGE_RATE_LIMIT_PER_MINUTE: intFromEnv(300_000, 0),
   EDGE_RATE_LIMIT_BURST: intFromEnv(10_000, 1),
   AUTH_FAILURES_PER_MINUTE: intFromEnv(30, 0),
-  EXPORT_MAX_DAYS: intFromEnv(93, 1),
-  EXPORT_CONCURRENCY_PER_CLIENT: intFromEnv(2, 1),
-  EXPORT_CONCURRENCY: intFromEnv(4, 1),
+  EXPORT_MAX_DAYS: intFromEnv(EXPORT_LIMIT_DEFAULTS.maxDays, 1),
+  EXPORT_CONCURRENCY_PER_CLIENT: intFromEnv(EXPORT_LIMIT_DEFAULTS.perClient, 1),
+  EXPORT_CONCURRENCY: intFromEnv(EXPORT_LIMIT_DEFAULTS.total, 1),
   TOOL_AUDIT_URL: optionalString.pipe(z.url().optional()),
   TOOL_AUDIT_API_KEY: optionalString,
 

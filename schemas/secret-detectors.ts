@@ -81,7 +81,7 @@ export interface DetectOptions {
   /** Patterns of one's own (a `g` flag is added); the whole match is the secret. */
   custom?: ReadonlyArray<{ rule: string; pattern: RegExp }>;
   /**
-   * The gates ({@link gatesOf}) a text may open, when it is known to be part of a larger one whose
+   * The gates ({@link scanGates}) a text may open, when it is known to be part of a larger one whose
    * gates were taken (a string of a JSON text without escapes): the others are not looked for.
    */
   gates?: number;
@@ -141,8 +141,9 @@ const AUTH_SCHEME = /^(?:basic|bearer|digest|token|negotiate|ntlm|hoba|mutual|va
 /**
  * A regular expression matching any of the literals, written as a trie (`s(?:k-(?:lf-|or-v1-)|…)`):
  * at each position of a text the engine tests one class of first characters instead of every
- * literal in turn (the providers' 70 prefixes as a flat alternation cost a third of redaction).
- * A literal that another extends stands for both: matching any of them is all that is asked.
+ * literal in turn (measured alone on 250-character args texts: 1.55 µs against 1.7 for the flat
+ * alternation of the providers' prefixes — a small gain; the scan itself is the cost). A literal
+ * that another extends stands for both: matching any of them is all that is asked.
  */
 function literals(xs: readonly string[], flags = ''): RegExp {
   const esc = (c: string) => c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
@@ -210,28 +211,33 @@ const BUILT_IN: readonly Detector[] = [
  * ingest runs the detectors over every string of every packet.
  */
 const BUILT_IN_PREFILTER = /-----BEGIN|eyJ|sk-|AKIA|ASIA|aws_secret_access_key|gh[pousr]_|github_pat_|xox[abprs]-|AIza|[sr]k_(?:live|test)_|hf_|SG\.|AccountKey|Basic|Bearer|:\/\/|passw|pwd|\d(?:[ -]?\d){12}/i;
-/** The providers' prefixes (case as written), all found in one pass: each detector then runs only where its own is. */
+/** The providers' prefixes and the commands of cli_password (case as written), all found in one pass. */
 const PROVIDER_LITERALS = [...new Set([...PROVIDER_RULES.flatMap((r) => r.need), 'machine', 'mysql', 'mariadb', 'login', 'sshpass', 'curl'])];
-const PROVIDER_SCAN = literals(PROVIDER_LITERALS, 'g');
 // The scan reports the shorter of two literals one of which extends the other: none may.
 for (const a of PROVIDER_LITERALS) for (const b of PROVIDER_LITERALS) if (a !== b && b.startsWith(a)) throw new Error(`provider literal ${a} is a prefix of ${b}`);
-/** The providers' literals in `text`. */
+const PROVIDER_SCAN = literals(PROVIDER_LITERALS, 'g');
+const PROVIDER_SCAN_ONE = literals(PROVIDER_LITERALS);
+/**
+ * What a text must hold for any provider literal to be in it: a character of theirs that ordinary
+ * words lack, or one of the literals without one. Words and numbers (most strings of a call) are
+ * then passed over by one scan of a character class instead of the literals' trie.
+ */
+const PROVIDER_MARK = /[_\-.~:/]|ATATT3|dapi|EAAA|machine|mysql|mariadb|login|sshpass|curl/;
+for (const l of PROVIDER_LITERALS) if (!PROVIDER_MARK.test(l)) throw new Error(`provider literal ${l} escapes PROVIDER_MARK`);
+
+/** Whether `text` holds a provider literal. */
+const hasProviderLiteral = (text: string): boolean => PROVIDER_MARK.test(text) && PROVIDER_SCAN_ONE.test(text);
+
+/** The providers' literals in `text` (each detector of theirs then runs only where its own is). */
 function providerLiterals(text: string): Set<string> | undefined {
-  if (!PROVIDER_MARK.test(text) || !PROVIDER_SCAN_ONE.test(text)) return undefined;
+  if (!hasProviderLiteral(text)) return undefined;
   const found = new Set<string>();
   for (const m of execAll(PROVIDER_SCAN, text)) found.add(m[0]);
   return found;
 }
+
 /** Whether a built-in shape may be in `text`. */
-const mayHoldShape = (text: string): boolean => BUILT_IN_PREFILTER.test(text) || PROVIDER_SCAN_ONE.test(text);
-const PROVIDER_SCAN_ONE = literals(PROVIDER_LITERALS);
-/**
- * What a text must hold for any provider literal to be in it: a character of theirs that ordinary
- * words lack, or one of the three literals without one. Words and numbers (most strings of a
- * call) are then passed over by one scan of a character class instead of the literals' trie.
- */
-const PROVIDER_MARK = /[_\-.~:/]|ATATT3|dapi|EAAA|machine|mysql|mariadb|login|sshpass|curl/;
-for (const l of PROVIDER_LITERALS) if (!PROVIDER_MARK.test(l)) throw new Error(`provider literal ${l} escapes PROVIDER_MARK`);
+const mayHoldShape = (text: string): boolean => BUILT_IN_PREFILTER.test(text) || hasProviderLiteral(text);
 
 /** The names around a secret word ({@link mentionsSecretName}). */
 const NAME_CANDIDATE = /[A-Za-z0-9_.-]*(?:pass|pwd|secret|token|key|authorization|cookie|credential)[A-Za-z0-9_.-]*/gi;

@@ -8,7 +8,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { ClickHouseDoor } from '../../platform/clickhouse/door.ts';
-import type { ApiKey } from '../../platform/config.ts';
+import { EXPORT_LIMIT_DEFAULTS, type ApiKey } from '../../platform/config.ts';
 import { EXPORT_CONTENT_TYPES, exportParamsSchema, exportRows } from '../../queries/export.ts';
 import { requireScope } from '../auth.ts';
 import { clientOf, createRateLimiter, type RateLimitOptions } from '../rate-limit.ts';
@@ -38,14 +38,14 @@ export interface ExportApiDeps {
   defaults: ReadDefaults;
   rateLimit: RateLimitOptions;
   apiKeys: ApiKey[];
-  /** Default: 93 days, 2 per client, 4 in all. */
+  /** Default: the configuration's defaults (EXPORT_LIMIT_DEFAULTS). */
   limits?: ExportLimits;
 }
 
 /** Registers GET /v1/export. */
 export function registerExportRoute(app: FastifyInstance, deps: ExportApiDeps): void {
   const preHandler = [requireScope(deps.apiKeys, 'read'), createRateLimiter({ ...deps.rateLimit, perKey: deps.apiKeys.length > 0 })];
-  const limits = deps.limits ?? { maxDays: 93, perClient: 2, total: 4 };
+  const limits = deps.limits ?? EXPORT_LIMIT_DEFAULTS;
   const running = new Map<string, number>();
   let total = 0;
   /** Counts an export of `client` as running until the returned function is called (once). */

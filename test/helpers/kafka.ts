@@ -67,3 +67,37 @@ export async function committedTotal(admin: Admin, groupId: string, topic: strin
   const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
   return (committed?.partitions ?? []).reduce((n, p) => n + Math.max(0, Number(p.offset)), 0);
 }
+
+/**
+ * Every record of a topic from its beginning, values as text with their headers: those present
+ * once the topic holds at least `atLeast` (default: what it holds now), waited for up to `ms`.
+ */
+export async function readTopic(topic: string, o: { atLeast?: number; ms?: number } = {}): Promise<Array<{ value: string; headers: Record<string, string> }>> {
+  const kafka = testKafka('topic-reader');
+  const admin = kafka.admin();
+  await admin.connect();
+  const held = async () => (await admin.fetchTopicOffsets(topic)).reduce((n, p) => n + Number(p.high) - Number(p.low), 0);
+  const end = Date.now() + (o.ms ?? 20_000);
+  let total = await held();
+  while (total < (o.atLeast ?? 0) && Date.now() < end) {
+    await new Promise((r) => setTimeout(r, 200));
+    total = await held();
+  }
+  await admin.disconnect();
+  const out: Array<{ value: string; headers: Record<string, string> }> = [];
+  if (total === 0) return out;
+  const consumer = kafka.consumer({ groupId: `reader-${randomBytes(6).toString('hex')}` });
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  await new Promise<void>((resolve) => {
+    void consumer.run({
+      eachMessage: async ({ message }) => {
+        const headers = Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v ?? '')]));
+        out.push({ value: message.value?.toString('utf8') ?? '', headers });
+        if (out.length >= total) resolve();
+      },
+    });
+  });
+  await consumer.disconnect();
+  return out;
+}

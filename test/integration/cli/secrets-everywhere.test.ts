@@ -26,7 +26,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import { auditResult, createAuditEmitter } from '../../../emit/index.ts';
-import { brokers, testKafka } from '../../helpers/kafka.ts';
+import { brokers, readTopic, testKafka } from '../../helpers/kafka.ts';
 import { python, root, testServer } from '../../helpers/mcp.ts';
 import { dependency, toolCall } from '../../helpers/packets.ts';
 import { FIXTURE_CALLS, FIXTURE_PYTHON, fixtureArgsJson, fixturePackets, fixtureSpans, fixtureViaEmitter, fixtureViaMcp } from '../../helpers/fixture-paths.ts';
@@ -75,29 +75,6 @@ const listening = (port: number) =>
     const s = tcpConnect(port, '127.0.0.1', () => (s.end(), resolve(true)));
     s.once('error', () => resolve(undefined));
   });
-
-/** Every record of a topic, from the beginning: its value as text and whether the HTTP edge produced it. */
-async function topicRecords(topic: string): Promise<Array<{ value: string; edge: boolean; raw: boolean }>> {
-  const kafka = testKafka('secrets-scan');
-  const admin = kafka.admin();
-  await admin.connect();
-  const total = (await admin.fetchTopicOffsets(topic)).reduce((n, p) => n + Number(p.high) - Number(p.low), 0);
-  await admin.disconnect();
-  const consumer = kafka.consumer({ groupId: `scan-${randomUUID()}` });
-  await consumer.connect();
-  await consumer.subscribe({ topic, fromBeginning: true });
-  const out: Array<{ value: string; edge: boolean; raw: boolean }> = [];
-  await new Promise<void>((resolve) => {
-    void consumer.run({
-      eachMessage: async ({ message }) => {
-        out.push({ value: message.value?.toString('utf8') ?? '', edge: message.headers?.['x-request-id'] !== undefined, raw: message.headers?.['x-test-producer'] !== undefined });
-        if (out.length >= total) resolve();
-      },
-    });
-  });
-  await consumer.disconnect();
-  return out;
-}
 
 describe('secrets through every entry path', () => {
   it('are in no table, no log line and no API answer, and repeats stay repeats', async () => {
@@ -244,7 +221,7 @@ for task, redaction in ((task_edge, {"key": rkey}), (task_net, None)):
       // themselves is theirs, and is read here too (the scan sees values in clear).
       // The emitter given the key over Kafka wrote none either; the plain one and the raw
       // producer wrote theirs in clear (ingest's safety net is tested on them).
-      const records = await topicRecords(topic);
+      const records = (await readTopic(topic)).map((r) => ({ value: r.value, edge: 'x-request-id' in r.headers, raw: 'x-test-producer' in r.headers }));
       const ours = records.filter((r) => r.edge || r.value.includes(tasks.tsKafkaKeyed));
       expect(ours.length).toBeGreaterThanOrEqual(8 * F);
       for (const r of ours) for (const s of ALL_SECRETS) if (r.value.includes(s)) expect.fail(`a record tool-audit produced holds ${s}`);

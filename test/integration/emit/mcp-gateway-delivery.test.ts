@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
-import { brokers, createTopics, testKafka, uniqueNames } from '../../helpers/kafka.ts';
+import { brokers, createTopics, readTopic, testKafka, uniqueNames } from '../../helpers/kafka.ts';
 import { gatewayArgs, pythonArgsHashes, testServer } from '../../helpers/mcp.ts';
 
 function baseEnv(): Record<string, string> {
@@ -77,14 +77,8 @@ describe('gateway delivery', () => {
     expect(key.length).toBeGreaterThanOrEqual(32);
     expect(stderr).toContain('redacting with the key kept in the state folder');
     const mark = (rule: string, s: string) => `[redacted:${rule}:${createHmac('sha256', key).update(s).digest('hex').slice(0, 16)}]`;
-    const consumer = kafka.consumer({ groupId: `${topic}-reader` });
-    await consumer.connect();
-    await consumer.subscribe({ topic, fromBeginning: true });
-    const values: string[] = [];
-    await consumer.run({ eachMessage: async ({ message }) => void values.push(message.value?.toString() ?? '') });
-    const end = Date.now() + 20_000;
-    while (values.length < 2 && Date.now() < end) await new Promise((r) => setTimeout(r, 200));
-    await consumer.disconnect();
+    // The call and its output.
+    const values = (await readTopic(topic, { atLeast: 2 })).map((r) => r.value);
     const call = values.map((v) => JSON.parse(v) as { type: string; invocation?: { args: Record<string, string> } }).find((p) => p.type === 'tool_call');
     expect(call?.invocation?.args).toEqual({ key: 'k1', password: mark('secret_name', secret), note: `rotate ${mark('aws_access_key', aws)}` });
     for (const v of values) for (const s of [secret, aws]) expect(v).not.toContain(s);
