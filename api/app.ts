@@ -106,7 +106,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   registerHealthRoutes(app, deps);
   if (deps.ingest) registerPacketRoutes(app, { ingest: deps.ingest, apiKeys: deps.apiKeys });
   if (deps.ingest) {
-    const otlp = deps.otlp ?? { taskIdAttribute: 'tool_audit.task_id', defaultOrchestrator: 'gateway' };
+    const otlp = deps.otlp ?? { taskIdAttribute: 'tool_audit.task_id', defaultOrchestrator: 'gateway', mcpCallSide: 'client' };
     registerTraceRoutes(app, { ingest: deps.ingest, apiKeys: deps.apiKeys, metrics: deps.metrics, otlp, maxBodyBytes: deps.maxBodyBytes });
   }
   if (deps.read) registerReadRoutes(app, { ...deps.read, apiKeys: deps.apiKeys });

@@ -191,6 +191,7 @@ const envSchema = z.object({
 
   OTLP_TASK_ID_ATTRIBUTE: z.string().trim().min(1).default('tool_audit.task_id'),
   OTLP_DEFAULT_ORCHESTRATOR: z.enum(['websocket', 'kernel', 'gateway', 'scheduler']).default('gateway'),
+  OTLP_MCP_CALL_SIDE: z.enum(['client', 'server']).default('client'),
 });
 
 /** Parsed, validated configuration of every tool-audit process. */
@@ -350,6 +351,8 @@ export interface Config {
     taskIdAttribute: string;
     /** orchestrator when neither resource attribute tool_audit.orchestrator nor service.name names one. */
     defaultOrchestrator: 'websocket' | 'kernel' | 'gateway' | 'scheduler';
+    /** Which side's span of an MCP tools/call is the call (the other side's is not stored). */
+    mcpCallSide: 'client' | 'server';
   };
 }
 
@@ -491,7 +494,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         bundleMaxGapMs: e.HINTS_BUNDLE_MAX_GAP_MS,
         retryThreshold: e.HINTS_RETRY_THRESHOLD,
       },
-      otlp: { taskIdAttribute: e.OTLP_TASK_ID_ATTRIBUTE, defaultOrchestrator: e.OTLP_DEFAULT_ORCHESTRATOR },
+      otlp: { taskIdAttribute: e.OTLP_TASK_ID_ATTRIBUTE, defaultOrchestrator: e.OTLP_DEFAULT_ORCHESTRATOR, mcpCallSide: e.OTLP_MCP_CALL_SIDE },
     },
   };
 }

@@ -39,6 +39,10 @@ export interface OtlpSpan {
   /** 16 lowercase hex characters. */
   spanId: string;
   name: string;
+  /** SpanKind: 0 unspecified, 1 internal, 2 server, 3 client, 4 producer, 5 consumer. */
+  kind: number;
+  /** The parent span's id (16 hex characters) when the span has one. */
+  parentSpanId?: string;
   /** Nanoseconds since the epoch; 0n when unset. */
   startNs: bigint;
   endNs: bigint;
@@ -136,11 +140,14 @@ function walk(req: Obj, keepProtobuf: boolean): DecodedTraces {
         if (start === undefined || end === undefined) return { ok: false, error: `span ${spanId}: malformed start or end time` };
         const status = (s.status ?? {}) as Obj;
         const json: Obj = { ...s, traceId, spanId };
-        if (s.parentSpanId !== undefined) json.parentSpanId = id(s.parentSpanId, 8) ?? s.parentSpanId;
+        const parentSpanId = s.parentSpanId === undefined || s.parentSpanId === '' ? undefined : id(s.parentSpanId, 8);
+        if (s.parentSpanId !== undefined) json.parentSpanId = parentSpanId ?? s.parentSpanId;
         spans.push({
           traceId,
           spanId,
           name: String(s.name ?? ''),
+          kind: Number(s.kind ?? 0),
+          ...(parentSpanId && !/^0+$/.test(parentSpanId) ? { parentSpanId } : {}),
           startNs: start,
           endNs: end,
           attributes: attrs(s.attributes),

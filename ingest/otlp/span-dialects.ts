@@ -7,6 +7,7 @@
  * | OTel GenAI semantic conventions (gen_ai.*, 1.37) | `gen_ai.operation.name = execute_tool` | `gen_ai.tool.name` | `gen_ai.tool.call.id` | `gen_ai.tool.call.arguments` | `gen_ai.tool.call.result` |
  * | Vercel AI SDK (ai.*) | name or `ai.operationId` `ai.toolCall` | `ai.toolCall.name` | `ai.toolCall.id` | `.args` / `.input` | `.result` / `.output` |
  * | OpenInference (Arize Phoenix: LangChain, LlamaIndex, CrewAI, smolagents, DSPy …) | `openinference.span.kind = TOOL` | `tool.name`, `tool_call.function.name`, the span name | `tool_call.id` | `input.value` (JSON; plain text as `{"input": …}`), `tool_call.function.arguments` | `output.value` |
+ * | OTel MCP semantic conventions (mcp.*, 1.37; the MCP SDKs' own spans) | `mcp.method.name = tools/call` (any other MCP method is not a call) | `gen_ai.tool.name`, else the span name's target (`tools/call <tool>`) | `gen_ai.tool.call.id` | `gen_ai.tool.call.arguments` | `gen_ai.tool.call.result` |
  * | OpenLLMetry (Traceloop: its LangChain, CrewAI, LlamaIndex, MCP instrumentations; read before gen_ai.*, which they fill with their envelope) | `traceloop.span.kind = tool` | `traceloop.entity.input`'s `tool_name`, `traceloop.entity.name`, the span name | `gen_ai.tool.call.id` | `traceloop.entity.input`: its `arguments` (MCP), `inputs` (LangChain), `kwargs` (decorators), else itself | `traceloop.entity.output` (its `output` when an envelope) |
  */
 import { parseLossless } from '../../schemas/lossless-json.ts';
@@ -20,7 +21,23 @@ export interface ToolFields {
   toolCallId: AttrValue | undefined;
   args: AttrValue | undefined;
   result: AttrValue | undefined;
+  /** An MCP tools/call span: which side of the call it records, with the request's ids. */
+  mcp?: McpCall;
 }
+
+/**
+ * An MCP tools/call span's side and ids. The client and the server each record one call: the
+ * client's span (kind CLIENT) and the server's (kind SERVER, the child of the client's when the
+ * client propagated its trace context in `_meta`).
+ */
+export interface McpCall {
+  side: 'client' | 'server';
+  requestId?: string;
+  sessionId?: string;
+}
+
+/** SpanKind SERVER in OTLP. */
+const SPAN_KIND_SERVER = 2;
 
 /** Reads the tool fields of a recognised span, or undefined for any other span. */
 export function toolFields(span: OtlpSpan): ToolFields | undefined {
@@ -37,6 +54,9 @@ export function toolFields(span: OtlpSpan): ToolFields | undefined {
       result: traceloopOutput(a['traceloop.entity.output']),
     };
   }
+  // MCP before GenAI: the conventions have its server spans say execute_tool too.
+  const method = a['mcp.method.name'];
+  if (method !== undefined) return method === 'tools/call' ? mcpFields(span) : undefined;
   if (a['openinference.span.kind'] === 'TOOL') {
     return {
       tool: a['tool.name'] ?? a['tool_call.function.name'] ?? span.name,
@@ -96,3 +116,32 @@ function traceloopArgs(input: JsonObject): string {
   return stringifyLossless(input);
 }
 
+
+/** The tool fields of an MCP tools/call span (OTel MCP conventions). */
+function mcpFields(span: OtlpSpan): ToolFields {
+  const a = span.attributes;
+  const text = (v: AttrValue | undefined) => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
+  // The conventions name the span `tools/call <tool>`; the Python SDK's client `MCP send tools/call <tool>`.
+  const target = /tools\/call (.+)$/.exec(span.name)?.[1];
+  const requestId = text(a['jsonrpc.request.id']);
+  const sessionId = text(a['mcp.session.id']);
+  return {
+    tool: a['gen_ai.tool.name'] ?? target,
+    toolCallId: a['gen_ai.tool.call.id'],
+    args: a['gen_ai.tool.call.arguments'],
+    result: a['gen_ai.tool.call.result'],
+    mcp: { side: span.kind === SPAN_KIND_SERVER ? 'server' : 'client', ...(requestId ? { requestId } : {}), ...(sessionId ? { sessionId } : {}) },
+  };
+}
+
+/**
+ * Whether an MCP tools/call span is the call, so that the two spans of one call store one call.
+ * With `client` (the default) the client's span is the call, and a server's span only when it
+ * continues no trace (the client was not instrumented, or did not propagate its context): a
+ * server span with a parent belongs to a call whose client span is the record. With `server`
+ * the server's span is the call and the client's is never stored.
+ */
+export function isMcpCall(span: Pick<OtlpSpan, 'parentSpanId'>, call: McpCall, side: 'client' | 'server'): boolean {
+  if (side === 'server') return call.side === 'server';
+  return call.side === 'client' || span.parentSpanId === undefined;
+}

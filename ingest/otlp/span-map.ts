@@ -1,11 +1,11 @@
 /**
  * A tool span → the packets of SPEC §1. Pure and deterministic: the same span (and resource)
  * always gives byte-identical packets, so a re-exported span is a redelivery (I1 duplicate),
- * never a new call or a conflicting one. Only the span's own attributes and its resource are
- * read — never its parent, which a later export may batch elsewhere.
+ * never a new call or a conflicting one. Only the span's own attributes, kind and parent's id and
+ * its resource are read — never the parent span, which a later export may batch elsewhere.
  *
  * Recognised spans (anything else is ignored): the tool spans of the dialects of span-dialects.ts —
- * OTel GenAI, the Vercel AI SDK, OpenInference, OpenLLMetry.
+ * OTel GenAI, OTel MCP, the Vercel AI SDK, OpenInference, OpenLLMetry.
  */
 import { v5 as uuidv5 } from 'uuid';
 import { canonicalArgs, type JsonValue } from '../../schemas/canonical-json.ts';
@@ -14,7 +14,7 @@ import { describeContent, sha256Hex } from '../../schemas/hashing.ts';
 import { parseLossless } from '../../schemas/lossless-json.ts';
 import { MAX_NAME_LENGTH, ORCHESTRATORS, statusOfCategory, type Orchestrator, type ToolStatus } from '../../schemas/vocabulary.ts';
 import type { AttrValue, OtlpSpan } from './otlp-decode.ts';
-import { toolFields } from './span-dialects.ts';
+import { isMcpCall, toolFields } from './span-dialects.ts';
 
 /**
  * Namespace of call_id = UUIDv5(namespace, trace_id + span_id) (hex, lowercase) and
@@ -35,6 +35,8 @@ export interface SpanMapOptions {
   taskIdAttribute: string;
   /** orchestrator when neither tool_audit.orchestrator nor service.name names one. */
   defaultOrchestrator: Orchestrator;
+  /** Which side's span of an MCP tools/call is the call (see isMcpCall); `client` when unset. */
+  mcpCallSide?: 'client' | 'server';
 }
 
 /** What became of one span. */
@@ -47,6 +49,7 @@ export type SpanMapping =
 export function mapSpan(span: OtlpSpan, opts: SpanMapOptions): SpanMapping {
   const fields = toolFields(span);
   if (!fields) return { kind: 'ignored' };
+  if (fields.mcp && !isMcpCall(span, fields.mcp, opts.mcpCallSide ?? 'client')) return { kind: 'ignored' };
   const callId = uuidv5(span.traceId + span.spanId, OTLP_ID_NAMESPACE);
   const unmappable = (reason: string): SpanMapping => ({ kind: 'unmappable', reason, packet: quarantinePacket(span, callId, reason) });
 
@@ -77,6 +80,7 @@ export function mapSpan(span: OtlpSpan, opts: SpanMapOptions): SpanMapping {
   const { status, error, errorType } = statusOf(span);
   const summary: Record<string, unknown> = { otel: { trace_id: span.traceId, span_id: span.spanId, span_name: span.name } };
   if (isName(fields.toolCallId)) summary.tool_call_id = fields.toolCallId;
+  if (fields.mcp) summary.mcp = { side: fields.mcp.side, ...(fields.mcp.requestId ? { request_id: fields.mcp.requestId } : {}), ...(fields.mcp.sessionId ? { session_id: fields.mcp.sessionId } : {}) };
   if (errorType) summary.error_type = errorType;
   const createdAt = new Date(Number(endNs / 1_000_000n)).toISOString();
   // Args keep their number literals (a Python 1.0 stays 1.0), so the hash is of what was sent.

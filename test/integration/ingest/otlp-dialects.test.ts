@@ -3,7 +3,8 @@
  * (protobuf) to `tool-audit serve`: a LangChain tool traced by OpenInference
  * (openinference-instrumentation-langchain, Arize Phoenix's conventions) and by OpenLLMetry
  * (opentelemetry-instrumentation-langchain, Traceloop's), and a pydantic-ai agent on its test
- * model (OTel GenAI conventions). Each call is stored with its tool, its
+ * model (OTel GenAI conventions), and an MCP call whose client and server both export the MCP
+ * SDK's own spans (OTel MCP conventions). Each call is stored once with its tool, its
  * arguments as the tool received them and its output. Oracles: the arguments the script passed,
  * CPython's own sha256(json.dumps(args, sort_keys=True)) for args_hash, the tool's return value.
  */
@@ -18,14 +19,24 @@ import { testPort } from '../../helpers/ports.ts';
 
 const SCRIPT = `
 import sys
+from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-from langchain_core.tools import tool
 dialect, url, task = sys.argv[1:4]
 provider = TracerProvider(resource=Resource.create({"service.name": "kernel", "tool_audit.task_id": task}))
 provider.add_span_processor(SimpleSpanProcessor(OTLPSpanExporter(endpoint=url + "/v1/traces")))
+kept = InMemorySpanExporter()
+provider.add_span_processor(SimpleSpanProcessor(kept))
+
+def done():
+    # The same spans exported once more, as an exporter retrying after a lost answer would.
+    provider.force_flush()
+    OTLPSpanExporter(endpoint=url + "/v1/traces").export(kept.get_finished_spans())
+    sys.exit(0)
+
 if dialect == "pydantic-ai":
     # An agent on pydantic-ai's test model (no network): it calls the tool with arguments it makes up.
     from pydantic_ai import Agent
@@ -40,8 +51,25 @@ if dialect == "pydantic-ai":
         return f"value of {key}"
 
     print(agent.run_sync("look up k1").output)
-    provider.force_flush()
-    sys.exit(0)
+    done()
+if dialect == "mcp":
+    # The MCP SDK's own spans: the client's (kind CLIENT) here, the server's (kind SERVER, a child
+    # of the client's through _meta) in the server process, which exports them itself.
+    import asyncio
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+    trace.set_tracer_provider(provider)
+
+    async def call():
+        server = StdioServerParameters(command=sys.executable, args=["-c", sys.argv[4], url, task])
+        async with stdio_client(server) as (r, w):
+            async with ClientSession(r, w) as session:
+                await session.initialize()
+                print((await session.call_tool("get_weather", {"city": "Oslo", "days": 2})).content[0].text)
+
+    asyncio.run(call())
+    done()
+from langchain_core.tools import tool
 if dialect == "openinference":
     from openinference.instrumentation.langchain import LangChainInstrumentor
     LangChainInstrumentor().instrument(tracer_provider=provider)
@@ -55,7 +83,30 @@ def search_docs(query: str, k: int = 3) -> str:
     return f"found {k} pages for {query}"
 
 print(search_docs.invoke({"query": "refund policy", "k": 2}))
-provider.force_flush()
+done()
+`;
+
+/** An MCP server (the SDK's MCPServer over stdio) exporting its own spans to the same place. */
+const MCP_SERVER = `
+import sys
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+url, task = sys.argv[1:3]
+provider = TracerProvider(resource=Resource.create({"service.name": "weather-server", "tool_audit.task_id": task}))
+provider.add_span_processor(SimpleSpanProcessor(OTLPSpanExporter(endpoint=url + "/v1/traces")))
+trace.set_tracer_provider(provider)
+from mcp.server.mcpserver import MCPServer
+server = MCPServer("weather")
+
+@server.tool()
+def get_weather(city: str, days: int = 1) -> str:
+    """Forecast."""
+    return f"sunny in {city} for {days} days"
+
+server.run("stdio")
 `;
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
@@ -69,7 +120,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 
 }
 
 describe('tool spans of agent frameworks, as their instrumentations export them', () => {
-  it('stores a LangChain tool call traced by OpenInference and by OpenLLMetry, and a pydantic-ai agent\'s, arguments as the tool got them', async () => {
+  it('stores a LangChain tool call traced by OpenInference and by OpenLLMetry, a pydantic-ai agent\'s, and an MCP call traced by both its sides once, arguments as the tool got them; a re-export stores nothing', async () => {
     const port = testPort();
     const url = `http://127.0.0.1:${port}`;
     const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), TOOL_AUDIT_DATA_DIR: join(mkdtempSync(join(tmpdir(), 'tool-audit-dialects-')), 'data'), LOG_LEVEL: 'warn' };
@@ -85,18 +136,26 @@ describe('tool spans of agent frameworks, as their instrumentations export them'
         { dialect: 'openllmetry', tool: 'search_docs', args: { query: 'refund policy', k: 2 }, output: 'found 2 pages for refund policy' },
         // pydantic-ai's test model passes 'a' for a string parameter.
         { dialect: 'pydantic-ai', tool: 'lookup', args: { key: 'a' }, output: 'value of a' },
+        // The MCP SDK records no arguments or result (the conventions make them opt-in): one call, not two.
+        { dialect: 'mcp', tool: 'get_weather', args: {}, output: undefined },
       ];
       for (const { dialect, tool, args, output } of runs) {
         const [hash] = pythonArgsHashes([args]);
         const task = `${dialect}-${randomUUID()}`;
-        expect(execFileSync(python(), ['-c', SCRIPT, dialect, url, task], { encoding: 'utf8' })).toContain(output);
+        expect(execFileSync(python(), ['-c', SCRIPT, dialect, url, task, MCP_SERVER], { encoding: 'utf8' })).toContain(output ?? 'sunny in Oslo for 2 days');
         const view = await until(`the call of ${task}`, async () => {
-          const v = (await (await fetch(`${url}/v1/tasks/${task}`)).json()) as { invocations?: Array<{ tool_id: string; args: unknown; args_hash: string; status: string; call_id: string }>; outputs?: unknown[] };
+          const v = (await (await fetch(`${url}/v1/tasks/${task}`)).json()) as { invocations?: Array<{ tool_id: string; args: unknown; args_hash: string; status: string; call_id: string; result_summary: { mcp?: unknown } }>; outputs?: unknown[] };
           return v.invocations?.length ? v : undefined;
         });
         expect(view.invocations?.map((c) => [c.tool_id, c.args, c.args_hash, c.status]), dialect).toEqual([[tool, args, hash, 'success']]);
-        expect(JSON.stringify(view), dialect).toContain(output);
+        if (output) expect(JSON.stringify(view), dialect).toContain(output);
+        // Of the MCP call's two spans, the client's is the call (the server's continues its trace).
+        if (dialect === 'mcp') expect(view.invocations?.[0]?.result_summary.mcp).toEqual({ side: 'client', request_id: '2' });
       }
+      // Every span was exported twice: the second time stored nothing, and nothing conflicted.
+      const metrics = await (await fetch(`${url}/metrics`)).text();
+      expect(metrics).not.toMatch(/tool_audit_otlp_spans_total\{outcome="rejected"\} [1-9]/);
+      expect(Number(/tool_audit_otlp_spans_total\{outcome="accepted"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThan(0);
     } finally {
       serve.kill('SIGTERM');
     }

@@ -11,10 +11,10 @@ import type { OtlpSpan } from '../../../ingest/otlp/otlp-decode.ts';
 import { mapSpan } from '../../../ingest/otlp/span-map.ts';
 
 const OPTS = { taskIdAttribute: 'tool_audit.task_id', defaultOrchestrator: 'gateway' as const };
-const span = (name: string, attributes: OtlpSpan['attributes']): OtlpSpan => ({
-  traceId: '5b8efff798038103d269b633813fc60c', spanId: 'eee19b7ec3c1b174', name,
+const span = (name: string, attributes: OtlpSpan['attributes'], over: Partial<OtlpSpan> = {}): OtlpSpan => ({
+  traceId: '5b8efff798038103d269b633813fc60c', spanId: 'eee19b7ec3c1b174', name, kind: 1,
   startNs: 1_763_900_000_000_000_000n, endNs: 1_763_900_000_120_000_000n,
-  attributes, status: { code: 0, message: '' }, events: [], resource: { 'service.name': 'agent' }, scope: { name: '', version: '' }, json: {},
+  attributes, status: { code: 0, message: '' }, events: [], resource: { 'service.name': 'agent' }, scope: { name: '', version: '' }, json: {}, ...over,
 });
 
 /** The call a span maps to: its tool, its args as stored, and the output's content; every packet judged by the decoder. */
@@ -54,5 +54,26 @@ describe('tool span dialects', () => {
     for (const attrs of [{ 'openinference.span.kind': 'LLM' }, { 'openinference.span.kind': 'CHAIN' }, { 'traceloop.span.kind': 'workflow' }, { 'traceloop.span.kind': 'task' }] as Array<OtlpSpan['attributes']>) {
       expect(mapSpan(span('x', attrs), OPTS).kind).toBe('ignored');
     }
+  });
+
+  it('MCP tools/call spans (OTel MCP conventions): one call of the client and server spans, whichever side is chosen', () => {
+    const SERVER = 2;
+    const CLIENT = 3;
+    const args = '{"city": "Oslo"}';
+    // The Python SDK's client span names its tool only in the span name; the server's says execute_tool.
+    const client = span('MCP send tools/call get_weather', { 'mcp.method.name': 'tools/call', 'jsonrpc.request.id': '7', 'gen_ai.tool.call.arguments': args }, { kind: CLIENT, spanId: '1111111111111111' });
+    const server = span('tools/call get_weather', { 'mcp.method.name': 'tools/call', 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'get_weather', 'jsonrpc.request.id': '7', 'mcp.session.id': 's-1' }, { kind: SERVER, spanId: '2222222222222222', parentSpanId: '1111111111111111' });
+    const orphan = { ...server, spanId: '3333333333333333', parentSpanId: undefined };
+    const kinds = (side: 'client' | 'server' | undefined) => [client, server, orphan].map((s) => mapSpan(s, { ...OPTS, ...(side ? { mcpCallSide: side } : {}) }).kind);
+    // Client side (the default): the client's span; a server span only when no client continued the trace.
+    expect(kinds(undefined)).toEqual(['tool', 'ignored', 'tool']);
+    expect(kinds('client')).toEqual(['tool', 'ignored', 'tool']);
+    expect(kinds('server')).toEqual(['ignored', 'tool', 'tool']);
+    expect(mapped(client)).toEqual({ tool: 'get_weather', args: { city: 'Oslo' }, content: undefined });
+    const m = mapSpan(orphan, OPTS);
+    if (m.kind !== 'tool') throw new Error(m.kind);
+    expect(JSON.parse(m.packets[0] as string).invocation.result_summary.mcp).toEqual({ side: 'server', request_id: '7', session_id: 's-1' });
+    // Other MCP methods are no calls, even with a tool's name.
+    expect(mapSpan(span('tools/list', { 'mcp.method.name': 'tools/list', 'gen_ai.tool.name': 'x' }, { kind: CLIENT }), OPTS).kind).toBe('ignored');
   });
 });
