@@ -19,8 +19,8 @@ export type BatchBuffers = Partial<Record<LineKind, LineBuffer>>;
 
 /** Kind codes of {@link Columns.kind}. */
 export const REJECTED = 0;
-export const KIND_CODE: Record<Accepted['kind'], number> = { invocation: 1, output: 2, dependency: 3, hint: 4 };
-export const CODE_KIND: ReadonlyArray<Accepted['kind'] | undefined> = [undefined, 'invocation', 'output', 'dependency', 'hint'];
+export const KIND_CODE: Record<Accepted['kind'], number> = { invocation: 1, output: 2, dependency: 3, hint: 4, turn: 5 };
+export const CODE_KIND: ReadonlyArray<Accepted['kind'] | undefined> = [undefined, 'invocation', 'output', 'dependency', 'hint', 'turn'];
 
 /** Widths of the fixed fields in {@link Columns.text}. */
 const UUID = 36;
@@ -30,7 +30,7 @@ const TS = 23;
 
 /**
  * A decoded batch. For packet i, text[textAt[i], textAt[i+1]) holds: its key (a UUID; a
- * dependency: `preceding>succeeding`; a hint: its hint_id), its fingerprint (32), then for an
+ * dependency: `preceding>succeeding`; a hint or a turn: its id), its fingerprint (32), then for an
  * output its call_id, content hash and last_seen, for an invocation or a dependency its task_id.
  */
 export interface Columns {
@@ -100,7 +100,7 @@ export class ColumnsBuilder {
       this.add(a.row.call_id);
       this.add(a.content.content_hash);
       this.add(a.content.last_seen);
-    } else if (a.kind !== 'hint') {
+    } else if (a.kind === 'invocation' || a.kind === 'dependency') {
       // The task of a call stamps its outputs (segment-writer); a dependency's finds its rows.
       this.add(a.row.task_id);
     }

@@ -1,6 +1,6 @@
 /**
  * Decode one raw packet and check every per-packet MUST rule of SPEC §3 (I2, I3, I5, I6, I7), and
- * an optimization_hint's (a non-empty window, a bundle of ≥ 2 tools).
+ * an optimization_hint's (a non-empty window, a bundle of ≥ 2 tools), a model_turn's (I3).
  * Pure: the cross-packet rule I1 (call_id uniqueness) is the batch writer's job, because it
  * needs what is already stored.
  */
@@ -10,10 +10,12 @@ import { timestampMs } from '../schemas/common.ts';
 import { contentTypeMismatch } from '../schemas/content-type.ts';
 import { contentSample, sha256Hex, utf8ByteLength } from '../schemas/hashing.ts';
 import { parseLossless } from '../schemas/lossless-json.ts';
+import { tableCost } from '../schemas/model-prices.ts';
 import { hasLossyNumber, stringifyLossless } from '../schemas/raw-json.ts';
 import {
   packetSchema,
   PACKET_TYPES,
+  type ModelTurnPacket,
   type OptimizationHintPacket,
   type OutputArtifactPacket,
   type Packet,
@@ -96,6 +98,8 @@ function judge(raw: string, declaredBytes: number | undefined, source: string, m
       return decodeDependency(packet, source, redactor);
     case 'optimization_hint':
       return decodeHint(packet, source, redactor);
+    case 'model_turn':
+      return decodeTurn(packet, source, redactor);
   }
 }
 
@@ -295,6 +299,42 @@ function decodeHint(packet: OptimizationHintPacket, source: string, redactor: Re
   return { ok: true, value: { kind: 'hint', key: id, row } };
 }
 
+function decodeTurn(packet: ModelTurnPacket, source: string, redactor: Redactor | undefined): DecodeResult {
+  const t = packet.turn;
+  const id = t.turn_id.toLowerCase();
+  if (t.status === 'success' && t.error !== null) return reject('I3_error_on_success', 'a turn whose status is success has no error (I3)', 'model_turn', [id]);
+  const row = {
+    turn_id: id,
+    task_id: t.task_id,
+    agent_id: t.agent_id,
+    model: t.model,
+    provider: t.provider,
+    input_tokens: t.input_tokens,
+    output_tokens: t.output_tokens,
+    cached_input_tokens: t.cached_input_tokens,
+    cost_usd: t.cost_usd,
+    cost_source: t.cost_source,
+    duration_ms: t.duration_ms,
+    status: t.status,
+    // A provider's error can quote the request (a key in a header): redacted like a call's.
+    error: t.error === null || !redactor ? t.error : redactor.text(t.error),
+    requested_tool_calls: JSON.stringify(t.requested_tool_calls),
+    trace_id: t.trace_id ?? '',
+    span_id: t.span_id ?? '',
+    created_at: chCreatedAt(t.created_at),
+    fingerprint: '',
+    source,
+  };
+  row.fingerprint = fingerprint('turn', row);
+  // Priced after the fingerprint: the same turn sent again after the table changed is still a
+  // duplicate, stored once at the price of its first arrival.
+  if (row.cost_usd === null) {
+    const cost = tableCost(row.model, { input: row.input_tokens, output: row.output_tokens, cachedInput: row.cached_input_tokens });
+    if (cost !== null) Object.assign(row, { cost_usd: cost, cost_source: 'price_table' });
+  }
+  return { ok: true, value: { kind: 'turn', key: id, row } };
+}
+
 /** The stored args (canonical text), args_hash, summary text and error of a call, its secrets out, and where they were. */
 function redactCall(redactor: Redactor | undefined, inv: ToolInvocation, args: string, argsValue: JsonValue): { args: string; argsHash: string; summary: string; error: string | null; redactions: string } {
   const summaryText = JSON.stringify(inv.result_summary);
@@ -377,6 +417,6 @@ export function chCreatedAt(ts: string): string {
 function idsOf(json: unknown): string[] {
   if (typeof json !== 'object' || json === null) return [];
   const j = json as Record<string, Record<string, unknown> | undefined>;
-  const cand = [j.call_id, j.invocation?.call_id, j.output?.output_id, j.output?.call_id, j.dependency?.preceding_call_id, j.dependency?.succeeding_call_id, j.hint?.hint_id];
+  const cand = [j.call_id, j.invocation?.call_id, j.output?.output_id, j.output?.call_id, j.dependency?.preceding_call_id, j.dependency?.succeeding_call_id, j.hint?.hint_id, j.turn?.turn_id];
   return [...new Set(cand.filter((c): c is string => typeof c === 'string').map((c) => c.slice(0, 64)))];
 }

@@ -1,19 +1,25 @@
 /**
- * Look-up of the optimization hints already stored, by hint_id: a hint redelivered (or sent again
- * by its producer) finds its row and is not written twice; another hint under the same hint_id is
- * an I1 conflict. Kept apart from segment-lookups.ts (the hot path of the three core segments).
+ * Look-up of the optimization hints and model turns already stored, by hint_id and turn_id: one
+ * redelivered (or sent again by its producer, or re-exported as a span) finds its row and is not
+ * written twice; another under the same id is an I1 conflict. Kept apart from segment-lookups.ts
+ * (the hot path of the three core segments).
  */
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { STORED_FINGERPRINT_SQL } from './ports.ts';
 import { keySet, sizedFor } from './segment-lookups.ts';
 
 /** Fingerprints stored per hint_id (lowercase UUIDs, as the decoder wrote them). */
-export async function storedHints(ch: ClickHouseDoor, hintIds: string[]): Promise<Map<string, string>> {
-  const set = keySet(hintIds, 'UUID');
-  const found = await ch.select<{ k: string; fp: string }>(
-    `SELECT toString(hint_id) AS k, ${STORED_FINGERPRINT_SQL} AS fp FROM {db:Identifier}.workflow_optimizations WHERE hint_id IN ${set.sql}`,
-    {},
-    sizedFor(set),
-  );
+export function storedHints(ch: ClickHouseDoor, hintIds: string[]): Promise<Map<string, string>> {
+  return storedById(ch, (fp, set) => `SELECT toString(hint_id) AS k, ${fp} AS fp FROM {db:Identifier}.workflow_optimizations WHERE hint_id IN ${set}`, hintIds);
+}
+
+/** Fingerprints stored per turn_id (lowercase UUIDs, as the decoder wrote them). */
+export function storedTurns(ch: ClickHouseDoor, turnIds: string[]): Promise<Map<string, string>> {
+  return storedById(ch, (fp, set) => `SELECT toString(turn_id) AS k, ${fp} AS fp FROM {db:Identifier}.model_turns WHERE turn_id IN ${set}`, turnIds);
+}
+
+async function storedById(ch: ClickHouseDoor, sql: (fp: string, set: string) => string, ids: string[]): Promise<Map<string, string>> {
+  const set = keySet(ids, 'UUID');
+  const found = await ch.select<{ k: string; fp: string }>(sql(STORED_FINGERPRINT_SQL, set.sql), {}, sizedFor(set));
   return new Map(found.map((r) => [r.k, r.fp]));
 }

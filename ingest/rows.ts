@@ -90,6 +90,29 @@ export interface HintRow {
   source: string;
 }
 
+/** Row of `model_turns` (migration 044); requested_tool_calls as JSON text. */
+export interface TurnRow {
+  turn_id: string;
+  task_id: string;
+  agent_id: string;
+  model: string;
+  provider: string | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cached_input_tokens: number | null;
+  cost_usd: number | null;
+  cost_source: string | null;
+  duration_ms: number;
+  status: 'success' | 'error';
+  error: string | null;
+  requested_tool_calls: string;
+  trace_id: string;
+  span_id: string;
+  created_at: string;
+  fingerprint: string;
+  source: string;
+}
+
 /** Row of `quarantine`. */
 export interface QuarantineRow {
   source_key: string;
@@ -131,6 +154,7 @@ export type RejectCode =
   | 'I1_output_id_reused'
   | 'I1_dependency_reused'
   | 'I1_hint_id_reused'
+  | 'I1_turn_id_reused'
   | 'hint_window'
   | 'hint_tools'
   | 'I3_error_on_success'
@@ -152,7 +176,8 @@ export type Accepted =
   | { kind: 'invocation'; key: string; row: InvocationRow }
   | { kind: 'output'; key: string; row: OutputRow; content: ContentRow }
   | { kind: 'dependency'; key: string; row: WorkflowRow }
-  | { kind: 'hint'; key: string; row: HintRow };
+  | { kind: 'hint'; key: string; row: HintRow }
+  | { kind: 'turn'; key: string; row: TurnRow };
 
 /** Outcome of decoding one packet. */
 export type DecodeResult = { ok: true; value: Accepted } | { ok: false; error: Rejection };
@@ -205,6 +230,7 @@ export const KIND_PACKET_TYPE: Record<Accepted['kind'], PacketType> = {
   output: 'output_artifact',
   dependency: 'tool_dependency',
   hint: 'optimization_hint',
+  turn: 'model_turn',
 };
 
 /** The ids an accepted packet is known by (answers, quarantine, logs). */
@@ -212,6 +238,7 @@ export function acceptedIds(a: Accepted): string[] {
   if (a.kind === 'invocation') return [a.row.call_id];
   if (a.kind === 'output') return [a.row.output_id, a.row.call_id];
   if (a.kind === 'hint') return [a.row.hint_id];
+  if (a.kind === 'turn') return [a.row.turn_id];
   return [a.row.preceding_call_id, a.row.succeeding_call_id];
 }
 
@@ -254,7 +281,28 @@ export const SEGMENT_COLUMNS = {
     'fingerprint',
     'source',
   ],
-} as const satisfies Record<string, ReadonlyArray<keyof InvocationRow | keyof OutputRow | keyof WorkflowRow | keyof HintRow>>;
+  model_turns: [
+    'turn_id',
+    'task_id',
+    'agent_id',
+    'model',
+    'provider',
+    'input_tokens',
+    'output_tokens',
+    'cached_input_tokens',
+    'cost_usd',
+    'cost_source',
+    'duration_ms',
+    'status',
+    'error',
+    'requested_tool_calls',
+    'trace_id',
+    'span_id',
+    'created_at',
+    'fingerprint',
+    'source',
+  ],
+} as const satisfies Record<string, ReadonlyArray<keyof InvocationRow | keyof OutputRow | keyof WorkflowRow | keyof HintRow | keyof TurnRow>>;
 
 /** Insert columns of `tool_outputs`: an output's line, then the task of its call stamped at commit (null = unknown). */
 export const STAMPED_OUTPUT_COLUMNS = [...SEGMENT_COLUMNS.tool_outputs, 'task_id'] as const;
@@ -289,6 +337,7 @@ export function rowLine(a: Accepted): string {
     return `${r.output_id}\t${r.call_id}\t${f(r.tool_id)}\t${r.content_type}\t${r.content_hash}\t${r.size_bytes}\t${f(r.sample)}\t${r.created_at}\t${r.fingerprint}\t${f(r.source)}\t${f(r.redactions)}\n`;
   }
   if (a.kind === 'hint') return hintLine(a.row);
+  if (a.kind === 'turn') return turnLine(a.row);
   const r = a.row;
   return `${f(r.task_id)}\t${r.preceding_call_id}\t${r.succeeding_call_id}\t${f(r.preceding_tool_id)}\t${f(r.succeeding_tool_id)}\t${r.time_delta_ms}\t${f(r.data_flow)}\t${r.origin}\t${r.fingerprint}\t${f(r.source)}\n`;
 }
@@ -306,6 +355,11 @@ export function tsvArray(items: readonly string[]): string {
 }
 
 /** The TabSeparated line of a `workflow_optimizations` row, columns as in {@link SEGMENT_COLUMNS}. */
+function turnLine(r: TurnRow): string {
+  const f = tsvField;
+  return `${r.turn_id}\t${f(r.task_id)}\t${f(r.agent_id)}\t${f(r.model)}\t${f(r.provider)}\t${f(r.input_tokens)}\t${f(r.output_tokens)}\t${f(r.cached_input_tokens)}\t${f(r.cost_usd)}\t${f(r.cost_source)}\t${r.duration_ms}\t${r.status}\t${f(r.error)}\t${f(r.requested_tool_calls)}\t${r.trace_id}\t${r.span_id}\t${r.created_at}\t${r.fingerprint}\t${f(r.source)}\n`;
+}
+
 function hintLine(r: HintRow): string {
   const f = tsvField;
   return `${r.hint_id}\t${r.kind}\t${tsvArray(r.tool_ids)}\t${tsvArray(r.task_ids_sample)}\t${f(r.evidence)}\t${r.estimated_savings_ms}\t${r.estimated_savings_usd}\t${r.window_from}\t${r.window_to}\t${r.created_at}\t${r.origin}\t${r.fingerprint}\t${f(r.source)}\n`;

@@ -5,10 +5,12 @@
  * of tool_workflows (ORDER BY task_id, …).
  */
 import { z } from 'zod';
+import { RawJson } from '../schemas/raw-json.ts';
 import { cursorCodec, msKey, uuidKey } from './cursor.ts';
 import { DEPENDENCY_COLUMNS, TASK_INVOCATION_COLUMNS, OUTPUT_COLUMNS, toDependency, toInvocation, toOutput, type InvocationReadRow, type OutputReadRow } from './rows.ts';
 import type { Dependency, TaskView } from './schemas.ts';
 import { OrphanCallIds, orphanLoader } from './orphan-call-ids.ts';
+import { linkTurns, TASK_TURNS, type TurnReadRow } from './model-turns.ts';
 import { outputOrder, pageFromTaskRows, TASK_ROWS, TASK_ROWS_CAP, type TaskCursor, type TaskPage, type TaskRow } from './task-rows.ts';
 import { chTime, pageOf, PAGE_PARAM_DOCS, runQuery, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow, type StatementRunner } from './sql.ts';
 
@@ -128,14 +130,26 @@ export async function byTask(
   const invocations = page.calls.map((r) => toInvocation(r, ctx.expensiveThresholdUsd));
   const dependencies = page.dependencies.map(toDependency);
   const last = page.calls[page.calls.length - 1];
+  // The turns of the page's span: from the cursor (or the window's start) to its last call (or,
+  // on the last page, the window's end), so that each turn shows on one page beside its calls.
+  const span = { fromMs: after ? after[0] : p.window.fromMs, toMs: page.more && last ? Number(last.created_ms) : p.window.toMs - 1 };
+  const turns = page.turns.filter((t) => Number(t.created_ms) >= span.fromMs && Number(t.created_ms) <= span.toMs);
   return {
     task_id: p.taskId,
     invocations,
     dependencies,
     outputs: page.outputs.map(toOutput),
     workflow_dag: workflowDag(invocations, dependencies),
+    model_turns: linkTurns(turns, invocations.map((c) => ({ call_id: c.call_id, tool_id: c.tool_id, created_at: c.created_at, tool_call_id: toolCallIdOf(c.result_summary) }))),
     next_cursor: page.more && last ? taskCursor.encode([Number(last.created_ms), last.call_id]) : null,
   };
+}
+
+/** result_summary.tool_call_id of a call (its stored text is served unparsed; read here for the id alone). */
+function toolCallIdOf(summary: unknown): string | undefined {
+  const value = summary instanceof RawJson ? (summary.text.includes('"tool_call_id"') ? (JSON.parse(summary.text) as unknown) : undefined) : summary;
+  const id = (value as { tool_call_id?: unknown } | undefined)?.tool_call_id;
+  return typeof id === 'string' ? id : undefined;
 }
 
 /** Outputs of both lists, one per output_id, in output order. */
@@ -172,8 +186,15 @@ async function segmentPage(ch: StatementRunner, db: string, p: ByTaskParams, aft
       else outputs.push(v as OutputReadRow);
     }
   }
+  const lastMs = page.rows.length ? Number(page.rows[page.rows.length - 1]!.created_ms) : p.window.toMs;
+  const turns = await runQuery<TurnReadRow>(
+    ch,
+    TASK_TURNS,
+    { db, task_id: p.taskId, from: chTime(after ? after[0] : p.window.fromMs), to: chTime(page.more ? lastMs : p.window.toMs - 1), limit: 10_000 },
+    ctx,
+  );
   // UNION ALL branches arrive in any order: sort outputs as their statement does.
-  return { calls: page.rows, more: page.more, dependencies, outputs: outputs.sort(outputOrder) };
+  return { calls: page.rows, more: page.more, dependencies, outputs: outputs.sort(outputOrder), turns };
 }
 
 /** The DAG of a set of calls: one node per call, one edge per dependency between two of them. */

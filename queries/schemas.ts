@@ -137,12 +137,37 @@ export const dagEdgeSchema = z.strictObject({
   time_delta_ms: z.number().int(),
   data_flow: z.string().nullable(),
 });
+/** A model turn as served. */
+export const modelTurnViewSchema = z.strictObject({
+  turn_id: z.string(),
+  agent_id: z.string(),
+  model: z.string(),
+  provider: z.string().nullable(),
+  input_tokens: z.number().int().nullable(),
+  output_tokens: z.number().int().nullable(),
+  cached_input_tokens: z.number().int().nullable(),
+  cost_usd: z.number().nullable(),
+  cost_source: z.enum(['reported', 'price_table']).nullable().describe("reported by the producer, or from tool-audit's price table"),
+  duration_ms: z.number().int(),
+  status: z.enum(['success', 'error']),
+  error: z.string().nullable(),
+  requested_tool_calls: z
+    .array(z.strictObject({ id: z.string().nullable(), tool_id: z.string(), call_id: z.string().nullable().describe('the call of this page that answered the request; null when none did (yet)') }))
+    .describe('the tool calls the model asked for, in its order'),
+  trace_id: z.string().nullable(),
+  span_id: z.string().nullable(),
+  created_at: z.string().describe('when the answer was complete'),
+});
+/** A model turn as served. */
+export type ModelTurnView = z.infer<typeof modelTurnViewSchema>;
+
 export const taskViewSchema = z.strictObject({
   task_id: z.string(),
   invocations: z.array(invocationSchema).describe('call order: created_at, then call_id'),
   dependencies: z.array(dependencySchema).describe('dependencies touching the returned invocations'),
   outputs: z.array(outputSchema).describe('outputs of the returned invocations'),
   workflow_dag: z.strictObject({ nodes: z.array(dagNodeSchema), edges: z.array(dagEdgeSchema) }),
+  model_turns: z.array(modelTurnViewSchema).describe("the task's model turns completed in the span of this page's calls (the first page from the window's start, the last to its end), oldest first"),
   next_cursor: nextCursor,
 });
 export type TaskView = z.infer<typeof taskViewSchema>;

@@ -6,6 +6,7 @@
  * outputs belong to a page). A task with more rows than the fast path takes goes the precise way.
  */
 import { DEPENDENCY_COLUMNS, TASK_INVOCATION_COLUMNS, type InvocationReadRow, type OutputReadRow } from './rows.ts';
+import { TURN_COLUMNS, type TurnReadRow } from './model-turns.ts';
 import type { Dependency } from './schemas.ts';
 import type { QuerySpec } from './sql.ts';
 
@@ -13,7 +14,7 @@ import type { QuerySpec } from './sql.ts';
 export const TASK_ROWS_CAP = 3000;
 
 /**
- * All rows of a task (kinds call / dependency / output), and `orphan` rows: the call_ids of outputs
+ * All rows of a task (kinds call / dependency / output / turn: its model turns), and `orphan` rows: the call_ids of outputs
  * stored without their task (orphan_outputs, migration 007) ingested from `since` on: the tail of
  * what the read API keeps in memory (orphan-call-ids.ts). Usually none. Calls and dependencies are
  * read from their segments, whose order starts with task_id (a range read each), as JSON of the
@@ -23,7 +24,7 @@ export const TASK_ROWS_CAP = 3000;
  */
 export const TASK_ROWS: QuerySpec = {
   name: 'task_rows',
-  description: 'Every stored row of one task (call, dependency, output as JSON), and the calls of outputs stored without a task since a time (orphan).',
+  description: 'Every stored row of one task (call, dependency, output, model turn as JSON), and the calls of outputs stored without a task since a time (orphan).',
   sql: `SELECT 'call' AS kind,
        formatRow('JSONEachRow', ${TASK_INVOCATION_COLUMNS}) AS row
 FROM {db:Identifier}.tool_invocations
@@ -40,6 +41,10 @@ SELECT 'output' AS kind, row FROM {db:Identifier}.task_rows AS tr
 WHERE tr.task_id = {task_id:String} AND tr.kind = 'output'
 LIMIT {cap:UInt32}
 UNION ALL
+SELECT 'turn' AS kind, formatRow('JSONEachRow', ${TURN_COLUMNS}) AS row FROM {db:Identifier}.model_turns
+WHERE task_id = {task_id:String}
+LIMIT {cap:UInt32}
+UNION ALL
 SELECT 'orphan' AS kind, toString(call_id) AS row FROM {db:Identifier}.orphan_outputs
 WHERE ingested_at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')`,
   params: { db: 'the database', task_id: 'the task', cap: 'rows read at most per kind (one more than the fast path takes)', since: 'epoch ms: orphans ingested from then on' },
@@ -47,7 +52,7 @@ WHERE ingested_at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')`,
 
 /** A row of {@link TASK_ROWS}. */
 export interface TaskRow {
-  kind: 'call' | 'dependency' | 'output' | 'orphan';
+  kind: 'call' | 'dependency' | 'output' | 'turn' | 'orphan';
   row: string;
 }
 
@@ -60,6 +65,8 @@ export interface TaskPage {
   more: boolean;
   dependencies: Dependency[];
   outputs: OutputReadRow[];
+  /** The task's model turns, every one stored (one per turn_id), oldest first; the caller keeps those of the page's span. */
+  turns: TurnReadRow[];
 }
 
 /** ClickHouse's order of UUIDs: the second half (as hex), then the first. */
@@ -92,6 +99,7 @@ export function pageFromTaskRows(rows: readonly TaskRow[], p: { fromMs: number; 
   const calls = new Map<string, InvocationReadRow>();
   const deps = new Map<string, Dependency>();
   const outputs = new Map<string, OutputReadRow>();
+  const turns = new Map<string, TurnReadRow>();
   for (const r of rows) {
     if (r.kind === 'orphan') continue;
     const v: unknown = JSON.parse(r.row);
@@ -106,6 +114,9 @@ export function pageFromTaskRows(rows: readonly TaskRow[], p: { fromMs: number; 
     } else if (r.kind === 'output') {
       const o = v as OutputReadRow;
       outputs.set(o.output_id, o);
+    } else {
+      const t = v as TurnReadRow;
+      turns.set(t.turn_id, t);
     }
   }
   const after = p.after;
@@ -125,5 +136,6 @@ export function pageFromTaskRows(rows: readonly TaskRow[], p: { fromMs: number; 
       .filter((d) => ids.has(d.preceding_call_id) || ids.has(d.succeeding_call_id))
       .sort((a, b) => uuidOrder(a.preceding_call_id, b.preceding_call_id) || uuidOrder(a.succeeding_call_id, b.succeeding_call_id)),
     outputs: [...outputs.values()].filter((o) => ids.has(o.call_id)).sort(outputOrder),
+    turns: [...turns.values()].sort((a, b) => Number(a.created_ms) - Number(b.created_ms) || (a.turn_id < b.turn_id ? -1 : 1)),
   };
 }

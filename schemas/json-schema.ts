@@ -10,7 +10,8 @@
  */
 import { z } from 'zod';
 import { optimizationHintSchema } from './optimization-hint.ts';
-import { optimizationHintPacketSchema, outputArtifactPacketSchema, packetSchema, toolCallPacketSchema, toolDependencyPacketSchema } from './packets.ts';
+import { modelTurnSchema } from './model-turn.ts';
+import { modelTurnPacketSchema, optimizationHintPacketSchema, outputArtifactPacketSchema, packetSchema, toolCallPacketSchema, toolDependencyPacketSchema } from './packets.ts';
 import { toolDependencySchema } from './tool-dependency.ts';
 import { toolInvocationSchema } from './tool-invocation.ts';
 import { toolOutputSchema } from './tool-output.ts';
@@ -24,6 +25,8 @@ const SCHEMAS = {
   'tool-dependency-packet': toolDependencyPacketSchema,
   'optimization-hint': optimizationHintSchema,
   'optimization-hint-packet': optimizationHintPacketSchema,
+  'model-turn': modelTurnSchema,
+  'model-turn-packet': modelTurnPacketSchema,
   packet: packetSchema,
 } as const;
 
@@ -75,8 +78,9 @@ export function packetComponentSchemas(): Record<string, Json> {
     OutputArtifactPacket: strip(contractJsonSchema(outputArtifactPacketSchema)),
     ToolDependencyPacket: strip(contractJsonSchema(toolDependencyPacketSchema)),
     OptimizationHintPacket: strip(contractJsonSchema(optimizationHintPacketSchema)),
+    ModelTurnPacket: strip(contractJsonSchema(modelTurnPacketSchema)),
     Packet: {
-      oneOf: ['ToolCallPacket', 'OutputArtifactPacket', 'ToolDependencyPacket', 'OptimizationHintPacket'].map((n) => ({ $ref: `#/components/schemas/${n}` })),
+      oneOf: ['ToolCallPacket', 'OutputArtifactPacket', 'ToolDependencyPacket', 'OptimizationHintPacket', 'ModelTurnPacket'].map((n) => ({ $ref: `#/components/schemas/${n}` })),
       discriminator: { propertyName: 'type' },
     },
   };

@@ -3,6 +3,7 @@
  */
 import { z } from 'zod';
 import { uuidSchema } from './common.ts';
+import { modelTurnSchema } from './model-turn.ts';
 import { optimizationHintSchema } from './optimization-hint.ts';
 import { toolDependencySchema } from './tool-dependency.ts';
 import { toolInvocationSchema } from './tool-invocation.ts';
@@ -34,16 +35,23 @@ export const optimizationHintPacketSchema = z.strictObject({
   hint: optimizationHintSchema,
 });
 
+/** `model_turn` → segment model_turns. */
+export const modelTurnPacketSchema = z.strictObject({
+  type: z.literal('model_turn'),
+  turn: modelTurnSchema,
+});
+
 /** Any packet. */
 export const packetSchema = z.discriminatedUnion('type', [
   toolCallPacketSchema,
   outputArtifactPacketSchema,
   toolDependencyPacketSchema,
   optimizationHintPacketSchema,
+  modelTurnPacketSchema,
 ]);
 
 /** The packet types. */
-export const PACKET_TYPES = ['tool_call', 'output_artifact', 'tool_dependency', 'optimization_hint'] as const;
+export const PACKET_TYPES = ['tool_call', 'output_artifact', 'tool_dependency', 'optimization_hint', 'model_turn'] as const;
 /** One of the packet types. */
 export type PacketType = (typeof PACKET_TYPES)[number];
 /** A tool_call packet. */
@@ -54,5 +62,7 @@ export type OutputArtifactPacket = z.infer<typeof outputArtifactPacketSchema>;
 export type ToolDependencyPacket = z.infer<typeof toolDependencyPacketSchema>;
 /** An optimization_hint packet. */
 export type OptimizationHintPacket = z.infer<typeof optimizationHintPacketSchema>;
+/** A model_turn packet. */
+export type ModelTurnPacket = z.infer<typeof modelTurnPacketSchema>;
 /** Any packet. */
 export type Packet = z.infer<typeof packetSchema>;

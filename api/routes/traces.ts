@@ -32,7 +32,7 @@ export interface TraceRouteDeps {
 }
 
 const SPANS_METRIC = 'tool_audit_otlp_spans_total';
-const SPANS_HELP = 'Spans received on POST /v1/traces by outcome (accepted, rejected, ignored: not a tool span)';
+const SPANS_HELP = 'Spans received on POST /v1/traces by outcome (accepted, rejected, ignored: neither a tool nor a model span)';
 
 // gRPC status codes used in google.rpc.Status bodies.
 const INVALID_ARGUMENT = 3;
@@ -60,7 +60,7 @@ export function registerTraceRoutes(app: FastifyInstance, deps: TraceRouteDeps):
       decoded.spans.forEach((span, spanIndex) => {
         const m = mapSpan(span, deps.otlp);
         if (m.kind === 'ignored') return void ignored++;
-        for (const raw of m.kind === 'tool' ? m.packets : [m.packet]) {
+        for (const raw of m.kind === 'unmappable' ? [m.packet] : m.packets) {
           raws.push({ raw, source: { kind: 'http', requestId: req.id, index: raws.length } });
           spanOf.push(spanIndex);
         }

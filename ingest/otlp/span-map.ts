@@ -5,7 +5,8 @@
  * its resource are read — never the parent span, which a later export may batch elsewhere.
  *
  * Recognised spans (anything else is ignored): the tool spans of the dialects of span-dialects.ts —
- * OTel GenAI, OTel MCP, the Vercel AI SDK, OpenInference, OpenLLMetry.
+ * OTel GenAI, OTel MCP, the Vercel AI SDK, OpenInference, OpenLLMetry — and the model spans of
+ * turn-dialects.ts, each a model_turn packet.
  */
 import { v5 as uuidv5 } from 'uuid';
 import { canonicalArgs, type JsonValue } from '../../schemas/canonical-json.ts';
@@ -15,6 +16,7 @@ import { parseLossless } from '../../schemas/lossless-json.ts';
 import { MAX_NAME_LENGTH, ORCHESTRATORS, statusOfCategory, type Orchestrator, type ToolStatus } from '../../schemas/vocabulary.ts';
 import type { AttrValue, OtlpSpan } from './otlp-decode.ts';
 import { isMcpCall, toolFields } from './span-dialects.ts';
+import { turnFields, type TurnFields } from './turn-dialects.ts';
 
 /**
  * Namespace of call_id = UUIDv5(namespace, trace_id + span_id) (hex, lowercase) and
@@ -43,12 +45,16 @@ export interface SpanMapOptions {
 export type SpanMapping =
   | { kind: 'ignored' }
   | { kind: 'tool'; callId: string; packets: string[] }
+  | { kind: 'turn'; turnId: string; packets: string[] }
   | { kind: 'unmappable'; reason: string; packet: string };
 
 /** Maps one span. Never throws for bad input: what cannot be mapped says why. */
 export function mapSpan(span: OtlpSpan, opts: SpanMapOptions): SpanMapping {
   const fields = toolFields(span);
-  if (!fields) return { kind: 'ignored' };
+  if (!fields) {
+    const turn = turnFields(span);
+    return turn ? mapTurn(span, turn, opts) : { kind: 'ignored' };
+  }
   if (fields.mcp && !isMcpCall(span, fields.mcp, opts.mcpCallSide ?? 'client')) return { kind: 'ignored' };
   const callId = uuidv5(span.traceId + span.spanId, OTLP_ID_NAMESPACE);
   const unmappable = (reason: string): SpanMapping => ({ kind: 'unmappable', reason, packet: quarantinePacket(span, callId, reason) });
@@ -60,16 +66,9 @@ export function mapSpan(span: OtlpSpan, opts: SpanMapOptions): SpanMapping {
   if (span.startNs === 0n) return unmappable('span has no start time');
   const endNs = span.endNs === 0n ? span.startNs : span.endNs;
 
-  const task = stringAttr(span.attributes[opts.taskIdAttribute]) ?? stringAttr(span.resource[opts.taskIdAttribute]) ?? span.traceId;
+  const task = taskOf(span, opts);
   if (!isName(task)) return unmappable(`task id (${opts.taskIdAttribute}) longer than ${MAX_NAME_LENGTH} characters`);
-  const agentId = firstName(
-    span.attributes['gen_ai.agent.name'],
-    span.attributes['gen_ai.agent.id'],
-    span.resource['gen_ai.agent.name'],
-    span.resource['gen_ai.agent.id'],
-    span.attributes['ai.telemetry.functionId'],
-    span.resource['service.name'],
-  ) ?? 'unknown';
+  const agentId = agentOf(span);
   const orchestrator = orchestratorOf(span.resource, opts.defaultOrchestrator);
   const instanceId = firstName(span.resource['service.instance.id'], span.resource['service.name']) ?? orchestrator;
   const approval = approvalOf(span.attributes);
@@ -111,6 +110,64 @@ export function mapSpan(span: OtlpSpan, opts: SpanMapOptions): SpanMapping {
     packets.push(JSON.stringify({ type: 'output_artifact', output, content: content.text }));
   }
   return { kind: 'tool', callId, packets };
+}
+
+/**
+ * A model span → a model_turn packet. Its id is derived like a call's (UUIDv5 of trace and span
+ * ids), so a re-export is a duplicate; what the dialect does not say stays null (no tokens, no
+ * cost), and the price table is ingest's to apply.
+ */
+function mapTurn(span: OtlpSpan, f: TurnFields, opts: SpanMapOptions): SpanMapping {
+  const turnId = uuidv5(`${span.traceId}${span.spanId}:turn`, OTLP_ID_NAMESPACE);
+  const unmappable = (reason: string): SpanMapping => ({ kind: 'unmappable', reason, packet: quarantinePacket(span, turnId, reason) });
+  // A turn whose model is not named still has its tokens and its requests to tell.
+  const model = typeof f.model === 'string' && f.model !== '' ? f.model.slice(0, 256) : 'unknown';
+  if (span.startNs === 0n) return unmappable('span has no start time');
+  const endNs = span.endNs === 0n ? span.startNs : span.endNs;
+  const task = taskOf(span, opts);
+  if (!isName(task)) return unmappable(`task id (${opts.taskIdAttribute}) longer than ${MAX_NAME_LENGTH} characters`);
+  const { status, error } = statusOf(span);
+  const count = (v: AttrValue | undefined) => (Number.isSafeInteger(v) && (v as number) >= 0 ? (v as number) : null);
+  const cost = costOf(f.cost);
+  const turn = {
+    turn_id: turnId,
+    task_id: task,
+    agent_id: agentOf(span),
+    model,
+    provider: typeof f.provider === 'string' && f.provider !== '' ? f.provider.slice(0, 256) : null,
+    input_tokens: count(f.inputTokens),
+    output_tokens: count(f.outputTokens),
+    cached_input_tokens: count(f.cachedInputTokens),
+    cost_usd: cost,
+    cost_source: cost === null ? null : 'reported',
+    duration_ms: Number((endNs > span.startNs ? endNs - span.startNs : 0n) / 1_000_000n),
+    status: status === 'success' ? 'success' : 'error',
+    error,
+    requested_tool_calls: f.toolCalls.slice(0, 256).map((c) => ({ id: c.id === null ? null : c.id.slice(0, 256), tool_id: c.tool.slice(0, MAX_NAME_LENGTH) })),
+    trace_id: span.traceId,
+    span_id: span.spanId,
+    created_at: new Date(Number(endNs / 1_000_000n)).toISOString(),
+  };
+  return { kind: 'turn', turnId, packets: [JSON.stringify({ type: 'model_turn', turn })] };
+}
+
+/** The task of a span: the configured attribute (span, then resource), else the trace. */
+function taskOf(span: OtlpSpan, opts: SpanMapOptions): string {
+  return stringAttr(span.attributes[opts.taskIdAttribute]) ?? stringAttr(span.resource[opts.taskIdAttribute]) ?? span.traceId;
+}
+
+/** The agent of a span: GenAI's agent name or id (span, then resource), the AI SDK's function id, the service. */
+function agentOf(span: OtlpSpan): string {
+  return (
+    firstName(
+      span.attributes['gen_ai.agent.name'],
+      span.attributes['gen_ai.agent.id'],
+      span.resource['gen_ai.agent.name'],
+      span.resource['gen_ai.agent.id'],
+      span.attributes['ai.telemetry.functionId'],
+      span.resource['service.name'],
+    ) ?? 'unknown'
+  );
 }
 
 /** The quarantine record of a span that cannot be a packet: always rejected (otlp_unmappable) at ingest. */

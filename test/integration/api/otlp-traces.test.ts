@@ -131,7 +131,7 @@ describe('POST /v1/traces with the OpenTelemetry JS SDK', () => {
   ];
   let spans: ReadableSpan[];
 
-  it('stores each exported tool span once (protobuf, gzip), ignores other spans, and re-export adds nothing', async () => {
+  it('stores each exported tool span once (protobuf, gzip), its model turn once, ignores other spans, and re-export adds nothing', async () => {
     spans = record((tracer) => agentRun(tracer, task, tools));
     const exporter = new ProtoExporter({ url, headers: { authorization: `Bearer ${KEY}` }, compression: CompressionAlgorithm.GZIP });
     expect(await exportWith(exporter, spans)).toBe(0);
@@ -171,8 +171,16 @@ describe('POST /v1/traces with the OpenTelemetry JS SDK', () => {
     expect(await count(ch, db, 'tool_invocations', `task_id = '${task}'`)).toBe(5);
     expect(await count(ch, db, 'tool_outputs', `call_id IN (${stored.map((r) => `'${r.call_id}'`).join(',')})`)).toBe(3);
     expect(await count(ch, db, 'quarantine')).toBe(0);
-    // Three exports of 2 ignored spans (agent, chat) each.
-    expect(metrics.value('tool_audit_otlp_spans_total', { outcome: 'ignored' })).toBeGreaterThanOrEqual(6);
+    // Three exports of one ignored span (the agent's) each; the chat span is a model turn, stored once.
+    expect(metrics.value('tool_audit_otlp_spans_total', { outcome: 'ignored' })).toBeGreaterThanOrEqual(3);
+    // The chat span carries no task attribute: its task is its trace.
+    const chat = spans.find((s) => s.attributes['gen_ai.operation.name'] === 'chat')!;
+    const turns = await rows<{ task_id: string; model: string; input_tokens: string | null; output_tokens: string | null; duration_ms: string }>(
+      ch,
+      'SELECT task_id, model, input_tokens, output_tokens, duration_ms FROM {db:Identifier}.model_turns WHERE span_id = {s:String}',
+      { db, s: chat.spanContext().spanId },
+    );
+    expect(turns.map((t) => ({ ...t, input_tokens: Number(t.input_tokens), duration_ms: Number(t.duration_ms) }))).toEqual([{ task_id: chat.spanContext().traceId, model: 'unknown', input_tokens: 900, output_tokens: null, duration_ms: 4 }]);
   });
 
   it('JSON exporter: a run without a task id lands under its trace id', async () => {

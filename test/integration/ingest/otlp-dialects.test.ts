@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { python, pythonArgsHashes, root } from '../../helpers/mcp.ts';
 import { testPort } from '../../helpers/ports.ts';
+import type { ModelTurnView } from '../../../queries/schemas.ts';
 
 const SCRIPT = `
 import sys
@@ -50,7 +51,12 @@ if dialect == "pydantic-ai":
         """Looks a key up."""
         return f"value of {key}"
 
-    print(agent.run_sync("look up k1").output)
+    result = agent.run_sync("look up k1")
+    print(result.output)
+    # The model turns as pydantic-ai itself counts them: the oracle of the stored turns.
+    import json
+    turns = [{"input_tokens": m.usage.input_tokens, "output_tokens": m.usage.output_tokens, "asked": [p.tool_call_id for p in m.parts if p.part_kind == "tool-call"]} for m in result.all_messages() if m.kind == "response"]
+    print("TURNS " + json.dumps(turns))
     done()
 if dialect == "mcp":
     # The MCP SDK's own spans: the client's (kind CLIENT) here, the server's (kind SERVER, a child
@@ -142,15 +148,25 @@ describe('tool spans of agent frameworks, as their instrumentations export them'
       for (const { dialect, tool, args, output } of runs) {
         const [hash] = pythonArgsHashes([args]);
         const task = `${dialect}-${randomUUID()}`;
-        expect(execFileSync(python(), ['-c', SCRIPT, dialect, url, task, MCP_SERVER], { encoding: 'utf8' })).toContain(output ?? 'sunny in Oslo for 2 days');
+        const printed = execFileSync(python(), ['-c', SCRIPT, dialect, url, task, MCP_SERVER], { encoding: 'utf8' });
+        expect(printed).toContain(output ?? 'sunny in Oslo for 2 days');
         const view = await until(`the call of ${task}`, async () => {
-          const v = (await (await fetch(`${url}/v1/tasks/${task}`)).json()) as { invocations?: Array<{ tool_id: string; args: unknown; args_hash: string; status: string; call_id: string; result_summary: { mcp?: unknown } }>; outputs?: unknown[] };
+          const v = (await (await fetch(`${url}/v1/tasks/${task}`)).json()) as { invocations?: Array<{ tool_id: string; args: unknown; args_hash: string; status: string; call_id: string; result_summary: { mcp?: unknown } }>; outputs?: unknown[]; model_turns?: ModelTurnView[] };
           return v.invocations?.length ? v : undefined;
         });
         expect(view.invocations?.map((c) => [c.tool_id, c.args, c.args_hash, c.status]), dialect).toEqual([[tool, args, hash, 'success']]);
         if (output) expect(JSON.stringify(view), dialect).toContain(output);
         // Of the MCP call's two spans, the client's is the call (the server's continues its trace).
         if (dialect === 'mcp') expect(view.invocations?.[0]?.result_summary.mcp).toEqual({ side: 'client', request_id: '2' });
+        if (dialect === 'pydantic-ai') {
+          // Its two model turns, with their tokens; the first asked for the call that was made.
+          const oracle = JSON.parse(/^TURNS (.*)$/m.exec(printed)?.[1] ?? 'null') as Array<{ input_tokens: number; output_tokens: number; asked: string[] }>;
+          expect(oracle).toHaveLength(2);
+          const callId = view.invocations?.[0]?.call_id;
+          expect(view.model_turns?.map((t) => ({ model: t.model, provider: t.provider, input_tokens: t.input_tokens, output_tokens: t.output_tokens, asked: t.requested_tool_calls.map((q) => [q.id, q.tool_id, q.call_id]) }))).toEqual(
+            oracle.map((o) => ({ model: 'test', provider: 'test', input_tokens: o.input_tokens, output_tokens: o.output_tokens, asked: o.asked.map((id) => [id, 'lookup', callId]) })),
+          );
+        }
       }
       // Every span was exported twice: the second time stored nothing, and nothing conflicted.
       const metrics = await (await fetch(`${url}/metrics`)).text();

@@ -50,8 +50,9 @@ describe('tool span dialects', () => {
     expect(m.packets[0]).toContain('"args":{"ratio":1.0}');
   });
 
-  it('ignores the dialects\' other spans (chains, LLM calls, agents)', () => {
-    for (const attrs of [{ 'openinference.span.kind': 'LLM' }, { 'openinference.span.kind': 'CHAIN' }, { 'traceloop.span.kind': 'workflow' }, { 'traceloop.span.kind': 'task' }] as Array<OtlpSpan['attributes']>) {
+  it('ignores the dialects\' other spans (chains, agents, workflows); LLM spans are model turns', () => {
+    expect(mapSpan(span('x', { 'openinference.span.kind': 'LLM' }), OPTS).kind).toBe('turn');
+    for (const attrs of [{ 'openinference.span.kind': 'CHAIN' }, { 'openinference.span.kind': 'AGENT' }, { 'traceloop.span.kind': 'workflow' }, { 'traceloop.span.kind': 'task' }] as Array<OtlpSpan['attributes']>) {
       expect(mapSpan(span('x', attrs), OPTS).kind).toBe('ignored');
     }
   });

@@ -44,6 +44,7 @@ const view = (invocations: Invocation[], dependencies: Dependency[] = []): TaskV
   invocations,
   dependencies,
   outputs: [{ output_id: 'o1', call_id: 'c1', tool_id: 'fetch_url', content_type: 'html', content_hash: 'ch', size_bytes: 10, sample: '<p>', created_at: invocations[1]?.created_at ?? '' }],
+  model_turns: [],
   workflow_dag: { nodes: [], edges: [] },
   next_cursor: null,
 });
