@@ -1,0 +1,122 @@
+/**
+ * model_turn packets, as an emitter or a producer sends them: over HTTP (POST /v1/packets) and
+ * over Kafka they land in model_turns once; a redelivery is a duplicate, another turn under the
+ * same id an I1 conflict, a success with an error I3; a turn without a cost is priced from the
+ * table. Oracles: the values sent, and the cost worked out by hand from the table's prices.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createIngestWorker } from '../../../ingest/kafka-worker.ts';
+import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
+import { silentLogger } from '../../../platform/logger.ts';
+import { MetricsRegistry } from '../../../platform/metrics.ts';
+import { count, freshDatabase, rows } from '../../helpers/clickhouse.ts';
+import { createTopics, eventually, produceAll, testKafka, uniqueNames } from '../../helpers/kafka.ts';
+import { client, quarantineApp } from '../../helpers/quarantine-app.ts';
+
+const AT = new Date(Date.now() - 3_600_000).toISOString();
+
+function turnPacket(over: Record<string, unknown> = {}) {
+  return {
+    type: 'model_turn',
+    turn: {
+      turn_id: randomUUID(),
+      task_id: 'task-turns',
+      agent_id: 'planner',
+      model: 'gpt-4o-mini-2024-07-18',
+      provider: 'openai',
+      input_tokens: 2000,
+      output_tokens: 150,
+      cached_input_tokens: 1000,
+      cost_usd: null,
+      cost_source: null,
+      duration_ms: 830,
+      status: 'success',
+      error: null,
+      requested_tool_calls: [{ id: 'call_a', tool_id: 'search_web' }],
+      trace_id: null,
+      span_id: null,
+      created_at: AT,
+      ...over,
+    },
+  };
+}
+
+function writerOf(door: Awaited<ReturnType<typeof freshDatabase>>['door']) {
+  return createSegmentWriter({ clickhouse: door, maxPacketBytes: 64 * 1024, dedupCacheEntries: 1000, metrics: new MetricsRegistry(), logger: silentLogger() });
+}
+
+interface TurnRow { turn_id: string; model: string; input_tokens: string; cost_usd: number | null; cost_source: string | null; requested_tool_calls: string; created_at: string }
+
+describe('model_turn packets', () => {
+  it('over HTTP: stored once and priced, redelivery a duplicate, bad ones quarantined with their reason', async () => {
+    const { ch, db, door } = await freshDatabase('turnp');
+    const writer = writerOf(door);
+    const app = quarantineApp(door, { submit: (p) => writer.write(p) });
+    const c = client(app);
+    const priced = turnPacket();
+    const reported = turnPacket({ model: 'in-house-7b', cost_usd: 0.0123, cost_source: 'reported', requested_tool_calls: [] });
+    const first = (await c.postPackets(JSON.stringify([priced, reported]))).json();
+    expect(first).toMatchObject({ accepted: 2, rejected: 0, duplicates: 0 });
+    expect(first.results[0]).toMatchObject({ packet_type: 'model_turn', ids: [priced.turn.turn_id] });
+
+    const bad = [
+      priced,
+      turnPacket({ turn_id: priced.turn.turn_id, output_tokens: 151 }),
+      turnPacket({ error: 'but it worked' }),
+      turnPacket({ input_tokens: -1 }),
+      turnPacket({ messages: [] }),
+    ];
+    const second = (await c.postPackets(JSON.stringify(bad))).json();
+    expect(second.results.map((r: { status: string; reason?: { code: string } }) => r.reason?.code ?? r.status)).toEqual(['duplicate', 'I1_turn_id_reused', 'I3_error_on_success', 'schema', 'schema']);
+    expect(await count(ch, db, 'model_turns')).toBe(2);
+    const q = await rows<{ packet_type: string }>(ch, 'SELECT packet_type FROM {db:Identifier}.quarantine', { db });
+    expect(q).toHaveLength(4);
+    expect(q.every((r) => r.packet_type === 'model_turn')).toBe(true);
+
+    const stored = await rows<TurnRow>(ch, "SELECT toString(turn_id) AS turn_id, model, input_tokens, cost_usd, cost_source, requested_tool_calls, formatDateTime(created_at, '%Y-%m-%dT%H:%i:%S.%fZ') AS created_at FROM {db:Identifier}.model_turns ORDER BY model", { db });
+    // gpt-4o-mini: 1000 uncached input at 0.15, 1000 cached at 0.075, 150 output at 0.6 per million.
+    const cost = (1000 * 0.15 + 1000 * 0.075 + 150 * 0.6) / 1e6;
+    expect(stored[0]).toMatchObject({ turn_id: priced.turn.turn_id, model: 'gpt-4o-mini-2024-07-18', cost_source: 'price_table', created_at: AT.replace(/\.(\d{3})Z$/, '.$1000Z') });
+    expect(stored[0]?.cost_usd).toBeCloseTo(cost, 12);
+    expect(JSON.parse(stored[0]!.requested_tool_calls)).toEqual([{ id: 'call_a', tool_id: 'search_web' }]);
+    expect(stored[1]).toMatchObject({ model: 'in-house-7b', cost_usd: 0.0123, cost_source: 'reported' });
+    await app.close();
+  });
+
+  describe('over Kafka', () => {
+    const kafka = testKafka();
+    const admin = kafka.admin();
+    beforeAll(async () => admin.connect());
+    afterAll(async () => admin.disconnect());
+
+    it('stores a turn from the topic once and quarantines a bad one', async () => {
+      const names = uniqueNames('turns');
+      await createTopics(kafka, [{ topic: names.topic, partitions: 2 }, { topic: names.dlqTopic, partitions: 1 }]);
+      const { ch, db, door } = await freshDatabase('turnk');
+      const good = turnPacket();
+      await produceAll(kafka, names.topic, [
+        { key: good.turn.task_id, value: JSON.stringify(good) },
+        { key: good.turn.task_id, value: JSON.stringify(good) },
+        { key: 'bad', value: JSON.stringify(turnPacket({ status: 'success', error: 'x' })) },
+      ]);
+      const worker = createIngestWorker({
+        kafka: testKafka('turn-worker'),
+        writer: writerOf(door),
+        logger: silentLogger(),
+        metrics: new MetricsRegistry(),
+        config: { ...names, batchMaxPackets: 500, sinkRetryMaxMs: 500, sinkUnhealthyAfterMs: 60_000 },
+      });
+      await worker.start();
+      try {
+        await eventually(async () => (await count(ch, db, 'quarantine')) === 1 && (await count(ch, db, 'model_turns')) === 1, 60_000, 'the turn and the rejection');
+      } finally {
+        await worker.stop();
+      }
+      const [row] = await rows<{ turn_id: string; source: string }>(ch, 'SELECT toString(turn_id) AS turn_id, source FROM {db:Identifier}.model_turns', { db });
+      expect(row?.turn_id).toBe(good.turn.turn_id);
+      expect(row?.source).toMatch(new RegExp(`^kafka:${names.topic}/`));
+      expect(await rows(ch, 'SELECT reason_code FROM {db:Identifier}.quarantine', { db })).toEqual([{ reason_code: 'I3_error_on_success' }]);
+    });
+  });
+});
