@@ -4,7 +4,7 @@
  * call from created_at over duration_ms, dependency arrows, outputs and violations per call,
  * and the task's totals.
  */
-import type { Dependency, Invocation, Output, TaskView, Violations } from '../../queries/schemas.ts';
+import type { Dependency, Invocation, ModelTurnView, Output, TaskView, Violations } from '../../queries/schemas.ts';
 import { formatMs, formatUsd } from './format.ts';
 
 /** A violation as GET /v1/violations returns it. */
@@ -19,7 +19,18 @@ export interface Bar {
   end: number;
   outputs: Output[];
   violations: Violation[];
+  /** The model turn that asked for this call (index into the turns), when one did. */
+  askedBy?: number;
   /** What a screen reader and the tests read for the bar. */
+  label: string;
+}
+
+/** One model turn, between the calls it follows and the calls it asked for. */
+export interface Turn {
+  index: number;
+  turn: ModelTurnView;
+  /** The bars of the calls it asked for, in its order (undefined: asked, not (yet) made). */
+  asked: Array<{ tool: string; bar: number | undefined }>;
   label: string;
 }
 
@@ -39,6 +50,10 @@ export interface TaskTotals {
   costUsd: number;
   failed: number;
   violations: number;
+  turns: number;
+  modelTokensIn: number;
+  modelTokensOut: number;
+  modelCostUsd: number;
 }
 
 /** Everything the task page draws. */
@@ -47,6 +62,8 @@ export interface TaskModel {
   t0: number;
   bars: Bar[];
   arrows: Arrow[];
+  /** The task's model turns, oldest first. */
+  turns: Turn[];
   totals: TaskTotals;
   /** Violations of the task (touching any of its calls), newest first. */
   violations: Violation[];
@@ -57,6 +74,13 @@ export function barLabel(call: Invocation, index: number, violations: number): s
   const parts = [`#${index + 1} ${call.tool_id}`, call.status, formatMs(call.duration_ms), formatUsd(call.cost_usd), `agent ${call.agent_id}`];
   if (violations > 0) parts.push(violations === 1 ? '1 violation' : `${violations} violations`);
   return parts.join(' · ');
+}
+
+/** A turn's text: model, tokens in and out, cost, what it asked for. */
+export function turnLabel(t: ModelTurnView, index: number): string {
+  const tokens = `${t.input_tokens ?? '?'} in / ${t.output_tokens ?? '?'} out tokens`;
+  const asked = t.requested_tool_calls.length ? `asked for ${t.requested_tool_calls.map((q) => q.tool_id).join(', ')}` : 'answered';
+  return [`turn ${index + 1} ${t.model}`, t.status, tokens, formatUsd(t.cost_usd), formatMs(t.duration_ms), asked].join(' · ');
 }
 
 /** Builds the model of a task from its view and the violations found around it. */
@@ -75,6 +99,13 @@ export function taskModel(view: TaskView, allViolations: Violation[]): TaskModel
     const vs = violationsOf.get(call.call_id) ?? [];
     return { index, call, start, end: start + call.duration_ms, outputs: outputsOf.get(call.call_id) ?? [], violations: vs, label: barLabel(call, index, vs.length) };
   });
+  const turns: Turn[] = (view.model_turns ?? []).map((turn, index) => ({
+    index,
+    turn,
+    asked: turn.requested_tool_calls.map((q) => ({ tool: q.tool_id, bar: q.call_id === null ? undefined : indexOf.get(q.call_id) })),
+    label: turnLabel(turn, index),
+  }));
+  for (const t of turns) for (const a of t.asked) if (a.bar !== undefined) bars[a.bar]!.askedBy ??= t.index;
   const arrows: Arrow[] = [];
   for (const d of view.dependencies) {
     const from = indexOf.get(d.preceding_call_id);
@@ -86,6 +117,7 @@ export function taskModel(view: TaskView, allViolations: Violation[]): TaskModel
     t0,
     bars,
     arrows,
+    turns,
     violations,
     totals: {
       calls: calls.length,
@@ -94,6 +126,10 @@ export function taskModel(view: TaskView, allViolations: Violation[]): TaskModel
       costUsd: calls.reduce((s, c) => s + (c.cost_usd ?? 0), 0),
       failed: calls.filter((c) => c.status !== 'success').length,
       violations: violations.length,
+      turns: turns.length,
+      modelTokensIn: turns.reduce((s, t) => s + (t.turn.input_tokens ?? 0), 0),
+      modelTokensOut: turns.reduce((s, t) => s + (t.turn.output_tokens ?? 0), 0),
+      modelCostUsd: turns.reduce((s, t) => s + (t.turn.cost_usd ?? 0), 0),
     },
   };
 }

@@ -254,6 +254,39 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     await phone.close();
   }, 60_000);
 
+  it('shows a task\'s model turns between its calls: each turn\'s model, tokens and cost, the calls it asked for, and the turn on the call', async () => {
+    const task = `turns-${randomUUID()}`;
+    const at = (s: number) => new Date(Date.now() - 600_000 + s * 1000).toISOString();
+    const lookup = toolCall({ tool_id: 'lookup', args: { key: 'k1' }, created_at: at(3), result_summary: { tool_call_id: 'tc-1' } }, task);
+    const fetchUrl = toolCall({ tool_id: 'fetch_url', args: { url: 'https://a.example' }, created_at: at(4) }, task);
+    const turn = (s: number, model: string, inTok: number, outTok: number, asked: Array<{ id: string | null; tool_id: string }>) => ({
+      type: 'model_turn',
+      turn: { turn_id: randomUUID(), task_id: task, agent_id: 'planner', model, provider: 'openai', input_tokens: inTok, output_tokens: outTok, cached_input_tokens: null, cost_usd: null, cost_source: null, duration_ms: 900, status: 'success', error: null, requested_tool_calls: asked, trace_id: null, span_id: null, created_at: at(s) },
+    });
+    const sent = [lookup, fetchUrl, turn(1, 'gpt-4o', 1200, 40, [{ id: 'tc-1', tool_id: 'lookup' }, { id: null, tool_id: 'fetch_url' }]), turn(6, 'gpt-4o', 1500, 90, [])];
+    const res = await fetch(`${server.url}/v1/packets`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(sent) });
+    expect(res.status).toBe(200);
+    const view = await api<TaskView>(`/v1/tasks/${task}?limit=1000`);
+    expect(view.model_turns.map((t) => t.requested_tool_calls.map((q) => q.call_id))).toEqual([[lookup.call_id, fetchUrl.call_id], []]);
+    const model = taskModel(view, []);
+
+    const page = await authed.newPage();
+    await open(page, `/tasks/${task}`);
+    const turns = page.getByLabel('Model turns of this task').getByRole('listitem');
+    expect(await turns.locator('.turn-label').allTextContents()).toEqual(model.turns.map((t) => t.label));
+    // Worked out by hand from the table: gpt-4o at 2.5 in / 10 out per million tokens.
+    expect(model.turns.map((t) => t.turn.cost_usd)).toEqual([(1200 * 2.5 + 40 * 10) / 1e6, (1500 * 2.5 + 90 * 10) / 1e6]);
+    const totals = await page.getByLabel('Task totals').textContent();
+    expect(totals).toContain('model turns2');
+    expect(totals).toContain(`model tokens${formatCount(2700)} in / ${formatCount(130)} out`);
+    await turns.first().getByRole('button', { name: '→ #2 fetch_url' }).click();
+    const detail = page.getByTestId('call-detail');
+    expect(await detail.textContent()).toContain(fetchUrl.call_id);
+    expect(await detail.getByTestId('asked-by').textContent()).toBe('model turn 1 (gpt-4o)');
+    await shot(page, 'task-model-turns');
+    await page.close();
+  });
+
   it('lists optimization hints by kind with the evidence each rests on', async () => {
     const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000).toISOString();
     const hint = (kind: string, toolIds: string[], evidence: object, minutesAgo: number) => ({

@@ -48,6 +48,7 @@ export function callDetail(model: TaskModel, bar: Bar | undefined, select: (inde
       ['duration', formatMs(c.duration_ms)],
       ['cost', formatUsd(c.cost_usd)],
       ['tokens', c.tokens_used ? Object.entries(c.tokens_used).map(([k, v]) => `${k} ${v}`).join(', ') : '–'],
+      ['asked for by', bar.askedBy === undefined ? '–' : el('span', { 'data-testid': 'asked-by' }, `model turn ${bar.askedBy + 1} (${model.turns[bar.askedBy]?.turn.model ?? ''})`)],
       ['error', c.error ?? '–'],
       ['error category', c.error_category ?? '–'],
       ['approval', c.approval ? `${c.approval.approved_by} at ${formatTime(c.approval.approved_at)}${c.approval.reference ? ` (${c.approval.reference})` : ''}` : '–'],

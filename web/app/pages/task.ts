@@ -26,6 +26,7 @@ export async function fetchTask(taskId: string): Promise<TaskView> {
       invocations: [...view.invocations, ...next.invocations],
       outputs: [...view.outputs, ...next.outputs],
       dependencies: [...view.dependencies, ...next.dependencies.filter((d) => !seen.has(`${d.preceding_call_id}>${d.succeeding_call_id}`))],
+      model_turns: [...view.model_turns, ...next.model_turns.filter((t) => !view.model_turns.some((u) => u.turn_id === t.turn_id))],
     };
   }
   return view;
@@ -124,9 +125,10 @@ export function renderTask(root: HTMLElement, model: TaskModel, selectedCall: st
       ['cost', formatUsd(t.costUsd)],
       ['failed calls', formatCount(t.failed)],
       ['violations', formatCount(t.violations)],
+      ...(t.turns ? ([['model turns', formatCount(t.turns)], ['model tokens', `${formatCount(t.modelTokensIn)} in / ${formatCount(t.modelTokensOut)} out`], ['model cost', formatUsd(t.modelCostUsd)]] as Array<[string, string]>) : []),
     ]),
     legend(),
-    el('div', { class: 'task-grid' }, el('div', { class: 'waterfall-scroll' }, wrap), el('div', { class: 'side' }, violationList(model, (i) => select(i)), detail)),
+    el('div', { class: 'task-grid' }, el('div', { class: 'waterfall-scroll' }, wrap), el('div', { class: 'side' }, turnList(model, (i) => select(i)), violationList(model, (i) => select(i)), detail)),
   );
   // One layout read for the canvas size; the chart then draws once at that size.
   canvas.width = wrap.clientWidth;
@@ -159,6 +161,28 @@ function legend(): HTMLElement {
     ...Object.entries(STATUS_COLOURS).map(([s, c]) => el('li', {}, el('span', { class: 'swatch', style: `background:${c}` }), s)),
     el('li', {}, el('span', { class: 'arrow flow' }), 'dependency with data flow'),
     el('li', {}, el('span', { class: 'arrow order' }), 'dependency (order only)'),
+  );
+}
+
+/** The task's model turns in order, each with buttons to the calls it asked for. */
+function turnList(model: TaskModel, select: (i: number) => void): HTMLElement | null {
+  if (!model.turns.length) return null;
+  return el(
+    'section',
+    { class: 'task-turns', 'aria-label': 'Model turns of this task' },
+    el('h2', {}, `Model turns (${model.turns.length})`),
+    el(
+      'ol',
+      {},
+      ...model.turns.map((t) =>
+        el(
+          'li',
+          { 'data-turn-id': t.turn.turn_id },
+          el('span', { class: 'turn-label' }, t.label),
+          ...t.asked.map((a) => el('span', {}, ' ', a.bar === undefined ? el('span', { class: 'hint' }, `${a.tool} (not made)`) : el('button', { type: 'button', class: 'linkish', onclick: () => select(a.bar as number) }, `→ #${(a.bar as number) + 1} ${a.tool}`))),
+        ),
+      ),
+    ),
   );
 }
 
