@@ -59,7 +59,7 @@ describe('taskModel', () => {
     ]);
     expect(m.bars[1]?.label).toBe('#2 fetch_url · timeout · 30.0 s · – · agent QA_Agent');
     expect(m.bars[1]?.outputs.map((o) => o.output_id)).toEqual(['o1']);
-    expect(m.totals).toEqual({ calls: 3, spanMs: 32_000, busyMs: 32_000, costUsd: 1.51, failed: 1, violations: 0 });
+    expect(m.totals).toEqual({ calls: 3, spanMs: 32_000, busyMs: 32_000, costUsd: 1.51, failed: 1, violations: 0, turns: 0, modelTokensIn: 0, modelTokensOut: 0, modelCostUsd: 0 });
   });
 
   it('links dependencies by index, marks data flow, and keeps violations that touch the task', () => {
