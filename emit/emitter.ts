@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MinimalLogger } from '../platform/minimal-logger.ts';
 import { Redactor, type RedactionPolicy } from '../schemas/redaction-policy.ts';
+import { encodeModelTurn, type ObservedTurn } from './model-turn.ts';
 import { parseName, parseOrchestrator, type Orchestrator, type ToolStatus } from '../schemas/vocabulary.ts';
 import { PacketBuffer, type BufferOptions, type BufferStats } from './buffer.ts';
 import { createHttpTransport, type HttpTransportOptions } from './http-transport.ts';
@@ -139,6 +140,8 @@ export interface AuditEmitter {
   close(timeoutMs?: number): Promise<void>;
   /** Records a call that ran elsewhere; returns its call_id. Never throws for a bad value: logs it. */
   recordCall(call: ObservedCall): string;
+  /** Records a model turn of the agent (its tokens, cost, the tool calls it asked for); returns its turn_id, or undefined when the turn was not valid (logged). Never throws. */
+  recordTurn(turn: ObservedTurn): string | undefined;
   /** The budget decision for a call about to run; undefined without the budget option. Never throws. */
   checkBudget(call: BudgetQuestion): Promise<BudgetDecision | undefined>;
   stats(): EmitterStats;
@@ -167,10 +170,7 @@ interface Call {
   approval?: WireApproval;
 }
 
-interface Queued {
-  rec: InvocationRecord;
-  output: boolean;
-}
+type Queued = { rec: InvocationRecord; output: boolean } | { turn: string };
 
 // setTimeout fires at once for delays it cannot represent; those mean "no timeout".
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -183,6 +183,7 @@ export function createAuditEmitter(options: AuditEmitterOptions): AuditEmitter {
     flush: (timeoutMs) => e.buffer.flush(timeoutMs),
     close: (timeoutMs) => e.buffer.close(timeoutMs),
     recordCall: (call) => e.recordCall(call),
+    recordTurn: (turn) => e.recordTurn(turn),
     checkBudget: (call) => (e.budget ? e.budget.check({ ...call, agentId: call.agentId ?? e.defaultAgent, taskId: call.taskId || null }) : Promise.resolve(undefined)),
     stats: () => (e.budget ? { ...e.buffer.stats(), budget: e.budget.stats() } : e.buffer.stats()),
   };
@@ -195,6 +196,7 @@ class Emitter {
   private readonly logger: AuditEmitterOptions['logger'];
   readonly buffer: PacketBuffer<Queued>;
   readonly budget: BudgetChecker | undefined;
+  private readonly redactor: Redactor | undefined;
   private lastCreatedMs = 0;
 
   constructor(options: AuditEmitterOptions) {
@@ -204,6 +206,7 @@ class Emitter {
     this.logger = options.logger;
     if (options.redaction !== undefined && !(typeof options.redaction.key === 'string' && options.redaction.key.length >= 16)) throw new TypeError('redaction.key must be a string of at least 16 characters (the server\'s REDACTION_KEY)');
     const redactor = options.redaction ? new Redactor(options.redaction) : undefined;
+    this.redactor = redactor;
     this.buffer = new PacketBuffer<Queued>(transportOf(options), (q) => encode(q, redactor), options.buffer, options.logger);
     this.budget = options.budget ? new BudgetChecker(options.budget, options.http) : undefined;
   }
@@ -252,6 +255,22 @@ class Emitter {
       this.logger?.warn({ err: messageOf(err), toolId: c.toolId }, 'audit record failed');
     }
     return call.callId;
+  }
+
+  recordTurn(t: ObservedTurn): string | undefined {
+    try {
+      const r = encodeModelTurn(t, { agentId: this.defaultAgent, createdAtMs: Date.now() }, this.redactor);
+      if (!r.ok) {
+        this.logger?.warn({ err: r.error, model: t.model }, 'model turn not recorded');
+        return undefined;
+      }
+      // A turn goes in its task's partition, in order with the task's calls.
+      this.buffer.push(t.taskId, { turn: r.packet });
+      return r.turnId;
+    } catch (err) {
+      this.logger?.warn({ err: messageOf(err) }, 'model turn not recorded');
+      return undefined;
+    }
   }
 
   private returned(call: Call, result: unknown): unknown {
@@ -370,6 +389,7 @@ function transportOf(options: AuditEmitterOptions): PacketTransport {
 }
 
 function encode(q: Queued, redactor: Redactor | undefined): string {
+  if ('turn' in q) return q.turn;
   if (!q.output) return encodeToolCall(q.rec, redactor);
   const packet = encodeOutputArtifact(q.rec, randomUUID(), redactor);
   if (packet === undefined) throw new Error('output_artifact queued for a call without content');

@@ -196,3 +196,28 @@ def test_an_approval_is_sent_with_the_call_and_served_by_the_task_view(server, t
     assert rows[args_key({"amount": 12.5})]["approval"] == {"approved_by": "dana", "approved_at": "2026-11-22T10:30:00.250Z", "reference": "CHG-7"}
     assert rows[args_key({"amount": 1})]["approval"] == {"approved_by": "Zoë", "approved_at": "2026-11-22T10:30:00.000Z"}
     assert rows[args_key({"amount": 2})]["approval"] is None
+
+
+def test_a_model_turn_is_served_beside_the_call_it_asked_for(server, task_id, caplog):
+    audit = emitter(server)
+    turn_id = audit.record_turn(task_id, "gpt-4o-mini", 640.2, provider="openai", input_tokens=900, output_tokens=30, requested_tool_calls=[{"id": "tc-9", "tool_id": "lookup"}])
+    with audit.call("lookup", {"key": "k1"}, task_id=task_id) as call:
+        call.set_result({"status": "success", "result": "v1", "metadata": {"tool_call_id": "tc-9"}})
+    assert audit.record_turn(task_id, "", 1.0) is None
+    assert audit.record_turn(task_id, "m", 1.0, input_tokens=-1) is None
+    assert "model turn not recorded" in caplog.text
+    assert audit.flush(20)
+    audit.close()
+    server.wait_for(task_id, 1, 1)
+    deadline = time.time() + 20
+    while True:
+        t = server.task(task_id)
+        if t["model_turns"] or time.time() > deadline:
+            break
+        time.sleep(0.2)
+    [turn] = t["model_turns"]
+    [call] = t["invocations"]
+    assert turn["turn_id"] == turn_id and turn["model"] == "gpt-4o-mini" and turn["input_tokens"] == 900 and turn["output_tokens"] == 30
+    # Priced by the server's table: gpt-4o-mini at 0.15 in / 0.60 out per million tokens.
+    assert abs(turn["cost_usd"] - (900 * 0.15 + 30 * 0.6) / 1e6) < 1e-12 and turn["cost_source"] == "price_table"
+    assert turn["requested_tool_calls"] == [{"id": "tc-9", "tool_id": "lookup", "call_id": call["call_id"]}]

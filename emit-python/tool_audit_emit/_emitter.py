@@ -24,6 +24,7 @@ from ._buffer import PacketBuffer
 from ._redact import Redactor
 from ._packets import MAX_NAME, ORCHESTRATORS, Outcome, Record, canonical_args, encode_output_artifact, encode_tool_call, wire_approval
 from ._result import caller_value, failure_outcome, read_result
+from ._turns import encode_model_turn, turn_json
 from ._transports import HttpTransport, KafkaTransport
 
 _task: contextvars.ContextVar[Optional[str]] = contextvars.ContextVar("tool_audit_task", default=None)
@@ -152,6 +153,7 @@ class AuditEmitter:
         # redaction={"key": the server's REDACTION_KEY, "email"?, "paths"?, "patterns"?}: secrets
         # leave this process only as placeholders (ValueError at once for a bad policy).
         redactor = Redactor(redaction) if redaction is not None else None
+        self._redactor = redactor
         self._buffer = PacketBuffer(transport, lambda item: _encode(item, redactor), max_buffered=max_buffered, max_batch=max_batch, linger_s=linger_s, retry_max_s=retry_max_s, max_attempts=max_attempts)
         self._clock = threading.Lock()
         self._last_ms = 0
@@ -169,6 +171,25 @@ class AuditEmitter:
         self._buffer.push(key, (rec, False))
         if outcome.content:
             self._buffer.push(key, (rec, True))
+
+    def record_turn(self, task_id: str, model: str, duration_ms: float, **turn: Any) -> Optional[str]:
+        """Records a model turn of the agent: ``provider``, ``input_tokens``, ``output_tokens``,
+        ``cached_input_tokens``, ``cost_usd`` (else the server prices it), ``status``, ``error``,
+        ``requested_tool_calls`` ([{"id", "tool_id"}], the tool calls the model asked for),
+        ``agent_id``, ``turn_id``. Returns its turn_id, or None when it is not a valid turn (logged,
+        never raised)."""
+        try:
+            with self._clock:
+                self._last_ms = max(self._last_ms, int(time.time() * 1000))
+                created = self._last_ms
+            redact = self._redactor.text if self._redactor is not None else None
+            packet = encode_model_turn(task_id=task_id, model=model, duration_ms=duration_ms, created_ms=created, agent_id=turn.pop("agent_id", None) or self.agent_id, redact=redact, **turn)
+        except (TypeError, ValueError) as err:
+            _log.warning("model turn not recorded: %s", err)
+            return None
+        # A turn goes in its task's partition, in order with the task's calls.
+        self._buffer.push(task_id, ("turn", turn_json(packet)))
+        return str(packet["turn"]["turn_id"])
 
     # -- the two ways to wrap a tool ---------------------------------------------------------
 
@@ -321,6 +342,8 @@ def _with_deadline(fn: Callable[..., Any], a: Any, kw: Any, timeout_s: float, ca
 
 def _encode(item: Any, redactor: Optional[Redactor] = None) -> str:
     rec, output = item
+    if rec == "turn":
+        return str(output)
     if not output:
         return encode_tool_call(rec, redactor)
     packet = encode_output_artifact(rec, redactor)
