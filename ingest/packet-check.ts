@@ -12,7 +12,8 @@ import { sha256HexSchema, timestampSchema, uuidSchema } from '../schemas/common.
 import { contentTypeSchema, toolOutputSchema } from '../schemas/tool-output.ts';
 import { orchestratorSchema, statusSchema, toolInvocationSchema } from '../schemas/tool-invocation.ts';
 import { toolDependencySchema } from '../schemas/tool-dependency.ts';
-import { outputArtifactPacketSchema, toolCallPacketSchema, toolDependencyPacketSchema } from '../schemas/packets.ts';
+import { modelTurnSchema, requestedToolCallSchema } from '../schemas/model-turn.ts';
+import { modelTurnPacketSchema, outputArtifactPacketSchema, toolCallPacketSchema, toolDependencyPacketSchema } from '../schemas/packets.ts';
 import type { Packet } from '../schemas/packets.ts';
 
 /** The pattern zod checks a string schema against (its regex check or its string format). */
@@ -44,6 +45,13 @@ const OUTPUT_PACKET_KEYS = keysOf(outputArtifactPacketSchema);
 const OUTPUT_KEYS = keysOf(toolOutputSchema);
 const DEPENDENCY_PACKET_KEYS = keysOf(toolDependencyPacketSchema);
 const DEPENDENCY_KEYS = keysOf(toolDependencySchema);
+const TURN_PACKET_KEYS = keysOf(modelTurnPacketSchema);
+const TURN_KEYS = keysOf(modelTurnSchema);
+const REQUESTED_KEYS = keysOf(requestedToolCallSchema);
+const TRACE_ID = patternOf(modelTurnSchema.shape.trace_id.unwrap());
+const SPAN_ID = patternOf(modelTurnSchema.shape.span_id.unwrap());
+const TURN_STATUSES: ReadonlySet<unknown> = new Set(modelTurnSchema.shape.status.options);
+const COST_SOURCES: ReadonlySet<unknown> = new Set([null, ...modelTurnSchema.shape.cost_source.unwrap().options]);
 
 type Obj = Record<string, unknown>;
 
@@ -127,6 +135,38 @@ function isDependency(v: unknown): boolean {
   );
 }
 
+const isCount = (v: unknown): boolean => v === null || isNonNegativeInt(v);
+const isOptionalName = (v: unknown): boolean => v === null || isName(v);
+const matches = (v: unknown, p: RegExp | undefined): boolean => v === null || (p !== undefined && typeof v === 'string' && p.test(v));
+
+/** Every field of a turn is required (nullable, never optional): an absent one is zod's to report. */
+function isTurn(v: unknown): boolean {
+  if (!isObject(v) || !onlyKeys(v, TURN_KEYS)) return false;
+  for (const k of TURN_KEYS) if (!(k in v)) return false;
+  const asked = v.requested_tool_calls;
+  return (
+    isUuid(v.turn_id) &&
+    isName(v.task_id) &&
+    isName(v.agent_id) &&
+    isName(v.model) &&
+    isOptionalName(v.provider) &&
+    isCount(v.input_tokens) &&
+    isCount(v.output_tokens) &&
+    isCount(v.cached_input_tokens) &&
+    (v.cost_usd === null || (typeof v.cost_usd === 'number' && Number.isFinite(v.cost_usd) && v.cost_usd >= 0)) &&
+    COST_SOURCES.has(v.cost_source) &&
+    isNonNegativeInt(v.duration_ms) &&
+    TURN_STATUSES.has(v.status) &&
+    (v.error === null || (typeof v.error === 'string' && v.error.length <= 65_536)) &&
+    Array.isArray(asked) &&
+    asked.length <= 256 &&
+    asked.every((q) => isObject(q) && onlyKeys(q, REQUESTED_KEYS) && 'id' in q && isOptionalName(q.id) && isName(q.tool_id)) &&
+    matches(v.trace_id, TRACE_ID) &&
+    matches(v.span_id, SPAN_ID) &&
+    isTimestamp(v.created_at)
+  );
+}
+
 /**
  * True when `packetSchema.parse(json)` would succeed and return a value equal to json (so json
  * can be used as the parsed packet); false when unsure.
@@ -142,6 +182,8 @@ export function isValidPacket(json: unknown): json is Packet {
     }
     case 'tool_dependency':
       return onlyKeys(json, DEPENDENCY_PACKET_KEYS) && isDependency(json.dependency);
+    case 'model_turn':
+      return onlyKeys(json, TURN_PACKET_KEYS) && isTurn(json.turn);
     default:
       return false;
   }

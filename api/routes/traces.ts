@@ -15,7 +15,7 @@ import { AppError } from '../../platform/errors.ts';
 import type { MetricsRegistry } from '../../platform/metrics.ts';
 import type { PacketIngest, RawPacket } from '../../ingest/ports.ts';
 import { decodeJsonTraces, decodeProtobufTraces, encodeStatus, encodeTraceResponse } from '../../ingest/otlp/otlp-decode.ts';
-import { mapSpan, type SpanMapOptions } from '../../ingest/otlp/span-map.ts';
+import { MAPPABLE_SPANS, mapSpan, type SpanMapOptions } from '../../ingest/otlp/span-map.ts';
 import { requireScope } from '../auth.ts';
 import { unavailableMessage } from '../unavailable.ts';
 
@@ -51,12 +51,12 @@ export function registerTraceRoutes(app: FastifyInstance, deps: TraceRouteDeps):
       if (!as) return send(reply, 415, 'json', encodeStatus(INVALID_ARGUMENT, 'send application/x-protobuf or application/json', 'json'));
       const body = await inflate(req.body as Buffer, req.headers['content-encoding'], deps.maxBodyBytes);
       if (!body.ok) return send(reply, body.status, as, encodeStatus(INVALID_ARGUMENT, body.error, as));
-      const decoded = as === 'json' ? decodeJsonTraces(body.bytes.toString('utf8')) : decodeProtobufTraces(body.bytes);
+      const decoded = as === 'json' ? decodeJsonTraces(body.bytes.toString('utf8'), MAPPABLE_SPANS) : decodeProtobufTraces(body.bytes, MAPPABLE_SPANS);
       if (!decoded.ok) return send(reply, 400, as, encodeStatus(INVALID_ARGUMENT, decoded.error, as));
 
       const raws: RawPacket[] = [];
       const spanOf: number[] = [];
-      let ignored = 0;
+      let ignored = decoded.skipped;
       decoded.spans.forEach((span, spanIndex) => {
         const m = mapSpan(span, deps.otlp);
         if (m.kind === 'ignored') return void ignored++;

@@ -19,6 +19,8 @@ root.resolveAll();
 const RequestType = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');
 const ResponseType = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse');
 const SpanType = root.lookupType('opentelemetry.proto.trace.v1.Span');
+const ResourceType = root.lookupType('opentelemetry.proto.resource.v1.Resource');
+const ScopeType = root.lookupType('opentelemetry.proto.common.v1.InstrumentationScope');
 
 /**
  * google.rpc.Status, the body of an OTLP/HTTP error answer: googleapis' status.proto declared
@@ -52,28 +54,56 @@ export interface OtlpSpan {
   events: Array<{ name: string; attributes: Record<string, AttrValue> }>;
   resource: Record<string, AttrValue>;
   scope: { name: string; version: string };
-  /** The span in OTLP/JSON form (hex ids), for quarantine records. */
-  json: Record<string, unknown>;
-  /** The span's protobuf encoding (base64) when it arrived as protobuf. */
-  protobuf?: string;
+  /** The span in OTLP/JSON form (hex ids), for quarantine records: built when asked (most spans never are). */
+  json: () => Record<string, unknown>;
+  /** The span's protobuf encoding (base64) when it arrived as protobuf, built when asked. */
+  protobuf?: () => string;
 }
 
-/** Result of decoding a request body. */
-export type DecodedTraces = { ok: true; spans: OtlpSpan[] } | { ok: false; error: string };
+/** Result of decoding a request body: the spans kept, and how many the filter left out. */
+export type DecodedTraces = { ok: true; spans: OtlpSpan[]; skipped: number } | { ok: false; error: string };
+
+/**
+ * Which spans to decode in full: those whose name is in `names` or that carry one of `keys`
+ * (attribute keys); the others are counted, never converted. Without one, every span is kept.
+ */
+export interface SpanFilter {
+  keys: ReadonlySet<string>;
+  namePrefixes: readonly string[];
+}
 
 type Obj = Record<string, unknown>;
 
 const TO_OBJECT: protobuf.IConversionOptions = { longs: String, enums: Number, bytes: String, defaults: false, arrays: true };
+/**
+ * The same with 64-bit integers left as protobufjs reads them (a Long, or a number when small):
+ * read as BigInt from their two halves — their decimal text (longs: String) cost more than the
+ * rest of a span's conversion.
+ */
+const TO_OBJECT_RAW_LONGS: protobuf.IConversionOptions = { enums: Number, bytes: String, defaults: false, arrays: true };
+
+/** A Long as protobufjs holds one: two 32-bit halves. */
+interface LongLike {
+  low: number;
+  high: number;
+  unsigned?: boolean;
+}
+const isLong = (v: unknown): v is LongLike => typeof v === 'object' && v !== null && typeof (v as LongLike).low === 'number' && typeof (v as LongLike).high === 'number';
+/** A Long's value, exactly. */
+function longValue(v: LongLike): bigint {
+  const u = (BigInt(v.high >>> 0) << 32n) | BigInt(v.low >>> 0);
+  return !v.unsigned && v.high < 0 ? u - (1n << 64n) : u;
+}
 
 /** Decodes an OTLP/HTTP protobuf body (ExportTraceServiceRequest). Never throws for bad input. */
-export function decodeProtobufTraces(body: Uint8Array): DecodedTraces {
+export function decodeProtobufTraces(body: Uint8Array, only?: SpanFilter): DecodedTraces {
   let message: protobuf.Message;
   try {
     message = RequestType.decode(body);
   } catch (err) {
     return { ok: false, error: `not an ExportTraceServiceRequest: ${(err as Error).message}` };
   }
-  return walk(RequestType.toObject(message, TO_OBJECT), true);
+  return walk(message, true, only);
 }
 
 /**
@@ -81,7 +111,7 @@ export function decodeProtobufTraces(body: Uint8Array): DecodedTraces {
  * protobufjs's fromObject, which reads int64 strings and enum numbers and refuses values of
  * the wrong kind. Never throws for bad input.
  */
-export function decodeJsonTraces(text: string): DecodedTraces {
+export function decodeJsonTraces(text: string, only?: SpanFilter): DecodedTraces {
   let req: unknown;
   try {
     req = JSON.parse(text);
@@ -97,7 +127,18 @@ export function decodeJsonTraces(text: string): DecodedTraces {
   } catch (err) {
     return { ok: false, error: `not an ExportTraceServiceRequest: ${(err as Error).message}` };
   }
-  return walk(RequestType.toObject(message, TO_OBJECT), false);
+  return walk(message, false, only);
+}
+
+/**
+ * An OTLP/JSON request (hex ids) as the protobuf body an OTLP/HTTP exporter would send: for
+ * benchmarks and tests that build requests by hand. Throws for a body that is not a request.
+ */
+export function encodeProtobufTraces(jsonText: string): Uint8Array {
+  const req = JSON.parse(jsonText) as Obj;
+  const bad = hexIdsToBase64(req);
+  if (bad) throw new Error(bad);
+  return RequestType.encode(RequestType.fromObject(req)).finish();
 }
 
 /** OTLP/JSON writes trace and span ids as hex (not protobuf JSON's base64): converts them in place. */
@@ -123,15 +164,38 @@ function hexIdsToBase64(req: Obj): string | undefined {
   return undefined;
 }
 
-function walk(req: Obj, keepProtobuf: boolean): DecodedTraces {
+/** A decoded message as protobufjs builds it: its fields by name. */
+type Msg = protobuf.Message & Record<string, unknown>;
+const messages = (v: unknown): Msg[] => (Array.isArray(v) ? (v as Msg[]) : []);
+
+/** Whether a span passes the filter: read off the decoded message's name and attribute keys, before anything is converted. */
+function wanted(s: Msg, only: SpanFilter | undefined): boolean {
+  if (!only) return true;
+  const name = typeof s.name === 'string' ? s.name : '';
+  if (only.namePrefixes.some((p) => name.startsWith(p))) return true;
+  for (const kv of messages(s.attributes)) if (typeof kv.key === 'string' && only.keys.has(kv.key)) return true;
+  return false;
+}
+
+/**
+ * The spans of a decoded request. Each span kept is converted to its object form on its own
+ * (toObject), so the spans the filter leaves out cost their binary decoding only.
+ */
+function walk(req: protobuf.Message, keepProtobuf: boolean, only?: SpanFilter): DecodedTraces {
   const id = base64ToHex;
   const spans: OtlpSpan[] = [];
-  for (const rs of list(req.resourceSpans)) {
-    const resource = attrs((rs.resource as Obj | undefined)?.attributes);
-    for (const ss of list(rs.scopeSpans)) {
-      const scopeObj = (ss.scope ?? {}) as Obj;
+  let skipped = 0;
+  for (const rs of messages((req as Msg).resourceSpans)) {
+    const resource = rs.resource ? attrs(ResourceType.toObject(rs.resource as Msg, TO_OBJECT).attributes) : {};
+    for (const ss of messages(rs.scopeSpans)) {
+      const scopeObj: Obj = ss.scope ? ScopeType.toObject(ss.scope as Msg, TO_OBJECT) : {};
       const scope = { name: String(scopeObj.name ?? ''), version: String(scopeObj.version ?? '') };
-      for (const s of list(ss.spans)) {
+      for (const sm of messages(ss.spans)) {
+        if (!wanted(sm, only)) {
+          skipped++;
+          continue;
+        }
+        const s: Obj = SpanType.toObject(sm, TO_OBJECT_RAW_LONGS);
         const traceId = id(s.traceId, 16);
         const spanId = id(s.spanId, 8);
         if (traceId === undefined || spanId === undefined) return { ok: false, error: 'a span has a missing or malformed traceId/spanId' };
@@ -139,9 +203,12 @@ function walk(req: Obj, keepProtobuf: boolean): DecodedTraces {
         const end = nanos(s.endTimeUnixNano);
         if (start === undefined || end === undefined) return { ok: false, error: `span ${spanId}: malformed start or end time` };
         const status = (s.status ?? {}) as Obj;
-        const json: Obj = { ...s, traceId, spanId };
         const parentSpanId = s.parentSpanId === undefined || s.parentSpanId === '' ? undefined : id(s.parentSpanId, 8);
-        if (s.parentSpanId !== undefined) json.parentSpanId = parentSpanId ?? s.parentSpanId;
+        // The quarantine's form: 64-bit integers as decimal text, ids as hex.
+        const json = (): Obj => {
+          const o: Obj = SpanType.toObject(sm, TO_OBJECT);
+          return { ...o, traceId, spanId, ...(o.parentSpanId !== undefined ? { parentSpanId: parentSpanId ?? o.parentSpanId } : {}) };
+        };
         spans.push({
           traceId,
           spanId,
@@ -156,12 +223,12 @@ function walk(req: Obj, keepProtobuf: boolean): DecodedTraces {
           resource,
           scope,
           json,
-          ...(keepProtobuf ? { protobuf: Buffer.from(SpanType.encode(SpanType.fromObject(s)).finish()).toString('base64') } : {}),
+          ...(keepProtobuf ? { protobuf: () => Buffer.from(SpanType.encode(sm).finish()).toString('base64') } : {}),
         });
       }
     }
   }
-  return { ok: true, spans };
+  return { ok: true, spans, skipped };
 }
 
 function list(v: unknown): Obj[] {
@@ -181,8 +248,9 @@ function anyValue(v: unknown): AttrValue {
   if (a.stringValue !== undefined) return String(a.stringValue);
   if (a.boolValue !== undefined) return Boolean(a.boolValue);
   if (a.intValue !== undefined) {
-    const n = Number(a.intValue);
-    return Number.isSafeInteger(n) ? n : String(a.intValue);
+    const big = isLong(a.intValue) ? longValue(a.intValue) : undefined;
+    const n = big === undefined ? Number(a.intValue) : Number(big);
+    return Number.isSafeInteger(n) ? n : String(big ?? a.intValue);
   }
   if (a.doubleValue !== undefined) return Number(a.doubleValue);
   if (a.arrayValue !== undefined) return list((a.arrayValue as Obj).values).map(anyValue);
@@ -193,6 +261,7 @@ function anyValue(v: unknown): AttrValue {
 
 function nanos(v: unknown): bigint | undefined {
   if (v === undefined || v === null) return 0n;
+  if (isLong(v)) return longValue(v);
   if (typeof v === 'string' && /^\d+$/.test(v)) return BigInt(v);
   if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return BigInt(v);
   // Beyond 2^53 a JSON number has already lost nanoseconds; keep what survives.

@@ -8,13 +8,13 @@
  * OTel GenAI, OTel MCP, the Vercel AI SDK, OpenInference, OpenLLMetry — and the model spans of
  * turn-dialects.ts, each a model_turn packet.
  */
-import { v5 as uuidv5 } from 'uuid';
+import { parse as uuidParse, v5 as uuidv5 } from 'uuid';
 import { canonicalArgs, type JsonValue } from '../../schemas/canonical-json.ts';
 import { approvalSchema, type Approval } from '../../schemas/tool-invocation.ts';
 import { describeContent, sha256Hex } from '../../schemas/hashing.ts';
 import { parseLossless } from '../../schemas/lossless-json.ts';
 import { MAX_NAME_LENGTH, ORCHESTRATORS, statusOfCategory, type Orchestrator, type ToolStatus } from '../../schemas/vocabulary.ts';
-import type { AttrValue, OtlpSpan } from './otlp-decode.ts';
+import type { AttrValue, OtlpSpan, SpanFilter } from './otlp-decode.ts';
 import { isMcpCall, toolFields } from './span-dialects.ts';
 import { turnFields, type TurnFields } from './turn-dialects.ts';
 
@@ -23,6 +23,8 @@ import { turnFields, type TurnFields } from './turn-dialects.ts';
  * output_id = UUIDv5(namespace, call_id + ":output"). Anyone can recompute both.
  */
 export const OTLP_ID_NAMESPACE = '6f1b6f2e-9a57-5c1e-8d0a-7c6f746c7370';
+// Parsed once: uuid's v5 parses a namespace given as text on every call.
+const NAMESPACE_BYTES = uuidParse(OTLP_ID_NAMESPACE);
 
 /** The span attribute (number ≥ 0) read as cost_usd; OpenTelemetry has no cost convention yet. */
 export const COST_ATTRIBUTE = 'tool_audit.cost_usd';
@@ -30,6 +32,16 @@ export const COST_ATTRIBUTE = 'tool_audit.cost_usd';
 export const APPROVAL_ATTRIBUTES = { by: 'tool_audit.approval.approved_by', at: 'tool_audit.approval.approved_at', reference: 'tool_audit.approval.reference' } as const;
 /** A resource attribute that names the orchestrator outright. */
 export const ORCHESTRATOR_ATTRIBUTE = 'tool_audit.orchestrator';
+
+/**
+ * The spans mapSpan may map: those carrying an attribute a dialect marks its tool or model spans
+ * with, or named as the AI SDK names them. Every other span is ignored by mapSpan, so decoding may
+ * skip it (an agent's trace is mostly HTTP, chain and framework spans).
+ */
+export const MAPPABLE_SPANS: SpanFilter = {
+  keys: new Set(['gen_ai.operation.name', 'mcp.method.name', 'openinference.span.kind', 'traceloop.span.kind', 'llm.request.type', 'ai.operationId']),
+  namePrefixes: ['ai.'],
+};
 
 /** The settings of the mapping (OTLP_* configuration). */
 export interface SpanMapOptions {
@@ -56,7 +68,7 @@ export function mapSpan(span: OtlpSpan, opts: SpanMapOptions): SpanMapping {
     return turn ? mapTurn(span, turn, opts) : { kind: 'ignored' };
   }
   if (fields.mcp && !isMcpCall(span, fields.mcp, opts.mcpCallSide ?? 'client')) return { kind: 'ignored' };
-  const callId = uuidv5(span.traceId + span.spanId, OTLP_ID_NAMESPACE);
+  const callId = uuidv5(span.traceId + span.spanId, NAMESPACE_BYTES);
   const unmappable = (reason: string): SpanMapping => ({ kind: 'unmappable', reason, packet: quarantinePacket(span, callId, reason) });
 
   const toolId = fields.tool;
@@ -106,7 +118,7 @@ export function mapSpan(span: OtlpSpan, opts: SpanMapOptions): SpanMapping {
   const packets = [call];
   const content = status === 'success' ? contentOf(fields.result) : undefined;
   if (content) {
-    const output = { output_id: uuidv5(`${callId}:output`, OTLP_ID_NAMESPACE), call_id: callId, tool_id: toolId, content_type: content.type, ...describeContent(content.text), created_at: createdAt };
+    const output = { output_id: uuidv5(`${callId}:output`, NAMESPACE_BYTES), call_id: callId, tool_id: toolId, content_type: content.type, ...describeContent(content.text), created_at: createdAt };
     packets.push(JSON.stringify({ type: 'output_artifact', output, content: content.text }));
   }
   return { kind: 'tool', callId, packets };
@@ -118,7 +130,7 @@ export function mapSpan(span: OtlpSpan, opts: SpanMapOptions): SpanMapping {
  * cost), and the price table is ingest's to apply.
  */
 function mapTurn(span: OtlpSpan, f: TurnFields, opts: SpanMapOptions): SpanMapping {
-  const turnId = uuidv5(`${span.traceId}${span.spanId}:turn`, OTLP_ID_NAMESPACE);
+  const turnId = uuidv5(`${span.traceId}${span.spanId}:turn`, NAMESPACE_BYTES);
   const unmappable = (reason: string): SpanMapping => ({ kind: 'unmappable', reason, packet: quarantinePacket(span, turnId, reason) });
   // A turn whose model is not named still has its tokens and its requests to tell.
   const model = typeof f.model === 'string' && f.model !== '' ? f.model.slice(0, 256) : 'unknown';
@@ -178,8 +190,8 @@ function quarantinePacket(span: OtlpSpan, callId: string, reason: string): strin
     call_id: callId,
     resource: span.resource,
     scope: span.scope,
-    span: span.json,
-    ...(span.protobuf ? { span_protobuf: span.protobuf } : {}),
+    span: span.json(),
+    ...(span.protobuf ? { span_protobuf: span.protobuf() } : {}),
   });
 }
 

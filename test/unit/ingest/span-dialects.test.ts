@@ -14,7 +14,7 @@ const OPTS = { taskIdAttribute: 'tool_audit.task_id', defaultOrchestrator: 'gate
 const span = (name: string, attributes: OtlpSpan['attributes'], over: Partial<OtlpSpan> = {}): OtlpSpan => ({
   traceId: '5b8efff798038103d269b633813fc60c', spanId: 'eee19b7ec3c1b174', name, kind: 1,
   startNs: 1_763_900_000_000_000_000n, endNs: 1_763_900_000_120_000_000n,
-  attributes, status: { code: 0, message: '' }, events: [], resource: { 'service.name': 'agent' }, scope: { name: '', version: '' }, json: {}, ...over,
+  attributes, status: { code: 0, message: '' }, events: [], resource: { 'service.name': 'agent' }, scope: { name: '', version: '' }, json: () => ({}), ...over,
 });
 
 /** The call a span maps to: its tool, its args as stored, and the output's content; every packet judged by the decoder. */

@@ -10,7 +10,7 @@ function span(attributes: OtlpSpan['attributes'], over: Partial<OtlpSpan> = {}):
     traceId: '5b8efff798038103d269b633813fc60c', spanId: 'eee19b7ec3c1b174', name: 'execute_tool t', kind: 1,
     startNs: 1_763_900_000_000_000_000n, endNs: 1_763_900_000_250_000_000n,
     attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 't', ...attributes },
-    status: { code: 0, message: '' }, events: [], resource: {}, scope: { name: '', version: '' }, json: {}, ...over,
+    status: { code: 0, message: '' }, events: [], resource: {}, scope: { name: '', version: '' }, json: () => ({}), ...over,
   };
 }
 const decode = (raw: string) => decodePacket({ raw, source: { kind: 'http', requestId: 'r', index: 0 } }, 1 << 20);
