@@ -33,6 +33,7 @@ import { budgetDecisionsSchema, budgetListSchema } from '../queries/budgets/sche
 import type { BudgetDecisionsParams } from '../queries/budgets/sql.ts';
 import { cacheSimulationSchema, ttlCurveSchema } from '../queries/cache-simulation.ts';
 import type { HintsParams } from '../queries/hints.ts';
+import type { ModelCostParams } from '../queries/model-cost.ts';
 import { HINT_KINDS } from '../schemas/optimization-hint.ts';
 import type { TimeWindow } from '../queries/sql.ts';
 import { PACKET_TYPES } from '../schemas/packets.ts';
@@ -61,6 +62,7 @@ import {
   violationsSchema,
   hintsListSchema,
   manifestHistorySchema,
+  modelCostSchema,
   manifestSchema,
   mcpServersSchema,
   SEARCH_FIELDS,
@@ -528,6 +530,19 @@ export const READ_ROUTES: ReadRoute[] = [
     run: (qs, { query }, d) => {
       const q = query as Q & { kind?: HintsParams['kind'] };
       return qs.hints({ window: windowOf(q, d), ...page(q), ...(q.kind ? { kind: q.kind } : {}) });
+    },
+  },
+  {
+    url: '/v1/cost/models',
+    operationId: 'modelCost',
+    method: 'modelCost',
+    request: (p: ModelCostParams) => ({ query: { ...windowQuery(p.window), limit: p.limit } }),
+    summary: "Model turns of the window per model and per agent (turns, tokens in / out / cached, cost, turns without a cost), each agent's tool calls and tool cost beside its model cost, and the totals.",
+    query: z.strictObject({ from: listQuery.from, to: listQuery.to, limit: listQuery.limit.describe('models and agents to return at most (default 100)') }),
+    response: modelCostSchema,
+    run: (qs, { query }, d) => {
+      const q = query as Q;
+      return qs.modelCost({ window: windowOf(q, d), limit: q.limit ?? DEFAULT_LIMIT });
     },
   },
 ];

@@ -15,7 +15,9 @@ import { DEDUP_CANDIDATES, DEDUP_CANDIDATES_EXACT, DEDUP_CANDIDATES_INDEXED, DED
 import { EXPENSIVE_CALLS, EXPENSIVE_TOTALS, expensiveCalls, type ExpensiveParams } from './expensive.ts';
 import { FAILED_BY_CATEGORY, FAILED_BY_STATUS, FAILED_CALLS, failedCalls, FREQUENT_ERRORS, type FailedParams } from './failed.ts';
 import { IDENTICAL_OUTPUT_CALLS, IDENTICAL_OUTPUT_GROUPS, identicalOutputs, type IdenticalOutputsParams } from './identical-outputs.ts';
-import type { AgentTools, Dedup, Expensive, Failed, IdenticalOutputs, InvocationList, OutputContent, Sequences, Slow, TaskList, TaskView, ToolOutputs, ToolSeries, ToolStats, ToolsSummary, Violations, HintsList, ManifestAnswer, ManifestHistoryAnswer, McpServers, SearchAnswer } from './schemas.ts';
+import type { AgentTools, Dedup, Expensive, Failed, IdenticalOutputs, InvocationList, OutputContent, Sequences, Slow, TaskList, TaskView, ToolOutputs, ToolSeries, ToolStats, ToolsSummary, Violations, HintsList, ManifestAnswer, ManifestHistoryAnswer, McpServers, ModelCost, SearchAnswer } from './schemas.ts';
+import { MODEL_COST, modelCost, type ModelCostParams } from './model-cost.ts';
+import { TASK_TURNS } from './model-turns.ts';
 import { SLOW_CALLS, SLOW_COUNT, slowCalls, type SlowParams } from './slow.ts';
 import type { QueryContext, QuerySpec } from './sql.ts';
 import { TOOL_OUTPUT_SAMPLES, TOOL_OUTPUTS, toolOutputs, type ToolOutputsParams } from './tool-outputs.ts';
@@ -108,6 +110,8 @@ export interface ReadQueries {
   ttlCurve(p: TtlCurveParams): Promise<TtlCurve>;
   /** Optimization hints, newest first. */
   hints(p: HintsParams): Promise<HintsList>;
+  /** Model turns per model and per agent, beside each agent's tool cost. */
+  modelCost(p: ModelCostParams): Promise<ModelCost>;
 }
 
 /** Parameters of {@link ReadQueries.budgets}: none. */
@@ -148,6 +152,7 @@ export function createReadQueries(ch: StatementRunner, db: string, ctx: QueryCon
     cacheSimulation: (p) => cacheSimulation(ch, db, p, ctx),
     ttlCurve: (p) => ttlCurve(ch, db, p, ctx),
     hints: (p) => hintsList(ch, db, p, ctx),
+    modelCost: (p) => modelCost(ch, db, p, ctx),
   };
 }
 
@@ -170,6 +175,7 @@ export const QUERY_CATALOG: readonly QuerySpec[] = [
   TASK_DEPENDENCIES,
   TASK_OUTPUTS,
   TASK_ROWS,
+  TASK_TURNS,
   ORPHAN_CALL_IDS,
   TASK_DETAILS,
   EXPENSIVE_CALLS,
@@ -206,6 +212,7 @@ export const QUERY_CATALOG: readonly QuerySpec[] = [
   CACHE_TTL_CURVE_INDEXED,
   TOOL_IDEMPOTENT,
   HINTS_LIST,
+  MODEL_COST,
   CACHE_TTL_CURVE_PER_TOOL,
   HINT_BUNDLES,
   HINT_RETRIES,

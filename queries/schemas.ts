@@ -161,6 +161,33 @@ export const modelTurnViewSchema = z.strictObject({
 /** A model turn as served. */
 export type ModelTurnView = z.infer<typeof modelTurnViewSchema>;
 
+const turnSums = {
+  turns: z.number().int(),
+  input_tokens: z.number().int(),
+  output_tokens: z.number().int(),
+  cached_input_tokens: z.number().int().describe('of input_tokens, read from the provider\'s prompt cache'),
+  cost_usd: z.number().describe('model cost: reported by the producer, else priced from the table; turns without either count 0'),
+  unpriced_turns: z.number().int().describe('turns whose cost is not known (a model the price table does not list, or no token counts)'),
+};
+/** GET /v1/cost/models. */
+export const modelCostSchema = z.strictObject({
+  models: z.array(z.strictObject({ model: z.string(), provider: z.string().nullable(), ...turnSums })).describe('per model and provider, most costly first'),
+  agents: z
+    .array(z.strictObject({ agent_id: z.string(), ...turnSums, tool_calls: z.number().int(), tool_cost_usd: z.number() }))
+    .describe('per agent: its model turns and, beside them, its tool calls and their cost; by model + tool cost, most costly first'),
+  totals: z.strictObject({
+    turns: z.number().int(),
+    input_tokens: z.number().int(),
+    output_tokens: z.number().int(),
+    cached_input_tokens: z.number().int(),
+    model_cost_usd: z.number(),
+    unpriced_turns: z.number().int(),
+    tool_calls: z.number().int(),
+    tool_cost_usd: z.number(),
+  }).describe('of the models and agents listed'),
+});
+export type ModelCost = z.infer<typeof modelCostSchema>;
+
 export const taskViewSchema = z.strictObject({
   task_id: z.string(),
   invocations: z.array(invocationSchema).describe('call order: created_at, then call_id'),

@@ -2,7 +2,8 @@
 -- of OTLP traces). Insert-only. One row per turn_id: the ingest writer looks turn_ids up before
 -- inserting (I1, like call_id), so a re-exported span adds nothing. Read by task (the task view
 -- shows each turn between the calls it asked for) and by time (model cost beside tool cost), so
--- ordered by task like the calls; the bloom filter serves the writer's look-up by id.
+-- ordered by task like the calls, with a projection by time; the bloom filter serves the writer's
+-- look-up by id.
 CREATE TABLE IF NOT EXISTS {db:Identifier}.model_turns
 (
     turn_id               UUID,
@@ -25,7 +26,9 @@ CREATE TABLE IF NOT EXISTS {db:Identifier}.model_turns
     fingerprint           FixedString(32) COMMENT 'hash of every field: identical redelivery vs turn_id reuse',
     source                String COMMENT 'kafka:topic/partition@offset or http:request#index',
     ingested_at           DateTime64(3, 'UTC') DEFAULT now64(3),
-    INDEX idx_turn_id turn_id TYPE bloom_filter(0.001) GRANULARITY 1
+    INDEX idx_turn_id turn_id TYPE bloom_filter(0.001) GRANULARITY 1,
+    -- Model cost by time (GET /v1/cost/models): a range read of the window, as the calls' by_created.
+    PROJECTION by_created (SELECT created_at, agent_id, model, provider, input_tokens, output_tokens, cached_input_tokens, cost_usd ORDER BY created_at)
 )
 ENGINE = MergeTree
 PARTITION BY toYYYYMM(created_at)

@@ -12,6 +12,7 @@ import { silentLogger } from '../../../platform/logger.ts';
 import { MetricsRegistry } from '../../../platform/metrics.ts';
 import { count, freshDatabase, rows } from '../../helpers/clickhouse.ts';
 import { createTopics, eventually, produceAll, testKafka, uniqueNames } from '../../helpers/kafka.ts';
+import { toolCall } from '../../helpers/packets.ts';
 import { client, quarantineApp } from '../../helpers/quarantine-app.ts';
 
 const AT = new Date(Date.now() - 3_600_000).toISOString();
@@ -81,6 +82,41 @@ describe('model_turn packets', () => {
     expect(stored[0]?.cost_usd).toBeCloseTo(cost, 12);
     expect(JSON.parse(stored[0]!.requested_tool_calls)).toEqual([{ id: 'call_a', tool_id: 'search_web' }]);
     expect(stored[1]).toMatchObject({ model: 'in-house-7b', cost_usd: 0.0123, cost_source: 'reported' });
+    await app.close();
+  });
+
+  it('GET /v1/cost/models: per model and per agent, beside each agent\'s tool calls and tool cost', async () => {
+    const { door } = await freshDatabase('turnc');
+    const writer = writerOf(door);
+    const app = quarantineApp(door, { submit: (p) => writer.write(p) });
+    const c = client(app);
+    const call = (agent: string, cost: number) => toolCall({ agent_id: agent, cost_usd: cost, created_at: AT }, 'task-cost');
+    const sent = [
+      turnPacket({ agent_id: 'planner', model: 'gpt-4o', input_tokens: 1000, output_tokens: 100, cached_input_tokens: null }),
+      turnPacket({ agent_id: 'planner', model: 'gpt-4o', input_tokens: 2000, output_tokens: 0, cached_input_tokens: 500 }),
+      turnPacket({ agent_id: 'writer', model: 'in-house-7b', input_tokens: 50, output_tokens: 5, cached_input_tokens: null }),
+      turnPacket({ agent_id: 'writer', model: 'in-house-7b', input_tokens: 10, output_tokens: 1, cached_input_tokens: null, cost_usd: 0.25, cost_source: 'reported' }),
+      call('planner', 0.5),
+      call('planner', 0.25),
+      call('fetcher', 0.125),
+    ];
+    expect((await c.postPackets(JSON.stringify(sent))).json()).toMatchObject({ accepted: 7, rejected: 0 });
+    const from = new Date(Date.parse(AT) - 60_000).toISOString();
+    const res = await c.get(`/v1/cost/models?from=${from}`);
+    expect(res.statusCode, res.body).toBe(200);
+    const r = res.json();
+    // gpt-4o at 2.5 in / 1.25 cached / 10 out per million tokens.
+    const gpt = (1000 * 2.5 + 100 * 10 + 1500 * 2.5 + 500 * 1.25) / 1e6;
+    expect(r.models).toHaveLength(2);
+    expect(r.models[0]).toMatchObject({ model: 'in-house-7b', provider: 'openai', turns: 2, input_tokens: 60, output_tokens: 6, cost_usd: 0.25, unpriced_turns: 1 });
+    expect(r.models[1]).toMatchObject({ model: 'gpt-4o', turns: 2, input_tokens: 3000, output_tokens: 100, cached_input_tokens: 500, unpriced_turns: 0 });
+    expect(r.models[1].cost_usd).toBeCloseTo(gpt, 12);
+    const agents = Object.fromEntries(r.agents.map((a: { agent_id: string }) => [a.agent_id, a]));
+    expect(agents.planner).toMatchObject({ turns: 2, tool_calls: 2, tool_cost_usd: 0.75 });
+    expect(agents.writer).toMatchObject({ turns: 2, cost_usd: 0.25, tool_calls: 0, tool_cost_usd: 0 });
+    expect(agents.fetcher).toMatchObject({ turns: 0, cost_usd: 0, tool_calls: 1, tool_cost_usd: 0.125 });
+    expect(r.totals).toMatchObject({ turns: 4, input_tokens: 3060, output_tokens: 106, unpriced_turns: 1, tool_calls: 3, tool_cost_usd: 0.875 });
+    expect(r.totals.model_cost_usd).toBeCloseTo(gpt + 0.25, 12);
     await app.close();
   });
 

@@ -43,6 +43,7 @@ const SAMPLES: Record<keyof ReadQueries, object> = {
   cacheSimulation: { window, toolId: 'search_web', ttlMs: 300_000 },
   ttlCurve: { toolId: 'fetch_url', window },
   hints: { kind: 'retry_storm', ...page },
+  modelCost: { window, limit: 9 },
 };
 const DEFAULTS: ReadDefaults = { windowDays: 7, expensiveThresholdUsd: 1, slowThresholdMs: 30_000 };
 
