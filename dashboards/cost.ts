@@ -2,7 +2,7 @@
  * Cost: where does the money go? Totals, cost over time by agent, the most expensive tools and
  * agents, the cost of each task, and the calls above the expensive threshold.
  */
-import { COST_BY_AGENT, COST_BY_AGENT_OVER_TIME, COST_BY_TOOL, COST_PER_TASK, COST_TOTALS } from '../queries/dashboard-cost.ts';
+import { COST_BY_AGENT, COST_BY_AGENT_OVER_TIME, COST_BY_TOOL, COST_PER_TASK, COST_TOTALS, MODEL_COST_BY_MODEL } from '../queries/dashboard-cost.ts';
 import { EXPENSIVE_CALLS } from '../queries/expensive.ts';
 import { HINTS_TABLE } from '../queries/dashboard-hints.ts';
 import { BUDGET_DECISIONS_OVER_TIME, BUDGET_RECENT_DENIALS, BUDGET_SPEND_VS_LIMIT } from '../queries/dashboard-budgets.ts';
@@ -56,6 +56,16 @@ export function buildCost(opts: DashboardOptions): BuiltDashboard {
       w: 12,
       h: 9,
       units: { total_cost_usd: 'currencyUSD', avg_cost_usd: 'currencyUSD' },
+    }),
+  );
+  builder.withPanel(
+    tablePanel(layout, {
+      title: 'Model cost by model',
+      description: 'The model turns around the calls (the selected agent\'s): turns, tokens in / out / read from cache, cost (reported, else from the price table) and turns without a known cost, most costly first — beside the tool cost above.',
+      targets: [{ spec: MODEL_COST_BY_MODEL, limit: 20 }],
+      w: 24,
+      h: 7,
+      units: { model_cost_usd: 'currencyUSD' },
     }),
   );
   builder.withPanel(

@@ -106,3 +106,24 @@ GROUP BY time, agent_id
 ORDER BY time, agent_id`,
   params: { ...FILTER_PARAMS, bucket_s: PARAM_DOCS.bucket_s },
 };
+
+/** Model turns per model: what the model turns around the calls cost (the selected agent's, or all). */
+export const MODEL_COST_BY_MODEL: QuerySpec = {
+  name: 'model_cost_by_model',
+  description: 'Per model: model turns, tokens in / out / read from cache, cost and turns without a known cost, most costly first (the model turns, read through their by_created projection).',
+  sql: `SELECT
+  toString(model) AS model,
+  count() AS turns,
+  sum(ifNull(input_tokens, 0)) AS tokens_in,
+  sum(ifNull(output_tokens, 0)) AS tokens_out,
+  sum(ifNull(cached_input_tokens, 0)) AS tokens_cached,
+  sum(ifNull(cost_usd, 0)) AS model_cost_usd,
+  countIf(cost_usd IS NULL) AS unpriced_turns
+FROM {db:Identifier}.model_turns
+WHERE ${CREATED_IN_WINDOW}
+  AND ${AGENT_FILTER}
+GROUP BY model
+ORDER BY model_cost_usd DESC, model
+LIMIT {limit:UInt32}`,
+  params: { db: PARAM_DOCS.db, from: PARAM_DOCS.from, to: PARAM_DOCS.to, agent_id: PARAM_DOCS.agent_id, limit: PARAM_DOCS.limit },
+};

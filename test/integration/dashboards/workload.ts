@@ -149,6 +149,30 @@ export async function loadWorkload(ch: ClickHouseClient, db: string, w: Workload
     },
   };
   await writer.write([{ raw: JSON.stringify(hint), source: { kind: 'http', requestId: 'workload', index: 0 } }]);
+  // Model turns of the first tasks' agents, so the model cost panel has rows (one model unpriced).
+  const turns = w.tasks.slice(0, 6).map((task, i) => ({
+    type: 'model_turn',
+    turn: {
+      turn_id: `7d2f8a1c-0b3e-4c6d-9e7f-1122334455${String(10 + i)}`,
+      task_id: task,
+      agent_id: w.agents[i % w.agents.length],
+      model: i % 3 === 0 ? 'in-house-7b' : 'gpt-4o-mini',
+      provider: 'openai',
+      input_tokens: 1000 + i,
+      output_tokens: 50,
+      cached_input_tokens: null,
+      cost_usd: null,
+      cost_source: null,
+      duration_ms: 700,
+      status: 'success',
+      error: null,
+      requested_tool_calls: [{ id: null, tool_id: 'search_web' }],
+      trace_id: null,
+      span_id: null,
+      created_at: new Date(w.fromMs + 120_000 + i * 1000).toISOString(),
+    },
+  }));
+  await writer.write(turns.map((t, index) => ({ raw: JSON.stringify(t), source: { kind: 'http', requestId: 'workload-turns', index } })));
   // A manifest, so the cache panels have cacheable tools and the violations panels M rules.
   const manifest = parseManifest({
     search_web: { tool_id: 'search_web', idempotent: true, cache_ttl_ms: 300_000, rate_limit_rpm: 30 },
