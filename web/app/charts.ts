@@ -21,7 +21,7 @@ import {
   type Plugin,
 } from 'chart.js';
 import { formatMs, formatUsd } from './format.ts';
-import { drawnArrows, STATUS_COLOURS, type Arrow, type TaskModel } from './task-model.ts';
+import { drawnArrows, STATUS_COLOURS, type Arrow, type TaskModel, type Turn } from './task-model.ts';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, LineController, LineElement, PointElement, Filler, Legend, Tooltip);
 Chart.defaults.animation = false;
@@ -56,7 +56,14 @@ export function waterfallChart(canvas: HTMLCanvasElement, model: TaskModel, sele
       responsive: false,
       events: [],
       scales: {
-        x: { type: 'linear', position: 'top', min: 0, max: Math.max(1, model.totals.spanMs), ticks: { callback: (v) => formatMs(Number(v)) } },
+        // Model turns may start before the first call (the turn that asked for it) and end after the last.
+        x: {
+          type: 'linear',
+          position: 'top',
+          min: Math.min(0, ...model.turns.map((t) => t.start)),
+          max: Math.max(1, model.totals.spanMs, ...model.turns.map((t) => t.end)),
+          ticks: { callback: (v) => formatMs(Number(v)) },
+        },
         y: { type: 'category', ticks: { autoSkip: false, font: { size: 11 } } },
       },
       plugins: {
@@ -73,9 +80,35 @@ export function waterfallChart(canvas: HTMLCanvasElement, model: TaskModel, sele
         },
       },
     },
-    plugins: [arrowPlugin(drawnArrows(model.arrows))],
+    plugins: [turnPlugin(model.turns), arrowPlugin(drawnArrows(model.arrows))],
   };
   return new Chart(canvas, config);
+}
+
+/**
+ * Model turns behind the bars: a shaded band from each turn's request to its answer across every
+ * row, named at the top ("turn 2"), so a turn shows between the calls before and after it.
+ */
+function turnPlugin(turns: Turn[]): Plugin<'bar'> {
+  return {
+    id: 'modelTurns',
+    beforeDatasetsDraw(chart) {
+      const { ctx, chartArea: area } = chart;
+      const x = chart.scales.x;
+      if (!x || turns.length === 0) return;
+      ctx.save();
+      ctx.font = '10px sans-serif';
+      for (const t of turns) {
+        const x0 = x.getPixelForValue(t.start);
+        const x1 = Math.max(x.getPixelForValue(t.end), x0 + 2);
+        ctx.fillStyle = t.turn.status === 'error' ? 'rgba(198, 40, 40, 0.12)' : 'rgba(21, 101, 192, 0.10)';
+        ctx.fillRect(x0, area.top, x1 - x0, area.bottom - area.top);
+        ctx.fillStyle = '#1565c0';
+        ctx.fillText(`turn ${t.index + 1}`, x0 + 2, area.top + 10);
+      }
+      ctx.restore();
+    },
+  };
 }
 
 /**

@@ -29,6 +29,9 @@ export interface Bar {
 export interface Turn {
   index: number;
   turn: ModelTurnView;
+  /** ms from the task's first call to the turn's request and its answer (created_at is the answer). */
+  start: number;
+  end: number;
   /** The bars of the calls it asked for, in its order (undefined: asked, not (yet) made). */
   asked: Array<{ tool: string; bar: number | undefined }>;
   label: string;
@@ -99,9 +102,11 @@ export function taskModel(view: TaskView, allViolations: Violation[]): TaskModel
     const vs = violationsOf.get(call.call_id) ?? [];
     return { index, call, start, end: start + call.duration_ms, outputs: outputsOf.get(call.call_id) ?? [], violations: vs, label: barLabel(call, index, vs.length) };
   });
-  const turns: Turn[] = (view.model_turns ?? []).map((turn, index) => ({
+  const turns: Turn[] = view.model_turns.map((turn, index) => ({
     index,
     turn,
+    start: Date.parse(turn.created_at) - t0 - turn.duration_ms,
+    end: Date.parse(turn.created_at) - t0,
     asked: turn.requested_tool_calls.map((q) => ({ tool: q.tool_id, bar: q.call_id === null ? undefined : indexOf.get(q.call_id) })),
     label: turnLabel(turn, index),
   }));

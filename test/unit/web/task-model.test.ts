@@ -79,6 +79,20 @@ describe('taskModel', () => {
     expect(drawnArrows(m.arrows).map((a) => `${a.from}>${a.to}`)).toEqual(['0>1', '1>2', '0>3', '1>3', '2>3']);
   });
 
+  it('places model turns from request to answer, links the calls they asked for, and totals their tokens and cost', () => {
+    const turn = (id: string, endMs: number, asked: Array<[string | null, string, string | null]>, o: Record<string, unknown> = {}) => ({
+      turn_id: id, agent_id: 'QA_Agent', model: 'gpt-4o', provider: 'openai', input_tokens: 1000, output_tokens: 20, cached_input_tokens: null, cost_usd: 0.003, cost_source: 'price_table' as const,
+      duration_ms: 400, status: 'success' as const, error: null, requested_tool_calls: asked.map(([qid, tool, callId]) => ({ id: qid, tool_id: tool, call_id: callId })), trace_id: null, span_id: null,
+      created_at: new Date(t0 + endMs).toISOString(), ...o,
+    });
+    const m = taskModel({ ...view([call(0), call(1), call(2)]), model_turns: [turn('u1', -100, [['a', 'search_web', 'c0'], [null, 'fetch_url', 'c1'], [null, 'send_email', null]]), turn('u2', 5000, [], { input_tokens: null, cost_usd: null })] }, []);
+    expect(m.turns.map((t) => [t.start, t.end, t.asked.map((a) => a.bar)])).toEqual([[-500, -100, [0, 1, undefined]], [4600, 5000, []]]);
+    expect(m.bars.map((b) => b.askedBy)).toEqual([0, 0, undefined]);
+    expect(m.turns[0]?.label).toBe('turn 1 gpt-4o · success · 1000 in / 20 out tokens · $0.0030 · 400 ms · asked for search_web, fetch_url, send_email');
+    expect(m.turns[1]?.label).toContain('? in / 20 out tokens');
+    expect(m.totals).toMatchObject({ turns: 2, modelTokensIn: 1000, modelTokensOut: 40, modelCostUsd: 0.003 });
+  });
+
   it('has no bars for a task without calls', () => {
     expect(taskModel(view([]), []).totals.calls).toBe(0);
     expect(barLabel(call(0), 0, 2)).toBe('#1 search_web · success · 1.00 s · $0.010 · agent QA_Agent · 2 violations');
