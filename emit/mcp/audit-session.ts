@@ -67,6 +67,8 @@ export interface PendingCall {
   start: number;
   /** From the request's `_meta` ({@link APPROVAL_META_KEY}); a malformed one is logged and dropped by the emitter. */
   approval?: CallApproval;
+  /** The client's span the call was made in, from a `_meta` traceparent: kept in the call's result summary as `otel`. */
+  otel?: { trace_id: string; parent_span_id: string };
 }
 
 type Message = Record<string, unknown>;
@@ -237,6 +239,7 @@ export class AuditSession {
       agentId: nameIn(meta[AGENT_META_KEY]) ?? this.o.agentId ?? clientName ?? 'mcp-client',
       start: this.now(),
       ...approvalIn(meta[APPROVAL_META_KEY]),
+      ...otelIn(meta.traceparent),
     };
   }
 
@@ -316,18 +319,28 @@ export class AuditSession {
       durationMs: this.now() - call.start,
       status: outcome.status,
       error: outcome.error,
-      resultSummary: outcome.resultSummary,
+      // The client's span beside what the server answered, so the call can be found in the client's trace.
+      resultSummary: call.otel ? { ...outcome.resultSummary, otel: call.otel } : outcome.resultSummary,
       content: outcome.content,
       ...(call.approval ? { approval: call.approval } : {}),
     });
   }
 }
 
+const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
+
 /** The trace id of a W3C traceparent (`00-<32 hex>-<16 hex>-<2 hex>`), the task of a traced call. */
 export function traceId(v: unknown): string | undefined {
   if (typeof v !== 'string') return undefined;
-  const m = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/.exec(v.trim());
+  const m = TRACEPARENT.exec(v.trim());
   return m && m[1] !== '0'.repeat(32) ? m[1] : undefined;
+}
+
+/** `{otel: {trace_id, parent_span_id}}` of a valid traceparent (W3C: neither id all zeros), else nothing. */
+function otelIn(v: unknown): { otel?: { trace_id: string; parent_span_id: string } } {
+  const m = typeof v === 'string' ? TRACEPARENT.exec(v.trim()) : null;
+  if (!m || /^0+$/.test(m[1] as string) || /^0+$/.test(m[2] as string)) return {};
+  return { otel: { trace_id: m[1] as string, parent_span_id: m[2] as string } };
 }
 
 /**

@@ -55,6 +55,12 @@ describe('AuditSession', () => {
       ['0af7651916cd43dd8448eb211c80319c', 'mcp-client'],
       ['session-task', 'mcp-client'],
     ]);
+    // The client's span the call was made in goes with it; an invalid traceparent records nothing.
+    expect(recorded.map((r) => (r.resultSummary as { otel?: unknown } | undefined)?.otel)).toEqual([
+      { trace_id: '0af7651916cd43dd8448eb211c80319c', parent_span_id: 'b7ad6b7169203331' },
+      { trace_id: '0af7651916cd43dd8448eb211c80319c', parent_span_id: 'b7ad6b7169203331' },
+      undefined,
+    ]);
     expect(traceId('garbage')).toBeUndefined();
   });
 
