@@ -12,7 +12,7 @@
  */
 import type { JsonValue } from './canonical-json.ts';
 import { argsHash, contentSample, sha256Hex, utf8ByteLength } from './hashing.ts';
-import { hasSecret, namesSecret, PLACEHOLDER, redactString, scanGates, secretMark, type DetectOptions } from './secret-detectors.ts';
+import { hasSecret, mayHoldSecret, namesSecret, PLACEHOLDER, readsAsWritten, redactString, scanGates, secretMark, type DetectOptions } from './secret-detectors.ts';
 import { escapePointer, redactJson, type Redaction } from './secret-redaction.ts';
 
 /** What to redact and with which key. */
@@ -70,11 +70,31 @@ const isPlain = (v: object) => {
 export class Redactor {
   private readonly detect: DetectOptions;
   private readonly mark: (rule: string, secret: string) => string;
+  /** The detection options of a walk when no text opened a gate (paths still replaced). */
+  private readonly noGates: DetectOptions;
 
   constructor(readonly policy: RedactionPolicy) {
     // Compiled once, global as matchAll needs them: a pattern per string of every packet otherwise.
     this.detect = { email: policy.email ?? false, custom: (policy.patterns ?? []).map((p) => ({ rule: p.rule, pattern: new RegExp(p.source, (p.flags ?? '').includes('g') ? (p.flags ?? '') : `${p.flags ?? ''}g`) })) };
     this.mark = (rule, secret) => secretMark(policy.key, rule, secret);
+    this.noGates = { ...this.detect, gates: 0 };
+  }
+
+  /** The paths replaced whole in a tool's calls (none when the policy has none: most deployments). */
+  private pathsOf(toolId: string): readonly string[] {
+    const p = this.policy.paths;
+    if (p === undefined) return NO_PATHS;
+    const all = p['*'] ?? NO_PATHS;
+    const own = p[toolId] ?? NO_PATHS;
+    return own.length === 0 ? all : all.length === 0 ? own : [...all, ...own];
+  }
+
+  /**
+   * True when no string of this JSON text can hold a secret, by one pass over it: it holds no
+   * candidate (secret-candidates.ts), and its escapes hide none ({@link readsAsWritten}).
+   */
+  private clear(json: string): boolean {
+    return readsAsWritten(json) && !mayHoldSecret(json, this.detect);
   }
 
   /** A text with its secrets replaced; the same text when it holds none. */
@@ -83,9 +103,9 @@ export class Redactor {
   }
 
   /**
-   * True when no string inside these JSON texts can hold a secret: with no backslash in a text, a
-   * string's characters are verbatim in it, so no match in the text means none in any string. Most
-   * values of most packets hold none, and the walk copies the whole value.
+   * True when no string inside these JSON texts can hold a secret: a string's characters are in
+   * its text (escapes aside: {@link readsAsWritten}), so no candidate or match in the text means
+   * none in any string. Most values of most packets hold none, and the walk copies the whole value.
    */
   private holdsNone(...json: string[]): boolean {
     return this.scan(...json).none;
@@ -95,9 +115,11 @@ export class Redactor {
    * Whether these JSON texts can hold no secret ({@link holdsNone}), and the detection options for
    * their strings: only the gates the texts open ({@link scanGates}: a string without escapes
    * opens none its text does not), so a walk does not scan every string for what the whole text
-   * lacks. Each text is scanned once. All gates when a text has an escape.
+   * lacks. Each text is scanned once. All gates when a text has an escape and a candidate.
    */
   private scan(...json: string[]): { none: boolean; detect: DetectOptions } {
+    // One pass over each text: most hold nothing a detector or a secret's name starts from.
+    if (json.every((t) => this.clear(t))) return { none: true, detect: this.noGates };
     if (json.some((t) => t.includes('\\'))) return { none: false, detect: this.detect };
     const known = json.map((t) => scanGates(t));
     const detect = { ...this.detect, gates: known.reduce((g, k) => g | k.gates, 0) };
@@ -111,12 +133,13 @@ export class Redactor {
    * the caller has them, so a call without a secret (and a tool without paths) is not walked.
    */
   call(toolId: string, fields: { args: unknown; result_summary: unknown }, json?: { args: string; summary: string }): { args: unknown; result_summary: unknown; changed: boolean } {
-    const paths = [...(this.policy.paths?.['*'] ?? []), ...(this.policy.paths?.[toolId] ?? [])];
-    const unchanged = { ...fields, changed: false };
+    const paths = this.pathsOf(toolId);
+    // The common case, a call whose texts hold no candidate, costs one pass over each and no allocation.
+    if (paths.length === 0 && json && this.clear(json.args) && this.clear(json.summary)) return { args: fields.args, result_summary: fields.result_summary, changed: false };
     const scanned = json ? this.scan(json.args, json.summary) : { none: false, detect: this.detect };
-    if (paths.length === 0 && scanned.none) return unchanged;
+    if (paths.length === 0 && scanned.none) return { args: fields.args, result_summary: fields.result_summary, changed: false };
     const r = redactJson(fields, this.mark, { ...scanned.detect, paths });
-    if (r.redactions.length === 0) return unchanged;
+    if (r.redactions.length === 0) return { args: fields.args, result_summary: fields.result_summary, changed: false };
     const v = r.value as { args: unknown; result_summary: unknown };
     return { args: v.args, result_summary: v.result_summary, changed: true };
   }
@@ -197,5 +220,7 @@ export class Redactor {
     return true;
   }
 }
+
+const NO_PATHS: readonly string[] = [];
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);

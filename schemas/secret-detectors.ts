@@ -7,7 +7,10 @@
  * it to args, summaries, errors, contents and quarantined bytes (docs/design.md, "Secrets").
  */
 import { createHmac } from 'node:crypto';
+import { anchorsSource, candidateTest, literalsSource, readsAsWritten, SECRET_WORD_ANCHORS, SHAPES } from './secret-candidates.ts';
 import { PROVIDER_RULES } from './secret-providers.ts';
+
+export { readsAsWritten };
 
 /** A span of `text` to replace, and the rule that found it. */
 export interface SecretHit {
@@ -122,12 +125,13 @@ export function namesSecret(json: string): boolean {
 }
 
 /**
- * Whether text may hold a secret at all: a shape's literal or a secret word (or an e-mail or
- * custom pattern asked for). Cheaper than {@link findSecrets} for the many short texts of a value
- * (its keys) that hold none.
+ * Whether text may hold a secret at all: something a detector or a secret's name starts from
+ * (secret-candidates.ts; or an e-mail or custom pattern asked for). One pass, where
+ * {@link findSecrets} costs several: most texts hold nothing of the kind. Also true of a JSON
+ * text whose strings may hold one, when {@link readsAsWritten} holds for it.
  */
 export function mayHoldSecret(text: string, o: DetectOptions = {}): boolean {
-  return mayHoldShape(text) || NAME_WORD.test(text) || (o.email === true && text.includes('@')) || (o.custom?.length ?? 0) > 0;
+  return (o.custom?.length ?? 0) > 0 || (o.email === true && text.includes('@')) || isCandidate(text);
 }
 
 /** Whether the digits of a JSON number are a card number of a major scheme that passes Luhn. */
@@ -137,25 +141,6 @@ export function isCardNumber(digits: string): boolean {
 
 /** HTTP authentication scheme names: the word after `Authorization:`, not the credentials. */
 const AUTH_SCHEME = /^(?:basic|bearer|digest|token|negotiate|ntlm|hoba|mutual|vapid|scram-sha-\d+|aws4-hmac-sha256)$/i;
-
-/**
- * A regular expression matching any of the literals, written as a trie (`s(?:k-(?:lf-|or-v1-)|…)`):
- * at each position of a text the engine tests one class of first characters instead of every
- * literal in turn (measured alone on 250-character args texts: 1.55 µs against 1.7 for the flat
- * alternation of the providers' prefixes — a small gain; the scan itself is the cost). A literal
- * that another extends stands for both: matching any of them is all that is asked.
- */
-function literals(xs: readonly string[], flags = ''): RegExp {
-  const esc = (c: string) => c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-  const trie = (words: readonly string[]): string => {
-    if (words.includes('')) return '';
-    const byFirst = new Map<string, string[]>();
-    for (const w of words) byFirst.set(w[0] as string, [...(byFirst.get(w[0] as string) ?? []), w.slice(1)]);
-    const alts = [...byFirst].map(([c, rest]) => esc(c) + trie(rest));
-    return alts.length === 1 ? (alts[0] as string) : `(?:${alts.join('|')})`;
-  };
-  return new RegExp(trie([...new Set(xs)]), flags);
-}
 
 // Order matters where kinds overlap: the first detector to claim a span keeps it (an Anthropic key
 // also looks like an OpenAI one; a JWT in a Bearer header is a JWT).
@@ -205,18 +190,22 @@ const BUILT_IN: readonly Detector[] = [
 ];
 
 /**
- * Text no built-in detector can match lacks every one of these: the literal each pattern starts
- * with or must contain (case folded), or 13 digits in a row with single spaces or dashes (a card
- * number). The detectors of assignments instead need a secret's name in the text. One pass of this instead of fifteen: most strings of most calls hold no secret, and
- * ingest runs the detectors over every string of every packet.
+ * Text no built-in detector can match has none of these ({@link SHAPES}): the literal each
+ * pattern starts with or must contain, or 13 digits with single spaces or dashes (a card number),
+ * or a secret's word (the detectors of aws_secret_access_key, AccountKey and passwords). The
+ * detectors of assignments instead need a secret's name in the text. One pass of this instead of
+ * fifteen: most strings of most calls hold no secret, and ingest runs the detectors over every
+ * string of every packet.
  */
-const BUILT_IN_PREFILTER = /-----BEGIN|eyJ|sk-|AKIA|ASIA|aws_secret_access_key|gh[pousr]_|github_pat_|xox[abprs]-|AIza|[sr]k_(?:live|test)_|hf_|SG\.|AccountKey|Basic|Bearer|:\/\/|passw|pwd|\d(?:[ -]?\d){12}/i;
+const BUILT_IN_PREFILTER = new RegExp(anchorsSource(SHAPES, true));
 /** The providers' prefixes and the commands of cli_password (case as written), all found in one pass. */
 const PROVIDER_LITERALS = [...new Set([...PROVIDER_RULES.flatMap((r) => r.need), 'machine', 'mysql', 'mariadb', 'login', 'sshpass', 'curl'])];
 // The scan reports the shorter of two literals one of which extends the other: none may.
 for (const a of PROVIDER_LITERALS) for (const b of PROVIDER_LITERALS) if (a !== b && b.startsWith(a)) throw new Error(`provider literal ${a} is a prefix of ${b}`);
-const PROVIDER_SCAN = literals(PROVIDER_LITERALS, 'g');
-const PROVIDER_SCAN_ONE = literals(PROVIDER_LITERALS);
+const PROVIDER_SCAN = new RegExp(literalsSource(PROVIDER_LITERALS), 'g');
+const PROVIDER_SCAN_ONE = new RegExp(literalsSource(PROVIDER_LITERALS));
+/** Anything a detector or a secret's name can start from (secret-candidates.ts): one pass, and most texts end there. */
+const isCandidate = candidateTest([...SHAPES, ...PROVIDER_LITERALS.filter((l) => !l.startsWith('sk-')).map((text) => ({ text }))]);
 /**
  * What a text must hold for any provider literal to be in it: a character of theirs that ordinary
  * words lack, or one of the literals without one. Words and numbers (most strings of a call) are
@@ -236,9 +225,6 @@ function providerLiterals(text: string): Set<string> | undefined {
   return found;
 }
 
-/** Whether a built-in shape may be in `text`. */
-const mayHoldShape = (text: string): boolean => BUILT_IN_PREFILTER.test(text) || hasProviderLiteral(text);
-
 /** The names around a secret word ({@link mentionsSecretName}). */
 const NAME_CANDIDATE = /[A-Za-z0-9_.-]*(?:pass|pwd|secret|token|key|authorization|cookie|credential)[A-Za-z0-9_.-]*/gi;
 
@@ -251,6 +237,9 @@ function mentionsSecretName(text: string): boolean {
   for (const m of execAll(NAME_CANDIDATE, text)) if (secretName(m[0])) return true;
   return false;
 }
+
+/** A secret's word that ends a word: what a secret's name and the keyword detector both hold. */
+const SECRET_WORD_END = new RegExp(anchorsSource(SECRET_WORD_ANCHORS));
 
 /** Where the keyword detector can match: a secret's keyword as a word of the text. */
 const KEYWORD_GATE = /\b(?:password|passwd|passphrase|secret|token|api[ _-]?key|access[ _-]?key|credentials?)\b/i;
@@ -320,8 +309,10 @@ export interface TextGates {
  * `allowed`: the gates to look for (default all).
  */
 export function scanGates(text: string, allowed = 15): TextGates {
-  // A secret's name and a keyword both hold a NAME_WORD: one test of it spares the other two most texts.
-  const word = (allowed & 6) !== 0 && NAME_WORD.test(text);
+  // Most texts hold no candidate at all: one pass, no gate open.
+  if (allowed === 0 || !isCandidate(text)) return { gates: 0 };
+  // A secret's name and a keyword both end with a secret's word: one test of it spares the other two most texts.
+  const word = (allowed & 6) !== 0 && SECRET_WORD_END.test(text);
   const providers = (allowed & 8) !== 0 ? providerLiterals(text) : undefined;
   const gates =
     ((allowed & 1) !== 0 && BUILT_IN_PREFILTER.test(text) ? 1 : 0) |
@@ -365,6 +356,7 @@ export const isPlaceholder = (s: string): boolean => WHOLE_PLACEHOLDER.test(s);
  * redacting twice — at the emitter, then at ingest — gives the text redacting once gave.
  */
 export function redactString(text: string, mark: (rule: string, secret: string) => string, o: DetectOptions = {}): { text: string; rules: string[] } {
+  if (!mayHoldSecret(text, o)) return { text, rules: [] };
   const marks = text.includes('[redacted:') ? [...text.matchAll(PLACEHOLDER)].map((m) => [m.index, m.index + m[0].length] as const) : [];
   const hits = findSecrets(text, o).filter((h) => !marks.some(([s, e]) => h.start < e && s < h.end));
   if (hits.length === 0) return { text, rules: [] };
