@@ -109,4 +109,45 @@ describe('Kafka records in quarantine', () => {
       await edge.disconnect();
     }
   }, 120_000);
+
+  it('with redaction on, a record that is not UTF-8 but holds a secret is kept as redacted text, never as its bytes; one without keeps its bytes', async () => {
+    const names = uniqueNames('qbytesred');
+    await createTopics(kafka, [
+      { topic: names.topic, partitions: 1 },
+      { topic: names.dlqTopic, partitions: 1 },
+    ]);
+    const { ch, db, door } = await freshDatabase('qbytesred');
+    const metrics = new MetricsRegistry();
+    const writer = createSegmentWriter({ clickhouse: door, maxPacketBytes: 64 * 1024, dedupCacheEntries: 100, metrics, logger: silentLogger(), decodeThreads: 1, redaction: { key: 'qbytes-redaction-key-0123456789' } });
+    const worker = createIngestWorker({ kafka: testKafka('qbytesred-worker'), writer, logger: silentLogger(), metrics, config: { ...names, batchMaxPackets: 500, sinkRetryMaxMs: 500, sinkUnhealthyAfterMs: 60_000 } });
+    await worker.start();
+    workers.push(worker);
+
+    const secret = 'Tr0ub4dor-3-horse-battery';
+    const text = JSON.stringify(toolCall({ args: { db: { user: 'app', password: secret } }, result_summary: { text: 'cafe' } }, `task-${randomUUID()}`));
+    const at = text.indexOf('"text":"cafe"') + '"text":"caf'.length;
+    const withSecret = Buffer.concat([Buffer.from(text.slice(0, at)), Buffer.from([0xe9]), Buffer.from(text.slice(at + 1))]);
+    const plain = Buffer.from([0xff, 0xfe, 0x00, 0x7b, 0x7d]);
+    await producer.send({ topic: names.topic, acks: -1, messages: [withSecret, plain].map((value) => ({ key: 'k', value })) });
+    await eventually(async () => (await count(ch, db, 'quarantine')) === 2, 60_000, 'two quarantine rows');
+
+    const stored = await rows<{ raw: string; raw_encoding: string; reason_code: string; reason: string }>(
+      ch,
+      'SELECT raw, toString(raw_encoding) AS raw_encoding, toString(reason_code) AS reason_code, reason FROM {db:Identifier}.quarantine ORDER BY offset',
+      { db },
+    );
+    expect(stored.map((r) => [r.raw_encoding, r.reason_code])).toEqual([
+      ['utf8', 'invalid_utf8'],
+      ['base64', 'invalid_utf8'],
+    ]);
+    // Neither as text nor as its base64 is the secret stored.
+    const all = JSON.stringify(await rows(ch, 'SELECT * FROM {db:Identifier}.quarantine', { db }));
+    expect(all).not.toContain(secret);
+    expect(stored.map((r) => (r.raw_encoding === 'base64' ? Buffer.from(r.raw, 'base64').toString('latin1') : r.raw)).join('\n')).not.toContain(secret);
+    expect(Buffer.from(stored[1]!.raw, 'base64').equals(plain)).toBe(true);
+    expect(stored[0]!.raw).toContain('[redacted:');
+    expect(stored[0]!.raw).toContain('caf\ufffd');
+    expect(stored[0]!.reason).toContain('its secrets redacted');
+  });
 });
+
