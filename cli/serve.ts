@@ -36,7 +36,7 @@ export async function serve(): Promise<void> {
   // ledger lives on a thread of its own, which also listens on BUDGET_CHECK_PORT when set.
   const { checkPort, ...budgetTiming } = config.budgets;
   const desk = createThreadDesk(
-    { reservationTimeoutMs: budgetTiming.reservationTimeoutMs, apiKeys: config.apiKeys, maxBodyBytes: config.ingest.maxBodyBytes, ...(checkPort === undefined ? {} : { listen: { host: config.host, port: checkPort } }) },
+    { reservationTimeoutMs: budgetTiming.reservationTimeoutMs, apiKeys: config.apiKeys, maxBodyBytes: config.ingest.maxBodyBytes, ...(checkPort === undefined ? {} : { listen: { host: config.host, port: checkPort }, edgeLimits: config.edgeLimits }) },
     logger,
   );
   const budgets = createBudgetService({

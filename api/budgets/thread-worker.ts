@@ -22,6 +22,7 @@ async function listen(): Promise<number | null> {
   const handler = checkListener({
     apiKeys: o.apiKeys,
     maxBodyBytes: o.maxBodyBytes,
+    ...(o.edgeLimits ? { edgeLimits: o.edgeLimits } : {}),
     check: (req, keyId) => desk.check(req, keyId, Date.now()),
   });
   server = createServer({ keepAliveTimeout: 72_000 }, handler);

@@ -24,6 +24,8 @@ export interface ThreadOptions {
   maxBodyBytes: number;
   /** Serve checks on this address too (port 0 = any free port); absent = main port only. */
   listen?: { host: string; port: number };
+  /** The edge's limits on that listener, as on the main port (config.edgeLimits); absent: none. */
+  edgeLimits?: { perMinute: number; burst: number; authFailuresPerMinute: number };
 }
 
 /** A request to the thread, answered by one {@link ThreadReply} of op 'answer' with the same id. */
