@@ -8,38 +8,22 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { LangChainInstrumentation } from '@arizeai/openinference-instrumentation-langchain';
 import * as CallbackManagerModule from '@langchain/core/callbacks/manager';
 import { tool } from '@langchain/core/tools';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { buildApp } from '../../../api/app.ts';
-import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
-import { silentLogger } from '../../../platform/logger.ts';
-import { MetricsRegistry } from '../../../platform/metrics.ts';
-import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
-import { count, doorOf, freshDatabase, rows } from '../../helpers/clickhouse.ts';
+import { count, rows } from '../../helpers/clickhouse.ts';
+import { startOtlpApp, type OtlpApp } from '../../helpers/otlp-app.ts';
 
-const KEY = 'otlp-langchain-js-key-0123456789';
-let ch: ClickHouseClient;
-let db: string;
-let app: FastifyInstance;
-let url: string;
-
+let otlp: OtlpApp;
 beforeAll(async () => {
-  ({ ch, db } = await freshDatabase('lcjs'));
-  const metrics = new MetricsRegistry();
-  const writer = createSegmentWriter({ clickhouse: doorOf(ch, db), maxPacketBytes: 64 * 1024, dedupCacheEntries: 0, metrics, logger: silentLogger() });
-  app = buildApp({ ingest: { submit: (p) => writer.write(p) }, readiness: async () => ({ ready: true, checks: {} }), metrics, apiKeys: [{ key: KEY, scopes: ['ingest'] }], maxBodyBytes: 4 * 1024 * 1024, logger: silentLogger() });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/v1/traces`;
+  otlp = await startOtlpApp('lcjs');
 });
-afterAll(async () => app.close());
+afterAll(async () => otlp.close());
 
 const pythonCanonical = (args: unknown): string => {
   const r = spawnSync('python3', ['-c', 'import json,sys; sys.stdout.write(json.dumps(json.loads(sys.stdin.read()), sort_keys=True))'], { input: JSON.stringify(args), encoding: 'utf8' });
@@ -51,7 +35,7 @@ describe('LangChain.js under OpenInference', () => {
   it('stores the tool call once, with its arguments as the tool got them and its output', async () => {
     const task = `lcjs-${Date.now()}`;
     const kept = new InMemorySpanExporter();
-    const exporter = new OTLPTraceExporter({ url, headers: { authorization: `Bearer ${KEY}` } });
+    const exporter = new OTLPTraceExporter({ url: otlp.url, headers: { authorization: `Bearer ${otlp.key}` } });
     const provider = new BasicTracerProvider({
       resource: resourceFromAttributes({ 'service.name': 'kernel', 'tool_audit.task_id': task }),
       spanProcessors: [new SimpleSpanProcessor(exporter), new SimpleSpanProcessor(kept)],
@@ -70,16 +54,16 @@ describe('LangChain.js under OpenInference', () => {
     const spans = kept.getFinishedSpans();
     expect(spans.some((s) => s.attributes['openinference.span.kind'] === 'TOOL')).toBe(true);
 
-    const stored = await rows<{ call_id: string; tool_id: string; args: string; args_hash: string; status: string }>(ch, 'SELECT toString(call_id) AS call_id, tool_id, args, args_hash, toString(status) AS status FROM {db:Identifier}.tool_invocations WHERE task_id = {t:String}', { db, t: task });
+    const stored = await rows<{ call_id: string; tool_id: string; args: string; args_hash: string; status: string }>(otlp.ch, 'SELECT toString(call_id) AS call_id, tool_id, args, args_hash, toString(status) AS status FROM {db:Identifier}.tool_invocations WHERE task_id = {t:String}', { db: otlp.db, t: task });
     const canonical = pythonCanonical(args);
     expect(stored.map((r) => [r.tool_id, r.args, r.args_hash, r.status])).toEqual([['search_docs', canonical, createHash('sha256').update(canonical).digest('hex'), 'success']]);
-    const [output] = await rows<{ sample: string }>(ch, 'SELECT sample FROM {db:Identifier}.tool_outputs WHERE call_id = {c:UUID}', { db, c: stored[0]!.call_id });
+    const [output] = await rows<{ sample: string }>(otlp.ch, 'SELECT sample FROM {db:Identifier}.tool_outputs WHERE call_id = {c:UUID}', { db: otlp.db, c: stored[0]!.call_id });
     expect(output?.sample).toContain('found 2 pages for refund policy 🚀');
 
     // The same spans exported again: nothing new, nothing quarantined.
     await new Promise<void>((resolve, reject) => exporter.export(spans, (r) => (r.code === 0 ? resolve() : reject(r.error ?? new Error('export failed')))));
-    expect(await count(ch, db, 'tool_invocations', `task_id = '${task}'`)).toBe(1);
-    expect(await count(ch, db, 'quarantine')).toBe(0);
+    expect(await count(otlp.ch, otlp.db, 'tool_invocations', `task_id = '${task}'`)).toBe(1);
+    expect(await count(otlp.ch, otlp.db, 'quarantine')).toBe(0);
     await provider.shutdown();
   });
 });

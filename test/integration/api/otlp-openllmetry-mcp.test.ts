@@ -10,17 +10,11 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../../api/app.ts';
-import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
-import { silentLogger } from '../../../platform/logger.ts';
-import { MetricsRegistry } from '../../../platform/metrics.ts';
-import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
-import { count, doorOf, freshDatabase, rows } from '../../helpers/clickhouse.ts';
+import { count, rows } from '../../helpers/clickhouse.ts';
+import { startOtlpApp, type OtlpApp } from '../../helpers/otlp-app.ts';
 import { root } from '../../helpers/mcp.ts';
 
 const REQUIREMENTS = ['mcp>=1.25,<2', 'opentelemetry-instrumentation-mcp==0.62.4', 'opentelemetry-sdk>=1.38,<2', 'opentelemetry-exporter-otlp-proto-http>=1.38,<2'];
@@ -84,37 +78,27 @@ exporter().export(kept.get_finished_spans())
 print("SPANS " + json.dumps(sorted(s.name for s in kept.get_finished_spans())))
 `;
 
-const KEY = 'otlp-openllmetry-mcp-key-0123456789';
-let ch: ClickHouseClient;
-let db: string;
-let app: FastifyInstance;
-let url: string;
-
+let otlp: OtlpApp;
 beforeAll(async () => {
-  ({ ch, db } = await freshDatabase('ollm'));
-  const metrics = new MetricsRegistry();
-  const writer = createSegmentWriter({ clickhouse: doorOf(ch, db), maxPacketBytes: 64 * 1024, dedupCacheEntries: 0, metrics, logger: silentLogger() });
-  app = buildApp({ ingest: { submit: (p) => writer.write(p) }, readiness: async () => ({ ready: true, checks: {} }), metrics, apiKeys: [{ key: KEY, scopes: ['ingest'] }], maxBodyBytes: 4 * 1024 * 1024, logger: silentLogger() });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/v1/traces`;
+  otlp = await startOtlpApp('ollm');
 });
-afterAll(async () => app.close());
+afterAll(async () => otlp.close());
 
 describe('an MCP client under OpenLLMetry', () => {
   it('stores the call once, with its arguments as sent and its result; a re-export stores nothing', async () => {
     const python = venvPython();
     const task = `ollm-mcp-${Date.now()}`;
     // Not execFileSync: the server answering the exports runs on this event loop.
-    const { stdout: out } = await promisify(execFile)(python, ['-c', CLIENT, url, KEY, task, SERVER], { encoding: 'utf8' });
+    const { stdout: out } = await promisify(execFile)(python, ['-c', CLIENT, otlp.url, otlp.key, task, SERVER], { encoding: 'utf8' });
     expect(out).toContain('sunny in Oslo for 2 days');
     // The instrumentation's spans beside the call's: none of them is a call.
     expect(JSON.parse(/^SPANS (.*)$/m.exec(out)?.[1] ?? '[]')).toEqual(expect.arrayContaining(['get_weather.tool', 'initialize.mcp', 'tools/list.mcp']));
 
     const canonical = execFileSync('python3', ['-c', 'import json; print(json.dumps({"city": "Oslo", "days": 2}, sort_keys=True), end="")'], { encoding: 'utf8' });
-    const stored = await rows<{ call_id: string; tool_id: string; args: string; args_hash: string; status: string }>(ch, 'SELECT toString(call_id) AS call_id, tool_id, args, args_hash, toString(status) AS status FROM {db:Identifier}.tool_invocations WHERE task_id = {t:String}', { db, t: task });
+    const stored = await rows<{ call_id: string; tool_id: string; args: string; args_hash: string; status: string }>(otlp.ch, 'SELECT toString(call_id) AS call_id, tool_id, args, args_hash, toString(status) AS status FROM {db:Identifier}.tool_invocations WHERE task_id = {t:String}', { db: otlp.db, t: task });
     expect(stored.map((r) => [r.tool_id, r.args, r.args_hash, r.status])).toEqual([['get_weather', canonical, createHash('sha256').update(canonical).digest('hex'), 'success']]);
-    const [output] = await rows<{ sample: string }>(ch, 'SELECT sample FROM {db:Identifier}.tool_outputs WHERE call_id = {c:UUID}', { db, c: stored[0]!.call_id });
+    const [output] = await rows<{ sample: string }>(otlp.ch, 'SELECT sample FROM {db:Identifier}.tool_outputs WHERE call_id = {c:UUID}', { db: otlp.db, c: stored[0]!.call_id });
     expect(output?.sample).toContain('sunny in Oslo for 2 days');
-    expect(await count(ch, db, 'quarantine')).toBe(0);
+    expect(await count(otlp.ch, otlp.db, 'quarantine')).toBe(0);
   }, 180_000);
 });
