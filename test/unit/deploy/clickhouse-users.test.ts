@@ -52,8 +52,8 @@ describe('deploy/clickhouse/initdb/01-users.sh', () => {
 
   it('lets ingest insert segments and quarantine and read their keys; the analyzer insert pairs, violations and progress', () => {
     const of = (user: string, priv: string) => grants(run.sql).filter((g) => g.to === user && g.privileges.includes(priv)).map((g) => g.on.replace('tool_audit.', '')).sort();
-    // Hints from producers (optimization_hint packets) are stored by ingest like the segments.
-    const segments = ['output_contents', 'quarantine', 'quarantine_replays', 'tool_invocations', 'tool_outputs', 'tool_workflows', 'workflow_optimizations'];
+    // Hints from producers (optimization_hint packets) and model turns are stored by ingest like the segments.
+    const segments = ['model_turns', 'output_contents', 'quarantine', 'quarantine_replays', 'tool_invocations', 'tool_outputs', 'tool_workflows', 'workflow_optimizations'];
     // The key log and writer registry of migration 012 are written and read; the key tables only read.
     const keyLog = ['ingest_key_log', 'ingest_writers'];
     expect(of('tool_audit_ingest', 'INSERT')).toEqual([...keyLog, ...segments].sort());
