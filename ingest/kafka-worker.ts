@@ -313,7 +313,14 @@ class KafkaIngestWorker implements IngestWorker {
   async stop(): Promise<void> {
     // No new batches; the ones in hand are written and their offsets committed (the consumers
     // must still be running for that), then the group is left.
-    for (const c of this.consumers) c.pause([{ topic: this.deps.config.topic }]);
+    for (const c of this.consumers) {
+      try {
+        c.pause([{ topic: this.deps.config.topic }]);
+      } catch {
+        // kafkajs refuses to pause a consumer that is between runs (restarting after a crash of
+        // its own, or not yet joined): it takes no batch then, so there is nothing to pause.
+      }
+    }
     this.stopping = true;
     this.wakeWaiters();
     await Promise.all([...this.chains.values()]);
