@@ -85,7 +85,7 @@ export class TokenBuckets {
 }
 
 /** The bucket of a request: its key's (hashed, never kept in clear) or, without one, its address's. */
-export function clientOf(req: FastifyRequest, perKey: boolean): string {
+export function clientOf(req: Pick<FastifyRequest, 'headers' | 'ip'>, perKey: boolean): string {
   if (!perKey) return `ip:${req.ip}`;
   // Hashed, so keys never sit in memory twice. Before authentication (the edge's limit) a wrong key
   // gets a bucket of its own, and its 401 counts against its address (edge-limits.ts).

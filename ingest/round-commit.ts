@@ -223,23 +223,16 @@ function quarantineRows(r: RoundIndex, v: RoundVerdict, quarantined: Set<string>
     if (p.replay || quarantined.has(key)) continue;
     const o = outcomes[x.i] as PacketOutcome & { reason: { code: RejectCode; message: string } };
     const reason = { code: o.reason.code, message: o.reason.message, packetType: o.packetType, ids: o.ids };
-    if (redactor && (p.encoding ?? 'utf8') === 'utf8') {
-      const text = p.rawBytes ? Buffer.from(p.rawBytes.buffer, p.rawBytes.byteOffset, p.rawBytes.length).toString('utf8') : p.raw;
+    // Bytes that are not UTF-8 (kept as base64) are read as UTF-8 for the detectors, U+FFFD for
+    // each invalid sequence: when they hold a secret, that text is kept, redacted, instead — the
+    // exact bytes are lost, the secret is not stored.
+    const encoding = p.encoding ?? 'utf8';
+    if (redactor && (encoding === 'utf8' || encoding === 'base64')) {
+      const text = encoding === 'base64' ? Buffer.from(p.raw, 'base64').toString('utf8') : p.rawBytes ? Buffer.from(p.rawBytes.buffer, p.rawBytes.byteOffset, p.rawBytes.length).toString('utf8') : p.raw;
       const red = redactor.packet(text);
       if (red !== text) {
-        quarantine.set(key, { row: { ...quarantineRow(p, reason, false), raw: red } });
-        continue;
-      }
-    } else if (redactor && p.encoding === 'base64') {
-      // Bytes that are not UTF-8 are kept as they came (base64), unless they hold a secret when
-      // read as UTF-8 (U+FFFD for each invalid sequence): then that text, redacted, is kept
-      // instead — the exact bytes are lost, the secret is not stored.
-      const bytes = p.rawBytes ? Buffer.from(p.rawBytes.buffer, p.rawBytes.byteOffset, p.rawBytes.length) : Buffer.from(p.raw, 'base64');
-      const text = bytes.toString('utf8');
-      const red = redactor.packet(text);
-      if (red !== text) {
-        const message = `${reason.message}; kept as UTF-8 text (U+FFFD for the invalid bytes) with its secrets redacted`;
-        quarantine.set(key, { row: { ...quarantineRow(p, { ...reason, message }, false), raw: red, raw_encoding: 'utf8' } });
+        const kept = encoding === 'base64' ? { ...reason, message: `${reason.message}; kept as UTF-8 text (U+FFFD for the invalid bytes) with its secrets redacted` } : reason;
+        quarantine.set(key, { row: { ...quarantineRow(p, kept, false), raw: red, raw_encoding: 'utf8' } });
         continue;
       }
     }

@@ -86,6 +86,9 @@ SELECT 'o' AS kind, formatRow('JSONEachRow', *) AS row FROM (${OUTPUTS_OF('{call
   settings: { ...OUTPUT_SETTINGS, max_threads: 1 },
 };
 
+/** Model turns read with one page of a large task at most (its calls are at most a page's limit). */
+const TURNS_PER_PAGE = 10_000;
+
 /** Cursor of the task view: (created_at ms, call_id) of the last call returned. */
 export const taskCursor = cursorCodec('task', z.tuple([msKey, uuidKey]));
 
@@ -133,7 +136,9 @@ export async function byTask(
   // The turns of the page's span: from the cursor (or the window's start) to its last call (or,
   // on the last page, the window's end), so that each turn shows on one page beside its calls.
   const span = { fromMs: after ? after[0] : p.window.fromMs, toMs: page.more && last ? Number(last.created_ms) : p.window.toMs - 1 };
-  const turns = page.turns.filter((t) => Number(t.created_ms) >= span.fromMs && Number(t.created_ms) <= span.toMs);
+  const turns = page.turns
+    ? page.turns.filter((t) => Number(t.created_ms) >= span.fromMs && Number(t.created_ms) <= span.toMs)
+    : await runQuery<TurnReadRow>(ch, TASK_TURNS, { db, task_id: p.taskId, from: chTime(span.fromMs), to: chTime(span.toMs), limit: TURNS_PER_PAGE }, ctx);
   return {
     task_id: p.taskId,
     invocations,
@@ -186,15 +191,8 @@ async function segmentPage(ch: StatementRunner, db: string, p: ByTaskParams, aft
       else outputs.push(v as OutputReadRow);
     }
   }
-  const lastMs = page.rows.length ? Number(page.rows[page.rows.length - 1]!.created_ms) : p.window.toMs;
-  const turns = await runQuery<TurnReadRow>(
-    ch,
-    TASK_TURNS,
-    { db, task_id: p.taskId, from: chTime(after ? after[0] : p.window.fromMs), to: chTime(page.more ? lastMs : p.window.toMs - 1), limit: 10_000 },
-    ctx,
-  );
   // UNION ALL branches arrive in any order: sort outputs as their statement does.
-  return { calls: page.rows, more: page.more, dependencies, outputs: outputs.sort(outputOrder), turns };
+  return { calls: page.rows, more: page.more, dependencies, outputs: outputs.sort(outputOrder) };
 }
 
 /** The DAG of a set of calls: one node per call, one edge per dependency between two of them. */

@@ -65,8 +65,12 @@ export interface TaskPage {
   more: boolean;
   dependencies: Dependency[];
   outputs: OutputReadRow[];
-  /** The task's model turns, every one stored (one per turn_id), oldest first; the caller keeps those of the page's span. */
-  turns: TurnReadRow[];
+  /**
+   * The task's model turns, every one stored (one per turn_id), oldest first; the caller keeps
+   * those of the page's span. Absent when not read with the page (the segment way): the caller
+   * reads the span's turns then.
+   */
+  turns?: TurnReadRow[];
 }
 
 /** ClickHouse's order of UUIDs: the second half (as hex), then the first. */

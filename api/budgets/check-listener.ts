@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiKey } from '../../platform/config.ts';
 import { budgetCheckRequestSchema, type BudgetCheckAnswer, type BudgetCheckRequest } from '../../queries/budgets/schemas.ts';
 import { admit, keyIdOfHeaders } from '../auth.ts';
-import { TokenBuckets } from '../rate-limit.ts';
+import { createEdgeGate, type EdgeLimitOptions } from '../edge-limits.ts';
 import { issuesText } from '../read-params.ts';
 
 /** A JSON body as a value: text is parsed (the packet routes' parser leaves bodies as text), a parsed body passes. */
@@ -35,10 +35,8 @@ export function judgeCheckBody(body: unknown): { ok: true; req: BudgetCheckReque
 export interface CheckListenerDeps {
   apiKeys: ApiKey[];
   maxBodyBytes: number;
-  /** As on the main port (edge-limits.ts); a limit of 0 is off; absent: none. */
-  edgeLimits?: { perMinute: number; burst: number; authFailuresPerMinute: number };
-  /** Clock in ms (tests). */
-  now?: () => number;
+  /** As on the main port (edge-limits.ts, its own count); a limit of 0 is off; absent: none. */
+  edgeLimits?: EdgeLimitOptions;
   check(req: BudgetCheckRequest, keyId: string): BudgetCheckAnswer;
 }
 
@@ -51,26 +49,16 @@ function send(res: ServerResponse, status: number, body: object, headers: Record
 /** The request handler of the dedicated listener. */
 export function checkListener(deps: CheckListenerDeps): (req: IncomingMessage, res: ServerResponse) => void {
   let seq = 0;
-  const limits = deps.edgeLimits;
-  const requests = limits && limits.perMinute > 0 ? new TokenBuckets(limits.perMinute, limits.burst, 10_000, deps.now) : undefined;
-  const failures = limits && limits.authFailuresPerMinute > 0 ? new TokenBuckets(limits.authFailuresPerMinute, limits.authFailuresPerMinute, 10_000, deps.now) : undefined;
-  const refuse = (res: ServerResponse, retryAfterS: number, why: string, request_id: string) =>
-    send(res, 429, { error: 'too_many_requests', message: `${why}; retry in ${retryAfterS} s`, request_id }, { 'retry-after': String(retryAfterS) });
+  const gate = deps.edgeLimits ? createEdgeGate(deps.edgeLimits) : undefined;
   return (req, res) => {
     const request_id = `check-${(++seq).toString(36)}`;
     // Before anything else, as the main port's edge does: an address that spent its failed
     // authentications, or a client over its rate, is answered 429 whatever it sends.
-    const ip = `ip:${req.socket.remoteAddress ?? ''}`;
-    const locked = failures?.peek(ip);
-    if (locked && !locked.allowed) {
+    const ip = req.socket.remoteAddress ?? '';
+    const refused = gate?.admit({ headers: req.headers, ip });
+    if (refused) {
       req.resume();
-      return refuse(res, locked.retryAfterS, `too many failed authentications from this address (limit ${limits?.authFailuresPerMinute} per minute)`, request_id);
-    }
-    const client = keyIdOfHeaders(req.headers, deps.apiKeys);
-    const rate = requests?.take(client === 'open' ? ip : client);
-    if (rate && !rate.allowed) {
-      req.resume();
-      return refuse(res, rate.retryAfterS, `rate limit of ${limits?.perMinute} requests per minute exceeded`, request_id);
+      return send(res, 429, { error: 'too_many_requests', message: refused.message, request_id }, { 'retry-after': String(refused.retryAfterS) });
     }
     const path = (req.url ?? '').split('?')[0];
     if (path !== '/v1/budget/check') {
@@ -85,7 +73,7 @@ export function checkListener(deps: CheckListenerDeps): (req: IncomingMessage, r
     }
     const admission = admit(deps.apiKeys, req.headers, 'ingest');
     if (!admission.ok) {
-      if (admission.status === 401) failures?.take(ip);
+      if (admission.status === 401) gate?.failed(ip);
       req.resume();
       send(res, admission.status, admission.body, admission.challenge ? { 'www-authenticate': 'Bearer' } : {});
       return;

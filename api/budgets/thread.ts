@@ -5,6 +5,7 @@
  * (BUDGET_CHECK_PORT, api/budgets/check-listener.ts). Checks on the main port reach the same desk
  * through a message round trip, so there is one ledger per process whichever door a check uses.
  */
+import type { EdgeLimitOptions } from '../edge-limits.ts';
 import { Worker } from 'node:worker_threads';
 import type { StoredCall } from '../../ingest/ports.ts';
 import type { ApiKey } from '../../platform/config.ts';
@@ -25,7 +26,7 @@ export interface ThreadOptions {
   /** Serve checks on this address too (port 0 = any free port); absent = main port only. */
   listen?: { host: string; port: number };
   /** The edge's limits on that listener, as on the main port (config.edgeLimits); absent: none. */
-  edgeLimits?: { perMinute: number; burst: number; authFailuresPerMinute: number };
+  edgeLimits?: EdgeLimitOptions;
 }
 
 /** A request to the thread, answered by one {@link ThreadReply} of op 'answer' with the same id. */

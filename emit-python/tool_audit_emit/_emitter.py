@@ -184,11 +184,12 @@ class AuditEmitter:
                 created = self._last_ms
             redact = self._redactor.text if self._redactor is not None else None
             packet = encode_model_turn(task_id=task_id, model=model, duration_ms=duration_ms, created_ms=created, agent_id=turn.pop("agent_id", None) or self.agent_id, redact=redact, **turn)
+            text = turn_json(packet)
         except (TypeError, ValueError) as err:
             _log.warning("model turn not recorded: %s", err)
             return None
         # A turn goes in its task's partition, in order with the task's calls.
-        self._buffer.push(task_id, ("turn", turn_json(packet)))
+        self._buffer.push(task_id, ("turn", text))
         return str(packet["turn"]["turn_id"])
 
     # -- the two ways to wrap a tool ---------------------------------------------------------

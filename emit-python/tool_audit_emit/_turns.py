@@ -3,11 +3,12 @@ schemas/json/model-turn-packet.schema.json), checked here by the rules ingest ju
 bad turn is reported to the caller's log rather than quarantined."""
 
 import json
+import math
 import uuid
-from datetime import datetime, timezone
 from typing import Any, Dict, List, Optional
 
-MAX_NAME = 256
+from ._packets import MAX_NAME, iso_ms
+
 MAX_ERROR = 65_536
 
 
@@ -49,13 +50,17 @@ def encode_model_turn(
     status = status or ("error" if error else "success")
     if status not in ("success", "error"):
         raise ValueError(f"status must be 'success' or 'error'; got {status!r}")
-    if cost_usd is not None and (isinstance(cost_usd, bool) or not isinstance(cost_usd, (int, float)) or cost_usd < 0):
+    if cost_usd is not None and (isinstance(cost_usd, bool) or not isinstance(cost_usd, (int, float)) or not math.isfinite(cost_usd) or cost_usd < 0):
         raise ValueError(f"cost_usd must be a number >= 0 or None; got {cost_usd!r}")
+    if isinstance(duration_ms, bool) or not isinstance(duration_ms, (int, float)) or not math.isfinite(duration_ms):
+        raise ValueError(f"duration_ms must be a finite number; got {duration_ms!r}")
     failure = None if status == "success" else (error or "error")
     if failure is not None and redact is not None:
         failure = redact(failure)
     asked = []
     for q in requested_tool_calls or []:
+        if not isinstance(q, dict):
+            raise ValueError(f"requested_tool_calls holds {{'id', 'tool_id'}} objects; got {q!r}")
         asked.append({"id": _text(q.get("id"), "requested_tool_calls[].id", nullable=True), "tool_id": _text(q.get("tool_id"), "requested_tool_calls[].tool_id")})
     return {
         "type": "model_turn",
@@ -76,11 +81,11 @@ def encode_model_turn(
             "requested_tool_calls": asked,
             "trace_id": None,
             "span_id": None,
-            "created_at": datetime.fromtimestamp(created_ms / 1000, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{created_ms % 1000:03d}Z",
+            "created_at": iso_ms(created_ms),
         },
     }
 
 
 def turn_json(packet: Dict[str, Any]) -> str:
     """The packet's wire text."""
-    return json.dumps(packet, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(packet, ensure_ascii=False, separators=(",", ":"), allow_nan=False)

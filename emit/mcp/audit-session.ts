@@ -328,19 +328,23 @@ export class AuditSession {
 }
 
 const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
+const ZEROS = /^0+$/;
 
-/** The trace id of a W3C traceparent (`00-<32 hex>-<16 hex>-<2 hex>`), the task of a traced call. */
+/** The ids of a W3C traceparent (`00-<32 hex>-<16 hex>-<2 hex>`); a trace id of zeros is none. */
+function traceparentOf(v: unknown): { traceId: string; parentId: string } | undefined {
+  const m = typeof v === 'string' ? TRACEPARENT.exec(v.trim()) : null;
+  return m && !ZEROS.test(m[1] as string) ? { traceId: m[1] as string, parentId: m[2] as string } : undefined;
+}
+
+/** The trace id of a W3C traceparent, the task of a traced call. */
 export function traceId(v: unknown): string | undefined {
-  if (typeof v !== 'string') return undefined;
-  const m = TRACEPARENT.exec(v.trim());
-  return m && m[1] !== '0'.repeat(32) ? m[1] : undefined;
+  return traceparentOf(v)?.traceId;
 }
 
 /** `{otel: {trace_id, parent_span_id}}` of a valid traceparent (W3C: neither id all zeros), else nothing. */
 function otelIn(v: unknown): { otel?: { trace_id: string; parent_span_id: string } } {
-  const m = typeof v === 'string' ? TRACEPARENT.exec(v.trim()) : null;
-  if (!m || /^0+$/.test(m[1] as string) || /^0+$/.test(m[2] as string)) return {};
-  return { otel: { trace_id: m[1] as string, parent_span_id: m[2] as string } };
+  const t = traceparentOf(v);
+  return t && !ZEROS.test(t.parentId) ? { otel: { trace_id: t.traceId, parent_span_id: t.parentId } } : {};
 }
 
 /**

@@ -39,6 +39,12 @@ export interface McpCall {
 /** SpanKind SERVER in OTLP. */
 const SPAN_KIND_SERVER = 2;
 
+/**
+ * The attributes {@link toolFields} recognises a tool span by, and the span-name prefix (the AI
+ * SDK's `ai.toolCall`): a span with none of them is no tool span, so decoding may skip it.
+ */
+export const TOOL_SPAN_MARKERS = { keys: ['traceloop.span.kind', 'mcp.method.name', 'openinference.span.kind', 'gen_ai.operation.name', 'ai.operationId'], namePrefixes: ['ai.'] } as const;
+
 /** Reads the tool fields of a recognised span, or undefined for any other span. */
 export function toolFields(span: OtlpSpan): ToolFields | undefined {
   const a = span.attributes;
@@ -115,7 +121,6 @@ function traceloopArgs(input: JsonObject): string {
   }
   return stringifyLossless(input);
 }
-
 
 /** The tool fields of an MCP tools/call span (OTel MCP conventions). */
 function mcpFields(span: OtlpSpan): ToolFields {

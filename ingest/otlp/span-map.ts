@@ -15,8 +15,8 @@ import { describeContent, sha256Hex } from '../../schemas/hashing.ts';
 import { parseLossless } from '../../schemas/lossless-json.ts';
 import { MAX_NAME_LENGTH, ORCHESTRATORS, statusOfCategory, type Orchestrator, type ToolStatus } from '../../schemas/vocabulary.ts';
 import type { AttrValue, OtlpSpan, SpanFilter } from './otlp-decode.ts';
-import { isMcpCall, toolFields } from './span-dialects.ts';
-import { turnFields, type TurnFields } from './turn-dialects.ts';
+import { isMcpCall, TOOL_SPAN_MARKERS, toolFields } from './span-dialects.ts';
+import { TURN_SPAN_MARKERS, turnFields, type TurnFields } from './turn-dialects.ts';
 
 /**
  * Namespace of call_id = UUIDv5(namespace, trace_id + span_id) (hex, lowercase) and
@@ -35,12 +35,13 @@ export const ORCHESTRATOR_ATTRIBUTE = 'tool_audit.orchestrator';
 
 /**
  * The spans mapSpan may map: those carrying an attribute a dialect marks its tool or model spans
- * with, or named as the AI SDK names them. Every other span is ignored by mapSpan, so decoding may
- * skip it (an agent's trace is mostly HTTP, chain and framework spans).
+ * with, or named as the AI SDK names them — each dialect module's own list. Every other span is
+ * ignored by mapSpan, so decoding may skip it (an agent's trace is mostly HTTP, chain and
+ * framework spans).
  */
 export const MAPPABLE_SPANS: SpanFilter = {
-  keys: new Set(['gen_ai.operation.name', 'mcp.method.name', 'openinference.span.kind', 'traceloop.span.kind', 'llm.request.type', 'ai.operationId']),
-  namePrefixes: ['ai.'],
+  keys: new Set([...TOOL_SPAN_MARKERS.keys, ...TURN_SPAN_MARKERS.keys]),
+  namePrefixes: [...new Set([...TOOL_SPAN_MARKERS.namePrefixes, ...TURN_SPAN_MARKERS.namePrefixes])],
 };
 
 /** The settings of the mapping (OTLP_* configuration). */
@@ -133,7 +134,7 @@ function mapTurn(span: OtlpSpan, f: TurnFields, opts: SpanMapOptions): SpanMappi
   const turnId = uuidv5(`${span.traceId}${span.spanId}:turn`, NAMESPACE_BYTES);
   const unmappable = (reason: string): SpanMapping => ({ kind: 'unmappable', reason, packet: quarantinePacket(span, turnId, reason) });
   // A turn whose model is not named still has its tokens and its requests to tell.
-  const model = typeof f.model === 'string' && f.model !== '' ? f.model.slice(0, 256) : 'unknown';
+  const model = typeof f.model === 'string' && f.model !== '' ? f.model.slice(0, MAX_NAME_LENGTH) : 'unknown';
   if (span.startNs === 0n) return unmappable('span has no start time');
   const endNs = span.endNs === 0n ? span.startNs : span.endNs;
   const task = taskOf(span, opts);
@@ -146,7 +147,7 @@ function mapTurn(span: OtlpSpan, f: TurnFields, opts: SpanMapOptions): SpanMappi
     task_id: task,
     agent_id: agentOf(span),
     model,
-    provider: typeof f.provider === 'string' && f.provider !== '' ? f.provider.slice(0, 256) : null,
+    provider: typeof f.provider === 'string' && f.provider !== '' ? f.provider.slice(0, MAX_NAME_LENGTH) : null,
     input_tokens: count(f.inputTokens),
     output_tokens: count(f.outputTokens),
     cached_input_tokens: count(f.cachedInputTokens),
@@ -155,7 +156,7 @@ function mapTurn(span: OtlpSpan, f: TurnFields, opts: SpanMapOptions): SpanMappi
     duration_ms: Number((endNs > span.startNs ? endNs - span.startNs : 0n) / 1_000_000n),
     status: status === 'success' ? 'success' : 'error',
     error,
-    requested_tool_calls: f.toolCalls.slice(0, 256).map((c) => ({ id: c.id === null ? null : c.id.slice(0, 256), tool_id: c.tool.slice(0, MAX_NAME_LENGTH) })),
+    requested_tool_calls: f.toolCalls.slice(0, 256).map((c) => ({ id: c.id === null ? null : c.id.slice(0, MAX_NAME_LENGTH), tool_id: c.tool.slice(0, MAX_NAME_LENGTH) })),
     trace_id: span.traceId,
     span_id: span.spanId,
     created_at: new Date(Number(endNs / 1_000_000n)).toISOString(),

@@ -26,6 +26,12 @@ export interface TurnFields {
   toolCalls: Array<{ id: string | null; tool: string }>;
 }
 
+/**
+ * The attributes {@link turnFields} recognises a model span by, and the span-name prefix (the AI
+ * SDK's `ai.generateText.doGenerate` …): a span with none of them is no model span.
+ */
+export const TURN_SPAN_MARKERS = { keys: ['openinference.span.kind', 'gen_ai.operation.name', 'llm.request.type', 'ai.operationId'], namePrefixes: ['ai.'] } as const;
+
 const GENAI_TURNS = new Set(['chat', 'text_completion', 'generate_content']);
 const AI_SDK_TURNS = new Set(['ai.generateText.doGenerate', 'ai.streamText.doStream', 'ai.generateObject.doGenerate', 'ai.streamObject.doStream']);
 

@@ -4,7 +4,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
+import { createIngestWorker, type IngestWorkerDeps } from '../../ingest/kafka-worker.ts';
 import { ensureTopics } from '../../platform/kafka/client.ts';
+import { silentLogger } from '../../platform/logger.ts';
+import { MetricsRegistry } from '../../platform/metrics.ts';
 
 /** Brokers of the test run; fails clearly when none is configured. */
 export function brokers(): string[] {
@@ -100,4 +103,24 @@ export async function readTopic(topic: string, o: { atLeast?: number; ms?: numbe
   });
   await consumer.disconnect();
   return out;
+}
+
+/**
+ * Runs an ingest worker (the one `tool-audit ingest` runs) on the topics of `names` with `writer`
+ * until `done` holds, then stops it, whatever happened.
+ */
+export async function ingestUntil(o: { names: ReturnType<typeof uniqueNames>; writer: IngestWorkerDeps['writer']; clientId: string; metrics?: MetricsRegistry }, done: () => Promise<boolean>, what: string): Promise<void> {
+  const worker = createIngestWorker({
+    kafka: testKafka(o.clientId),
+    writer: o.writer,
+    logger: silentLogger(),
+    metrics: o.metrics ?? new MetricsRegistry(),
+    config: { ...o.names, batchMaxPackets: 500, sinkRetryMaxMs: 500, sinkUnhealthyAfterMs: 60_000 },
+  });
+  await worker.start();
+  try {
+    await eventually(done, 60_000, what);
+  } finally {
+    await worker.stop();
+  }
 }

@@ -6,12 +6,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderHints } from '../../../cli/hints.ts';
-import { createIngestWorker } from '../../../ingest/kafka-worker.ts';
 import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
 import { silentLogger } from '../../../platform/logger.ts';
 import { MetricsRegistry } from '../../../platform/metrics.ts';
 import { count, freshDatabase, rows } from '../../helpers/clickhouse.ts';
-import { createTopics, eventually, produceAll, testKafka, uniqueNames } from '../../helpers/kafka.ts';
+import { createTopics, ingestUntil, produceAll, testKafka, uniqueNames } from '../../helpers/kafka.ts';
 import { client, quarantineApp } from '../../helpers/quarantine-app.ts';
 
 const DAY = 86_400_000;
@@ -116,19 +115,7 @@ describe('optimization_hint packets', () => {
         { key: good.hint.hint_id, value: JSON.stringify(good) },
         { key: 'bad', value: JSON.stringify(hintPacket({ window_to: iso(BASE - 2 * DAY) })) },
       ]);
-      const worker = createIngestWorker({
-        kafka: testKafka('hint-worker'),
-        writer: writerOf(door),
-        logger: silentLogger(),
-        metrics: new MetricsRegistry(),
-        config: { ...names, batchMaxPackets: 500, sinkRetryMaxMs: 500, sinkUnhealthyAfterMs: 60_000 },
-      });
-      await worker.start();
-      try {
-        await eventually(async () => (await count(ch, db, 'quarantine')) === 1 && (await count(ch, db, 'workflow_optimizations')) === 1, 60_000, 'the hint and the rejection');
-      } finally {
-        await worker.stop();
-      }
+      await ingestUntil({ names, writer: writerOf(door), clientId: 'hint-worker' }, async () => (await count(ch, db, 'quarantine')) === 1 && (await count(ch, db, 'workflow_optimizations')) === 1, 'the hint and the rejection');
       const [row] = await rows<{ hint_id: string; origin: string; source: string }>(ch, 'SELECT toString(hint_id) AS hint_id, toString(origin) AS origin, source FROM {db:Identifier}.workflow_optimizations', { db });
       expect(row).toMatchObject({ hint_id: good.hint.hint_id, origin: 'producer' });
       expect(row?.source).toMatch(new RegExp(`^kafka:${names.topic}/`));

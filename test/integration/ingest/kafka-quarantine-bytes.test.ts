@@ -13,7 +13,7 @@ import { silentLogger } from '../../../platform/logger.ts';
 import { MetricsRegistry } from '../../../platform/metrics.ts';
 import type { QuarantineList, QuarantineRecord, ReplayAnswer } from '../../../queries/quarantine-schemas.ts';
 import { count, freshDatabase, rows } from '../../helpers/clickhouse.ts';
-import { createTopics, eventually, testKafka, uniqueNames } from '../../helpers/kafka.ts';
+import { createTopics, eventually, ingestUntil, testKafka, uniqueNames } from '../../helpers/kafka.ts';
 import { toolCall } from '../../helpers/packets.ts';
 import { client, quarantineApp } from '../../helpers/quarantine-app.ts';
 
@@ -119,8 +119,6 @@ describe('Kafka records in quarantine', () => {
     const { ch, db, door } = await freshDatabase('qbytesred');
     const metrics = new MetricsRegistry();
     const writer = createSegmentWriter({ clickhouse: door, maxPacketBytes: 64 * 1024, dedupCacheEntries: 100, metrics, logger: silentLogger(), decodeThreads: 1, redaction: { key: 'qbytes-redaction-key-0123456789' } });
-    const worker = createIngestWorker({ kafka: testKafka('qbytesred-worker'), writer, logger: silentLogger(), metrics, config: { ...names, batchMaxPackets: 500, sinkRetryMaxMs: 500, sinkUnhealthyAfterMs: 60_000 } });
-    await worker.start();
 
     const secret = 'Tr0ub4dor-3-horse-battery';
     const text = JSON.stringify(toolCall({ args: { db: { user: 'app', password: secret } }, result_summary: { text: 'cafe' } }, `task-${randomUUID()}`));
@@ -128,11 +126,7 @@ describe('Kafka records in quarantine', () => {
     const withSecret = Buffer.concat([Buffer.from(text.slice(0, at)), Buffer.from([0xe9]), Buffer.from(text.slice(at + 1))]);
     const plain = Buffer.from([0xff, 0xfe, 0x00, 0x7b, 0x7d]);
     await producer.send({ topic: names.topic, acks: -1, messages: [withSecret, plain].map((value) => ({ key: 'k', value })) });
-    try {
-      await eventually(async () => (await count(ch, db, 'quarantine')) === 2, 60_000, 'two quarantine rows');
-    } finally {
-      await worker.stop();
-    }
+    await ingestUntil({ names, writer, clientId: 'qbytesred-worker', metrics }, async () => (await count(ch, db, 'quarantine')) === 2, 'two quarantine rows');
 
     const stored = await rows<{ raw: string; raw_encoding: string; reason_code: string; reason: string }>(
       ch,

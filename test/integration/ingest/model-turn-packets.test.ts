@@ -6,12 +6,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIngestWorker } from '../../../ingest/kafka-worker.ts';
 import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
 import { silentLogger } from '../../../platform/logger.ts';
 import { MetricsRegistry } from '../../../platform/metrics.ts';
 import { count, freshDatabase, rows } from '../../helpers/clickhouse.ts';
-import { createTopics, eventually, produceAll, testKafka, uniqueNames } from '../../helpers/kafka.ts';
+import { createTopics, ingestUntil, produceAll, testKafka, uniqueNames } from '../../helpers/kafka.ts';
 import { toolCall } from '../../helpers/packets.ts';
 import { client, quarantineApp } from '../../helpers/quarantine-app.ts';
 
@@ -136,19 +135,7 @@ describe('model_turn packets', () => {
         { key: good.turn.task_id, value: JSON.stringify(good) },
         { key: 'bad', value: JSON.stringify(turnPacket({ status: 'success', error: 'x' })) },
       ]);
-      const worker = createIngestWorker({
-        kafka: testKafka('turn-worker'),
-        writer: writerOf(door),
-        logger: silentLogger(),
-        metrics: new MetricsRegistry(),
-        config: { ...names, batchMaxPackets: 500, sinkRetryMaxMs: 500, sinkUnhealthyAfterMs: 60_000 },
-      });
-      await worker.start();
-      try {
-        await eventually(async () => (await count(ch, db, 'quarantine')) === 1 && (await count(ch, db, 'model_turns')) === 1, 60_000, 'the turn and the rejection');
-      } finally {
-        await worker.stop();
-      }
+      await ingestUntil({ names, writer: writerOf(door), clientId: 'turn-worker' }, async () => (await count(ch, db, 'quarantine')) === 1 && (await count(ch, db, 'model_turns')) === 1, 'the turn and the rejection');
       const [row] = await rows<{ turn_id: string; source: string }>(ch, 'SELECT toString(turn_id) AS turn_id, source FROM {db:Identifier}.model_turns', { db });
       expect(row?.turn_id).toBe(good.turn.turn_id);
       expect(row?.source).toMatch(new RegExp(`^kafka:${names.topic}/`));

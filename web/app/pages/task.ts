@@ -21,12 +21,13 @@ export async function fetchTask(taskId: string): Promise<TaskView> {
   for (let pages = 1; view.next_cursor && pages < 20; pages++) {
     const next = await getJson<TaskView>(path, { limit: 1000, cursor: view.next_cursor });
     const seen = new Set(view.dependencies.map((d) => `${d.preceding_call_id}>${d.succeeding_call_id}`));
+    const turnsSeen = new Set(view.model_turns.map((t) => t.turn_id));
     view = {
       ...next,
       invocations: [...view.invocations, ...next.invocations],
       outputs: [...view.outputs, ...next.outputs],
       dependencies: [...view.dependencies, ...next.dependencies.filter((d) => !seen.has(`${d.preceding_call_id}>${d.succeeding_call_id}`))],
-      model_turns: [...view.model_turns, ...next.model_turns.filter((t) => !view.model_turns.some((u) => u.turn_id === t.turn_id))],
+      model_turns: [...view.model_turns, ...next.model_turns.filter((t) => !turnsSeen.has(t.turn_id))],
     };
   }
   return view;
