@@ -7,8 +7,7 @@
  * not even turned into strings on the main thread) and comes back as line
  * buffers whose memory is transferred, and columns (decode-batch.ts).
  */
-import { Worker } from 'node:worker_threads';
-import { AppError } from '../platform/errors.ts';
+import { createThreadPool } from '../platform/thread-pool.ts';
 import type { RedactionPolicy } from '../schemas/redaction-policy.ts';
 import type { BatchBuffers, Columns, LineKind } from './decode-batch.ts';
 import type { RawEncoding } from './ports.ts';
@@ -49,47 +48,7 @@ const ENTRY = new URL('./decode-worker-entry.mjs', import.meta.url);
 
 /** Starts `threads` decode threads; they do not keep the process alive. */
 export function createDecodePool(threads: number, redaction?: RedactionPolicy): DecodePool {
-  type Pending = { resolve: (r: { columns: Columns; buffers: BatchBuffers }) => void; reject: (e: unknown) => void };
-  const pending = new Map<number, Pending & { worker: number }>();
-  const workers: Worker[] = [];
-  let nextId = 1;
-  let turn = 0;
-  let closed = false;
-
-  const start = (n: number): Worker => {
-    const w = new Worker(ENTRY, { workerData: { redaction } });
-    w.unref();
-    w.on('message', (r: DecodeResult) => {
-      const p = pending.get(r.id);
-      if (!p) return;
-      pending.delete(r.id);
-      if (r.error !== undefined) {
-        p.reject(new AppError('INTERNAL', `decode thread failed: ${r.error}`, { retryable: false }));
-        return;
-      }
-      const buffers: BatchBuffers = {};
-      for (const [kind, b] of Object.entries(r.buffers)) {
-        buffers[kind as LineKind] = new LineBuffer(0, { buf: Buffer.from(b.bytes, b.offset, b.length), length: b.length });
-      }
-      p.resolve({ columns: r.columns, buffers });
-    });
-    const fail = (err: unknown) => {
-      // A thread that died takes its batches with it; they are retried (a fresh thread starts).
-      for (const [id, p] of pending) {
-        if (p.worker !== n) continue;
-        pending.delete(id);
-        p.reject(new AppError('INTERNAL', `decode thread stopped: ${(err as Error)?.message ?? String(err)}`, { retryable: true, cause: err }));
-      }
-      if (!closed) workers[n] = start(n);
-    };
-    w.on('error', fail);
-    w.on('exit', (code) => {
-      if (!closed) fail(new Error(`exit code ${code}`));
-    });
-    return w;
-  };
-  for (let n = 0; n < Math.max(1, threads); n++) workers.push(start(n));
-
+  const pool = createThreadPool<DecodeJob, DecodeResult>('decode', ENTRY, threads, { redaction });
   return {
     decode(batch, maxPacketBytes) {
       let total = 0;
@@ -116,17 +75,15 @@ export function createDecodePool(threads: number, redaction?: RedactionPolicy): 
         sources[i] = sourceKey(p.source);
         encodings[i] = ENCODING_CODES.indexOf(p.encoding ?? 'utf8');
       }
-      const id = nextId++;
-      const n = turn++ % workers.length;
-      const job: DecodeJob = { id, maxPacketBytes, bytes: bytes.buffer as ArrayBuffer, ends, declared, sources, encodings };
-      return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject, worker: n });
-        (workers[n] as Worker).postMessage(job, [job.bytes]);
+      const job: Omit<DecodeJob, 'id'> = { maxPacketBytes, bytes: bytes.buffer as ArrayBuffer, ends, declared, sources, encodings };
+      return pool.run(job, [job.bytes]).then((r) => {
+        const buffers: BatchBuffers = {};
+        for (const [kind, b] of Object.entries(r.buffers)) {
+          buffers[kind as LineKind] = new LineBuffer(0, { buf: Buffer.from(b.bytes, b.offset, b.length), length: b.length });
+        }
+        return { columns: r.columns, buffers };
       });
     },
-    async close() {
-      closed = true;
-      await Promise.all(workers.map((w) => w.terminate()));
-    },
+    close: () => pool.close(),
   };
 }
