@@ -7,6 +7,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
+import type { AttrValue, DecodedTraces, OtlpSpan, SpanFilter } from './otlp-span.ts';
+import { createSpanReader } from './span-reader.ts';
 
 const PROTO_ROOT = fileURLToPath(new URL('./proto/', import.meta.url));
 
@@ -31,46 +33,7 @@ const StatusType = protobuf.Root.fromJSON({
   nested: { google: { nested: { rpc: { nested: { Status: { fields: { code: { type: 'int32', id: 1 }, message: { type: 'string', id: 2 } } } } } } } },
 }).lookupType('google.rpc.Status');
 
-/** An attribute value as JavaScript: AnyValue's string, bool, int, double, array, kvlist (bytes as base64). */
-export type AttrValue = string | number | boolean | null | AttrValue[] | { [key: string]: AttrValue };
-
-/** One span with what the mapping reads, its resource and scope, and how it arrived. */
-export interface OtlpSpan {
-  /** 32 lowercase hex characters, as OTLP/JSON writes it. */
-  traceId: string;
-  /** 16 lowercase hex characters. */
-  spanId: string;
-  name: string;
-  /** SpanKind: 0 unspecified, 1 internal, 2 server, 3 client, 4 producer, 5 consumer. */
-  kind: number;
-  /** The parent span's id (16 hex characters) when the span has one. */
-  parentSpanId?: string;
-  /** Nanoseconds since the epoch; 0n when unset. */
-  startNs: bigint;
-  endNs: bigint;
-  attributes: Record<string, AttrValue>;
-  /** Span status: code 0 unset, 1 ok, 2 error. */
-  status: { code: number; message: string };
-  events: Array<{ name: string; attributes: Record<string, AttrValue> }>;
-  resource: Record<string, AttrValue>;
-  scope: { name: string; version: string };
-  /** The span in OTLP/JSON form (hex ids), for quarantine records: built when asked (most spans never are). */
-  json: () => Record<string, unknown>;
-  /** The span's protobuf encoding (base64) when it arrived as protobuf, built when asked. */
-  protobuf?: () => string;
-}
-
-/** Result of decoding a request body: the spans kept, and how many the filter left out. */
-export type DecodedTraces = { ok: true; spans: OtlpSpan[]; skipped: number } | { ok: false; error: string };
-
-/**
- * Which spans to decode in full: those whose name is in `names` or that carry one of `keys`
- * (attribute keys); the others are counted, never converted. Without one, every span is kept.
- */
-export interface SpanFilter {
-  keys: ReadonlySet<string>;
-  namePrefixes: readonly string[];
-}
+export type { AttrValue, DecodedTraces, OtlpSpan, SpanFilter } from './otlp-span.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -95,8 +58,31 @@ function longValue(v: LongLike): bigint {
   return !v.unsigned && v.high < 0 ? u - (1n << 64n) : u;
 }
 
-/** Decodes an OTLP/HTTP protobuf body (ExportTraceServiceRequest). Never throws for bad input. */
+/** A span's bytes in OTLP/JSON form (hex ids), for the quarantine record of a span read off the wire. */
+function spanJson(bytes: Uint8Array): Obj {
+  const o: Obj = SpanType.toObject(SpanType.decode(bytes), TO_OBJECT);
+  for (const [key, size] of [['traceId', 16], ['spanId', 8], ['parentSpanId', 8]] as const) {
+    const hex = base64ToHex(o[key], size);
+    if (hex !== undefined) o[key] = hex;
+  }
+  return o;
+}
+
+const readSpans = createSpanReader({ request: RequestType, span: SpanType }, spanJson);
+
+/**
+ * Decodes an OTLP/HTTP protobuf body (ExportTraceServiceRequest) with span-reader.ts: the spans
+ * the filter leaves out are peeked at, never decoded. Never throws for bad input.
+ */
 export function decodeProtobufTraces(body: Uint8Array, only?: SpanFilter): DecodedTraces {
+  return readSpans(body, only);
+}
+
+/**
+ * The same with protobufjs's generated decoder and the JSON path's walk: the oracle the reader
+ * is tested against (and nothing else).
+ */
+export function decodeProtobufTracesReflected(body: Uint8Array, only?: SpanFilter): DecodedTraces {
   let message: protobuf.Message;
   try {
     message = RequestType.decode(body);
