@@ -8,10 +8,10 @@
  * OTel GenAI, OTel MCP, the Vercel AI SDK, OpenInference, OpenLLMetry — and the model spans of
  * turn-dialects.ts, each a model_turn packet.
  */
-import { parse as uuidParse, v5 as uuidv5 } from 'uuid';
+import { parse as uuidParse } from 'uuid';
 import { canonicalArgs, type JsonValue } from '../../schemas/canonical-json.ts';
 import { approvalSchema, type Approval } from '../../schemas/tool-invocation.ts';
-import { describeContent, sha256Hex } from '../../schemas/hashing.ts';
+import { describeContent, sha256Hex, uuidV5 } from '../../schemas/hashing.ts';
 import { parseLossless } from '../../schemas/lossless-json.ts';
 import { MAX_NAME_LENGTH, ORCHESTRATORS, statusOfCategory, type Orchestrator, type ToolStatus } from '../../schemas/vocabulary.ts';
 import type { AttrValue, OtlpSpan, SpanFilter } from './otlp-decode.ts';
@@ -69,7 +69,7 @@ export function mapSpan(span: OtlpSpan, opts: SpanMapOptions): SpanMapping {
     return turn ? mapTurn(span, turn, opts) : { kind: 'ignored' };
   }
   if (fields.mcp && !isMcpCall(span, fields.mcp, opts.mcpCallSide ?? 'client')) return { kind: 'ignored' };
-  const callId = uuidv5(span.traceId + span.spanId, NAMESPACE_BYTES);
+  const callId = uuidV5(span.traceId + span.spanId, NAMESPACE_BYTES);
   const unmappable = (reason: string): SpanMapping => ({ kind: 'unmappable', reason, packet: quarantinePacket(span, callId, reason) });
 
   const toolId = fields.tool;
@@ -119,7 +119,7 @@ export function mapSpan(span: OtlpSpan, opts: SpanMapOptions): SpanMapping {
   const packets = [call];
   const content = status === 'success' ? contentOf(fields.result) : undefined;
   if (content) {
-    const output = { output_id: uuidv5(`${callId}:output`, NAMESPACE_BYTES), call_id: callId, tool_id: toolId, content_type: content.type, ...describeContent(content.text), created_at: createdAt };
+    const output = { output_id: uuidV5(`${callId}:output`, NAMESPACE_BYTES), call_id: callId, tool_id: toolId, content_type: content.type, ...describeContent(content.text), created_at: createdAt };
     packets.push(JSON.stringify({ type: 'output_artifact', output, content: content.text }));
   }
   return { kind: 'tool', callId, packets };
@@ -131,7 +131,7 @@ export function mapSpan(span: OtlpSpan, opts: SpanMapOptions): SpanMapping {
  * cost), and the price table is ingest's to apply.
  */
 function mapTurn(span: OtlpSpan, f: TurnFields, opts: SpanMapOptions): SpanMapping {
-  const turnId = uuidv5(`${span.traceId}${span.spanId}:turn`, NAMESPACE_BYTES);
+  const turnId = uuidV5(`${span.traceId}${span.spanId}:turn`, NAMESPACE_BYTES);
   const unmappable = (reason: string): SpanMapping => ({ kind: 'unmappable', reason, packet: quarantinePacket(span, turnId, reason) });
   // A turn whose model is not named still has its tokens and its requests to tell.
   const model = typeof f.model === 'string' && f.model !== '' ? f.model.slice(0, MAX_NAME_LENGTH) : 'unknown';

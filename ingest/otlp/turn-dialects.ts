@@ -47,7 +47,7 @@ export function turnFields(span: OtlpSpan): TurnFields | undefined {
       outputTokens: a['llm.token_count.completion'],
       cachedInputTokens: a['llm.token_count.prompt_details.cache_read'],
       cost: reported ?? a['llm.cost.total'],
-      toolCalls: flattenedCalls(a, /^llm\.output_messages\.(\d+)\.message\.tool_calls\.(\d+)\.tool_call\.(id|function\.name)$/, 'function.name'),
+      toolCalls: flattenedCalls(a, 'llm.output_messages.', /^llm\.output_messages\.(\d+)\.message\.tool_calls\.(\d+)\.tool_call\.(id|function\.name)$/, 'function.name'),
     };
   }
   const op = a['gen_ai.operation.name'];
@@ -61,7 +61,7 @@ export function turnFields(span: OtlpSpan): TurnFields | undefined {
       outputTokens: a['gen_ai.usage.output_tokens'] ?? a['gen_ai.usage.completion_tokens'],
       cachedInputTokens: a['gen_ai.usage.cache_read.input_tokens'] ?? a['gen_ai.usage.cache_read_input_tokens'],
       cost: reported,
-      toolCalls: genai.length ? genai : flattenedCalls(a, /^gen_ai\.completion\.(\d+)\.tool_calls\.(\d+)\.(id|name)$/, 'name'),
+      toolCalls: genai.length ? genai : flattenedCalls(a, 'gen_ai.completion.', /^gen_ai\.completion\.(\d+)\.tool_calls\.(\d+)\.(id|name)$/, 'name'),
     };
   }
   const op2 = a['ai.operationId'] ?? span.name;
@@ -102,6 +102,9 @@ function jsonArray(v: AttrValue | undefined): JsonValue[] {
 /** GenAI output messages: each part of type tool_call, in order. */
 function genaiCalls(v: AttrValue | undefined): TurnFields['toolCalls'] {
   const out: TurnFields['toolCalls'] = [];
+  // Most turns answer in text: a text naming no tool_call (not even through a \u escape) has none,
+  // and is not parsed.
+  if (typeof v === 'string' && !v.includes('tool_call') && !v.includes('\\u')) return out;
   for (const m of jsonArray(v)) {
     if (!isObj(m) || !Array.isArray(m.parts)) continue;
     for (const p of m.parts) if (isObj(p) && p.type === 'tool_call' && text(p.name)) out.push({ id: text(p.id), tool: p.name as string });
@@ -118,9 +121,12 @@ function aiSdkCalls(v: AttrValue | undefined): TurnFields['toolCalls'] {
  * Tool calls written as flattened attributes (`….<i>….<j>.id`, `….<i>….<j>.<name key>`), in the
  * order of their message and position.
  */
-function flattenedCalls(a: Record<string, AttrValue>, re: RegExp, nameKey: string): TurnFields['toolCalls'] {
+function flattenedCalls(a: Record<string, AttrValue>, prefix: string, re: RegExp, nameKey: string): TurnFields['toolCalls'] {
   const byPlace = new Map<string, { i: number; j: number; id: string | null; tool: string | null }>();
-  for (const [k, v] of Object.entries(a)) {
+  for (const k in a) {
+    // The prefix first: the pattern runs only on the keys it could match.
+    if (!k.startsWith(prefix)) continue;
+    const v = a[k];
     const m = re.exec(k);
     if (!m) continue;
     const place = `${m[1]}.${m[2]}`;
