@@ -16,6 +16,7 @@ import { registerPacketRoutes } from './routes/packets.ts';
 import { registerReadRoutes, type ReadApiDeps } from './routes/read.ts';
 import { registerTraceRoutes } from './routes/traces.ts';
 import type { SpanMapOptions } from '../ingest/otlp/span-map.ts';
+import type { TraceMapper } from '../ingest/otlp/map-pool.ts';
 import { registerManifestRoutes } from './routes/manifests.ts';
 import { registerMcpToolRoutes } from './routes/mcp-tools.ts';
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
@@ -50,6 +51,8 @@ export interface AppDeps {
   logger: Logger;
   /** How POST /v1/traces maps tool spans (config.otlp); default: task id attribute `tool_audit.task_id`, orchestrator `gateway`. */
   otlp?: SpanMapOptions;
+  /** Threads mapping POST /v1/traces bodies; without them the request's thread maps. */
+  otlpMapper?: TraceMapper;
   /** Limits in front of every route, 401s included (config.edgeLimits); absent: none. */
   edgeLimits?: EdgeLimitOptions;
 }
@@ -107,7 +110,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   if (deps.ingest) registerPacketRoutes(app, { ingest: deps.ingest, apiKeys: deps.apiKeys });
   if (deps.ingest) {
     const otlp = deps.otlp ?? { taskIdAttribute: 'tool_audit.task_id', defaultOrchestrator: 'gateway', mcpCallSide: 'client' };
-    registerTraceRoutes(app, { ingest: deps.ingest, apiKeys: deps.apiKeys, metrics: deps.metrics, otlp, maxBodyBytes: deps.maxBodyBytes });
+    registerTraceRoutes(app, { ingest: deps.ingest, apiKeys: deps.apiKeys, metrics: deps.metrics, otlp, maxBodyBytes: deps.maxBodyBytes, ...(deps.otlpMapper ? { mapper: deps.otlpMapper } : {}) });
   }
   if (deps.read) registerReadRoutes(app, { ...deps.read, apiKeys: deps.apiKeys });
   if (deps.export) registerExportRoute(app, { ...deps.export, apiKeys: deps.apiKeys });

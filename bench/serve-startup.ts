@@ -48,6 +48,7 @@ async function compile(): Promise<void> {
   // The SQL migrations, and a decode-thread entry that loads JavaScript instead of registering tsx.
   cpSync(join(root, 'platform/clickhouse/migrations'), join(out, 'platform/clickhouse/migrations'), { recursive: true });
   writeFileSync(join(out, 'ingest/decode-worker-entry.mjs'), "await import('./decode-worker.js');\n");
+  writeFileSync(join(out, 'ingest/otlp/map-worker-entry.mjs'), "await import('./map-worker.js');\n");
   console.log(`compiled with tsc in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 

@@ -12,6 +12,7 @@ import { replayApiOf } from '../api/routes/quarantine-replay.ts';
 import type { PacketIngest } from '../ingest/ports.ts';
 import { jobsReport, type ReadinessReport } from '../api/routes/health.ts';
 import { createKafkaEdge } from '../ingest/kafka-edge.ts';
+import { createTraceMapPool } from '../ingest/otlp/map-pool.ts';
 import { Redactor } from '../schemas/redaction-policy.ts';
 import type { IngestWorker } from '../ingest/kafka-worker.ts';
 import { createKafka, ensureTopics } from '../platform/kafka/client.ts';
@@ -69,6 +70,7 @@ export async function serve(): Promise<void> {
     },
   );
 
+  const otlpMapper = config.otlp.mapThreads > 0 ? createTraceMapPool(config.otlp.mapThreads, config.otlp) : undefined;
   const app = buildApp({
     ingest: { submit: (packets) => (ingest ? ingest.submit(packets) : notYet('Kafka')) },
     readiness: async (): Promise<ReadinessReport> => {
@@ -91,6 +93,7 @@ export async function serve(): Promise<void> {
     maxBodyBytes: config.ingest.maxBodyBytes,
     logger,
     otlp: config.otlp,
+    ...(otlpMapper ? { otlpMapper } : {}),
   });
   // The pages at / read the same API; a clean clone's first start builds their bundle (~1 s).
   if (await ensureWebBundle()) logger.info('web app bundle built (web/dist)');
@@ -103,6 +106,7 @@ export async function serve(): Promise<void> {
   onShutdown(logger, async () => {
     // close() stops accepting and waits for in-flight requests, whose packets are then durable.
     await app.close();
+    await otlpMapper?.close();
     await budgets.close();
     await producer?.disconnect();
     await worker?.stop();

@@ -192,6 +192,7 @@ const envSchema = z.object({
   OTLP_TASK_ID_ATTRIBUTE: z.string().trim().min(1).default('tool_audit.task_id'),
   OTLP_DEFAULT_ORCHESTRATOR: z.enum(['websocket', 'kernel', 'gateway', 'scheduler']).default('gateway'),
   OTLP_MCP_CALL_SIDE: z.enum(['client', 'server']).default('client'),
+  OTLP_MAP_THREADS: intFromEnv(2, 0),
 });
 
 /** Parsed, validated configuration of every tool-audit process. */
@@ -353,6 +354,8 @@ export interface Config {
     defaultOrchestrator: 'websocket' | 'kernel' | 'gateway' | 'scheduler';
     /** Which side's span of an MCP tools/call is the call (the other side's is not stored). */
     mcpCallSide: 'client' | 'server';
+    /** Threads decoding and mapping trace requests beside the main thread; 0 maps on it. */
+    mapThreads: number;
   };
 }
 
@@ -494,7 +497,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         bundleMaxGapMs: e.HINTS_BUNDLE_MAX_GAP_MS,
         retryThreshold: e.HINTS_RETRY_THRESHOLD,
       },
-      otlp: { taskIdAttribute: e.OTLP_TASK_ID_ATTRIBUTE, defaultOrchestrator: e.OTLP_DEFAULT_ORCHESTRATOR, mcpCallSide: e.OTLP_MCP_CALL_SIDE },
+      otlp: { taskIdAttribute: e.OTLP_TASK_ID_ATTRIBUTE, defaultOrchestrator: e.OTLP_DEFAULT_ORCHESTRATOR, mcpCallSide: e.OTLP_MCP_CALL_SIDE, mapThreads: e.OTLP_MAP_THREADS },
     },
   };
 }

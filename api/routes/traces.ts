@@ -14,8 +14,10 @@ import type { ApiKey } from '../../platform/config.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { MetricsRegistry } from '../../platform/metrics.ts';
 import type { PacketIngest, RawPacket } from '../../ingest/ports.ts';
-import { decodeJsonTraces, decodeProtobufTraces, encodeStatus, encodeTraceResponse } from '../../ingest/otlp/otlp-decode.ts';
-import { MAPPABLE_SPANS, mapSpan, type SpanMapOptions } from '../../ingest/otlp/span-map.ts';
+import { encodeStatus, encodeTraceResponse } from '../../ingest/otlp/otlp-decode.ts';
+import type { TraceMapper } from '../../ingest/otlp/map-pool.ts';
+import { mapTraces, type MappedTraces } from '../../ingest/otlp/map-traces.ts';
+import type { SpanMapOptions } from '../../ingest/otlp/span-map.ts';
 import { requireScope } from '../auth.ts';
 import { unavailableMessage } from '../unavailable.ts';
 
@@ -27,6 +29,8 @@ export interface TraceRouteDeps {
   apiKeys: ApiKey[];
   metrics: MetricsRegistry;
   otlp: SpanMapOptions;
+  /** Threads that decode and map bodies (map-pool.ts); without them, this thread does. */
+  mapper?: TraceMapper;
   /** Largest body, compressed or not (gzip is inflated up to this many bytes). */
   maxBodyBytes: number;
 }
@@ -51,22 +55,13 @@ export function registerTraceRoutes(app: FastifyInstance, deps: TraceRouteDeps):
       if (!as) return send(reply, 415, 'json', encodeStatus(INVALID_ARGUMENT, 'send application/x-protobuf or application/json', 'json'));
       const body = await inflate(req.body as Buffer, req.headers['content-encoding'], deps.maxBodyBytes);
       if (!body.ok) return send(reply, body.status, as, encodeStatus(INVALID_ARGUMENT, body.error, as));
-      const decoded = as === 'json' ? decodeJsonTraces(body.bytes.toString('utf8'), MAPPABLE_SPANS) : decodeProtobufTraces(body.bytes, MAPPABLE_SPANS);
-      if (!decoded.ok) return send(reply, 400, as, encodeStatus(INVALID_ARGUMENT, decoded.error, as));
-
-      const raws: RawPacket[] = [];
-      const spanOf: number[] = [];
-      let ignored = decoded.skipped;
-      decoded.spans.forEach((span, spanIndex) => {
-        const m = mapSpan(span, deps.otlp);
-        if (m.kind === 'ignored') return void ignored++;
-        for (const raw of m.kind === 'unmappable' ? [m.packet] : m.packets) {
-          raws.push({ raw, source: { kind: 'http', requestId: req.id, index: raws.length } });
-          spanOf.push(spanIndex);
-        }
-      });
+      let mapped: MappedTraces;
       let outcomes;
       try {
+        // A map thread that died fails its requests as retryable: the exporter sends them again.
+        mapped = deps.mapper ? await deps.mapper.map(body.bytes, as) : mapTraces(body.bytes, as, deps.otlp);
+        if (!mapped.ok) return send(reply, 400, as, encodeStatus(INVALID_ARGUMENT, mapped.error, as));
+        const raws: RawPacket[] = mapped.packets.map((raw, index) => ({ raw, source: { kind: 'http', requestId: req.id, index } }));
         outcomes = raws.length ? await deps.ingest.submit(raws) : [];
       } catch (err) {
         if (!(err instanceof AppError && err.retryable)) throw err;
@@ -74,6 +69,7 @@ export function registerTraceRoutes(app: FastifyInstance, deps: TraceRouteDeps):
         void reply.header('retry-after', '5');
         return send(reply, 503, as, encodeStatus(UNAVAILABLE, unavailableMessage(err.code), as));
       }
+      const { spanOf, ignored } = mapped;
       const rejected = new Map<number, string>();
       outcomes.forEach((o, i) => {
         if (o.status === 'rejected' && !rejected.has(spanOf[i]!)) rejected.set(spanOf[i]!, `${o.reason?.code}: ${o.reason?.message}`);
