@@ -80,18 +80,41 @@ export function laneConnections(clients: ClickHouseClient | LaneClients, agingMs
     p.then(done, done);
     return p;
   };
+  // A lane of several connections hands a statement the first connection that is free, not the
+  // least busy one when it was sent: bound at once, an insert waited behind a 140 ms insert on one
+  // connection while the other connection had finished (measured in a commit round's inserts).
+  const waiters: Record<Lane, Array<() => void>> = { read: [], ingest: [], job: [] };
+  // Taken synchronously (no await before the gate): two statements sent in one tick must not both
+  // see the same connection idle.
+  const idleNow = (lane: Lane): Connection | undefined => {
+    const candidates = byLane[lane];
+    if (candidates.length === 1) return candidates[0] as Connection;
+    return waiters[lane].length === 0 ? candidates.find((c) => load(c) === 0) : undefined;
+  };
+  const whenOneFrees = async (lane: Lane): Promise<Connection> => {
+    await new Promise<void>((resolve) => waiters[lane].push(resolve));
+    // Woken when one of the lane's connections finished a statement; another statement may have
+    // taken it meanwhile: then the least busy one, in its gate's order.
+    const candidates = byLane[lane];
+    return candidates.find((c) => load(c) === 0) ?? candidates.reduce((a, b) => (load(b) < load(a) ? b : a));
+  };
+  const wake = (c: Connection) => {
+    for (const lane of ['read', 'ingest', 'job'] as const) if (byLane[lane].some((x) => x.ch === c.ch)) waiters[lane].shift()?.();
+  };
   return {
     embedded,
     // async: a statement refused at its turn (open() throws in `started`) on a connection without a
     // gate throws synchronously inside go(); async makes that a rejection, as every other failure.
     async run(lane, send, started) {
-      const candidates = byLane[lane];
-      const c = candidates.length === 1 ? (candidates[0] as Connection) : candidates.reduce((a, b) => (load(b) < load(a) ? b : a));
+      const c = idleNow(lane) ?? (await whenOneFrees(lane));
       const go = () => {
         started?.();
         return send(c);
       };
-      return tracked(c.gate ? c.gate.run(lane, go) : go());
+      const p = tracked(c.gate ? c.gate.run(lane, go) : go());
+      const freed = () => wake(c);
+      p.then(freed, freed);
+      return p;
     },
     state() {
       const states = all.flatMap((c) => (c.gate ? [c.gate.state()] : []));

@@ -39,3 +39,37 @@ describe('lane connections', () => {
     expect(events).toEqual(['statement answered', 'read answered', 'read closed', 'job closed', 'close returned']);
   });
 });
+
+/** A stand-in for an embedded connection (it has chDB's raw insert, so the lanes give it a gate). */
+function embeddedStandIn(): ClickHouseClient {
+  return { connection: { chdb: { rawInsert: async () => undefined } }, close: async () => undefined } as unknown as ClickHouseClient;
+}
+
+describe('a lane of several embedded connections', () => {
+  it('gives a statement the first connection that is free, not the one least busy when it was sent', async () => {
+    const [a, b] = [embeddedStandIn(), embeddedStandIn()];
+    const conns = laneConnections({ read: [embeddedStandIn()], ingest: [a, b], job: [embeddedStandIn()] }, 2_000);
+    const ran: string[] = [];
+    const statement = (name: string) => {
+      let finish = () => {};
+      const done = conns.run('ingest', (c) => {
+        ran.push(`${name} on ${c.ch === a ? 'a' : 'b'}`);
+        return new Promise<void>((resolve) => (finish = resolve));
+      });
+      return { done, finish: () => finish() };
+    };
+    const long = statement('long');
+    const short = statement('short');
+    const third = statement('third');
+    await new Promise((r) => setTimeout(r, 10));
+    expect(ran).toEqual(['long on a', 'short on b']);
+    short.finish();
+    await short.done;
+    await new Promise((r) => setTimeout(r, 10));
+    // Bound when sent, the third statement waited behind the long one on a.
+    expect(ran).toEqual(['long on a', 'short on b', 'third on b']);
+    third.finish();
+    long.finish();
+    await Promise.all([third.done, long.done, conns.close()]);
+  });
+});
