@@ -44,6 +44,8 @@ async function freePort(): Promise<number> {
 /** A running `tool-audit serve`. */
 export interface ServeProcess {
   url: string;
+  /** The server's process id (benchmarks read its CPU time). */
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -74,6 +76,7 @@ export async function startServe(opts: { apiKeys?: string; env?: Record<string, 
   }
   return {
     url,
+    ...(child.pid ? { pid: child.pid } : {}),
     stop: async () => {
       child.kill('SIGTERM');
       await exited;
