@@ -216,6 +216,16 @@ describe('docker-compose.yml', () => {
     expect((services.ingest as Record<string, unknown>).container_name).toBeUndefined();
   });
 
+  it("keeps ClickHouse's own logs seven days, from a config.d file the server reads", () => {
+    expect(services.clickhouse?.volumes).toContain('./deploy/clickhouse/config.d/system-log-ttl.xml:/etc/clickhouse-server/config.d/system-log-ttl.xml:ro');
+    const xml = readFileSync(new URL('../../../deploy/clickhouse/config.d/system-log-ttl.xml', import.meta.url), 'utf8');
+    expect(xml).toMatch(/^<\?xml version="1.0"\?>\n/);
+    const sections = [...xml.matchAll(/<([a-z_]+)>\s*<ttl>[^<]+<\/ttl>\s*<\/\1>/g)].map((m) => m[1]);
+    expect(sections).toEqual(expect.arrayContaining(['query_log', 'trace_log', 'part_log', 'metric_log']));
+    // Nothing else in <clickhouse>: a section of a log that is off by default would turn it on.
+    expect(xml.replace(/<!--[\s\S]*?-->/g, '').match(/<[a-z_]+>/g)).toEqual(['<clickhouse>', ...sections.map((s) => `<${s}>`).flatMap((s) => [s, '<ttl>'])]);
+  });
+
   it('creates the ClickHouse users on first start from deploy/clickhouse/initdb', () => {
     expect(services.clickhouse?.volumes).toContain('./deploy/clickhouse/initdb:/docker-entrypoint-initdb.d:ro');
     for (const v of ['CLICKHOUSE_INGEST_PASSWORD', 'CLICKHOUSE_ANALYZER_PASSWORD', 'CLICKHOUSE_API_PASSWORD', 'CLICKHOUSE_READER_PASSWORD', 'CLICKHOUSE_USER', 'CLICKHOUSE_PASSWORD', 'CLICKHOUSE_DB']) {
