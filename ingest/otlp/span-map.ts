@@ -70,23 +70,22 @@ export function mapSpan(span: OtlpSpan, opts: SpanMapOptions): SpanMapping {
   }
   if (fields.mcp && !isMcpCall(span, fields.mcp, opts.mcpCallSide ?? 'client')) return { kind: 'ignored' };
   const callId = uuidV5(span.traceId + span.spanId, NAMESPACE_BYTES);
-  const unmappable = (reason: string): SpanMapping => ({ kind: 'unmappable', reason, packet: quarantinePacket(span, callId, reason) });
 
   const toolId = fields.tool;
-  if (!isName(toolId)) return unmappable(`tool name missing or not a string of 1 to ${MAX_NAME_LENGTH} characters`);
+  if (!isName(toolId)) return unmappableSpan(span, callId, `tool name missing or not a string of 1 to ${MAX_NAME_LENGTH} characters`);
   const argsText = argsJson(fields.args);
-  if (argsText === undefined) return unmappable('tool call arguments are not a JSON object');
-  if (span.startNs === 0n) return unmappable('span has no start time');
+  if (argsText === undefined) return unmappableSpan(span, callId, 'tool call arguments are not a JSON object');
+  if (span.startNs === 0n) return unmappableSpan(span, callId, 'span has no start time');
   const endNs = span.endNs === 0n ? span.startNs : span.endNs;
 
   const task = taskOf(span, opts);
-  if (!isName(task)) return unmappable(`task id (${opts.taskIdAttribute}) longer than ${MAX_NAME_LENGTH} characters`);
+  if (!isName(task)) return unmappableSpan(span, callId, `task id (${opts.taskIdAttribute}) longer than ${MAX_NAME_LENGTH} characters`);
   const agentId = agentOf(span);
   const orchestrator = orchestratorOf(span.resource, opts.defaultOrchestrator);
   const instanceId = firstName(span.resource['service.instance.id'], span.resource['service.name']) ?? orchestrator;
   const approval = approvalOf(span.attributes);
   if (approval === 'malformed') {
-    return unmappable(`${APPROVAL_ATTRIBUTES.by} (a name) and ${APPROVAL_ATTRIBUTES.at} (an ISO-8601 timestamp with an offset) go together; ${APPROVAL_ATTRIBUTES.reference} is a non-empty string`);
+    return unmappableSpan(span, callId, `${APPROVAL_ATTRIBUTES.by} (a name) and ${APPROVAL_ATTRIBUTES.at} (an ISO-8601 timestamp with an offset) go together; ${APPROVAL_ATTRIBUTES.reference} is a non-empty string`);
   }
 
   const { status, error, errorType } = statusOf(span);
@@ -132,15 +131,13 @@ export function mapSpan(span: OtlpSpan, opts: SpanMapOptions): SpanMapping {
  */
 function mapTurn(span: OtlpSpan, f: TurnFields, opts: SpanMapOptions): SpanMapping {
   const turnId = uuidV5(`${span.traceId}${span.spanId}:turn`, NAMESPACE_BYTES);
-  const unmappable = (reason: string): SpanMapping => ({ kind: 'unmappable', reason, packet: quarantinePacket(span, turnId, reason) });
   // A turn whose model is not named still has its tokens and its requests to tell.
   const model = typeof f.model === 'string' && f.model !== '' ? f.model.slice(0, MAX_NAME_LENGTH) : 'unknown';
-  if (span.startNs === 0n) return unmappable('span has no start time');
+  if (span.startNs === 0n) return unmappableSpan(span, turnId, 'span has no start time');
   const endNs = span.endNs === 0n ? span.startNs : span.endNs;
   const task = taskOf(span, opts);
-  if (!isName(task)) return unmappable(`task id (${opts.taskIdAttribute}) longer than ${MAX_NAME_LENGTH} characters`);
+  if (!isName(task)) return unmappableSpan(span, turnId, `task id (${opts.taskIdAttribute}) longer than ${MAX_NAME_LENGTH} characters`);
   const { status, error } = statusOf(span);
-  const count = (v: AttrValue | undefined) => (Number.isSafeInteger(v) && (v as number) >= 0 ? (v as number) : null);
   const cost = costOf(f.cost);
   const turn = {
     turn_id: turnId,
@@ -162,6 +159,16 @@ function mapTurn(span: OtlpSpan, f: TurnFields, opts: SpanMapOptions): SpanMappi
     created_at: new Date(Number(endNs / 1_000_000n)).toISOString(),
   };
   return { kind: 'turn', turnId, packets: [JSON.stringify({ type: 'model_turn', turn })] };
+}
+
+/** A count attribute (tokens) when it is a whole number ≥ 0. */
+function count(v: AttrValue | undefined): number | null {
+  return Number.isSafeInteger(v) && (v as number) >= 0 ? (v as number) : null;
+}
+
+/** A span that cannot be a packet, and its quarantine record. */
+function unmappableSpan(span: OtlpSpan, id: string, reason: string): SpanMapping {
+  return { kind: 'unmappable', reason, packet: quarantinePacket(span, id, reason) };
 }
 
 /** The task of a span: the configured attribute (span, then resource), else the trace. */
