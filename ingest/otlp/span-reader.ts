@@ -13,12 +13,7 @@
  */
 import protobuf from 'protobufjs';
 import type { AttrValue, DecodedTraces, OtlpSpan, SpanFilter } from './otlp-span.ts';
-
-/** The types of the request, as the vendored definitions declare them. */
-export interface TraceTypes {
-  request: protobuf.Type;
-  span: protobuf.Type;
-}
+import { fieldNumbers, type Fields, type TraceTypes } from './span-fields.ts';
 
 // Wire types (protobuf encoding).
 const VARINT = 0;
@@ -31,52 +26,6 @@ interface LongLike {
   high: number;
 }
 
-/** The field numbers this reader uses, looked up by name in the definitions. */
-function fieldNumbers(types: TraceTypes) {
-  const ns = types.request.root;
-  const id = (type: string, field: string): number => {
-    const f = ns.lookupType(type).fields[field];
-    if (!f) throw new Error(`opentelemetry-proto: ${type} has no field ${field}`);
-    return f.id;
-  };
-  const P = 'opentelemetry.proto.';
-  return {
-    resourceSpans: id(`${P}collector.trace.v1.ExportTraceServiceRequest`, 'resourceSpans'),
-    rsResource: id(`${P}trace.v1.ResourceSpans`, 'resource'),
-    rsScopeSpans: id(`${P}trace.v1.ResourceSpans`, 'scopeSpans'),
-    resourceAttributes: id(`${P}resource.v1.Resource`, 'attributes'),
-    ssScope: id(`${P}trace.v1.ScopeSpans`, 'scope'),
-    ssSpans: id(`${P}trace.v1.ScopeSpans`, 'spans'),
-    scopeName: id(`${P}common.v1.InstrumentationScope`, 'name'),
-    scopeVersion: id(`${P}common.v1.InstrumentationScope`, 'version'),
-    traceId: id(`${P}trace.v1.Span`, 'traceId'),
-    spanId: id(`${P}trace.v1.Span`, 'spanId'),
-    parentSpanId: id(`${P}trace.v1.Span`, 'parentSpanId'),
-    name: id(`${P}trace.v1.Span`, 'name'),
-    kind: id(`${P}trace.v1.Span`, 'kind'),
-    start: id(`${P}trace.v1.Span`, 'startTimeUnixNano'),
-    end: id(`${P}trace.v1.Span`, 'endTimeUnixNano'),
-    attributes: id(`${P}trace.v1.Span`, 'attributes'),
-    events: id(`${P}trace.v1.Span`, 'events'),
-    status: id(`${P}trace.v1.Span`, 'status'),
-    eventName: id(`${P}trace.v1.Span.Event`, 'name'),
-    eventAttributes: id(`${P}trace.v1.Span.Event`, 'attributes'),
-    statusMessage: id(`${P}trace.v1.Status`, 'message'),
-    statusCode: id(`${P}trace.v1.Status`, 'code'),
-    kvKey: id(`${P}common.v1.KeyValue`, 'key'),
-    kvValue: id(`${P}common.v1.KeyValue`, 'value'),
-    string: id(`${P}common.v1.AnyValue`, 'stringValue'),
-    bool: id(`${P}common.v1.AnyValue`, 'boolValue'),
-    int: id(`${P}common.v1.AnyValue`, 'intValue'),
-    double: id(`${P}common.v1.AnyValue`, 'doubleValue'),
-    array: id(`${P}common.v1.AnyValue`, 'arrayValue'),
-    kvlist: id(`${P}common.v1.AnyValue`, 'kvlistValue'),
-    bytes: id(`${P}common.v1.AnyValue`, 'bytesValue'),
-    arrayValues: id(`${P}common.v1.ArrayValue`, 'values'),
-    kvlistValues: id(`${P}common.v1.KeyValueList`, 'values'),
-  };
-}
-type Fields = ReturnType<typeof fieldNumbers>;
 
 /** Reads requests of the given types; build once (the field numbers are looked up here). */
 export function createSpanReader(types: TraceTypes, toJson: (bytes: Uint8Array) => Record<string, unknown>) {
