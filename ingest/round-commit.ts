@@ -4,7 +4,7 @@
  * round resolves only when all of it is durable; on a fault it throws a retryable AppError and
  * the same round may be written again, safely (key look-ups and insert tokens).
  */
-import type { ClickHouseDoor, KeyedRow } from '../platform/clickhouse/door.ts';
+import { tsvUnescape, type ClickHouseDoor, type KeyedRow } from '../platform/clickhouse/door.ts';
 import type { MetricsRegistry } from '../platform/metrics.ts';
 import { ContentSeen, DedupCache } from './dedup-cache.ts';
 import { FifoMap } from './fifo-map.ts';
@@ -284,9 +284,9 @@ function storedCalls(r: RoundIndex, v: RoundVerdict): StoredCall[] {
     const cost = f[COL.cost_usd] === '\\N' || f[COL.cost_usd] === undefined ? null : Number(f[COL.cost_usd]);
     calls.push({
       call_id: f[COL.call_id] as string,
-      task_id: tsvText(f[COL.task_id] as string),
-      tool_id: tsvText(f[COL.tool_id] as string),
-      agent_id: tsvText(f[COL.agent_id] as string),
+      task_id: tsvUnescape(f[COL.task_id] as string),
+      tool_id: tsvUnescape(f[COL.tool_id] as string),
+      agent_id: tsvUnescape(f[COL.agent_id] as string),
       cost_usd: cost,
       created_at_ms: Date.parse(`${(f[COL.created_at] as string).replace(' ', 'T')}Z`),
     });
@@ -303,8 +303,3 @@ const COL = Object.fromEntries(
   }),
 ) as Record<'call_id' | 'task_id' | 'tool_id' | 'agent_id' | 'cost_usd' | 'created_at', number>;
 
-const TSV_UNESCAPES: Record<string, string> = { t: '\t', n: '\n', r: '\r', '0': '\0', '\\': '\\' };
-/** The text of a TabSeparated field (undoes rows.ts tsvField; ids rarely hold a backslash). */
-function tsvText(field: string): string {
-  return field.includes('\\') ? field.replace(/\\(.)/g, (_m, c: string) => TSV_UNESCAPES[c] ?? c) : field;
-}
