@@ -1,7 +1,10 @@
 /**
- * The one error type thrown by tool-audit. Expected failures (an invalid packet, a bad
- * request parameter) are returned as values; an AppError is a bug or an infrastructure
- * fault, and `retryable` tells the caller whether trying again may help.
+ * The error type tool-audit throws for bugs and infrastructure faults. Expected failures (an
+ * invalid packet, a bad request parameter) are returned as values; `retryable` tells the caller
+ * whether trying again may help. Other Error classes still exist at the edges (the API's
+ * BadRequest and NotFound, queries' InvalidParamError, the emitter's DeliveryError,
+ * BudgetDeniedError and EmitterTimeoutError, the pages' ApiError); folding them into codes of
+ * this one is still to do.
  */
 export type ErrorCode =
   | 'CONFIG_INVALID'

@@ -3,8 +3,8 @@
  * scanners (gitleaks, detect-secrets) know — provider API keys, authorization values, JWTs, PEM
  * private keys, passwords in URLs and connection strings, card numbers (Luhn-checked), and e-mail
  * addresses as an opt-in — plus custom patterns. Pure: the keyed placeholder is computed here with
- * node:crypto's HMAC, no I/O. Not wired yet: the emitters, the MCP gateway and ingest are to apply
- * it to args, summaries, errors, contents and quarantined bytes (docs/design.md, "Secrets").
+ * node:crypto's HMAC, no I/O. Applied through redaction-policy.ts by the emitters, the MCP gateway
+ * and ingest to args, summaries, errors, contents and quarantined bytes (docs/design.md, "Secrets").
  */
 import { createHmac } from 'node:crypto';
 import { anchorsSource, candidateTest, literalsSource, readsAsWritten, SECRET_WORD_ANCHORS, SHAPES } from './secret-candidates.ts';

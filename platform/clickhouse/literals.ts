@@ -1,6 +1,8 @@
 /**
  * `{name:Type}` placeholders rendered as typed, escaped SQL literals. Pure: the door
- * (door.ts) is its only caller, and nothing else puts values into SQL text.
+ * (door.ts) is its only caller. One other place still writes values into SQL text: the key sets
+ * of ingest's look-ups (`keySet` in ingest/segment-lookups.ts, keys escaped for a `format()`
+ * literal); it belongs behind the door.
  *
  * Why: chdb-node runs every statement that carries query parameters through one process-wide
  * chain (libchdb's parameter set/reset is not isolated per connection), so bound statements of
