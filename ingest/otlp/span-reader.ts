@@ -59,13 +59,26 @@ const endOf = (r: protobuf.Reader): number => {
   return end;
 };
 
+/** The [start, end) of the length-delimited field at the reader, which moves past it. */
+function range(r: protobuf.Reader): [number, number] {
+  const end = endOf(r);
+  const start = r.pos;
+  r.pos = end;
+  return [start, end];
+}
+
+/** What a request's walk gathers. */
+interface Walk {
+  spans: OtlpSpan[];
+  skipped: number;
+  error?: string;
+}
+
 function readRequest(F: Fields, body: Uint8Array, only: SpanFilter | undefined, toJson: (bytes: Uint8Array) => Record<string, unknown>): DecodedTraces {
   const r = protobuf.Reader.create(body);
-  const spans: OtlpSpan[] = [];
-  let skipped = 0;
-  let error: string | undefined;
+  const walk: Walk = { spans: [], skipped: 0 };
   fields(r, r.len, (f, w) => {
-    if (f !== F.resourceSpans || w !== LEN) return false;
+    if (f !== F.resourceSpans || w !== LEN || walk.error) return false;
     const rsEnd = endOf(r);
     let resource: Record<string, AttrValue> = {};
     const scopeSpans: Array<[number, number]> = [];
@@ -77,52 +90,48 @@ function readRequest(F: Fields, body: Uint8Array, only: SpanFilter | undefined, 
         fields(r, end, (f3, w3) => f3 === F.resourceAttributes && w3 === LEN && (keyValue(F, r, resource), true));
         return true;
       }
-      if (f2 !== F.rsScopeSpans) return false;
       // Spans are read after the whole ResourceSpans: its resource may follow its scopes.
-      const end = endOf(r);
-      scopeSpans.push([r.pos, end]);
-      r.pos = end;
-      return true;
+      if (f2 === F.rsScopeSpans) scopeSpans.push(range(r));
+      return f2 === F.rsScopeSpans;
     });
-    const after = r.pos;
-    for (const [start, end] of scopeSpans) {
-      r.pos = start;
-      const scope = { name: '', version: '' };
-      const spanRanges: Array<[number, number]> = [];
-      fields(r, end, (f3, w3) => {
-        if (w3 !== LEN) return false;
-        if (f3 === F.ssScope) {
-          const sEnd = endOf(r);
-          scope.name = '';
-          scope.version = '';
-          fields(r, sEnd, (f4, w4) => {
-            if (w4 !== LEN || (f4 !== F.scopeName && f4 !== F.scopeVersion)) return false;
-            scope[f4 === F.scopeName ? 'name' : 'version'] = r.stringVerify();
-            return true;
-          });
-          return true;
-        }
-        if (f3 !== F.ssSpans) return false;
-        const sEnd = endOf(r);
-        spanRanges.push([r.pos, sEnd]);
-        r.pos = sEnd;
-        return true;
-      });
-      for (const [s, e] of spanRanges) {
-        if (error) break;
-        if (only && !wanted(F, r, s, e, only)) {
-          skipped++;
-          continue;
-        }
-        const span = readSpan(F, r, s, e, resource, scope, body, toJson);
-        if (typeof span === 'string') error = span;
-        else spans.push(span);
-      }
-    }
-    r.pos = after;
+    for (const [start, end] of scopeSpans) readScopeSpans(F, r, start, end, resource, { body, only, toJson }, walk);
+    r.pos = rsEnd;
     return true;
   });
-  return error ? { ok: false, error } : { ok: true, spans, skipped };
+  return walk.error ? { ok: false, error: walk.error } : { ok: true, spans: walk.spans, skipped: walk.skipped };
+}
+
+/** One ScopeSpans in [start, end): its scope, then each of its spans the filter wants. */
+function readScopeSpans(F: Fields, r: protobuf.Reader, start: number, end: number, resource: Record<string, AttrValue>, req: { body: Uint8Array; only: SpanFilter | undefined; toJson: (bytes: Uint8Array) => Record<string, unknown> }, walk: Walk): void {
+  r.pos = start;
+  const scope = { name: '', version: '' };
+  const spanRanges: Array<[number, number]> = [];
+  fields(r, end, (f, w) => {
+    if (w !== LEN) return false;
+    if (f === F.ssScope) {
+      const sEnd = endOf(r);
+      scope.name = '';
+      scope.version = '';
+      fields(r, sEnd, (f2, w2) => {
+        if (w2 !== LEN || (f2 !== F.scopeName && f2 !== F.scopeVersion)) return false;
+        scope[f2 === F.scopeName ? 'name' : 'version'] = r.stringVerify();
+        return true;
+      });
+      return true;
+    }
+    if (f === F.ssSpans) spanRanges.push(range(r));
+    return f === F.ssSpans;
+  });
+  for (const [s, e] of spanRanges) {
+    if (walk.error) return;
+    if (req.only && !wanted(F, r, s, e, req.only)) {
+      walk.skipped++;
+      continue;
+    }
+    const span = readSpan(F, r, s, e, resource, scope, req.body, req.toJson);
+    if (typeof span === 'string') walk.error = span;
+    else walk.spans.push(span);
+  }
 }
 
 /** Whether the span in [start, end) passes the filter: its name and attribute keys only. */
