@@ -4,7 +4,7 @@
  * concurrent exporters took turns there while ClickHouse waited for the next round (measured on
  * the trace-heavy workload of `npm run bench:otlp`). In threads they are read side by side.
  */
-import { createThreadPool, type PoolAnswer } from '../../platform/thread-pool.ts';
+import { createThreadPool, type PoolAnswer, type ThreadPool } from '../../platform/thread-pool.ts';
 import type { SpanMapOptions } from './span-map.ts';
 import type { MappedTraces, TraceEncoding } from './map-traces.ts';
 
@@ -26,16 +26,23 @@ export interface TraceMapper {
 
 const ENTRY = new URL('./map-worker-entry.mjs', import.meta.url);
 
-/** Starts `threads` map threads with the mapping's settings; they do not keep the process alive. */
+/**
+ * `threads` map threads with the mapping's settings, started at the first request: a process that
+ * receives no traces never pays for them (each thread loads the sources, seconds of CPU at start
+ * beside everything else starting). They do not keep the process alive.
+ */
 export function createTraceMapPool(threads: number, opts: SpanMapOptions): TraceMapper {
-  const pool = createThreadPool<MapJob, MapAnswer>('OTLP map', ENTRY, threads, { opts });
+  let pool: ThreadPool<MapJob, MapAnswer> | undefined;
   return {
     async map(body, as) {
+      pool ??= createThreadPool<MapJob, MapAnswer>('OTLP map', ENTRY, threads, { opts });
       // A copy the thread may own: the request's buffer may be a slice of a pooled one.
       const owned = new Uint8Array(body.byteLength);
       owned.set(body);
       return (await pool.run({ body: owned.buffer, as }, [owned.buffer])).mapped;
     },
-    close: () => pool.close(),
+    close: async () => {
+      await pool?.close();
+    },
   };
 }
