@@ -4,7 +4,7 @@
  * round resolves only when all of it is durable; on a fault it throws a retryable AppError and
  * the same round may be written again, safely (key look-ups and insert tokens).
  */
-import { tsvUnescape, type ClickHouseDoor, type KeyedRow } from '../platform/clickhouse/door.ts';
+import { type ClickHouseDoor, type KeyedRow } from '../platform/clickhouse/door.ts';
 import type { MetricsRegistry } from '../platform/metrics.ts';
 import { ContentSeen, DedupCache } from './dedup-cache.ts';
 import { FifoMap } from './fifo-map.ts';
@@ -12,12 +12,13 @@ import type { KeyKind } from './key-filter.ts';
 import type { Redactor } from '../schemas/redaction-policy.ts';
 import type { KeyIndex } from './key-index.ts';
 import { joinParts, joinWithField, type BodyPart } from './line-join.ts';
-import type { CallsStoredListener, PacketOutcome, StoredCall } from './ports.ts';
+import type { CallsStoredListener, PacketOutcome } from './ports.ts';
 import { CONTENT_COLUMNS, KIND_PACKET_TYPE, quarantineRow, replayRow, SEGMENT_COLUMNS, sourceKey, STAMPED_OUTPUT_COLUMNS, type RejectCode, type Rejection } from './rows.ts';
 import { storedHints, storedTurns } from './hint-lookups.ts';
 import { QUARANTINE_COLUMNS, quarantineBody, type QuarantineRecord } from './quarantine-body.ts';
 import { storedDependencies, storedInvocations, storedOutputs, storedQuarantine } from './segment-lookups.ts';
 import { kafkaKeys, RoundIndex, type RoundBatch } from './round-index.ts';
+import { storedCalls } from './stored-costs.ts';
 import { conflictReason, judgeRound, judgeStored, KINDS, type Kind, type RoundVerdict } from './verdict.ts';
 
 export type { RoundBatch } from './round-index.ts';
@@ -270,36 +271,3 @@ function rejection(r: RoundIndex, i: number, conflict: { kind: Kind; key: string
   if (!conflict) return r.col(i).rejection(r.at(i)) as Rejection;
   return { ...conflictReason(conflict.kind, conflict.key), packetType: KIND_PACKET_TYPE[conflict.kind], ids: r.ids(i) };
 }
-
-/**
- * The facts budgets need of the round's written calls, read back from their TabSeparated lines
- * (columns as SEGMENT_COLUMNS.tool_invocations): only when a listener is wired, so ingest without
- * budgets pays nothing; with one, a split of a line per call.
- */
-function storedCalls(r: RoundIndex, v: RoundVerdict): StoredCall[] {
-  const calls: StoredCall[] = [];
-  for (const i of v.fresh.invocation.values()) {
-    const part = r.part(i, 'invocation');
-    const f = part.lines.buf.toString('utf8', part.start, part.end - 1).split('\t');
-    const cost = f[COL.cost_usd] === '\\N' || f[COL.cost_usd] === undefined ? null : Number(f[COL.cost_usd]);
-    calls.push({
-      call_id: f[COL.call_id] as string,
-      task_id: tsvUnescape(f[COL.task_id] as string),
-      tool_id: tsvUnescape(f[COL.tool_id] as string),
-      agent_id: tsvUnescape(f[COL.agent_id] as string),
-      cost_usd: cost,
-      created_at_ms: Date.parse(`${(f[COL.created_at] as string).replace(' ', 'T')}Z`),
-    });
-  }
-  return calls;
-}
-
-/** Field positions of the columns budgets read, from the insert's own column list. */
-const COL = Object.fromEntries(
-  (['call_id', 'task_id', 'tool_id', 'agent_id', 'cost_usd', 'created_at'] as const).map((c) => {
-    const at = SEGMENT_COLUMNS.tool_invocations.indexOf(c);
-    if (at < 0) throw new Error(`tool_invocations has no column ${c}`);
-    return [c, at];
-  }),
-) as Record<'call_id' | 'task_id' | 'tool_id' | 'agent_id' | 'cost_usd' | 'created_at', number>;
-
