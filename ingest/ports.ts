@@ -87,7 +87,7 @@ export const STORED_FINGERPRINT_SQL = `concat(substring(fingerprint, 1, ${FINGER
 /** Fingerprint of tool_workflows rows written by the dependency analyzer (not from a packet); already in stored form. */
 export const ANALYZER_FINGERPRINT = storedFingerprint('analyzer'.padEnd(32, '0'));
 
-/** A tool_call the writer has just made durable in `tool_invocations` (what budgets count). */
+/** A tool call or model turn the writer has just made durable (what budgets count). */
 export interface StoredCall {
   call_id: string;
   agent_id: string;
@@ -96,11 +96,13 @@ export interface StoredCall {
   task_id: string;
   cost_usd: number | null;
   created_at_ms: number;
+  /** A model turn (its turn_id as call_id, tool_id ''); absent: a tool call. */
+  kind?: 'model';
 }
 
 /**
- * Told, after each commit round, of the tool_invocations rows it wrote (not redeliveries). Called
- * synchronously on the writer's path: it must be cheap and must not throw (budgets add to
- * in-memory totals). The process that owns the writer wires it (cli/serve.ts).
+ * Told, after each commit round, of the tool_invocations and model_turns rows it wrote (not
+ * redeliveries). Called synchronously on the writer's path: it must be cheap and must not throw
+ * (budgets add to in-memory totals). The process that owns the writer wires it (cli/serve.ts).
  */
 export type CallsStoredListener = (calls: StoredCall[]) => void;

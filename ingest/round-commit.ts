@@ -18,7 +18,7 @@ import { storedHints, storedTurns } from './hint-lookups.ts';
 import { QUARANTINE_COLUMNS, quarantineBody, type QuarantineRecord } from './quarantine-body.ts';
 import { storedDependencies, storedInvocations, storedOutputs, storedQuarantine } from './segment-lookups.ts';
 import { kafkaKeys, RoundIndex, type RoundBatch } from './round-index.ts';
-import { storedCalls } from './stored-costs.ts';
+import { storedCosts } from './stored-costs.ts';
 import { conflictReason, judgeRound, judgeStored, KINDS, type Kind, type RoundVerdict } from './verdict.ts';
 
 export type { RoundBatch } from './round-index.ts';
@@ -30,7 +30,7 @@ export interface RoundCommitterDeps {
   dedupCacheEntries: number;
   /** Calls whose task is remembered to stamp their outputs. */
   callTaskEntries: number;
-  /** Told of the calls each round wrote (budgets); absent = nothing is parsed back. */
+  /** Told of the calls and model turns each round wrote (budgets); absent = nothing is parsed back. */
   onCallsStored?: CallsStoredListener;
   /** What is stored, as far as a filter can tell: only keys it cannot rule out are looked up. */
   keyIndex: KeyIndex;
@@ -203,7 +203,7 @@ class RoundCommitter {
     for (const [hash, c] of contents) this.contentSeen.set(hash, c.ms);
     for (const [call, task] of tasks) this.callTasks.set(call, task);
     this.settle(r, v, outcomes);
-    if (this.deps.onCallsStored && v.fresh.invocation.size) this.deps.onCallsStored(storedCalls(r, v));
+    if (this.deps.onCallsStored && (v.fresh.invocation.size || v.fresh.turn.size)) this.deps.onCallsStored(storedCosts(r, v));
     const out: PacketOutcome[][] = [];
     let from = 0;
     for (const d of round) {

@@ -1,7 +1,7 @@
 /**
- * The facts budgets need of a commit round's written calls, read back from their TabSeparated
- * lines (columns as SEGMENT_COLUMNS.tool_invocations): only when a listener is wired, so ingest
- * without budgets pays nothing; with one, a split of a line per call.
+ * The facts budgets need of a commit round's written calls and model turns, read back from their
+ * TabSeparated lines (columns as SEGMENT_COLUMNS): only when a listener is wired, so ingest
+ * without budgets pays nothing; with one, a split of a line per call or turn.
  */
 import { tsvUnescape } from '../platform/clickhouse/door.ts';
 import type { StoredCall } from './ports.ts';
@@ -9,31 +9,49 @@ import type { RoundIndex } from './round-index.ts';
 import { SEGMENT_COLUMNS } from './rows.ts';
 import type { RoundVerdict } from './verdict.ts';
 
-/** The calls the round wrote (not redeliveries), as budgets count them. */
-export function storedCalls(r: RoundIndex, v: RoundVerdict): StoredCall[] {
-  const calls: StoredCall[] = [];
-  for (const i of v.fresh.invocation.values()) {
-    const part = r.part(i, 'invocation');
-    const f = part.lines.buf.toString('utf8', part.start, part.end - 1).split('\t');
-    const cost = f[COL.cost_usd] === '\\N' || f[COL.cost_usd] === undefined ? null : Number(f[COL.cost_usd]);
-    calls.push({
-      call_id: f[COL.call_id] as string,
-      task_id: tsvUnescape(f[COL.task_id] as string),
-      tool_id: tsvUnescape(f[COL.tool_id] as string),
-      agent_id: tsvUnescape(f[COL.agent_id] as string),
-      cost_usd: cost,
-      created_at_ms: Date.parse(`${(f[COL.created_at] as string).replace(' ', 'T')}Z`),
-    });
-  }
-  return calls;
+type Field = 'id' | 'task_id' | 'tool_id' | 'agent_id' | 'cost_usd' | 'created_at';
+
+/** Field positions of the columns budgets read, from the inserts' own column lists. */
+function positions(table: 'tool_invocations' | 'model_turns', id: string): Record<Field, number> {
+  const columns: readonly string[] = SEGMENT_COLUMNS[table];
+  const at = (c: string): number => {
+    const i = columns.indexOf(c);
+    if (i < 0) throw new Error(`${table} has no column ${c}`);
+    return i;
+  };
+  // A turn is no tool's call: -1 reads as ''.
+  return { id: at(id), task_id: at('task_id'), tool_id: table === 'model_turns' ? -1 : at('tool_id'), agent_id: at('agent_id'), cost_usd: at('cost_usd'), created_at: at('created_at') };
+}
+const CALL = positions('tool_invocations', 'call_id');
+const TURN = positions('model_turns', 'turn_id');
+
+function costOf(line: string, col: Record<Field, number>): StoredCall {
+  const f = line.split('\t');
+  const text = (i: number): string => (i < 0 ? '' : tsvUnescape(f[i] as string));
+  const cost = f[col.cost_usd];
+  return {
+    call_id: f[col.id] as string,
+    task_id: text(col.task_id),
+    tool_id: text(col.tool_id),
+    agent_id: text(col.agent_id),
+    cost_usd: cost === '\\N' || cost === undefined ? null : Number(cost),
+    created_at_ms: Date.parse(`${(f[col.created_at] as string).replace(' ', 'T')}Z`),
+  };
 }
 
-/** Field positions of the columns budgets read, from the insert's own column list. */
-const COL = Object.fromEntries(
-  (['call_id', 'task_id', 'tool_id', 'agent_id', 'cost_usd', 'created_at'] as const).map((c) => {
-    const at = SEGMENT_COLUMNS.tool_invocations.indexOf(c);
-    if (at < 0) throw new Error(`tool_invocations has no column ${c}`);
-    return [c, at];
-  }),
-) as Record<'call_id' | 'task_id' | 'tool_id' | 'agent_id' | 'cost_usd' | 'created_at', number>;
-
+/**
+ * The calls and model turns the round wrote (not redeliveries), as budgets count them; a turn
+ * carries `kind: 'model'` and its turn_id as `call_id`.
+ */
+export function storedCosts(r: RoundIndex, v: RoundVerdict): StoredCall[] {
+  const out: StoredCall[] = [];
+  for (const i of v.fresh.invocation.values()) {
+    const part = r.part(i, 'invocation');
+    out.push(costOf(part.lines.buf.toString('utf8', part.start, part.end - 1), CALL));
+  }
+  for (const i of v.fresh.turn.values()) {
+    const part = r.part(i, 'turn');
+    out.push({ ...costOf(part.lines.buf.toString('utf8', part.start, part.end - 1), TURN), kind: 'model' });
+  }
+  return out;
+}

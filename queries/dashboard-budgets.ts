@@ -10,25 +10,31 @@ import type { QuerySpec } from './sql.ts';
 export const BUDGET_SPEND_VS_LIMIT: QuerySpec = {
   name: 'budget_spend_vs_limit',
   description:
-    "Each budget in force (newest budget_versions row) with SUM(cost_usd) of the stored calls in its scope and current UTC day or month, its limit and the share used. A scope field '' matches any value.",
+    "Each budget in force (newest budget_versions row) with SUM(cost_usd) of the stored calls (and model turns, when its scope's costs count them) in its scope and current UTC day or month, its limit and the share used. A scope field '' matches any value.",
   sql: `WITH
   set AS (
     SELECT JSONExtractString(b, 'budget_id') AS budget_id, JSONExtractString(b, 'mode') AS mode, JSONExtractString(b, 'period') AS period,
       JSONExtractFloat(b, 'limit_usd') AS limit_usd, JSONExtractString(b, 'scope', 'agent_id') AS s_agent,
-      JSONExtractString(b, 'scope', 'tool_id') AS s_tool, JSONExtractString(b, 'scope', 'task_id') AS s_task
+      JSONExtractString(b, 'scope', 'tool_id') AS s_tool, JSONExtractString(b, 'scope', 'task_id') AS s_task,
+      if(JSONExtractString(b, 'scope', 'costs') IN ('models', 'all'), 1, 0) AS s_models, if(JSONExtractString(b, 'scope', 'costs') = 'models', 0, 1) AS s_tools
     FROM (SELECT budgets FROM {db:Identifier}.budget_versions ORDER BY version DESC LIMIT 1)
     ARRAY JOIN JSONExtractArrayRaw(budgets) AS b
   ),
   cells AS (
-    SELECT toString(agent_id) AS agent_id, toString(tool_id) AS tool_id, task_id, toDate(created_at, 'UTC') AS day, sum(ifNull(cost_usd, 0)) AS cost
+    SELECT 'tool' AS kind, toString(agent_id) AS agent_id, toString(tool_id) AS tool_id, task_id, toDate(created_at, 'UTC') AS day, sum(ifNull(cost_usd, 0)) AS cost
     FROM {db:Identifier}.tool_invocations
     WHERE created_at >= toStartOfMonth(now64(3, 'UTC'))
     GROUP BY agent_id, tool_id, task_id, day
+    -- model turns have no tool: a budget scoped to a tool never counts them
+    UNION ALL SELECT 'model', toString(agent_id), '', task_id, toDate(created_at, 'UTC') AS day, sum(ifNull(cost_usd, 0))
+    FROM {db:Identifier}.model_turns
+    WHERE created_at >= toStartOfMonth(now64(3, 'UTC'))
+    GROUP BY agent_id, task_id, day
     -- a row matching nothing, so that every budget has a row when no call is stored yet
-    UNION ALL SELECT '', '', '', toDate('1970-01-01'), 0
+    UNION ALL SELECT 'none', '', '', '', toDate('1970-01-01'), 0
   )
 SELECT budget_id, mode, period, limit_usd,
-  sumIf(cost, (s_agent = '' OR s_agent = agent_id) AND (s_tool = '' OR s_tool = tool_id) AND (s_task = '' OR s_task = task_id)
+  sumIf(cost, (kind = 'tool' AND s_tools = 1 OR kind = 'model' AND s_models = 1) AND (s_agent = '' OR s_agent = agent_id) AND (s_tool = '' OR s_tool = tool_id) AND (s_task = '' OR s_task = task_id)
     AND day >= if(period = 'day', toDate(now('UTC'), 'UTC'), toStartOfMonth(toDate(now('UTC'), 'UTC')))) AS spent_usd,
   if(limit_usd = 0, NULL, spent_usd / limit_usd) AS used
 FROM set CROSS JOIN cells

@@ -9,11 +9,14 @@
 export type BudgetPeriod = 'day' | 'month';
 /** `warn` answers warn when over; `deny` answers deny (the caller must not run the tool). */
 export type BudgetMode = 'warn' | 'deny';
-/** What a budget covers: an absent field matches any value. */
+/** Which stored costs a budget counts: tool calls (the default), model turns, or both. */
+export type BudgetCosts = 'tools' | 'models' | 'all';
+/** What a budget covers: an absent field matches any value; `costs` absent = `tools`. */
 export interface BudgetScope {
   agent_id?: string;
   tool_id?: string;
   task_id?: string;
+  costs?: BudgetCosts;
 }
 /** One budget of the set. */
 export interface Budget {
@@ -23,11 +26,15 @@ export interface Budget {
   limit_usd: number;
   mode: BudgetMode;
 }
-/** The facts of a call a scope is matched against (task_id null or '' = no task). */
+/**
+ * The facts of a stored cost a scope is matched against (task_id null or '' = no task): a tool
+ * call, or with `kind: 'model'` a model turn (its tool_id is '': a turn is no tool's call).
+ */
 export interface CallFacts {
   agent_id: string;
   tool_id: string;
   task_id?: string | null;
+  kind?: 'tool' | 'model';
 }
 /** A budget's figures as a check saw them. */
 export interface BudgetFigures {
@@ -52,8 +59,16 @@ export interface CheckAnswer {
   budgets: BudgetFigures[];
 }
 
-/** Whether a call falls under a scope (absent fields match anything; a task scope needs that task). */
-export function scopeMatches(scope: BudgetScope, call: CallFacts): boolean {
+/** Whether a budget counts costs of tool calls (`tools`, `all`). */
+export const countsTools = (scope: BudgetScope): boolean => scope.costs !== 'models';
+
+/**
+ * Whether a stored cost falls under a scope: its kind is one the budget counts, and absent fields
+ * match anything (a task scope needs that task). A check (a tool call about to run) is matched with
+ * `kind` ignored: a budget counting model turns answers for the calls of its agent and task too.
+ */
+export function scopeMatches(scope: BudgetScope, call: CallFacts, ignoreKind = false): boolean {
+  if (!ignoreKind && (call.kind === 'model' ? !(scope.costs === 'models' || scope.costs === 'all') : !countsTools(scope))) return false;
   if (scope.agent_id !== undefined && scope.agent_id !== call.agent_id) return false;
   if (scope.tool_id !== undefined && scope.tool_id !== call.tool_id) return false;
   if (scope.task_id !== undefined && scope.task_id !== (call.task_id ?? '')) return false;
@@ -83,11 +98,16 @@ export function figuresOf(b: Budget, spent: number, reserved: number): BudgetFig
   return { budget_id: b.budget_id, limit_usd: b.limit_usd, spent_usd: roundUsd(spent), reserved_usd: roundUsd(reserved), remaining_usd: roundUsd(b.limit_usd - spent - reserved), mode: b.mode };
 }
 
-/** deny when a deny budget would go over (spent + reserved + projected > limit), warn when only warn budgets would. */
-export function decide(figures: readonly BudgetFigures[], projected: number): Decision {
+/**
+ * deny when a deny budget would go over (spent + reserved + projected > limit), warn when only warn
+ * budgets would. `projected` may be given per budget: a budget counting model turns only holds no
+ * share of a tool call's cost, so it is over only once its turns are.
+ */
+export function decide(figures: readonly BudgetFigures[], projected: number | readonly number[]): Decision {
   let decision: Decision = 'allow';
-  for (const f of figures) {
-    if (roundUsd(f.spent_usd + f.reserved_usd + projected) <= f.limit_usd) continue;
+  for (const [i, f] of figures.entries()) {
+    const p = typeof projected === 'number' ? projected : (projected[i] ?? 0);
+    if (roundUsd(f.spent_usd + f.reserved_usd + p) <= f.limit_usd) continue;
     if (f.mode === 'deny') return 'deny';
     decision = 'warn';
   }
@@ -139,7 +159,7 @@ interface BufferedCall {
 }
 
 /** What a budget's spend depends on: two budgets with the same signature have the same spend. */
-const signature = (b: Budget): string => JSON.stringify([b.period, b.scope.agent_id ?? null, b.scope.tool_id ?? null, b.scope.task_id ?? null]);
+const signature = (b: Budget): string => JSON.stringify([b.period, b.scope.agent_id ?? null, b.scope.tool_id ?? null, b.scope.task_id ?? null, b.scope.costs ?? 'tools']);
 
 /**
  * Spend and reservations per budget. Each budget keeps a running total per UTC period, starting
@@ -218,11 +238,12 @@ export class BudgetLedger {
     return this.budgets;
   }
 
-  /** A stored call: its cost counts (null = 0) and its reservation, if any, is released. */
+  /** A stored call or model turn: its cost counts (null = 0) and its reservation, if any, is released. */
   recordCall(callId: string | null, call: CallFacts, cost: number | null, createdAtMs: number): void {
     if (callId !== null) this.release(callId);
     if (!cost) return;
-    this.buffer?.push({ callId, call: { agent_id: call.agent_id, tool_id: call.tool_id, task_id: call.task_id ?? '' }, cost, createdAtMs });
+    const facts: CallFacts = { agent_id: call.agent_id, tool_id: call.tool_id, task_id: call.task_id ?? '', ...(call.kind === 'model' ? { kind: 'model' as const } : {}) };
+    this.buffer?.push({ callId, call: facts, cost, createdAtMs });
     for (const b of this.budgets) {
       const t = this.tallies.get(b.budget_id);
       if (t && !(callId !== null && t.seen?.has(callId))) this.add(b, t, call, cost, createdAtMs);
@@ -275,7 +296,7 @@ export class BudgetLedger {
   figures(nowMs: number, call?: CallFacts): Array<BudgetFigures & { budget: Budget }> {
     this.expire(nowMs);
     return this.budgets
-      .filter((b) => !call || scopeMatches(b.scope, call))
+      .filter((b) => !call || scopeMatches(b.scope, call, true))
       .map((b) => ({ ...figuresOf(b, this.spent(b, nowMs), this.reserved.get(b.budget_id) ?? 0), budget: b }));
   }
 
@@ -289,9 +310,10 @@ export class BudgetLedger {
     if (req.call_id !== undefined) this.release(req.call_id);
     const seen = this.figures(nowMs, req);
     const budgets = seen.map(({ budget: _b, ...f }) => f);
-    const decision = decide(budgets, req.projected_cost_usd);
-    if (req.call_id !== undefined && decision !== 'deny' && seen.length > 0 && req.projected_cost_usd > 0) {
-      const r = { amount: req.projected_cost_usd, budgetIds: seen.map((f) => f.budget_id), expiresAt: nowMs + this.reservationTimeoutMs };
+    const holding = seen.filter((f) => countsTools(f.budget.scope));
+    const decision = decide(budgets, seen.map((f) => (countsTools(f.budget.scope) ? req.projected_cost_usd : 0)));
+    if (req.call_id !== undefined && decision !== 'deny' && holding.length > 0 && req.projected_cost_usd > 0) {
+      const r = { amount: req.projected_cost_usd, budgetIds: holding.map((f) => f.budget_id), expiresAt: nowMs + this.reservationTimeoutMs };
       this.reservations.set(req.call_id, r);
       for (const id of r.budgetIds) this.reserved.set(id, (this.reserved.get(id) ?? 0) + r.amount);
     }

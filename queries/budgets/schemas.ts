@@ -8,8 +8,22 @@ import { z } from 'zod';
 const id = z.string().min(1).max(256);
 const usd = z.number().finite().min(0);
 
-/** What a budget covers; an absent field matches any value. */
-export const budgetScopeSchema = z.strictObject({ agent_id: id.optional(), tool_id: id.optional(), task_id: id.optional() });
+/**
+ * What a budget covers; an absent field matches any value. `costs` says which stored costs count:
+ * the tool calls' (absent: what budgets always counted), the model turns', or both. A turn is no
+ * tool's call, so a budget scoped to a tool counts tool calls only.
+ */
+export const budgetScopeSchema = z
+  .strictObject({
+    agent_id: id.optional(),
+    tool_id: id.optional(),
+    task_id: id.optional(),
+    costs: z.enum(['tools', 'models', 'all']).optional().describe("costs counted: 'tools' (tool calls; the default), 'models' (model turns), 'all'"),
+  })
+  .superRefine((s, ctx) => {
+    if (s.tool_id !== undefined && s.costs !== undefined && s.costs !== 'tools')
+      ctx.addIssue({ code: 'custom', path: ['costs'], message: `a model turn is no tool's call: a budget scoped to tool_id counts tool costs only (drop tool_id or use costs 'tools')` });
+  });
 
 /** One budget. */
 export const budgetSchema = z.strictObject({
@@ -57,7 +71,7 @@ export type BudgetCheckRequest = z.infer<typeof budgetCheckRequestSchema>;
 const figures = {
   budget_id: z.string(),
   limit_usd: z.number(),
-  spent_usd: z.number().describe('SUM(cost_usd) of the stored calls in scope and in the current UTC period'),
+  spent_usd: z.number().describe('SUM(cost_usd) of the stored calls (and model turns, when the budget counts them) in scope and in the current UTC period'),
   reserved_usd: z.number().describe('projected costs of allowed checks whose calls are not stored yet'),
   remaining_usd: z.number().describe('limit − spent − reserved (negative when over)'),
   mode: z.enum(['warn', 'deny']),

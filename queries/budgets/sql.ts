@@ -4,7 +4,7 @@
  * newest first (GET /v1/budget/decisions). Migration 010.
  */
 import { z } from 'zod';
-import { BudgetLedger, periodKey, periodStartMs, type Budget, type LoadedSpend } from './math.ts';
+import { BudgetLedger, countsTools, periodKey, periodStartMs, type Budget, type LoadedSpend } from './math.ts';
 import { budgetFiguresSchema, budgetSetSchema, type BudgetDecisions, type BudgetList } from './schemas.ts';
 import { cursorCodec, msKey, uuidKey } from '../cursor.ts';
 import { chTime, isoTime, pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, type QueryContext, type QuerySpec, type StatementRunner, type TimeWindow } from '../sql.ts';
@@ -26,30 +26,37 @@ export const BUDGET_SET_LATEST: QuerySpec = {
 export const BUDGET_SPEND: QuerySpec = {
   name: 'budget_spend',
   description:
-    'SUM(cost_usd) of the stored calls in scope of each given budget, per UTC period from the start of its current period on, with the ids of the counted calls stored in the last seen_ms (when with_seen).',
+    'SUM(cost_usd) of the stored calls (and model turns, for a budget that counts them) in scope of each given budget, per UTC period from the start of its current period on, with the ids of the counted records stored in the last seen_ms (when with_seen).',
   sql: `SELECT k.budget_id AS budget_id,
   if(k.day, formatDateTime(t.created_at, '%Y-%m-%d', 'UTC'), formatDateTime(t.created_at, '%Y-%m', 'UTC')) AS period_key,
   sum(t.cost) AS spent,
-  groupUniqArrayIf(t.call_id, {with_seen:Bool} AND t.ingested_at >= now64(3) - toIntervalMillisecond({seen_ms:UInt32})) AS seen
+  groupUniqArrayIf(t.id, {with_seen:Bool} AND t.ingested_at >= now64(3) - toIntervalMillisecond({seen_ms:UInt32})) AS seen
 FROM (
-  SELECT toString(call_id) AS call_id, created_at, ingested_at, cost_usd AS cost, arrayJoin({shapes:Array(UInt8)}) AS shape,
+  SELECT toString(call_id) AS id, 0 AS kind, created_at, ingested_at, cost_usd AS cost, arrayJoin({shapes:Array(UInt8)}) AS shape,
     if(bitTest(shape, 0), toString(agent_id), '') AS k_agent, if(bitTest(shape, 1), toString(tool_id), '') AS k_tool, if(bitTest(shape, 2), task_id, '') AS k_task
   FROM {db:Identifier}.tool_invocations
-  WHERE created_at >= {from:DateTime64(3, 'UTC')} AND ifNull(cost_usd, 0) != 0
+  WHERE {tools:Bool} AND created_at >= {from:DateTime64(3, 'UTC')} AND ifNull(cost_usd, 0) != 0
+  UNION ALL
+  SELECT toString(turn_id) AS id, 1 AS kind, created_at, ingested_at, cost_usd AS cost, arrayJoin({shapes:Array(UInt8)}) AS shape,
+    if(bitTest(shape, 0), toString(agent_id), '') AS k_agent, '' AS k_tool, if(bitTest(shape, 2), task_id, '') AS k_task
+  FROM {db:Identifier}.model_turns
+  WHERE {models:Bool} AND created_at >= {from:DateTime64(3, 'UTC')} AND ifNull(cost_usd, 0) != 0
 ) AS t
 INNER JOIN (
-  SELECT b.1 AS budget_id, b.2 AS shape, b.3 AS agent, b.4 AS tool, b.5 AS task, b.6 AS start_ms, b.7 AS day
-  FROM (SELECT arrayJoin(arrayZip({ids:Array(String)}, {b_shapes:Array(UInt8)}, {agents:Array(String)}, {tools:Array(String)}, {tasks:Array(String)}, {starts:Array(Int64)}, {days:Array(Bool)})) AS b)
+  SELECT b.1 AS budget_id, b.2 AS shape, b.3 AS agent, b.4 AS tool, b.5 AS task, b.6 AS start_ms, b.7 AS day, b.8 AS costs
+  FROM (SELECT arrayJoin(arrayZip({ids:Array(String)}, {b_shapes:Array(UInt8)}, {agents:Array(String)}, {tools_of:Array(String)}, {tasks:Array(String)}, {starts:Array(Int64)}, {days:Array(Bool)}, {costs:Array(UInt8)})) AS b)
 ) AS k ON t.shape = k.shape AND t.k_agent = k.agent AND t.k_tool = k.tool AND t.k_task = k.task
-WHERE toUnixTimestamp64Milli(t.created_at) >= k.start_ms
+WHERE toUnixTimestamp64Milli(t.created_at) >= k.start_ms AND bitTest(k.costs, t.kind)
 GROUP BY budget_id, period_key`,
   params: {
     db: 'database of the segments (Identifier)',
     from: "the earliest start of the budgets' current periods, 'YYYY-MM-DD hh:mm:ss.sss' UTC",
     shapes: 'the distinct scope shapes of the budgets (bits: 1 agent_id, 2 tool_id, 4 task_id)',
-    ids: 'budget ids', b_shapes: 'each budget’s scope shape', agents: "each budget's agent_id ('' when not scoped)", tools: "each budget's tool_id ('' when not scoped)",
+    tools: 'whether any budget counts tool calls', models: 'whether any budget counts model turns',
+    ids: 'budget ids', b_shapes: 'each budget’s scope shape', agents: "each budget's agent_id ('' when not scoped)", tools_of: "each budget's tool_id ('' when not scoped)",
     tasks: "each budget's task_id ('' when not scoped)", starts: "start of each budget's current period, ms since the epoch", days: 'each budget: true for a day period, false for a month',
-    with_seen: 'whether to return the ids of counted calls stored recently', seen_ms: 'how recently (by ClickHouse’s clock, ingested_at)',
+    costs: 'each budget: the costs it counts (bits: 1 tool calls, 2 model turns)',
+    with_seen: 'whether to return the ids of counted records stored recently', seen_ms: 'how recently (by ClickHouse’s clock, ingested_at)',
   },
 };
 
@@ -88,6 +95,7 @@ export async function latestBudgetSet(ch: StatementRunner, db: string, ctx: Quer
 const BUDGETS_PER_STATEMENT = 500;
 
 const shapeOf = (b: Budget): number => (b.scope.agent_id === undefined ? 0 : 1) | (b.scope.tool_id === undefined ? 0 : 2) | (b.scope.task_id === undefined ? 0 : 4);
+const costsOf = (b: Budget): number => (countsTools(b.scope) ? 1 : 0) | (b.scope.costs === 'models' || b.scope.costs === 'all' ? 2 : 0);
 
 /**
  * The stored spend of `budgets` in their periods in force at `nowMs` (and later periods calls
@@ -109,10 +117,13 @@ export async function loadBudgetSpend(ch: StatementRunner, db: string, budgets: 
         ids: chunk.map((b) => b.budget_id),
         b_shapes: chunk.map(shapeOf),
         agents: chunk.map((b) => b.scope.agent_id ?? ''),
-        tools: chunk.map((b) => b.scope.tool_id ?? ''),
+        tools: chunk.some((b) => costsOf(b) & 1),
+        models: chunk.some((b) => costsOf(b) & 2),
+        tools_of: chunk.map((b) => b.scope.tool_id ?? ''),
         tasks: chunk.map((b) => b.scope.task_id ?? ''),
         starts,
         days: chunk.map((b) => b.period === 'day'),
+        costs: chunk.map(costsOf),
         with_seen: seenMs > 0,
         seen_ms: Math.max(0, Math.round(seenMs)),
       },

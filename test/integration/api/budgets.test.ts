@@ -13,6 +13,7 @@ import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
 import type { ClickHouseDoor } from '../../../platform/clickhouse/door.ts';
 import { createLogger, silentLogger } from '../../../platform/logger.ts';
 import { MetricsRegistry } from '../../../platform/metrics.ts';
+import { BUDGET_SPEND_VS_LIMIT } from '../../../queries/dashboard-budgets.ts';
 import { createReadQueries } from '../../../queries/index.ts';
 import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
 import { freshDatabase, rows } from '../../helpers/clickhouse.ts';
@@ -153,5 +154,79 @@ describe('budgets', () => {
     const denies = (await send(s.app, 'GET', '/v1/budget/decisions?decision=deny&limit=100', READ)).json().decisions;
     expect(denies).toHaveLength(46);
     expect(denies[0].budgets[0]).toMatchObject({ budget_id: 'tight', mode: 'deny', limit_usd: 1 });
+  });
+
+  it('a budget counts model turns when its costs say so: spend from both tables, kept current by the writer and rebuilt at restart', async () => {
+    const refused = await send(s.app, 'PUT', '/v1/budgets', ADMIN, [{ budget_id: 'x', scope: { tool_id: 'search_web', costs: 'models' }, period: 'day', limit_usd: 1, mode: 'deny' }]);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().message).toContain('0.scope.costs');
+    const set = [
+      { budget_id: 'L-models-day', scope: { agent_id: 'L', costs: 'models' }, period: 'day', limit_usd: 0.5, mode: 'deny' },
+      { budget_id: 'L-all-month', scope: { agent_id: 'L', costs: 'all' }, period: 'month', limit_usd: 100, mode: 'warn' },
+      { budget_id: 'task-1-tools', scope: { task_id: 'task-1', costs: 'tools' }, period: 'month', limit_usd: 100, mode: 'warn' },
+    ];
+    expect((await send(s.app, 'PUT', '/v1/budgets', ADMIN, set)).statusCode).toBe(200);
+    const turn = (over: Record<string, unknown>) => ({
+      type: 'model_turn',
+      turn: {
+        turn_id: randomUUID(), task_id: 'task-1', agent_id: 'L', model: 'gpt-4o-mini-2024-07-18', provider: 'openai', input_tokens: 2000, output_tokens: 150,
+        cached_input_tokens: null, cost_usd: null, cost_source: null, duration_ms: 800, status: 'success', error: null, requested_tool_calls: [],
+        trace_id: null, span_id: null, created_at: iso(NOW - 2000), ...over,
+      },
+    });
+    const turns = [
+      turn({ cost_usd: 0.2, cost_source: 'reported' }),
+      turn({}), // priced from the table at ingest
+      turn({ agent_id: 'M', cost_usd: 3, cost_source: 'reported' }),
+      turn({ cost_usd: 9, cost_source: 'reported', created_at: iso(Date.UTC(2026, 9, 30)) }), // last month
+    ];
+    const posted = await send(s.app, 'POST', '/v1/packets', INGEST, turns);
+    expect(posted.json(), posted.body).toMatchObject({ accepted: 4 });
+    const sum = async (table: string, where: string) =>
+      Number((await rows<{ s: number }>(ch, `SELECT sum(ifNull(cost_usd, 0)) AS s FROM {db:Identifier}.${table} WHERE ${where}`, { db }))[0]?.s);
+    const today = `toDate(created_at) = '2026-11-22'`;
+    const month = `toStartOfMonth(created_at) = '2026-11-01'`;
+    const want = async () => ({
+      'L-models-day': await sum('model_turns', `agent_id = 'L' AND ${today}`),
+      'L-all-month': (await sum('model_turns', `agent_id = 'L' AND ${month}`)) + (await sum('tool_invocations', `agent_id = 'L' AND ${month}`)),
+      'task-1-tools': await sum('tool_invocations', `task_id = 'task-1' AND ${month}`),
+    });
+    const figures = async (app: FastifyInstance) =>
+      Object.fromEntries((await send(app, 'GET', '/v1/budgets', READ)).json().budgets.map((b: { budget_id: string; spent_usd: number }) => [b.budget_id, b.spent_usd]));
+    const first = await want();
+    expect(first['L-models-day']).toBeGreaterThan(0.2); // the priced turn counted too
+    expect(first['L-models-day']).toBeLessThan(0.5);
+    for (const [id, spent] of Object.entries(await figures(s.app))) expect(spent, id).toBeCloseTo(first[id as keyof typeof first], 9);
+    // Under its limit, the models budget allows; a tool call's projected cost is not a model cost.
+    expect((await check(s.app, { agent_id: 'L', tool_id: 'search_web', task_id: 'task-1', projected_cost_usd: 0.4 })).json().decision).toBe('allow');
+    await send(s.app, 'POST', '/v1/packets', INGEST, [turn({ cost_usd: 0.3, cost_source: 'reported' })]);
+    const over = (await check(s.app, { agent_id: 'L', tool_id: 'search_web', task_id: 'task-1', projected_cost_usd: 0 })).json();
+    expect(over.decision).toBe('deny');
+    expect(over.budgets.find((b: { budget_id: string }) => b.budget_id === 'L-models-day').spent_usd).toBeCloseTo((await want())['L-models-day'], 9);
+    const restarted = serve(clock);
+    await restarted.budgets.start();
+    const rebuilt = await want();
+    for (const [id, spent] of Object.entries(await figures(restarted.app))) expect(spent, id).toBeCloseTo(rebuilt[id as keyof typeof rebuilt], 9);
+  });
+
+  it("the cost dashboard's spend-vs-limit panel counts model turns as the budgets do (the panel reads today by the real clock)", async () => {
+    const set = [
+      { budget_id: 'Q-models', scope: { agent_id: 'Q', costs: 'models' }, period: 'day', limit_usd: 1, mode: 'deny' },
+      { budget_id: 'Q-all', scope: { agent_id: 'Q', costs: 'all' }, period: 'month', limit_usd: 1, mode: 'deny' },
+      { budget_id: 'Q-tools', scope: { agent_id: 'Q' }, period: 'day', limit_usd: 1, mode: 'deny' },
+    ];
+    expect((await send(s.app, 'PUT', '/v1/budgets', ADMIN, set)).statusCode).toBe(200);
+    const at = iso(Date.now() - 1000);
+    const turn = { type: 'model_turn', turn: { turn_id: randomUUID(), task_id: 't-q', agent_id: 'Q', model: 'm', provider: null, input_tokens: null, output_tokens: null, cached_input_tokens: null, cost_usd: 0.25, cost_source: 'reported', duration_ms: 1, status: 'success', error: null, requested_tool_calls: [], trace_id: null, span_id: null, created_at: at } };
+    const posted = await send(s.app, 'POST', '/v1/packets', INGEST, [turn, toolCall({ agent_id: 'Q', cost_usd: 0.125, created_at: at }, 't-q')]);
+    expect(posted.json(), posted.body).toMatchObject({ accepted: 2 });
+    const sum = async (table: string, where: string) =>
+      Number((await rows<{ s: number }>(ch, `SELECT sum(ifNull(cost_usd, 0)) AS s FROM {db:Identifier}.${table} WHERE agent_id = 'Q' AND ${where}`, { db }))[0]?.s);
+    const day = 'toDate(created_at) = today()';
+    const month = 'toStartOfMonth(created_at) = toStartOfMonth(today())';
+    const want = { 'Q-models': await sum('model_turns', day), 'Q-all': (await sum('model_turns', month)) + (await sum('tool_invocations', month)), 'Q-tools': await sum('tool_invocations', day) };
+    expect(want).toEqual({ 'Q-models': 0.25, 'Q-all': 0.375, 'Q-tools': 0.125 });
+    const panel = await door.read<{ budget_id: string; spent_usd: number }>(BUDGET_SPEND_VS_LIMIT, { db }, DEFAULT_QUERY_CONTEXT);
+    expect(Object.fromEntries(panel.map((r) => [r.budget_id, r.spent_usd]))).toEqual(want);
   });
 });

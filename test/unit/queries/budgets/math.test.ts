@@ -1,13 +1,21 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BudgetLedger, periodKey, scopeMatches, type Budget, type CallFacts, type Decision } from '../../../../queries/budgets/math.ts';
+import { parseBudgetSet } from '../../../../queries/budgets/schemas.ts';
 
 const TIMEOUT = 60_000;
 const facts = fc.record({ agent_id: fc.constantFrom('a', 'b'), tool_id: fc.constantFrom('x', 'y'), task_id: fc.constantFrom('t1', 't2', '') });
+// A stored cost: a tool call, or a model turn (no tool).
+const storedFacts = fc.oneof(facts, facts.map((f): CallFacts => ({ ...f, tool_id: '', kind: 'model' })));
+// As the budget schema allows: a scope with tool_id counts tool costs only.
+const scopeArb = fc
+  .record({ agent_id: fc.constantFrom('a', 'b'), tool_id: fc.constantFrom('x', 'y'), task_id: fc.constantFrom('t1', 't2'), costs: fc.constantFrom('tools' as const, 'models' as const, 'all' as const) }, { requiredKeys: [] })
+  .map((s) => (s.tool_id !== undefined && s.costs !== 'tools' ? { ...s, costs: undefined } : s))
+  .map((s) => Object.fromEntries(Object.entries(s).filter(([, v]) => v !== undefined)));
 const budgetArb = (i: number) =>
   fc.record({
     budget_id: fc.constant(`b${i}`),
-    scope: fc.record({ agent_id: fc.constantFrom('a', 'b'), tool_id: fc.constantFrom('x', 'y'), task_id: fc.constantFrom('t1', 't2') }, { requiredKeys: [] }),
+    scope: scopeArb,
     period: fc.constantFrom('day' as const, 'month' as const),
     limit_usd: fc.constantFrom(0.5, 1, 2, 5),
     mode: fc.constantFrom('warn' as const, 'deny' as const),
@@ -16,12 +24,17 @@ const budgetsArb = fc.integer({ min: 0, max: 5 }).chain((n) => fc.tuple(...Array
 const callId = fc.constantFrom('c1', 'c2', 'c3', 'c4');
 const cents = fc.integer({ min: 0, max: 150 }).map((c) => c / 100);
 const eventArb = fc.oneof(
-  fc.record({ kind: fc.constant('store' as const), callId: fc.option(callId), facts, cost: fc.option(cents), ageMs: fc.integer({ min: 0, max: 3 * 86_400_000 }) }),
+  fc.record({ kind: fc.constant('store' as const), callId: fc.option(callId), facts: storedFacts, cost: fc.option(cents), ageMs: fc.integer({ min: 0, max: 3 * 86_400_000 }) }),
   fc.record({ kind: fc.constant('check' as const), callId: fc.option(callId), facts, projected: cents }),
   fc.record({ kind: fc.constant('tick' as const), dt: fc.integer({ min: 0, max: 8 * 3_600_000 }) }),
 );
 
-/** The oracle: everything recomputed from the history, periods by ISO-string slicing. */
+/**
+ * The oracle: everything recomputed from the history, periods by ISO-string slicing. A budget
+ * counts the kinds its `costs` names (absent: tool calls); a check — a tool call about to run —
+ * sees every budget of its agent, tool and task, and a budget counting model turns only takes no
+ * share of its projected cost.
+ */
 class Oracle {
   stored: Array<{ facts: CallFacts; cost: number; at: number }> = [];
   reservations: Array<{ callId: string; amount: number; budgets: string[]; until: number }> = [];
@@ -30,7 +43,11 @@ class Oracle {
     return new Date(ms).toISOString().slice(0, b.period === 'day' ? 10 : 7);
   }
   private matches(b: Budget, f: CallFacts) {
-    return Object.entries(b.scope).every(([k, v]) => v === undefined || (f as unknown as Record<string, string>)[k] === v);
+    return Object.entries(b.scope).every(([k, v]) => k === 'costs' || v === undefined || (f as unknown as Record<string, string>)[k] === v);
+  }
+  private counts(b: Budget, f: CallFacts) {
+    const costs = b.scope.costs ?? 'tools';
+    return costs === 'all' || costs === (f.kind === 'model' ? 'models' : 'tools');
   }
   store(id: string | null, f: CallFacts, cost: number | null, at: number) {
     this.stored.push({ facts: f, cost: cost ?? 0, at });
@@ -41,12 +58,14 @@ class Oracle {
     const mine = this.budgets.filter((b) => this.matches(b, f));
     const figures = mine.map((b): [string, number, number] => [
       b.budget_id,
-      this.stored.filter((s) => this.matches(b, s.facts) && this.period(b, s.at) === this.period(b, now)).reduce((n, s) => n + s.cost, 0),
+      this.stored.filter((s) => this.counts(b, s.facts) && this.matches(b, s.facts) && this.period(b, s.at) === this.period(b, now)).reduce((n, s) => n + s.cost, 0),
       this.reservations.filter((r) => r.until > now && r.budgets.includes(b.budget_id)).reduce((n, r) => n + r.amount, 0),
     ]);
-    const over = mine.filter((b, i) => (figures[i] as [string, number, number])[1] + (figures[i] as [string, number, number])[2] + projected > b.limit_usd + 1e-9);
+    const share = (b: Budget) => (b.scope.costs === 'models' ? 0 : projected);
+    const over = mine.filter((b, i) => (figures[i] as [string, number, number])[1] + (figures[i] as [string, number, number])[2] + share(b) > b.limit_usd + 1e-9);
     const decision: Decision = over.some((b) => b.mode === 'deny') ? 'deny' : over.length ? 'warn' : 'allow';
-    if (id && decision !== 'deny' && mine.length && projected > 0) this.reservations.push({ callId: id, amount: projected, budgets: mine.map((b) => b.budget_id), until: now + TIMEOUT });
+    const holding = mine.filter((b) => b.scope.costs !== 'models');
+    if (id && decision !== 'deny' && holding.length && projected > 0) this.reservations.push({ callId: id, amount: projected, budgets: holding.map((b) => b.budget_id), until: now + TIMEOUT });
     return { decision, figures };
   }
 }
@@ -104,6 +123,34 @@ describe('budget arithmetic against an oracle', () => {
     // c2 holds 0.6 until its timeout passes
     expect(ledger.check({ ...call, projected_cost_usd: 0.5 }, t + 999).decision).toBe('deny');
     expect(ledger.check({ ...call, projected_cost_usd: 0.5 }, t + 1001).decision).toBe('allow');
+  });
+
+  it('model turns count only in budgets whose costs name them; a models-only budget over its limit denies the calls of its scope', () => {
+    const ledger = new BudgetLedger(1000);
+    ledger.setBudgets([
+      { budget_id: 'models', scope: { agent_id: 'a', costs: 'models' }, period: 'day', limit_usd: 1, mode: 'deny' },
+      { budget_id: 'all', scope: { agent_id: 'a', costs: 'all' }, period: 'day', limit_usd: 5, mode: 'warn' },
+      { budget_id: 'tools', scope: { agent_id: 'a' }, period: 'day', limit_usd: 5, mode: 'warn' },
+    ]);
+    const t = Date.UTC(2026, 5, 1, 12);
+    ledger.recordCall('turn-1', { agent_id: 'a', tool_id: '', kind: 'model' }, 0.75, t);
+    ledger.recordCall('call-1', { agent_id: 'a', tool_id: 'x' }, 0.5, t);
+    const spent = () => ledger.figures(t).map((f) => [f.budget_id, f.spent_usd]);
+    expect(spent()).toEqual([['models', 0.75], ['all', 1.25], ['tools', 0.5]]);
+    // A tool call's projected cost is no model cost: the models budget stays under its limit.
+    expect(ledger.check({ agent_id: 'a', tool_id: 'x', projected_cost_usd: 2, call_id: 'c' }, t).decision).toBe('allow');
+    expect(ledger.figures(t).map((f) => f.reserved_usd)).toEqual([0, 2, 2]);
+    ledger.recordCall('turn-2', { agent_id: 'a', tool_id: '', kind: 'model' }, 0.5, t);
+    expect(ledger.check({ agent_id: 'a', tool_id: 'x', projected_cost_usd: 0 }, t).decision).toBe('deny');
+    expect(ledger.check({ agent_id: 'b', tool_id: 'x', projected_cost_usd: 0 }, t)).toEqual({ decision: 'allow', budgets: [] });
+  });
+
+  it('the budget set refuses a tool-scoped budget counting model turns', () => {
+    const base = { budget_id: 'b', period: 'day', limit_usd: 1, mode: 'deny' };
+    const refused = parseBudgetSet([{ ...base, scope: { tool_id: 'x', costs: 'all' } }]);
+    expect(refused).toEqual({ ok: false, errors: [expect.stringMatching(/^0\.scope\.costs: a model turn is no tool's call/)] });
+    expect(parseBudgetSet([{ ...base, scope: { tool_id: 'x', costs: 'tools' } }, { ...base, budget_id: 'c', scope: { agent_id: 'a', costs: 'models' } }]).ok).toBe(true);
+    expect(parseBudgetSet([{ ...base, scope: { costs: 'everything' } }]).ok).toBe(false);
   });
 
   it('overlapping scopes: deny wins over warn, warn when only warn budgets would go over', () => {
