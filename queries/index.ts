@@ -22,7 +22,7 @@ import { SLOW_CALLS, SLOW_COUNT, slowCalls, type SlowParams } from './slow.ts';
 import type { QueryContext, QuerySpec } from './sql.ts';
 import { TOOL_OUTPUT_SAMPLES, TOOL_OUTPUTS, toolOutputs, type ToolOutputsParams } from './tool-outputs.ts';
 import { TOOL_P95_DURATIONS, TOOL_SERVERS, TOOLS_SUMMARY, toolsSummary, type ToolsSummaryParams } from './tools-summary.ts';
-import { TASK_LIST, taskList, type TaskListParams } from './task-list.ts';
+import { TASK_LIST, TASK_LIST_TURNS, taskList, type TaskListParams } from './task-list.ts';
 import { TOOL_SERIES, toolSeries, type ToolSeriesParams } from './tool-series.ts';
 import { search, type SearchParams } from './search.ts';
 import { VIOLATION_COUNTS, VIOLATION_TASKS, VIOLATIONS, violations, type ViolationsParams } from './violations.ts';
@@ -165,6 +165,7 @@ export const QUERY_CATALOG: readonly QuerySpec[] = [
   OUTPUT_BY_ID,
   OUTPUT_CONTENT,
   TASK_LIST,
+  TASK_LIST_TURNS,
   TOOL_STATS,
   TOOL_INVOCATIONS,
   TOOL_OUTPUTS,

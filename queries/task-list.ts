@@ -1,6 +1,7 @@
 /**
  * Recent tasks (GET /v1/tasks): one row per task with calls in the window — its calls, failed
- * calls, total cost, agents and first/last call — most recently active first. The web app's task
+ * calls, total cost, its model turns' tokens and cost, agents and first/last call — most recently
+ * active first. The web app's task
  * list; the Cost dashboard's "cost per task" panel is the same aggregation ordered by cost.
  */
 import type { TaskList } from './schemas.ts';
@@ -47,6 +48,20 @@ LIMIT {limit:UInt32}`,
   params: { ...WINDOW_PARAM_DOCS, limit: 'tasks to return at most' },
 };
 
+/**
+ * The model turns of listed tasks in the window: a read of the turns' key ranges (model_turns is
+ * ordered by task), so its cost follows the page's tasks, not what is stored.
+ */
+export const TASK_LIST_TURNS: QuerySpec = {
+  name: 'task_list_turns',
+  description: 'Per listed task: its model turns in the window, their input and output tokens and cost (a turn without a cost counts 0).',
+  sql: `SELECT task_id, count() AS turns, sum(ifNull(input_tokens, 0)) AS in_tokens, sum(ifNull(output_tokens, 0)) AS out_tokens, sum(ifNull(cost_usd, 0)) AS cost
+FROM {db:Identifier}.model_turns
+WHERE task_id IN {tasks:Array(String)} AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
+GROUP BY task_id`,
+  params: { ...WINDOW_PARAM_DOCS, tasks: 'the task ids the list holds' },
+};
+
 /** Parameters of {@link taskList}. */
 export interface TaskListParams {
   window: TimeWindow;
@@ -63,18 +78,36 @@ interface Row {
   last_ms: number;
 }
 
-/** Runs the task list. */
+interface TurnRow {
+  task_id: string;
+  turns: string | number;
+  in_tokens: string | number;
+  out_tokens: string | number;
+  cost: number;
+}
+
+/** Runs the task list: the tasks, then the model turns of those listed. */
 export async function taskList(ch: StatementRunner, db: string, p: TaskListParams, ctx: QueryContext): Promise<TaskList> {
-  const rows = await runQuery<Row>(ch, TASK_LIST, { db, ...windowParams(p.window), limit: p.limit }, ctx);
+  const window = windowParams(p.window);
+  const rows = await runQuery<Row>(ch, TASK_LIST, { db, ...window, limit: p.limit }, ctx);
+  const turns = rows.length ? await runQuery<TurnRow>(ch, TASK_LIST_TURNS, { db, ...window, tasks: rows.map((r) => r.task_id) }, ctx) : [];
+  const turnsOf = new Map(turns.map((t) => [t.task_id, t]));
   return {
-    tasks: rows.map((r) => ({
-      task_id: r.task_id,
-      calls: Number(r.calls),
-      failures: Number(r.failures),
-      total_cost_usd: Number(r.total_cost_usd),
-      agents: r.agents,
-      first_call: isoTime(r.first_ms),
-      last_call: isoTime(r.last_ms),
-    })),
+    tasks: rows.map((r) => {
+      const t = turnsOf.get(r.task_id);
+      return {
+        task_id: r.task_id,
+        calls: Number(r.calls),
+        failures: Number(r.failures),
+        total_cost_usd: Number(r.total_cost_usd),
+        model_turns: Number(t?.turns ?? 0),
+        model_input_tokens: Number(t?.in_tokens ?? 0),
+        model_output_tokens: Number(t?.out_tokens ?? 0),
+        model_cost_usd: Number(t?.cost ?? 0),
+        agents: r.agents,
+        first_call: isoTime(r.first_ms),
+        last_call: isoTime(r.last_ms),
+      };
+    }),
   };
 }

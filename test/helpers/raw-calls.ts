@@ -33,7 +33,8 @@ export function rawCall(p: Partial<RawCall> & Pick<RawCall, 'tool_id' | 't'>): R
 
 const sortedJson = (args: Record<string, unknown>) => JSON.stringify(Object.fromEntries(Object.entries(args).sort(([a], [b]) => (a < b ? -1 : 1))));
 
-const chTime = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
+/** A time as ClickHouse reads DateTime64(3) text. */
+export const chTime = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
 
 /** Inserts calls with the given ingested_at (without: ClickHouse's clock, as the writer stores them). */
 export async function insertCalls(ch: ClickHouseClient, db: string, calls: readonly RawCall[], ingestedMs?: number): Promise<void> {

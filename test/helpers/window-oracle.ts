@@ -12,8 +12,20 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const inWindow = (c: RawCall, from: number, to: number) => c.t >= from && c.t < to;
 const byteOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** GET /v1/tasks: per task with calls in [from, to), last call descending, then task_id. */
-export function taskListOracle(calls: readonly RawCall[], from: number, to: number, limit: number): TaskList {
+/** A model turn as the task list counts it. */
+export interface RawTurn {
+  task_id: string;
+  t: number;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cost_usd: number | null;
+}
+
+/**
+ * GET /v1/tasks: per task with calls in [from, to), last call descending, then task_id; each
+ * listed task with its turns in [from, to).
+ */
+export function taskListOracle(calls: readonly RawCall[], from: number, to: number, limit: number, turns: readonly RawTurn[] = []): TaskList {
   const tasks = new Map<string, RawCall[]>();
   for (const c of calls) if (c.task_id !== '' && inWindow(c, from, to)) tasks.set(c.task_id, [...(tasks.get(c.task_id) ?? []), c]);
   const rows = [...tasks].map(([task_id, cs]) => ({
@@ -21,12 +33,22 @@ export function taskListOracle(calls: readonly RawCall[], from: number, to: numb
     calls: cs.length,
     failures: cs.filter((c) => c.status !== 'success').length,
     total_cost_usd: cs.reduce((s, c) => s + (c.cost_usd ?? 0), 0),
+    ...turnFigures(turns.filter((t) => t.task_id === task_id && t.t >= from && t.t < to)),
     agents: [...new Set(cs.map((c) => c.agent_id ?? 'A'))].sort(byteOrder),
     first: Math.min(...cs.map((c) => c.t)),
     last: Math.max(...cs.map((c) => c.t)),
   }));
   rows.sort((a, b) => b.last - a.last || byteOrder(a.task_id, b.task_id));
   return { tasks: rows.slice(0, limit).map(({ first, last, ...r }) => ({ ...r, first_call: iso(first), last_call: iso(last) })) };
+}
+
+function turnFigures(ts: readonly RawTurn[]) {
+  return {
+    model_turns: ts.length,
+    model_input_tokens: ts.reduce((s, t) => s + (t.input_tokens ?? 0), 0),
+    model_output_tokens: ts.reduce((s, t) => s + (t.output_tokens ?? 0), 0),
+    model_cost_usd: ts.reduce((s, t) => s + (t.cost_usd ?? 0), 0),
+  };
 }
 
 /** quantileExactInclusive(level): h = level·(n − 1) + 1, linear between the ⌊h⌋-th and next value. */

@@ -28,6 +28,11 @@ describe('GET /v1/tasks and /v1/tools/series', () => {
       calls: cs.length,
       failures: cs.filter((c) => c.status !== 'success').length,
       total_cost_usd: cs.reduce((s, c) => s + (c.cost_usd ?? 0), 0),
+      // This workload sends no model turns (the window-aggregates test does).
+      model_turns: 0,
+      model_input_tokens: 0,
+      model_output_tokens: 0,
+      model_cost_usd: 0,
       agents: [...new Set(cs.map((c) => c.agent_id))].sort(),
       first_call: iso(Math.min(...cs.map((c) => Date.parse(c.created_at)))),
       last_call: iso(Math.max(...cs.map((c) => Date.parse(c.created_at)))),

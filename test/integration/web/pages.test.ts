@@ -11,7 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TaskList, TaskView, ToolsSummary, ToolStats, Violations } from '../../../queries/schemas.ts';
+import type { ModelCost, TaskList, TaskView, ToolsSummary, ToolStats, Violations } from '../../../queries/schemas.ts';
 import { formatCount, formatMs, formatPct, formatUsd } from '../../../web/app/format.ts';
 import { taskModel } from '../../../web/app/task-model.ts';
 import { DEMO_MANIFEST } from '../../../cli/demo-manifest.ts';
@@ -284,6 +284,24 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     expect(await detail.textContent()).toContain(fetchUrl.call_id);
     expect(await detail.getByTestId('asked-by').textContent()).toBe('model turn 1 (gpt-4o)');
     await shot(page, 'task-model-turns');
+
+    // The task list: this task's row carries its turns beside its tool cost, as worked out above.
+    await open(page, '/tasks');
+    const row = page.getByTestId('task-table').getByRole('row', { name: new RegExp(`^${task} `) });
+    const cells = await row.locator('td').allTextContents();
+    const wantCost = (1200 * 2.5 + 40 * 10 + 1500 * 2.5 + 90 * 10) / 1e6;
+    expect(cells.slice(4, 8)).toEqual([formatUsd(0.002 * 2), formatCount(2), `${formatCount(2700)} / ${formatCount(130)}`, formatUsd(wantCost)]);
+    // The tools page: model cost per model and per agent, as GET /v1/cost/models answers.
+    await open(page, '/tools');
+    const cost = await api<ModelCost>(`/v1/cost/models?limit=100&from=${new Date(Date.now() - 24 * 3_600_000).toISOString()}`);
+    const gpt = cost.models.find((m) => m.model === 'gpt-4o');
+    expect(gpt?.turns).toBeGreaterThanOrEqual(2);
+    const modelRows = await page.getByTestId('model-table').locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+    expect(modelRows).toEqual(cost.models.map((m) => [m.model, m.provider ?? '', formatCount(m.turns), `${formatCount(m.input_tokens)} / ${formatCount(m.output_tokens)}`, formatUsd(m.cost_usd)]));
+    const planner = await page.getByTestId('agent-cost-table').getByRole('row', { name: /^planner / }).locator('td').allTextContents();
+    const p = cost.agents.find((a) => a.agent_id === 'planner');
+    expect(planner).toEqual(['planner', formatCount(p!.turns), `${formatCount(p!.input_tokens)} / ${formatCount(p!.output_tokens)}`, formatUsd(p!.cost_usd), formatCount(p!.tool_calls), formatUsd(p!.tool_cost_usd)]);
+    await shot(page, 'tools-model-cost');
     await page.close();
   });
 

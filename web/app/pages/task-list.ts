@@ -1,6 +1,6 @@
 /**
  * /tasks (and /): a task id search box and the tasks of the last hours with their calls,
- * failures and cost (GET /v1/tasks).
+ * failures and cost, and their model turns' tokens and cost beside it (GET /v1/tasks).
  */
 import type { TaskList } from '../../../queries/schemas.ts';
 import { getJson } from '../api.ts';
@@ -25,7 +25,10 @@ export async function taskListPage(root: HTMLElement, hours: number, go: (href: 
             { title: 'last call (UTC)', cell: (t) => formatTime(t.last_call), sort: (t) => t.last_call },
             { title: 'calls', cell: (t) => formatCount(t.calls), sort: (t) => t.calls, numeric: true },
             { title: 'failed', cell: (t) => (t.failures ? el('span', { class: 'bad' }, formatCount(t.failures)) : '0'), sort: (t) => t.failures, numeric: true },
-            { title: 'cost', cell: (t) => formatUsd(t.total_cost_usd), sort: (t) => t.total_cost_usd, numeric: true },
+            { title: 'tool cost', cell: (t) => formatUsd(t.total_cost_usd), sort: (t) => t.total_cost_usd, numeric: true },
+            { title: 'model turns', cell: (t) => formatCount(t.model_turns), sort: (t) => t.model_turns, numeric: true },
+            { title: 'model tokens in / out', cell: (t) => `${formatCount(t.model_input_tokens)} / ${formatCount(t.model_output_tokens)}`, sort: (t) => t.model_input_tokens + t.model_output_tokens, numeric: true },
+            { title: 'model cost', cell: (t) => formatUsd(t.model_cost_usd), sort: (t) => t.model_cost_usd, numeric: true },
             { title: 'agents', cell: (t) => t.agents.join(', ') },
           ],
           tasks,
