@@ -552,7 +552,7 @@ export function quarantineFilter(q: { reason?: string; source?: string; packet_t
   return given({ reason: q.reason, source: q.source, packetType: q.packet_type });
 }
 
-/** GET /v1/calls/{call_id}/proof and GET /v1/outputs/{output_id}/proof. */
+/** GET /v1/calls/{call_id}/proof, GET /v1/outputs/{output_id}/proof and GET /v1/turns/{turn_id}/proof. */
 function proofRoutes(): ReadRoute[] {
   const notFound = (what: string, r: InclusionProof | NoProof) => {
     if (!('why' in r)) return r;
@@ -584,6 +584,18 @@ function proofRoutes(): ReadRoute[] {
       query: z.strictObject({}),
       response: inclusionProofSchema,
       run: async (qs, { params }) => notFound(`output ${params.output_id}`, uuidSchema.safeParse(params.output_id).success ? await qs.outputProof({ outputId: params.output_id ?? '' }) : { why: 'unknown' }),
+    },
+    {
+      url: '/v1/turns/:turn_id/proof',
+      operationId: 'turnProof',
+      method: 'turnProof',
+      request: (p: { turnId: string }) => ({ params: { turn_id: p.turnId }, query: {} }),
+      summary: summary('model turn'),
+      params: z.strictObject({ turn_id: pathId.describe('the model turn (a UUID)') }),
+      notFound: 'no model turn has this id, or it is not in a signed tree of the audit log yet',
+      query: z.strictObject({}),
+      response: inclusionProofSchema,
+      run: async (qs, { params }) => notFound(`model turn ${params.turn_id}`, uuidSchema.safeParse(params.turn_id).success ? await qs.turnProof({ turnId: params.turn_id ?? '' }) : { why: 'unknown' }),
     },
   ];
 }

@@ -78,6 +78,8 @@ export interface ReadQueries {
   callProof(p: { callId: string }): Promise<InclusionProof | NoProof>;
   /** An output's proof of inclusion in the audit log, or why there is none. */
   outputProof(p: { outputId: string }): Promise<InclusionProof | NoProof>;
+  /** A model turn's proof of inclusion in the audit log, or why there is none. */
+  turnProof(p: { turnId: string }): Promise<InclusionProof | NoProof>;
   /** The audit log's signed heads. */
   logHeads(p: LogHeadsParams): Promise<LogHeads>;
   /** A consistency proof between two signed heads; null when either size has none. */
@@ -130,6 +132,7 @@ export function createReadQueries(ch: StatementRunner, db: string, ctx: QueryCon
     outputContent: (p) => outputContent(ch, db, p, ctx),
     callProof: (p) => inclusionProof(ch, db, 'tool_call', p.callId.toLowerCase(), ctx),
     outputProof: (p) => inclusionProof(ch, db, 'output', p.outputId.toLowerCase(), ctx),
+    turnProof: (p) => inclusionProof(ch, db, 'model_turn', p.turnId.toLowerCase(), ctx),
     logHeads: (p) => logHeads(ch, db, p, ctx),
     logConsistency: (p) => consistencyProof(ch, db, p, ctx),
     agentTools: (p) => byAgent(ch, db, p, ctx),

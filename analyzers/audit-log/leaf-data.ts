@@ -51,5 +51,6 @@ export function leafKey(kind: LeafKind, f: Map<string, string | null>): string {
   if (kind === 'mcp_definition') return `${g('tool_id')}/${g('version')}/${g('change')}/${g('definition_hash')}`;
   if (kind === 'quarantine') return g('source_key');
   if (kind === 'budget_decision') return g('decision_id');
+  if (kind === 'model_turn') return g('turn_id');
   return g('violation_key');
 }

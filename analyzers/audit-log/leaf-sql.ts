@@ -9,13 +9,15 @@
 /**
  * The kinds of records the log holds, in their order within one instant: the records of calls,
  * and what their audit depends on — the manifest versions and MCP tool definitions they are judged
- * against, the packets refused into quarantine, and the budget decisions taken before calls.
+ * against, the packets refused into quarantine, the budget decisions taken before calls — and the
+ * model turns that asked for calls (the task view serves them beside the calls, and budgets count
+ * their cost).
  */
-export const LEAF_KINDS = ['tool_call', 'output', 'dependency', 'violation', 'manifest', 'mcp_definition', 'quarantine', 'budget_decision'] as const;
+export const LEAF_KINDS = ['tool_call', 'output', 'dependency', 'violation', 'manifest', 'mcp_definition', 'quarantine', 'budget_decision', 'model_turn'] as const;
 /** A kind of leaf. */
 export type LeafKind = (typeof LEAF_KINDS)[number];
 /** Kinds the log took in after it began: their rows stored before are appended once (builder.ts). */
-export const LATE_KINDS: readonly LeafKind[] = ['manifest', 'mcp_definition', 'quarantine', 'budget_decision'];
+export const LATE_KINDS: readonly LeafKind[] = ['manifest', 'mcp_definition', 'quarantine', 'budget_decision', 'model_turn'];
 
 interface LeafSource {
   table: string;
@@ -83,6 +85,16 @@ const SOURCES: Record<LeafKind, LeafSource> = {
     created: 'decided_at',
     fields: ['decision_id', 'decided_at', 'agent_id', 'tool_id', 'task_id', 'call_id', 'projected_cost_usd', 'decision', 'budgets', 'budget_version', 'key_id', 'recorded_at'],
   },
+  model_turn: {
+    table: 'model_turns',
+    key: 'toString(turn_id)',
+    stored: 'ingested_at',
+    created: 'created_at',
+    fields: [
+      'turn_id', 'task_id', 'agent_id', 'model', 'provider', 'input_tokens', 'output_tokens', 'cached_input_tokens', 'cost_usd', 'cost_source', 'duration_ms', 'status',
+      'error', 'requested_tool_calls', 'trace_id', 'span_id', 'created_at', 'fingerprint', 'source', 'ingested_at',
+    ],
+  },
 };
 
 /** The fields of a kind's leaf data, in order. */
@@ -109,7 +121,7 @@ function leafHash(kind: LeafKind): string {
 }
 
 /** The rank of a kind among records stored in the same millisecond (the log's order within one instant). */
-const KIND_RANK: Record<LeafKind, number> = { tool_call: 1, output: 2, dependency: 3, violation: 4, manifest: 5, mcp_definition: 6, quarantine: 7, budget_decision: 8 };
+const KIND_RANK: Record<LeafKind, number> = { tool_call: 1, output: 2, dependency: 3, violation: 4, manifest: 5, mcp_definition: 6, quarantine: 7, budget_decision: 8, model_turn: 9 };
 
 /**
  * SELECT of a kind's leaves: kind, its rank, key, leaf hash (FixedString(32)), stored_at and
@@ -163,6 +175,8 @@ export function keyFilter(kind: LeafKind, withTask = false): string {
   if (kind === 'tool_call' && withTask) return `task_id = {task:String} AND ${created} AND call_id = toUUIDOrZero({key:String})`;
   if (kind === 'tool_call') return `call_id = toUUIDOrZero({key:String}) AND ${created} AND task_id IN (SELECT task_id FROM {db:Identifier}.tool_invocations WHERE ${created})`;
   if (kind === 'output') return `output_id = toUUIDOrZero({key:String}) AND ${created}`;
+  // By the id itself, which the table's bloom filter serves (its text form would be a scan).
+  if (kind === 'model_turn') return 'turn_id = toUUIDOrZero({key:String})';
   return `${SOURCES[kind].key} = {key:String}`;
 }
 
@@ -180,6 +194,7 @@ export function keyPlaceScalar(kind: LeafKind): string | undefined {
 export function keysFilter(kind: LeafKind): string {
   if (kind === 'tool_call') return 'call_id IN arrayMap(k -> toUUIDOrZero(k), {keys:Array(String)})';
   if (kind === 'output') return 'output_id IN arrayMap(k -> toUUIDOrZero(k), {keys:Array(String)})';
+  if (kind === 'model_turn') return 'turn_id IN arrayMap(k -> toUUIDOrZero(k), {keys:Array(String)})';
   return `${SOURCES[kind].key} IN {keys:Array(String)}`;
 }
 

@@ -21,6 +21,7 @@ const SAMPLES: Record<keyof ReadQueries, object> = {
   outputContent: { outputId: '3b241101-e2bb-4255-8caf-4136c566a962', maxBytes: 4096 },
   callProof: { callId: '3b241101-e2bb-4255-8caf-4136c566a962' },
   outputProof: { outputId: '4b241101-e2bb-4255-8caf-4136c566a962' },
+  turnProof: { turnId: '5b241101-e2bb-4255-8caf-4136c566a962' },
   logHeads: { fromSize: 3, toSize: 99, limit: 10 },
   logConsistency: { fromSize: 5, toSize: 50 },
   agentTools: { agentId: 'QA_Agent', ...page },
