@@ -8,7 +8,6 @@ import { forEachSliced } from '../platform/cooperative.ts';
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { MetricsRegistry } from '../platform/metrics.ts';
-import { keySet, sizedFor } from '../ingest/segment-lookups.ts';
 import { checkTaskPairs, type Violation } from './audit-rules.ts';
 import { DEPENDENCY_JOB } from './dependency-runner.ts';
 import { lookbackFrom, storedPairCounts, windowOfStep } from './dependency-window.ts';
@@ -162,14 +161,10 @@ export function createAuditor(deps: AuditorDeps): PeriodicJob<AuditResult> {
 export async function unrecorded(ch: ClickHouseDoor, found: readonly Violation[]): Promise<Violation[]> {
   const unique = new Map(found.map((v) => [v.violation_key, v]));
   if (unique.size === 0) return [];
-  // Keys as a format() literal: an Array(String) parameter of thousands of keys is pathologically slow on chDB.
-  const set = keySet([...unique.keys()], 'String');
   // The invariants first: violations is ordered by (invariant, detected_at), so only their ranges are read.
-  const invariants = keySet([...new Set(found.map((v) => v.invariant))], 'String');
   const existing = await ch.selectFields(
-    `SELECT violation_key FROM {db:Identifier}.violations WHERE invariant IN ${invariants.sql} AND violation_key IN ${set.sql}`,
-    {},
-    sizedFor(set, invariants),
+    'SELECT violation_key FROM {db:Identifier}.violations WHERE invariant IN {invariants:KeySet(String)} AND violation_key IN {keys:KeySet(String)}',
+    { invariants: [...new Set(found.map((v) => v.invariant))], keys: [...unique.keys()] },
   );
   for (const [k] of existing) unique.delete(k ?? '');
   return [...unique.values()];

@@ -9,7 +9,6 @@
  * may have been ingested before the look-back — sends its task down the whole-task path.
  */
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
-import { keySet, sizedFor } from '../ingest/segment-lookups.ts';
 import { forEachSliced, mapSliced, setSliced } from '../platform/cooperative.ts';
 import { linkCalls, pairKey, type CallPair } from './pairs.ts';
 import type { StoredPair } from './store.ts';
@@ -152,13 +151,11 @@ async function storedPairs(ch: ClickHouseDoor, tasks: string[], back: number): P
 export async function storedPairCounts(ch: ClickHouseDoor, tasks: string[], back: number): Promise<StoredPair[]> {
   const out: StoredPair[] = [];
   for (let i = 0; i < tasks.length; i += 2000) {
-    const set = keySet(tasks.slice(i, i + 2000), 'String');
     const rows = await ch.selectFields(
       `SELECT task_id, toString(preceding_call_id) AS p, toString(succeeding_call_id) AS s, if(countIf(origin = 'emitted') > 0, countIf(origin = 'emitted'), count())
        FROM {db:Identifier}.tool_workflows
-       WHERE ingested_at > fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND task_id IN ${set.sql} GROUP BY task_id, p, s`,
-      { from: back },
-      sizedFor(set),
+       WHERE ingested_at > fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND task_id IN {tasks:KeySet(String)} GROUP BY task_id, p, s`,
+      { from: back, tasks: tasks.slice(i, i + 2000) },
     );
     await forEachSliced(rows, ([task, p, s, n]) => out.push({ task_id: task ?? '', preceding_call_id: p ?? '', succeeding_call_id: s ?? '', n: Number(n) }));
   }
@@ -169,12 +166,10 @@ export async function storedPairCounts(ch: ClickHouseDoor, tasks: string[], back
 async function argsOf(ch: ClickHouseDoor, callIds: string[], back: number): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for (let i = 0; i < callIds.length; i += 2000) {
-    const set = keySet(callIds.slice(i, i + 2000), 'UUID');
     const rows = await ch.selectFields(
       `SELECT toString(call_id), args FROM {db:Identifier}.tool_invocations
-       WHERE ingested_at > fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND call_id IN ${set.sql}`,
-      { from: back },
-      sizedFor(set),
+       WHERE ingested_at > fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND call_id IN {ids:KeySet(UUID)}`,
+      { from: back, ids: callIds.slice(i, i + 2000) },
     );
     await forEachSliced(rows, ([id, a]) => out.set(id ?? '', a ?? ''));
   }

@@ -6,7 +6,6 @@
  */
 import { forEachSliced, mapSliced, setSliced } from '../platform/cooperative.ts';
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
-import { keySet, sizedFor } from '../ingest/segment-lookups.ts';
 import type { Violation } from './audit-rules.ts';
 import { approvalRule, callRules, needsApproval, rateLimitRule, retryRule, trifectaRule, ValidatorCache, type AuditCall } from './manifest-rules.ts';
 import type { ManifestHistory } from './manifest-versions.ts';
@@ -89,9 +88,7 @@ export class ManifestAuditor {
     const tasks = [...(await setSliced(slice, (c) => c.task_id))].filter((t) => t !== '');
     for (let i = 0; i < tasks.length; i += TASK_CHUNK) {
       const chunk = tasks.slice(i, i + TASK_CHUNK);
-      // Tasks as a format() literal: Array parameters of many values are pathologically slow on chDB.
-      const set = keySet(chunk, 'String');
-      const calls = await mapSliced(await this.ch.select<Row>(`SELECT ${COLUMNS} FROM {db:Identifier}.tool_invocations WHERE task_id IN ${set.sql}`, { schema_tools: [], approval_tools: [] }, sizedFor(set)), toCall);
+      const calls = await mapSliced(await this.ch.select<Row>(`SELECT ${COLUMNS} FROM {db:Identifier}.tool_invocations WHERE task_id IN {tasks:KeySet(String)}`, { schema_tools: [], approval_tools: [], tasks: chunk }), toCall);
       const byTask = new Map<string, AuditCall[]>();
       await forEachSliced(calls, (c) => {
         const list = byTask.get(c.task_id);

@@ -5,7 +5,6 @@
  * tool one row of `mcp_tool_definitions`. Runs in the queue of every manifest apply of the
  * process (manifest-store.ts), so the manifest it starts from is the one it replaces.
  */
-import { keySet, sizedFor } from '../ingest/segment-lookups.ts';
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { chTime } from '../platform/clickhouse/statement.ts';
 import type { McpTool, McpToolsAnswer, McpToolsBody } from '../schemas/mcp-tools.ts';
@@ -80,12 +79,10 @@ function definitionRow(body: McpToolsBody, c: { id: string; change: 'added' | 'c
 /** The last definition recorded of each of `ids` (tool_id → tool): only those, not the server's whole history. */
 async function lastDefinitions(door: ClickHouseDoor, server: string, ids: readonly string[]): Promise<Map<string, McpTool>> {
   if (ids.length === 0) return new Map();
-  const set = keySet(ids, 'String');
   const rows = await door.select<{ tool_id: string; definition: string }>(
     `SELECT tool_id, argMax(definition, version) AS definition FROM {db:Identifier}.mcp_tool_definitions
-     WHERE server = {server:String} AND tool_id IN ${set.sql} GROUP BY tool_id`,
-    { server },
-    sizedFor(set),
+     WHERE server = {server:String} AND tool_id IN {ids:KeySet(String)} GROUP BY tool_id`,
+    { server, ids },
   );
   return new Map(rows.map((r) => [r.tool_id, JSON.parse(r.definition) as McpTool]));
 }

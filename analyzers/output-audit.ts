@@ -7,7 +7,6 @@
  */
 import { forEachSliced } from '../platform/cooperative.ts';
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
-import { keySet, sizedFor } from '../ingest/segment-lookups.ts';
 import type { Violation } from './audit-rules.ts';
 import { outputRule, ValidatorCache, type AuditOutput } from './manifest-rules.ts';
 import type { ManifestHistory } from './manifest-versions.ts';
@@ -70,17 +69,12 @@ export class OutputAuditor {
     // table's key prefix) and output_id (its bloom filter): no column of the table is read whole.
     const ids = await this.ch.selectFields(`SELECT toString(output_id) FROM {db:Identifier}.tool_outputs WHERE ${SLICE}`, { from, to });
     if (ids.length === 0) return { outputs: 0, found: [] };
-    const set = keySet(
-      ids.map((r) => r[0] as string),
-      'UUID',
-    );
     const metas = await this.ch.select<Meta>(
       `SELECT toString(output_id) AS output_id, toString(call_id) AS call_id, tool_id, toUnixTimestamp64Milli(created_at) AS t,
               toString(content_hash) AS content_hash, toString(content_type) AS content_type, size_bytes
-       FROM {db:Identifier}.tool_outputs WHERE tool_id IN {tools:Array(String)} AND output_id IN ${set.sql}
+       FROM {db:Identifier}.tool_outputs WHERE tool_id IN {tools:Array(String)} AND output_id IN {ids:KeySet(UUID)}
        ORDER BY output_id`,
-      { tools },
-      sizedFor(set),
+      { tools, ids: ids.map((r) => r[0] as string) },
     );
     const found: Violation[] = [];
     for (const chunk of contentChunks(metas)) {
@@ -102,11 +96,9 @@ export class OutputAuditor {
    * version that hashes to it: one inserted afterwards under the hash is not the output's.
    */
   private async contents(hashes: string[]): Promise<Map<string, string>> {
-    const set = keySet(hashes, 'String');
     const rows = await this.ch.selectFields(
-      `SELECT toString(content_hash), content FROM {db:Identifier}.output_contents WHERE content_hash IN ${set.sql} AND lower(hex(SHA256(content))) = content_hash LIMIT 1 BY content_hash`,
-      {},
-      sizedFor(set),
+      `SELECT toString(content_hash), content FROM {db:Identifier}.output_contents WHERE content_hash IN {hashes:KeySet(String)} AND lower(hex(SHA256(content))) = content_hash LIMIT 1 BY content_hash`,
+      { hashes },
     );
     return new Map(rows.map(([h, c]) => [h as string, c as string]));
   }

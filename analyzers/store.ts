@@ -5,7 +5,6 @@
  */
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { chTime } from '../platform/clickhouse/statement.ts';
-import { keySet, sizedFor } from '../ingest/segment-lookups.ts';
 import type { OutputTrace } from './data-flow.ts';
 
 /** A call as the analyzer sees it. */
@@ -25,8 +24,8 @@ export interface StoredPair {
   n: number;
 }
 
-// Keys per look-up; they go into the statement as a format() literal (segment-lookups.ts keySet):
-// Array parameters of thousands of values are pathologically slow on embedded ClickHouse.
+// Keys per look-up, sent as a key set (`{name:KeySet(String)}`, rendered by the door as one
+// format() literal: Array parameters of thousands of values are pathologically slow on chDB).
 const CHUNK = 2000;
 
 /** The job's watermark (epoch ms of ingested_at), 0 when it never ran. */
@@ -93,11 +92,10 @@ export async function stepEnd(ch: ClickHouseDoor, segments: readonly Segment[], 
 export async function callsOfTasks(ch: ClickHouseDoor, tasks: string[]): Promise<StoredCall[]> {
   const out: StoredCall[] = [];
   for (let i = 0; i < tasks.length; i += CHUNK) {
-    const set = keySet(tasks.slice(i, i + CHUNK), 'String');
-    const rows = await ch.select<{ call_id: string; task_id: string; tool_id: string; t: string; args: string }>(`SELECT toString(call_id) AS call_id, task_id, tool_id, toUnixTimestamp64Milli(created_at) AS t, args
-       FROM {db:Identifier}.tool_invocations WHERE task_id IN ${set.sql}`,
-      {},
-      sizedFor(set),
+    const rows = await ch.select<{ call_id: string; task_id: string; tool_id: string; t: string; args: string }>(
+      `SELECT toString(call_id) AS call_id, task_id, tool_id, toUnixTimestamp64Milli(created_at) AS t, args
+       FROM {db:Identifier}.tool_invocations WHERE task_id IN {tasks:KeySet(String)}`,
+      { tasks: tasks.slice(i, i + CHUNK) },
     );
     for (const r of rows) out.push({ ...r, t: Number(r.t) });
   }
@@ -111,11 +109,10 @@ export async function callsOfTasks(ch: ClickHouseDoor, tasks: string[]): Promise
 export async function pairsOfTasks(ch: ClickHouseDoor, tasks: string[]): Promise<StoredPair[]> {
   const out: StoredPair[] = [];
   for (let i = 0; i < tasks.length; i += CHUNK) {
-    const set = keySet(tasks.slice(i, i + CHUNK), 'String');
-    const rows = await ch.select<{ task_id: string; p: string; s: string; n: string }>(`SELECT task_id, toString(preceding_call_id) AS p, toString(succeeding_call_id) AS s, if(countIf(origin = 'emitted') > 0, countIf(origin = 'emitted'), count()) AS n
-       FROM {db:Identifier}.tool_workflows WHERE task_id IN ${set.sql} GROUP BY task_id, p, s`,
-      {},
-      sizedFor(set),
+    const rows = await ch.select<{ task_id: string; p: string; s: string; n: string }>(
+      `SELECT task_id, toString(preceding_call_id) AS p, toString(succeeding_call_id) AS s, if(countIf(origin = 'emitted') > 0, countIf(origin = 'emitted'), count()) AS n
+       FROM {db:Identifier}.tool_workflows WHERE task_id IN {tasks:KeySet(String)} GROUP BY task_id, p, s`,
+      { tasks: tasks.slice(i, i + CHUNK) },
     );
     for (const r of rows) out.push({ task_id: r.task_id, preceding_call_id: r.p, succeeding_call_id: r.s, n: Number(r.n) });
   }
@@ -127,11 +124,10 @@ export async function outputsOfCalls(ch: ClickHouseDoor, callIds: string[]): Pro
   const out = new Map<string, OutputTrace[]>();
   for (let i = 0; i < callIds.length; i += CHUNK) {
     // Aliases differ from column names: an alias would shadow call_id in WHERE.
-    const set = keySet(callIds.slice(i, i + CHUNK), 'UUID');
-    const rows = await ch.select<{ cid: string; oid: string; ct: string; smp: string }>(`SELECT toString(call_id) AS cid, toString(output_id) AS oid, toString(content_type) AS ct, ifNull(sample, '') AS smp
-       FROM {db:Identifier}.tool_outputs WHERE call_id IN ${set.sql}`,
-      {},
-      sizedFor(set),
+    const rows = await ch.select<{ cid: string; oid: string; ct: string; smp: string }>(
+      `SELECT toString(call_id) AS cid, toString(output_id) AS oid, toString(content_type) AS ct, ifNull(sample, '') AS smp
+       FROM {db:Identifier}.tool_outputs WHERE call_id IN {ids:KeySet(UUID)}`,
+      { ids: callIds.slice(i, i + CHUNK) },
     );
     for (const r of rows) {
       const list = out.get(r.cid) ?? [];

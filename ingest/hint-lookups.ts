@@ -6,20 +6,18 @@
  */
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { STORED_FINGERPRINT_SQL } from './ports.ts';
-import { keySet, sizedFor } from './segment-lookups.ts';
 
 /** Fingerprints stored per hint_id (lowercase UUIDs, as the decoder wrote them). */
 export function storedHints(ch: ClickHouseDoor, hintIds: string[]): Promise<Map<string, string>> {
-  return storedById(ch, (fp, set) => `SELECT toString(hint_id) AS k, ${fp} AS fp FROM {db:Identifier}.workflow_optimizations WHERE hint_id IN ${set}`, hintIds);
+  return storedById(ch, `SELECT toString(hint_id) AS k, ${STORED_FINGERPRINT_SQL} AS fp FROM {db:Identifier}.workflow_optimizations WHERE hint_id IN {ids:KeySet(UUID)}`, hintIds);
 }
 
 /** Fingerprints stored per turn_id (lowercase UUIDs, as the decoder wrote them). */
 export function storedTurns(ch: ClickHouseDoor, turnIds: string[]): Promise<Map<string, string>> {
-  return storedById(ch, (fp, set) => `SELECT toString(turn_id) AS k, ${fp} AS fp FROM {db:Identifier}.model_turns WHERE turn_id IN ${set}`, turnIds);
+  return storedById(ch, `SELECT toString(turn_id) AS k, ${STORED_FINGERPRINT_SQL} AS fp FROM {db:Identifier}.model_turns WHERE turn_id IN {ids:KeySet(UUID)}`, turnIds);
 }
 
-async function storedById(ch: ClickHouseDoor, sql: (fp: string, set: string) => string, ids: string[]): Promise<Map<string, string>> {
-  const set = keySet(ids, 'UUID');
-  const found = await ch.select<{ k: string; fp: string }>(sql(STORED_FINGERPRINT_SQL, set.sql), {}, sizedFor(set));
+async function storedById(ch: ClickHouseDoor, sql: string, ids: string[]): Promise<Map<string, string>> {
+  const found = await ch.select<{ k: string; fp: string }>(sql, { ids });
   return new Map(found.map((r) => [r.k, r.fp]));
 }

@@ -5,7 +5,6 @@
  * of migration 012 (ordered by key: a key costs about one granule however large the table) and
  * are asked only about keys the writer's key filter cannot rule out (key-index.ts).
  */
-import type { ClickHouseSettings } from '@clickhouse/client';
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { STORED_FINGERPRINT_SQL } from './ports.ts';
 
@@ -17,29 +16,8 @@ async function chunked<T>(keys: string[], run: (chunk: string[]) => Promise<T[]>
   return out;
 }
 
-// Keys go into the query as one TabSeparated literal read by format(): binding them as an Array
-// parameter instead costs ~3x as much for UUIDs, and on embedded ClickHouse (chDB) an
-// Array(String) parameter of 50,000 keys took 198 s where the literal took 90 ms.
-const LITERAL_ESCAPES: Record<string, string> = { '\\': '\\\\\\\\', "'": "\\'", '\t': '\\\\t', '\n': '\\\\n', '\r': '\\\\r', '\0': '\\\\0' };
-const LITERAL_SPECIAL = /[\\'\t\n\r\0]/g;
-const HAS_SPECIAL = /[\\'\t\n\r\0]/;
-
-/** A key escaped for a TabSeparated row inside a single-quoted SQL literal (escaped twice: TSV, then SQL). */
-function literalKey(k: string): string {
-  return HAS_SPECIAL.test(k) ? k.replace(LITERAL_SPECIAL, (c) => LITERAL_ESCAPES[c] as string) : k;
-}
-
-/** `(SELECT k FROM format(...))` of the keys; `chars`, its length, sizes the query ({@link sizedFor}). */
-export function keySet(keys: readonly string[], type: 'UUID' | 'String'): { sql: string; chars: number } {
-  const body = keys.map((k) => (type === 'UUID' ? k : literalKey(k))).join('\\n');
-  const sql = `(SELECT k FROM format(TSV, 'k ${type}', '${body}'))`;
-  return { sql, chars: sql.length };
-}
-
-/** The settings a statement with these key sets needs: room for their literals. */
-export function sizedFor(...sets: Array<{ chars: number }>): ClickHouseSettings {
-  return { max_query_size: String(Math.max(4_000_000, 2 * sets.reduce((n, s) => n + s.chars, 0) + 1000)) };
-}
+// Keys reach the statement as key sets (`{name:KeySet(UUID)}`), which the door renders as one
+// TabSeparated literal read by format() (platform/clickhouse/literals.ts says why).
 
 /**
  * Rows of the keys from a key table, and for the keys it lacks, from the segment itself: a key
@@ -58,9 +36,8 @@ async function keyThenSegment<R extends { k: string }>(keys: string[], tables: [
 /** Key → fingerprint of a UUID key column, through {@link keyThenSegment}. */
 async function storedFingerprints(ch: ClickHouseDoor, keys: string[], tables: [string, string], col: string): Promise<Map<string, string>> {
   const rows = await keyThenSegment(keys, tables, async (table, ids) => {
-    const set = keySet(ids, 'UUID');
     // As TabSeparated fields: a topic of I1 reuses asks for every key, and JSON doubled the time.
-    const fields = await ch.selectFields(`SELECT toString(${col}), ${STORED_FINGERPRINT_SQL} FROM {db:Identifier}.${table} WHERE ${col} IN ${set.sql}`, {}, sizedFor(set));
+    const fields = await ch.selectFields(`SELECT toString(${col}), ${STORED_FINGERPRINT_SQL} FROM {db:Identifier}.${table} WHERE ${col} IN {ids:KeySet(UUID)}`, { ids });
     return fields.map(([k, fp]) => ({ k: k as string, fp: fp as string }));
   });
   return new Map(rows.map((r) => [r.k, r.fp]));
@@ -86,25 +63,22 @@ export async function storedDependencies(
   pairs: Array<{ task_id: string; preceding_call_id: string }>,
 ): Promise<Map<string, string>> {
   const tasks = [...new Set(pairs.map((p) => p.task_id))];
-  const preSet = keySet([...new Set(pairs.map((p) => p.preceding_call_id))], 'UUID');
-  const found = await chunked(tasks, (t) => {
-    const taskSet = keySet(t, 'String');
-    return ch.select<{ k: string; fp: string }>(
+  const preceding = [...new Set(pairs.map((p) => p.preceding_call_id))];
+  const found = await chunked(tasks, (t) =>
+    ch.select<{ k: string; fp: string }>(
       `SELECT concat(toString(preceding_call_id), '>', toString(succeeding_call_id)) AS k, ${STORED_FINGERPRINT_SQL} AS fp
        FROM {db:Identifier}.tool_workflows
-       WHERE task_id IN ${taskSet.sql} AND preceding_call_id IN ${preSet.sql} AND origin = 'emitted'`,
-      {},
-      sizedFor(taskSet, preSet),
-    );
-  });
+       WHERE task_id IN {tasks:KeySet(String)} AND preceding_call_id IN {preceding:KeySet(UUID)} AND origin = 'emitted'`,
+      { tasks: t, preceding },
+    ),
+  );
   return new Map(found.map((r) => [r.k, r.fp]));
 }
 
 /** Quarantine records already written for these transport positions (through {@link keyThenSegment}). */
 export async function storedQuarantine(ch: ClickHouseDoor, sourceKeys: string[]): Promise<Set<string>> {
   const rows = await keyThenSegment(sourceKeys, ['quarantine_keys', 'quarantine'], async (table, keys) => {
-    const set = keySet(keys, 'String');
-    const fields = await ch.selectFields(`SELECT DISTINCT source_key FROM {db:Identifier}.${table} WHERE source_key IN ${set.sql}`, {}, sizedFor(set));
+    const fields = await ch.selectFields(`SELECT DISTINCT source_key FROM {db:Identifier}.${table} WHERE source_key IN {keys:KeySet(String)}`, { keys });
     return fields.map(([k]) => ({ k: k as string }));
   });
   return new Set(rows.map((r) => r.k));

@@ -14,7 +14,7 @@ import { clickhouseError, statementName, tsvUnescape } from './error-map.ts';
 import { tailWrittenFile, type ExportFormatName } from './export-stream.ts';
 import type { GateState, Lane } from './gate.ts';
 import { laneConnections, type Connection, type LaneConnections } from './lanes.ts';
-import { renderStatement } from './literals.ts';
+import { isKeySet, renderStatement } from './literals.ts';
 import { parseLines } from './result-lines.ts';
 import { settingsClause, type QuerySpec, type ReadLimits, type StatementRunner } from './statement.ts';
 import type { MetricsRegistry } from '../metrics.ts';
@@ -143,11 +143,27 @@ interface DoorParts {
 /** The statement text and parameters as sent: values rendered into the text, or bound. */
 type Prepared = { query: string; query_params?: Record<string, unknown> };
 
+const KEY_SET_NAMES = /\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*KeySet\(/g;
+
+/** Room for a statement's rendered key sets: max_query_size twice its length (at least 4 MB). */
+function sizedFor(query: string): ClickHouseSettings {
+  return { max_query_size: String(Math.max(4_000_000, 2 * query.length + 1000)) };
+}
+
 function openDoor(parts: DoorParts, fixed: Lane | undefined): ClickHouseDoor {
   const { conns, database } = parts;
-  const prepare = (query: string, params: Record<string, unknown> = {}): Prepared => {
+  /** The statement as sent, and the settings its key sets need (literals.ts: always rendered). */
+  const prepare = (query: string, params: Record<string, unknown> = {}): { prepared: Prepared; sized?: ClickHouseSettings } => {
     const all = 'db' in params ? params : { db: database, ...params };
-    return parts.render ? { query: renderStatement(query, all) } : { query, query_params: all };
+    const keySets = new Set([...query.matchAll(KEY_SET_NAMES)].map((m) => m[1] as string));
+    if (parts.render) {
+      const rendered = renderStatement(query, all);
+      return { prepared: { query: rendered }, ...(keySets.size ? { sized: sizedFor(rendered) } : {}) };
+    }
+    if (!keySets.size) return { prepared: { query, query_params: all } };
+    const rendered = renderStatement(query, all, isKeySet);
+    const bound = Object.fromEntries(Object.entries(all).filter(([k]) => !keySets.has(k)));
+    return { prepared: { query: rendered, query_params: bound }, sized: sizedFor(rendered) };
   };
   const table = (name: string) => `${database}.${name}`;
   const laneOf = (isRead: boolean): Lane => fixed ?? (isRead ? 'read' : 'ingest');
@@ -183,8 +199,8 @@ function openDoor(parts: DoorParts, fixed: Lane | undefined): ClickHouseDoor {
     }
   };
   const query = (lane: Lane, sql: string, params: Record<string, unknown> | undefined, format: 'JSONEachRow' | 'TabSeparated', settings?: ClickHouseSettings) => {
-    const prepared = prepare(sql, params);
-    return turn(lane, (c) => c.ch.query({ ...prepared, format, ...settingsOf(c, lane, settings) }));
+    const { prepared, sized } = prepare(sql, params);
+    return turn(lane, (c) => c.ch.query({ ...prepared, format, ...settingsOf(c, lane, sized ? { ...sized, ...settings } : settings) }));
   };
   const insert = async (name: string, body: Buffer | object[], format: 'TabSeparated' | 'JSONEachRow', keys: readonly string[], columns?: readonly string[]) => {
     const settings = { ...INSERT_SETTINGS, insert_deduplication_token: dedupToken(name, keys) };
@@ -242,8 +258,8 @@ function openDoor(parts: DoorParts, fixed: Lane | undefined): ClickHouseDoor {
     async command(sql, params, settings) {
       const lane = laneOf(false);
       try {
-        const prepared = prepare(sql, params);
-        await turn(lane, (c) => c.ch.command({ ...prepared, ...settingsOf(c, lane, settings) }));
+        const { prepared, sized } = prepare(sql, params);
+        await turn(lane, (c) => c.ch.command({ ...prepared, ...settingsOf(c, lane, sized ? { ...sized, ...settings } : settings) }));
       } catch (err) {
         throw clickhouseError(err, statementName(sql, 'statement'));
       }
@@ -259,10 +275,10 @@ function openDoor(parts: DoorParts, fixed: Lane | undefined): ClickHouseDoor {
       const name = statementName(sql);
       if (!conns.embedded) {
         return (async function* () {
-          const prepared = prepare(`${sql}\nFORMAT ${format}`, params);
+          const { prepared, sized } = prepare(`${sql}\nFORMAT ${format}`, params);
           let stream: AsyncIterable<Buffer>;
           try {
-            ({ stream } = await turn(lane, (c) => c.ch.exec({ ...prepared, clickhouse_settings: { ...withLane(c, lane), ...settings } })));
+            ({ stream } = await turn(lane, (c) => c.ch.exec({ ...prepared, clickhouse_settings: { ...withLane(c, lane), ...sized, ...settings } })));
           } catch (err) {
             throw clickhouseError(err, name);
           }

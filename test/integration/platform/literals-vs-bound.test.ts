@@ -82,6 +82,21 @@ describe('rendered literals mean what bound parameters mean', () => {
     expect(answered).toBe(TYPES.reduce((n, [, v]) => n + v.length, 0) + HOSTILE.length * 3);
   });
 
+  it('key sets read back exactly the keys given, hostile ones included, on both paths and beside bound values', async () => {
+    const { ch, db } = await freshDatabase('lit');
+    const uuids = Array.from({ length: 20_000 }, (_, i) => `0190b3f2-7c1a-7d2e-8f00-${i.toString(16).padStart(12, '0')}`);
+    // The statement outgrows the default max_query_size (256 KiB): the door sizes it.
+    const strings = [...HOSTILE.filter((h) => !h.includes('\uD800')), ...Array.from({ length: 20_000 }, (_, i) => `task-${i}`)];
+    for (const parameters of ['render', 'bind'] as const) {
+      const door = createClickHouseDoor(ch, db, { parameters });
+      const got = await door.select<{ k: string }>('SELECT toString(u) AS k FROM (SELECT k AS u FROM {ids:KeySet(UUID)}) WHERE u != {never:UUID}', { ids: uuids, never: '00000000-0000-0000-0000-000000000000' });
+      expect(got.map((r) => r.k), parameters).toEqual(uuids);
+      const texts = await door.select<{ k: string }>('SELECT k FROM {keys:KeySet(String)} WHERE length(k) >= {min:UInt8}', { keys: strings, min: 0 });
+      expect(texts.map((r) => r.k), parameters).toEqual(strings);
+      await expect(door.select('SELECT 1 WHERE 1 IN {ids:KeySet(UUID)}', { ids: ["x'); DROP TABLE t; --"] }), parameters).rejects.toThrow(/not a UUID/);
+    }
+  });
+
   it('stores and finds hostile strings by equality, IN and identifiers alike on both paths', async () => {
     const { ch, db } = await freshDatabase('lit');
     const rendered = createClickHouseDoor(ch, db, { parameters: 'render' });
