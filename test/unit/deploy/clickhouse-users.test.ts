@@ -64,7 +64,7 @@ describe('deploy/clickhouse/initdb/01-users.sh', () => {
     // The hints job reads and writes workflow_optimizations; the audit log builder its three tables.
     const log = ['audit_log_heads', 'audit_log_leaves', 'audit_log_nodes'];
     expect(of('tool_audit_analyzer', 'INSERT')).toEqual([...log, 'analyzer_progress', 'tool_workflows', 'violations', 'workflow_optimizations'].sort());
-    expect(of('tool_audit_analyzer', 'SELECT')).toEqual([...log, 'analyzer_progress', 'budget_decisions', 'mcp_tool_definitions', 'output_contents', 'quarantine', 'tool_invocations', 'tool_manifests', 'tool_outputs', 'tool_workflows', 'violations', 'workflow_optimizations'].sort());
+    expect(of('tool_audit_analyzer', 'SELECT')).toEqual([...log, 'analyzer_progress', 'budget_decisions', 'mcp_tool_definitions', 'model_turns', 'output_contents', 'quarantine', 'tool_invocations', 'tool_manifests', 'tool_outputs', 'tool_workflows', 'violations', 'workflow_optimizations'].sort());
   });
 
   it('refuses missing passwords and ones that would break out of the SQL string', () => {
