@@ -2,7 +2,8 @@
  * Insert bodies cut from the decoder's line buffers: the TabSeparated lines of the rows a round
  * writes, copied once into one Buffer. Pure.
  */
-import { tsvField, type LineBuffer } from './rows.ts';
+import { tsvField } from '../platform/clickhouse/tsv.ts';
+import type { LineBuffer } from './rows.ts';
 
 /** Lines [start, end) of a decoder line buffer (one row, its newline included). */
 export type BodyPart = { lines: LineBuffer; start: number; end: number };

@@ -4,7 +4,8 @@
  * bytes; building them as rows, then one joined string, then its UTF-8 copy was the largest cost
  * of rejecting (and of the collector). Pure.
  */
-import { LineBuffer, tsvArray, tsvField, type QuarantineRow } from './rows.ts';
+import { tsvField } from '../platform/clickhouse/tsv.ts';
+import { LineBuffer, tsvArray, type QuarantineRow } from './rows.ts';
 
 /** Insert columns of `quarantine`, in the order of {@link quarantineBody}'s fields. */
 export const QUARANTINE_COLUMNS = ['source_key', 'source_kind', 'topic', 'partition', 'offset', 'request_id', 'packet_type', 'reason_code', 'reason', 'ids', 'raw', 'raw_encoding'] as const satisfies ReadonlyArray<keyof QuarantineRow>;

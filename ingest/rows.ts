@@ -6,6 +6,7 @@ import type { ContentType } from '../schemas/tool-output.ts';
 import type { Orchestrator, ToolStatus } from '../schemas/tool-invocation.ts';
 import type { PacketType } from '../schemas/packets.ts';
 import type { PacketOutcome, PacketSource, RawEncoding, RawPacket } from './ports.ts';
+import { tsvField } from '../platform/clickhouse/tsv.ts';
 
 export type { PacketSource, RawPacket } from './ports.ts';
 
@@ -309,21 +310,6 @@ export const STAMPED_OUTPUT_COLUMNS = [...SEGMENT_COLUMNS.tool_outputs, 'task_id
 
 /** Insert columns of `output_contents`, in the order of {@link contentLine}. */
 export const CONTENT_COLUMNS = ['content_hash', 'content_type', 'content', 'size_bytes', 'last_seen'] as const satisfies ReadonlyArray<keyof ContentRow>;
-
-const TSV_CONTROL = /[\t\n\r\0]/;
-const TSV_CONTROL_ALL = /[\t\n\r\0]/g;
-const TSV_ESCAPES: Record<string, string> = { '\t': '\\t', '\n': '\\n', '\r': '\\r', '\0': '\\0' };
-const tsvEscape = (c: string): string => TSV_ESCAPES[c] as string;
-
-/** One field of a TabSeparated line: `\N` for null, backslash escapes for \\ \t \n \r and NUL. */
-export function tsvField(v: string | number | null): string {
-  if (v === null) return '\\N';
-  if (typeof v === 'number') return String(v);
-  // Backslashes are common (JSON escapes in args); replaceAll of a literal is far cheaper than a
-  // regex with a callback. Control characters are rare.
-  const s = v.includes('\\') ? v.replaceAll('\\', '\\\\') : v;
-  return TSV_CONTROL.test(s) ? s.replace(TSV_CONTROL_ALL, tsvEscape) : s;
-}
 
 /** The TabSeparated line (with its newline) of an accepted packet's row, columns as in {@link SEGMENT_COLUMNS}. */
 export function rowLine(a: Accepted): string {

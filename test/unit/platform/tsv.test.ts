@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { tsvUnescape } from '../../../platform/clickhouse/door.ts';
-import { tsvField } from '../../../ingest/rows.ts';
+import { tsvField } from '../../../platform/clickhouse/tsv.ts';
 
 describe('TabSeparated fields', () => {
   it('read back exactly what ingest wrote, backslashes and control characters included', () => {
