@@ -20,6 +20,7 @@
  * quote, backslash or control character unescaped, so no value can end it early.
  */
 import { AppError } from '../errors.ts';
+import { tsvField } from './tsv.ts';
 
 /** A placeholder at the start of the rest: `{name:Type}` (spaces allowed around both). */
 const PLACEHOLDER = /\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*([^{}]+?)\s*\}/y;
@@ -75,17 +76,14 @@ export function literalOf(type: string, value: unknown, name = 'value'): string 
   return `CAST(${valueLiteral(type, value, name)} AS ${type})`;
 }
 
-// A key inside a TabSeparated row inside a single-quoted SQL literal: escaped twice (TSV, then SQL).
-const KEY_ESCAPES: Record<string, string> = { '\\': '\\\\\\\\', "'": "\\'", '\t': '\\\\t', '\n': '\\\\n', '\r': '\\\\r', '\0': '\\\\0' };
-const KEY_SPECIAL = /[\\'\t\n\r\0]/g;
 const UUID_TEXT = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 /** `(SELECT k FROM format(TSV, 'k Type', '…'))` of the keys; a UUID key must be one. */
 function keySetLiteral(type: 'UUID' | 'String', value: unknown, name: string): string {
   if (!Array.isArray(value) || !value.every((k) => typeof k === 'string')) throw badParameter(`query parameter '${name}' of type KeySet(${type}) must be an array of strings`);
   if (type === 'UUID' && !value.every((k) => UUID_TEXT.test(k as string))) throw badParameter(`query parameter '${name}' of type KeySet(UUID) holds a key that is not a UUID`);
-  const body = (value as string[]).map((k) => k.replace(KEY_SPECIAL, (c) => KEY_ESCAPES[c] as string)).join('\\n');
-  return `(SELECT k FROM format(TSV, 'k ${type}', '${body}'))`;
+  // Each key a TSV field, one per row; the rows one string literal (its escapes keep them whole).
+  return `(SELECT k FROM format(TSV, 'k ${type}', ${stringLiteral((value as string[]).map(tsvField).join('\n'))}))`;
 }
 
 /** A value inside the CAST of its type: text as a string literal, arrays element by element, null as NULL. */
