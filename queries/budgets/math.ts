@@ -59,8 +59,10 @@ export interface CheckAnswer {
   budgets: BudgetFigures[];
 }
 
-/** Whether a budget counts costs of tool calls (`tools`, `all`). */
+/** Whether a budget counts costs of tool calls (`tools`, the default, and `all`). */
 export const countsTools = (scope: BudgetScope): boolean => scope.costs !== 'models';
+/** Whether a budget counts costs of model turns (`models`, `all`). */
+export const countsModels = (scope: BudgetScope): boolean => scope.costs === 'models' || scope.costs === 'all';
 
 /**
  * Whether a stored cost falls under a scope: its kind is one the budget counts, and absent fields
@@ -68,7 +70,7 @@ export const countsTools = (scope: BudgetScope): boolean => scope.costs !== 'mod
  * `kind` ignored: a budget counting model turns answers for the calls of its agent and task too.
  */
 export function scopeMatches(scope: BudgetScope, call: CallFacts, ignoreKind = false): boolean {
-  if (!ignoreKind && (call.kind === 'model' ? !(scope.costs === 'models' || scope.costs === 'all') : !countsTools(scope))) return false;
+  if (!ignoreKind && !(call.kind === 'model' ? countsModels(scope) : countsTools(scope))) return false;
   if (scope.agent_id !== undefined && scope.agent_id !== call.agent_id) return false;
   if (scope.tool_id !== undefined && scope.tool_id !== call.tool_id) return false;
   if (scope.task_id !== undefined && scope.task_id !== (call.task_id ?? '')) return false;
@@ -99,15 +101,14 @@ export function figuresOf(b: Budget, spent: number, reserved: number): BudgetFig
 }
 
 /**
- * deny when a deny budget would go over (spent + reserved + projected > limit), warn when only warn
- * budgets would. `projected` may be given per budget: a budget counting model turns only holds no
- * share of a tool call's cost, so it is over only once its turns are.
+ * deny when a deny budget would go over (spent + reserved + its share of the projected cost > limit),
+ * warn when only warn budgets would. `projected[i]` is budget i's share: a budget counting model
+ * turns only holds none of a tool call's cost, so it is over only once its turns are.
  */
-export function decide(figures: readonly BudgetFigures[], projected: number | readonly number[]): Decision {
+export function decide(figures: readonly BudgetFigures[], projected: readonly number[]): Decision {
   let decision: Decision = 'allow';
   for (const [i, f] of figures.entries()) {
-    const p = typeof projected === 'number' ? projected : (projected[i] ?? 0);
-    if (roundUsd(f.spent_usd + f.reserved_usd + p) <= f.limit_usd) continue;
+    if (roundUsd(f.spent_usd + f.reserved_usd + (projected[i] ?? 0)) <= f.limit_usd) continue;
     if (f.mode === 'deny') return 'deny';
     decision = 'warn';
   }

@@ -4,7 +4,7 @@
  * newest first (GET /v1/budget/decisions). Migration 010.
  */
 import { z } from 'zod';
-import { BudgetLedger, countsTools, periodKey, periodStartMs, type Budget, type LoadedSpend } from './math.ts';
+import { BudgetLedger, countsModels, countsTools, periodKey, periodStartMs, type Budget, type LoadedSpend } from './math.ts';
 import { budgetFiguresSchema, budgetSetSchema, type BudgetDecisions, type BudgetList } from './schemas.ts';
 import { cursorCodec, msKey, uuidKey } from '../cursor.ts';
 import { chTime, isoTime, pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, type QueryContext, type QuerySpec, type StatementRunner, type TimeWindow } from '../sql.ts';
@@ -95,7 +95,7 @@ export async function latestBudgetSet(ch: StatementRunner, db: string, ctx: Quer
 const BUDGETS_PER_STATEMENT = 500;
 
 const shapeOf = (b: Budget): number => (b.scope.agent_id === undefined ? 0 : 1) | (b.scope.tool_id === undefined ? 0 : 2) | (b.scope.task_id === undefined ? 0 : 4);
-const costsOf = (b: Budget): number => (countsTools(b.scope) ? 1 : 0) | (b.scope.costs === 'models' || b.scope.costs === 'all' ? 2 : 0);
+const costsOf = (b: Budget): number => (countsTools(b.scope) ? 1 : 0) | (countsModels(b.scope) ? 2 : 0);
 
 /**
  * The stored spend of `budgets` in their periods in force at `nowMs` (and later periods calls
