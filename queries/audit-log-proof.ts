@@ -8,10 +8,11 @@
  */
 import { z } from 'zod';
 import { leafDataOf } from '../analyzers/audit-log/leaf-data.ts';
-import { keyFilter, keyPlaceScalar, keysFilter, leafFields, leafTextsSelect, type LeafKind } from '../analyzers/audit-log/leaf-sql.ts';
-import { fetchTiles, headsBetween, LEAF_AT_CREATED_SCALAR, latestHeadAnd, leafOf, logTiles, type LogSelect } from '../analyzers/audit-log/log-store.ts';
-import { planReads, rangeHasher } from '../analyzers/audit-log/tiles.ts';
-import { consistencyPath, inclusionPath, inclusionRanges } from '../schemas/merkle.ts';
+import { keyFilter, keyPlaceSelect, keysFilter, leafFields, leafTextsSelect, type LeafKind } from '../analyzers/audit-log/leaf-sql.ts';
+import { fetchHashes, headsBetween, latestHead, leafOf, logTiles, type LogSelect, type StoredHead } from '../analyzers/audit-log/log-store.ts';
+import type { PathCache } from '../analyzers/audit-log/path-cache.ts';
+import { rangeHasher } from '../analyzers/audit-log/tiles.ts';
+import { consistencyPath } from '../schemas/merkle.ts';
 import { AppError } from '../platform/errors.ts';
 import { runQuery, type QueryContext, type StatementRunner } from './sql.ts';
 
@@ -99,50 +100,61 @@ export async function logHeads(ch: StatementRunner, db: string, p: LogHeadsParam
 }
 
 /** The proof of a record, or why there is none: unknown record, or not in a signed tree yet. */
-export async function inclusionProof(ch: StatementRunner, db: string, kind: LeafKind, key: string, ctx: QueryContext): Promise<InclusionProof | NoProof> {
+export async function inclusionProof(ch: StatementRunner, db: string, kind: LeafKind, key: string, ctx: QueryContext, paths: PathCache): Promise<InclusionProof | NoProof> {
   const sel: LogSelect = (sql, params) => runQuery(ch, { name: 'audit_log', sql, settings: { max_threads: 1 } }, { db, ...params }, ctx);
-  // Three round trips when nothing was changed: on the embedded engine statements with parameters
-  // run one at a time, so what does not depend on each other is read in one statement.
-  // 1. The newest head, and the record's created_at (and a call's task) from its keys table. An id
-  //    the keys table does not know is unknown: no scan of the table's ids for it, whatever a caller
-  //    sends.
-  const place = keyPlaceScalar(kind);
-  const first = await latestHeadAnd<[string, string]>(sel, place ?? 'NULL', { key });
-  const head = first.head;
-  if (place && !first.x) return { why: 'unknown' };
-  const createdMs = first.x ? Number(first.x[0]) : undefined;
-  const task = first.x?.[1] || undefined;
-  // 2. The row by its primary key and, beside it, its leaf at that created_at.
-  const found = await rowOf(sel, kind, createdMs === undefined ? { filter: keyFilter(kind), params: { key } } : { filter: keyFilter(kind, task !== undefined), params: { key, kind, created: createdMs, at: createdMs, ...(task === undefined ? {} : { task }) } });
+  const pathOf = (head: StoredHead, index: number) => paths.inclusionPath(head, index, (reads) => fetchHashes(sel, reads));
+  const placeSql = keyPlaceSelect(kind);
+  if (!placeSql) return proofByKey(sel, kind, key, pathOf);
+  // The newest head beside the record's place in its keys table (an unknown id is unknown: no
+  // scan of the table's ids for it, whatever a caller sends); then two lines side by side (the
+  // read lane has two connections; a server runs them at once): the row by its primary key, and
+  // the leaf at that created_at followed by its path.
+  const [head, [at]] = await Promise.all([latestHead(sel), sel<{ created_ms: string; task: string }>(placeSql, { key })]);
+  if (!at) return { why: 'unknown' };
+  const createdMs = Number(at.created_ms);
+  const task = at.task || undefined;
+  const [found, early] = await Promise.all([
+    rowOf(sel, kind, keyFilter(kind, task !== undefined), { key, created: createdMs, ...(task === undefined ? {} : { task }) }),
+    leafOf(sel, kind, key, { createdMs }).then(async (leaf) => ({ leaf, path: head && leaf && leaf.index < head.tree_size ? await pathOf(head, leaf.index) : undefined })),
+  ]);
   // A row whose created_at or task was changed is not where the keys table says: found through the
   // id's bloom filter, it then fails its check, as it should.
-  const row = found ?? (place ? await rowOf(sel, kind, { filter: keysFilter(kind), params: { keys: [key] } }) : undefined);
+  const row = found ?? (await rowOf(sel, kind, keysFilter(kind), { keys: [key] }));
   if (!row) return { why: 'unknown' };
-  const early = found ? found.leaf : createdMs === undefined ? undefined : await leafOf(sel, kind, key, { createdMs });
-  const storedMs = Number(row.stored_ms);
-  // Else the leaf at the row's storage time; a row the log should hold but at neither time (its
-  // times were changed) has its leaf looked up by key alone, and then fails its check.
-  const leaf =
-    early ?? (await leafOf(sel, kind, key, { storedMs })) ?? (head && storedMs <= head.built_to_ms ? await leafOf(sel, kind, key) : undefined);
+  const leaf = early.leaf ?? (await leafOfRow(sel, kind, key, row, head));
   if (!leaf || !head || head.tree_size <= leaf.index) return { why: 'not_yet' };
-  // 3. The ranges the path needs are known before any is read: their hashes are fetched at once.
-  const tiles = await fetchTiles(sel, planReads(inclusionRanges(leaf.index, head.tree_size)));
-  const path = await inclusionPath(leaf.index, head.tree_size, rangeHasher(tiles));
-  return { leaf: { kind, key, index: leaf.index, hash: leaf.hash, data: row.data }, path: path.map((p) => p.toString('hex')), head };
+  const path = leaf === early.leaf && early.path ? early.path : await pathOf(head, leaf.index);
+  return proofOf(kind, key, row.data, leaf, path, head);
+}
+
+type PathOf = (head: StoredHead, index: number) => Promise<Buffer[]>;
+
+/** The proof of a record of a kind without a keys table: its row by key beside the newest head, then its leaf at its storage time. */
+async function proofByKey(sel: LogSelect, kind: LeafKind, key: string, pathOf: PathOf): Promise<InclusionProof | NoProof> {
+  const [head, row] = await Promise.all([latestHead(sel), rowOf(sel, kind, keyFilter(kind), { key })]);
+  if (!row) return { why: 'unknown' };
+  const leaf = await leafOfRow(sel, kind, key, row, head);
+  if (!leaf || !head || head.tree_size <= leaf.index) return { why: 'not_yet' };
+  return proofOf(kind, key, row.data, leaf, await pathOf(head, leaf.index), head);
 }
 
 /**
- * A record's row by `filter`: its leaf data and storage time, and — when the parameters place it
- * at a created_at ({at:Int64}) — the leaf found there, read in the same statement.
+ * A record's leaf at its row's storage time; a row the log should hold but at no time it gives
+ * (its times were changed) has its leaf looked up by key alone, and its proof then fails its check.
  */
-async function rowOf(sel: LogSelect, kind: LeafKind, q: { filter: string; params: Record<string, unknown> }) {
-  const atCreated = q.params.at !== undefined;
-  const [r] = await sel<Record<string, string | null> & { leaf?: [string, string] | null }>(
-    `${leafTextsSelect(kind, q.filter, atCreated ? `${LEAF_AT_CREATED_SCALAR} AS leaf` : undefined)} LIMIT 1`,
-    q.params,
-  );
+async function leafOfRow(sel: LogSelect, kind: LeafKind, key: string, row: { stored_ms: string }, head: StoredHead | undefined) {
+  const storedMs = Number(row.stored_ms);
+  return (await leafOf(sel, kind, key, { storedMs })) ?? (head && storedMs <= head.built_to_ms ? await leafOf(sel, kind, key) : undefined);
+}
+
+function proofOf(kind: LeafKind, key: string, data: string, leaf: { index: number; hash: string }, path: Buffer[], head: StoredHead): InclusionProof {
+  return { leaf: { kind, key, index: leaf.index, hash: leaf.hash, data }, path: path.map((p) => p.toString('hex')), head };
+}
+
+/** A record's row by `filter`: its leaf data and storage time. */
+async function rowOf(sel: LogSelect, kind: LeafKind, filter: string, params: Record<string, unknown>) {
+  const [r] = await sel<Record<string, string | null>>(`${leafTextsSelect(kind, filter)} LIMIT 1`, params);
   if (!r) return undefined;
-  const data = leafDataOf(kind, leafFields(kind).map((_, i) => (r[`f${i}`] as string | null | undefined) ?? null));
-  const leaf = r.leaf ? { index: Number(r.leaf[0]), hash: r.leaf[1] } : undefined;
-  return { data, stored_ms: String(r.stored_ms), leaf };
+  const data = leafDataOf(kind, leafFields(kind).map((_, i) => r[`f${i}`] ?? null));
+  return { data, stored_ms: String(r.stored_ms) };
 }

@@ -3,6 +3,7 @@
  * database (built per process, never a singleton), and the catalogue of their statements for
  * Grafana panels and documentation.
  */
+import { createPathCache } from '../analyzers/audit-log/path-cache.ts';
 import type { StatementRunner } from './sql.ts';
 import { AGENT_INVOCATIONS, AGENT_TOOL_FREQUENCY, byAgent, type ByAgentParams } from './by-agent.ts';
 import { byTask, TASK_DEPENDENCIES, TASK_INVOCATIONS, TASK_DETAILS, TASK_OUTPUTS, type ByTaskParams } from './by-task.ts';
@@ -122,6 +123,8 @@ export type BudgetListParams = Record<string, never>;
 /** Binds every read pattern to a client, a database and a query context. */
 export function createReadQueries(ch: StatementRunner, db: string, ctx: QueryContext): ReadQueries {
   const orphans = new OrphanCallIds(orphanLoader(ch, db, ctx));
+  // The hashes every proof against the newest head shares, kept beside the queries that use them.
+  const paths = createPathCache();
   return {
     tools: (p) => toolsSummary(ch, db, p, ctx),
     toolSeries: (p) => toolSeries(ch, db, p, ctx),
@@ -130,9 +133,9 @@ export function createReadQueries(ch: StatementRunner, db: string, ctx: QueryCon
     toolInvocations: (p) => byToolInvocations(ch, db, p, ctx),
     toolOutputs: (p) => toolOutputs(ch, db, p, ctx),
     outputContent: (p) => outputContent(ch, db, p, ctx),
-    callProof: (p) => inclusionProof(ch, db, 'tool_call', p.callId.toLowerCase(), ctx),
-    outputProof: (p) => inclusionProof(ch, db, 'output', p.outputId.toLowerCase(), ctx),
-    turnProof: (p) => inclusionProof(ch, db, 'model_turn', p.turnId.toLowerCase(), ctx),
+    callProof: (p) => inclusionProof(ch, db, 'tool_call', p.callId.toLowerCase(), ctx, paths),
+    outputProof: (p) => inclusionProof(ch, db, 'output', p.outputId.toLowerCase(), ctx, paths),
+    turnProof: (p) => inclusionProof(ch, db, 'model_turn', p.turnId.toLowerCase(), ctx, paths),
     logHeads: (p) => logHeads(ch, db, p, ctx),
     logConsistency: (p) => consistencyProof(ch, db, p, ctx),
     agentTools: (p) => byAgent(ch, db, p, ctx),

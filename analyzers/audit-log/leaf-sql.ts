@@ -139,9 +139,9 @@ export function leafSelect(kind: LeafKind, where: string): string {
  * SELECT of a kind's rows as the texts of their leaf fields (f0, f1, … in order; NULL as NULL) and
  * their storage time (stored_ms, epoch ms): leaf-data.ts's leafDataOf writes the leaf data.
  */
-export function leafTextsSelect(kind: LeafKind, where: string, extra?: string): string {
+export function leafTextsSelect(kind: LeafKind, where: string): string {
   const s = SOURCES[kind];
-  return `SELECT ${s.fields.map((c, i) => `toString(${c}) AS f${i}`).join(', ')}, toUnixTimestamp64Milli(${s.stored}) AS stored_ms${extra ? `, ${extra}` : ''} FROM {db:Identifier}.${s.table} WHERE ${where}`;
+  return `SELECT ${s.fields.map((c, i) => `toString(${c}) AS f${i}`).join(', ')}, toUnixTimestamp64Milli(${s.stored}) AS stored_ms FROM {db:Identifier}.${s.table} WHERE ${where}`;
 }
 
 /** A kind's column of storage time (ingested_at, or detected_at of a violation). */
@@ -162,7 +162,7 @@ const KEYS_TABLES: Partial<Record<LeafKind, { table: string; id: string; task: s
 
 /**
  * A WHERE of a kind's row by its key ({key:String}) and, for a call or an output, its created_at
- * ({created:Int64}, epoch ms, from its keys table: {@link keyPlaceScalar}), as its table's indexes
+ * ({created:Int64}, epoch ms, from its keys table: {@link keyPlaceSelect}), as its table's indexes
  * can use it. A call's table is ordered by (task_id, created_at, call_id): with its task
  * ({task:String}, kept in the keys table since migration 043) the row is a primary-key read; for
  * a call stored before, the tasks of calls created in that millisecond come from the projection by
@@ -181,13 +181,13 @@ export function keyFilter(kind: LeafKind, withTask = false): string {
 }
 
 /**
- * A scalar subquery of a call's or an output's place by its key ({key:String}) in its keys table (a
- * primary-key read): `[created_at epoch ms, task]` as strings (task '' for an output or a call
- * stored before its keys kept it), or null for an unknown key; undefined for kinds without one.
+ * A SELECT of a call's or an output's place by its key ({key:String}) in its keys table (a
+ * primary-key read): `created_ms` (epoch ms) and `task` ('' for an output or a call stored before
+ * its keys kept it), no row for an unknown key; undefined for kinds without a keys table.
  */
-export function keyPlaceScalar(kind: LeafKind): string | undefined {
+export function keyPlaceSelect(kind: LeafKind): string | undefined {
   const k = KEYS_TABLES[kind];
-  return k && `(SELECT tuple(toString(toUnixTimestamp64Milli(created_at)), ${k.task}) FROM {db:Identifier}.${k.table} WHERE ${k.id} = toUUIDOrZero({key:String}) LIMIT 1)`;
+  return k && `SELECT toString(toUnixTimestamp64Milli(created_at)) AS created_ms, ${k.task} AS task FROM {db:Identifier}.${k.table} WHERE ${k.id} = toUUIDOrZero({key:String}) LIMIT 1`;
 }
 
 /** A WHERE of a kind's rows whose key is one of {keys:Array(String)}. */

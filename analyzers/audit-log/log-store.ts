@@ -14,7 +14,7 @@ export const doorSelect =
     ch.select(sql, params);
 import type { TreeHead } from './heads.ts';
 import type { LeafKind } from './leaf-sql.ts';
-import { memoryTiles, type TileReader, type TileReads } from './tiles.ts';
+import type { FetchedHashes, TileReader, TileReads } from './tiles.ts';
 
 /** Stored leaf hashes and subtree roots, as a {@link TileReader}. */
 export function logTiles(sel: LogSelect): TileReader {
@@ -60,22 +60,6 @@ export async function latestHead(sel: LogSelect): Promise<StoredHead | undefined
   return r ? toHead(r) : undefined;
 }
 
-/**
- * The newest head and a scalar subquery's value (`x`, null when it finds nothing), read in one
- * statement: a proof's first step needs both and neither depends on the other, and on the embedded
- * engine statements with parameters run one at a time, so two statements cost two round trips.
- */
-export async function latestHeadAnd<T>(sel: LogSelect, scalar: string, params: Record<string, unknown>): Promise<{ head?: StoredHead; x: T | null }> {
-  const [r] = await sel<HeadRow & { x: T | null }>(`SELECT ${HEAD_COLUMNS}, ${scalar} AS x FROM {db:Identifier}.audit_log_heads ORDER BY tree_size DESC, signed_at DESC LIMIT 1`, params);
-  if (r) {
-    const { x, ...head } = r;
-    return { head: toHead(head), x };
-  }
-  // No head signed yet: the scalar alone.
-  const [only] = await sel<{ x: T | null }>(`SELECT ${scalar} AS x`, params);
-  return { x: only?.x ?? null };
-}
-
 /** Signed heads with tree_size in [from, to], oldest first (at most `limit`). */
 export async function headsBetween(sel: LogSelect, from: number, to: number, limit: number): Promise<StoredHead[]> {
   const rows = await sel<HeadRow>(
@@ -112,22 +96,15 @@ export async function leafOf(sel: LogSelect, kind: LeafKind, key: string, place?
 }
 
 /**
- * A scalar subquery of the leaf {@link leafOf} finds at a created_at ({at:Int64}, {kind:String},
- * {key:String}): `[index, hash]` as strings, or null. For a statement that reads the record's row
- * too: one round trip instead of two.
- */
-export const LEAF_AT_CREATED_SCALAR = `(SELECT tuple(toString(leaf_index), lower(hex(leaf_hash))) FROM {db:Identifier}.audit_log_leaves
-     WHERE ${LEAF_AT_CREATED}kind = {kind:String} AND record_key = {key:String} ORDER BY leaf_index LIMIT 1)`;
-
-/**
  * Every hash of `reads` in one statement, leaves and nodes each naming their indexes as a set (`IN`
  * an array: the primary key is searched once per set; an OR of index ranges was analysed range by
- * range, 9 ms a proof against 4.5) — as a {@link TileReader}: a proof in a tree of millions needs
- * ~25 ranges, ~1,000 hashes, and a statement per range cost ~90 ms a proof on the embedded engine.
+ * range, 9 ms a proof against 4.5), by leaf index and by `level/index`: a proof in a tree of
+ * millions needs ~25 ranges, ~1,000 hashes, and a statement per range cost ~90 ms a proof on the
+ * embedded engine.
  * One UNION ALL rather than two statements: the embedded engine runs statements with parameters one
  * at a time (two cost ~3 ms more at 10 M calls); a server runs both branches side by side either way.
  */
-export async function fetchTiles(sel: LogSelect, reads: TileReads): Promise<TileReader> {
+export async function fetchHashes(sel: LogSelect, reads: TileReads): Promise<FetchedHashes> {
   const leafIndexes: number[] = [];
   for (const [a, b] of reads.leaves) for (let i = a; i < b; i++) leafIndexes.push(i);
   const levels: number[] = [];
@@ -148,5 +125,5 @@ export async function fetchTiles(sel: LogSelect, reads: TileReads): Promise<Tile
     if (r.t === 'leaf') leaves.set(Number(r.i), Buffer.from(r.h, 'hex'));
     else nodes.set(`${r.l}/${r.i}`, Buffer.from(r.h, 'hex'));
   }
-  return memoryTiles(leaves, nodes);
+  return { leaves, nodes };
 }

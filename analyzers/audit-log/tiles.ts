@@ -60,9 +60,21 @@ export function planReads(ranges: ReadonlyArray<readonly [number, number]>): Til
   return out;
 }
 
+/** Hashes looked up by key: a Map, or a view over several. */
+export type HashLookup<K> = Pick<ReadonlyMap<K, Buffer>, 'get'>;
+
+/** Stored hashes as fetched: leaf index → hash, `level/index` → hash. */
+export interface FetchedHashes {
+  leaves: Map<number, Buffer>;
+  nodes: Map<string, Buffer>;
+}
+
 /** A {@link TileReader} over hashes already fetched (leaf index → hash, `level/index` → hash). */
-export function memoryTiles(leaves: ReadonlyMap<number, Buffer>, nodes: ReadonlyMap<string, Buffer>): TileReader {
-  const pick = <K>(m: ReadonlyMap<K, Buffer>, keys: K[]) => keys.flatMap((k) => (m.has(k) ? [m.get(k) as Buffer] : []));
+export function memoryTiles(leaves: HashLookup<number>, nodes: HashLookup<string>): TileReader {
+  const pick = <K>(m: HashLookup<K>, keys: K[]) => keys.flatMap((k) => {
+    const h = m.get(k);
+    return h ? [h] : [];
+  });
   const span = (a: number, b: number) => Array.from({ length: b - a }, (_, i) => a + i);
   return {
     leaves: async (a, b) => pick(leaves, span(a, b)),
