@@ -35,7 +35,7 @@ export const toolVariable = (ctx: SqlContext) => picker(ctx, 'tool_id', 'Tool', 
 export const agentVariable = (ctx: SqlContext) => picker(ctx, 'agent_id', 'Agent', AGENT_CHOICES, 'All agents', 'Limit the panels to one agent.');
 /** `task_id`: a task, or the latest one in the time range. */
 export const taskVariable = (ctx: SqlContext) =>
-  picker(ctx, 'task_id', 'Task', TASK_CHOICES, '(latest task)', 'The task to show; "(latest task)" picks the most recent task with dependencies in the time range. Any task id can be typed in.', 500);
+  picker(ctx, 'task_id', 'Task', TASK_CHOICES, '(latest task)', 'The task to show; "(latest task)" picks, among the tasks of the range\'s latest 1,000 calls, the most recent with dependencies (else the most recent). Any task id can be typed in.', 500);
 
 /** A numeric knob with a few choices. */
 export function numberVariable(name: string, label: string, values: number[], current: number, description: string) {

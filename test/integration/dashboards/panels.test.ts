@@ -180,6 +180,37 @@ describe('dashboards on embedded ClickHouse over a generated workload', () => {
     expect(one?.task_id).toBe(latest?.task_id);
   });
 
+  it('with no task chosen shows, of the tasks of the range\'s latest 1,000 calls, the latest with dependencies', async () => {
+    // The oracle: the workload's calls in JS, and the tasks that have a dependency row stored.
+    // Every accepted call of the workload (its deliberately broken packets are not JSON, or not calls).
+    const parsed = (raw: string) => {
+      try {
+        return JSON.parse(raw) as { type?: string; invocation?: { task_id?: unknown; created_at?: unknown } };
+      } catch {
+        return {};
+      }
+    };
+    const stored = new Set((await rows<{ id: string }>(ch, 'SELECT toString(call_id) AS id FROM {db:Identifier}.tool_invocations', { db })).map((r) => r.id));
+    const calls = w.packets.map((p) => parsed(p.raw)).flatMap((p) => {
+      const inv = p.invocation as { call_id?: string; task_id?: unknown; created_at?: unknown } | undefined;
+      return p.type === 'tool_call' && typeof inv?.task_id === 'string' && inv.task_id !== '' && stored.has(String(inv.call_id)) ? [{ task: inv.task_id, ms: Date.parse(String(inv.created_at)) }] : [];
+    });
+    const withDeps = new Set((await rows<{ t: string }>(ch, 'SELECT DISTINCT task_id AS t FROM {db:Identifier}.tool_workflows', { db })).map((r) => r.t));
+    const sql = panelsOf(dashboards.find((f) => f.file === 'task-explorer.json') as DashboardFile).find((p) => p.title === 'Calls in order')?.targets[0]?.rawSql ?? '';
+    const checked = new Set<string>();
+    for (const toMs of [w.fromMs + 15 * 60_000, w.fromMs + 30 * 60_000, w.fromMs + 45 * 60_000, w.toMs]) {
+      const latest = calls
+        .filter((c) => c.ms >= w.fromMs && c.ms < toMs)
+        .sort((a, b) => b.ms - a.ms || (a.task < b.task ? 1 : -1))
+        .slice(0, 1000);
+      const expected = (latest.find((c) => withDeps.has(c.task)) ?? latest[0])?.task;
+      const got = await rows<Row>(ch, expandPanelSql(sql, { fromMs: w.fromMs, toMs, variables: { task_id: '' } }));
+      expect(new Set(got.map((r) => r.task_id)), `range ending ${new Date(toMs).toISOString()}`).toEqual(new Set([expected]));
+      checked.add(String(expected));
+    }
+    expect(checked.size, 'the windows show different tasks').toBeGreaterThan(1);
+  });
+
   it('returns exactly what the API binding of the same QuerySpec returns', async () => {
     const task = w.tasks[2] as string;
     const vars: Record<string, VariableValue> = { tool_id: 'search_web', agent_id: 'QA_Agent', task_id: task, threshold_usd: '1', min_count: '2', length: '3' };
