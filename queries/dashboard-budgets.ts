@@ -20,21 +20,28 @@ export const BUDGET_SPEND_VS_LIMIT: QuerySpec = {
     FROM (SELECT budgets FROM {db:Identifier}.budget_versions ORDER BY version DESC LIMIT 1)
     ARRAY JOIN JSONExtractArrayRaw(budgets) AS b
   ),
+  -- What the budgets name. A call's agent, tool or task that no budget names is counted as '',
+  -- which only a budget matching any value matches: the cells are as few as the scopes whatever
+  -- is stored, and with no budget in force no call is read.
+  named AS (SELECT groupUniqArray(s_agent) AS agents, groupUniqArray(s_tool) AS tools, groupUniqArray(s_task) AS tasks, count() AS budgets FROM set),
   cells AS (
-    SELECT 'tool' AS kind, toString(agent_id) AS agent_id, toString(tool_id) AS tool_id, task_id, toDate(created_at, 'UTC') AS day, sum(ifNull(cost_usd, 0)) AS cost
+    SELECT 'tool' AS kind, if(has((SELECT agents FROM named), toString(agent_id)), toString(agent_id), '') AS c_agent,
+      if(has((SELECT tools FROM named), toString(tool_id)), toString(tool_id), '') AS c_tool, if(has((SELECT tasks FROM named), task_id), task_id, '') AS c_task,
+      toDate(created_at, 'UTC') AS day, sum(ifNull(cost_usd, 0)) AS cost
     FROM {db:Identifier}.tool_invocations
-    WHERE created_at >= toStartOfMonth(now64(3, 'UTC'))
-    GROUP BY agent_id, tool_id, task_id, day
+    WHERE created_at >= toStartOfMonth(now64(3, 'UTC')) AND (SELECT budgets FROM named) > 0
+    GROUP BY c_agent, c_tool, c_task, day
     -- model turns have no tool: a budget scoped to a tool never counts them
-    UNION ALL SELECT 'model', toString(agent_id), '', task_id, toDate(created_at, 'UTC') AS day, sum(ifNull(cost_usd, 0))
+    UNION ALL SELECT 'model', if(has((SELECT agents FROM named), toString(agent_id)), toString(agent_id), '') AS c_agent, '',
+      if(has((SELECT tasks FROM named), task_id), task_id, '') AS c_task, toDate(created_at, 'UTC') AS day, sum(ifNull(cost_usd, 0))
     FROM {db:Identifier}.model_turns
-    WHERE created_at >= toStartOfMonth(now64(3, 'UTC'))
-    GROUP BY agent_id, task_id, day
+    WHERE created_at >= toStartOfMonth(now64(3, 'UTC')) AND (SELECT budgets FROM named) > 0
+    GROUP BY c_agent, c_task, day
     -- a row matching nothing, so that every budget has a row when no call is stored yet
     UNION ALL SELECT 'none', '', '', '', toDate('1970-01-01'), 0
   )
 SELECT budget_id, mode, period, limit_usd,
-  sumIf(cost, (kind = 'tool' AND s_tools = 1 OR kind = 'model' AND s_models = 1) AND (s_agent = '' OR s_agent = agent_id) AND (s_tool = '' OR s_tool = tool_id) AND (s_task = '' OR s_task = task_id)
+  sumIf(cost, (kind = 'tool' AND s_tools = 1 OR kind = 'model' AND s_models = 1) AND (s_agent = '' OR s_agent = c_agent) AND (s_tool = '' OR s_tool = c_tool) AND (s_task = '' OR s_task = c_task)
     AND day >= if(period = 'day', toDate(now('UTC'), 'UTC'), toStartOfMonth(toDate(now('UTC'), 'UTC')))) AS spent_usd,
   if(limit_usd = 0, NULL, spent_usd / limit_usd) AS used
 FROM set CROSS JOIN cells

@@ -229,4 +229,40 @@ describe('budgets', () => {
     const panel = await door.read<{ budget_id: string; spent_usd: number }>(BUDGET_SPEND_VS_LIMIT, { db }, DEFAULT_QUERY_CONTEXT);
     expect(Object.fromEntries(panel.map((r) => [r.budget_id, r.spent_usd]))).toEqual(want);
   });
+
+  it('the spend-vs-limit panel sums each scope of agent, tool and task (and none) as the stored calls do, whatever values no budget names', async () => {
+    const at = iso(Date.now() - 1000);
+    const calls = [
+      toolCall({ agent_id: 'R1', tool_id: 'fetch_url', cost_usd: 0.5, created_at: at }, 't-r1'),
+      toolCall({ agent_id: 'R1', tool_id: 'search_web', cost_usd: 0.25, created_at: at }, 't-r2'),
+      toolCall({ agent_id: 'R2', tool_id: 'fetch_url', cost_usd: 0.125, created_at: at }, 't-r1'),
+      toolCall({ agent_id: 'R3', tool_id: 'python_execute', cost_usd: 2, created_at: at }, 't-r3'),
+    ];
+    expect((await send(s.app, 'POST', '/v1/packets', INGEST, calls)).json()).toMatchObject({ accepted: 4 });
+    const set = [
+      { budget_id: 'R-all', scope: {}, period: 'month', limit_usd: 1000, mode: 'warn' },
+      { budget_id: 'R-agent', scope: { agent_id: 'R1' }, period: 'day', limit_usd: 10, mode: 'warn' },
+      { budget_id: 'R-tool', scope: { tool_id: 'fetch_url' }, period: 'day', limit_usd: 10, mode: 'warn' },
+      { budget_id: 'R-task', scope: { task_id: 't-r1' }, period: 'day', limit_usd: 10, mode: 'warn' },
+      { budget_id: 'R-agent-tool', scope: { agent_id: 'R1', tool_id: 'fetch_url' }, period: 'day', limit_usd: 10, mode: 'warn' },
+      { budget_id: 'R-nobody', scope: { agent_id: 'nobody' }, period: 'day', limit_usd: 10, mode: 'warn' },
+    ];
+    expect((await send(s.app, 'PUT', '/v1/budgets', ADMIN, set)).statusCode).toBe(200);
+    // The oracle: each scope summed straight from the stored calls (model turns count for none of these).
+    const sum = async (where: string, period: string) =>
+      Number((await rows<{ s: number }>(ch, `SELECT sum(ifNull(cost_usd, 0)) AS s FROM {db:Identifier}.tool_invocations WHERE ${where} AND ${period}`, { db }))[0]?.s);
+    const day = 'toDate(created_at) = today()';
+    const want = {
+      'R-all': await sum('1', 'toStartOfMonth(created_at) = toStartOfMonth(today())'),
+      'R-agent': await sum("agent_id = 'R1'", day),
+      'R-tool': await sum("tool_id = 'fetch_url'", day),
+      'R-task': await sum("task_id = 't-r1'", day),
+      'R-agent-tool': await sum("agent_id = 'R1' AND tool_id = 'fetch_url'", day),
+      'R-nobody': 0,
+    };
+    expect(want['R-agent']).toBeCloseTo(0.75, 9);
+    const panel = await door.read<{ budget_id: string; spent_usd: number }>(BUDGET_SPEND_VS_LIMIT, { db }, DEFAULT_QUERY_CONTEXT);
+    const got = Object.fromEntries(panel.map((r) => [r.budget_id, r.spent_usd]));
+    for (const [id, v] of Object.entries(want)) expect(got[id], id).toBeCloseTo(v, 9);
+  });
 });
