@@ -14,7 +14,7 @@ import { TOOL_SERIES } from '../queries/tool-series.ts';
 import { toolFigures } from '../queries/tools-summary.ts';
 import { chTime, DEFAULT_QUERY_CONTEXT } from '../queries/sql.ts';
 import { createClickHouseDoor } from '../platform/clickhouse/door.ts';
-import { pct } from './history-load.ts';
+import { quantile } from './stats.ts';
 import { ensureBenchData } from './queries-data.ts';
 
 const { values: opt } = parseArgs({
@@ -101,7 +101,7 @@ async function main(): Promise<void> {
         after.push(y.ms);
         equal &&= same(x.rows, y.rows);
       }
-      out.push(`${label.padEnd(20)} ${name.padEnd(14)} before ${pct(before, 0.5).toFixed(1)} / ${pct(before, 0.95).toFixed(1)}  after ${pct(after, 0.5).toFixed(1)} / ${pct(after, 0.95).toFixed(1)}  ${equal ? 'same answer' : 'ANSWERS DIFFER'}`);
+      out.push(`${label.padEnd(20)} ${name.padEnd(14)} before ${quantile(before, 0.5).toFixed(1)} / ${quantile(before, 0.95).toFixed(1)}  after ${quantile(after, 0.5).toFixed(1)} / ${quantile(after, 0.95).toFixed(1)}  ${equal ? 'same answer' : 'ANSWERS DIFFER'}`);
     }
   }
   const sizes = await run(

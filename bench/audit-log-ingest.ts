@@ -40,6 +40,7 @@ import { parseArgs } from 'node:util';
 import { runBench } from './bench-process.ts';
 import { logProblems, parseMetrics } from './history-serve.ts';
 import { workload, type Workload } from './audit-log-ingest-workload.ts';
+import { median } from './stats.ts';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 const TARGET = 0.95;
@@ -295,12 +296,6 @@ async function oneRun(root: string, round: number, config: 'on' | 'off', w: Work
     serveLog,
   };
 }
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-};
 
 let root: string | undefined;
 

@@ -45,7 +45,7 @@ import { DEFAULT_QUERY_CONTEXT } from '../queries/sql.ts';
 import { runBench } from './bench-process.ts';
 import { openHistoryCopy } from './history-copy.ts';
 import { historyShapeOf, historyShapeOptions } from './history-db.ts';
-import { pct } from './history-load.ts';
+import { percentiles, quantile } from './stats.ts';
 
 const { values: opt } = parseArgs({
   options: {
@@ -66,8 +66,6 @@ const ORIGIN = 'tool-audit/bench';
 const log = (s: string) => process.stderr.write(`[bench:audit-log] ${s}\n`);
 const since = (t: number) => (performance.now() - t) / 1000;
 
-/** p50 / p95 / p99 of a list of milliseconds. */
-const percentiles = (ms: number[]) => ({ p50: pct(ms, 0.5), p95: pct(ms, 0.95), p99: pct(ms, 0.99) });
 
 async function main(): Promise<void> {
   // The door serve opens: a connection per lane (reads side by side), as the route is served.
@@ -110,7 +108,7 @@ async function main(): Promise<void> {
   };
   const legacy = await keyedBefore043(door, () => timeProofs(ids.slice(2 * PROOFS)));
   const before = await timeProofs(ids.slice(0, PROOFS));
-  log(`proofs before verify: p95 ${pct(before, 0.95).toFixed(1)} ms`);
+  log(`proofs before verify: p95 ${quantile(before, 0.95).toFixed(1)} ms`);
 
   let verified: VerifyReport | undefined;
   let verifySeconds = Number.NaN;
@@ -189,7 +187,7 @@ async function keyedBefore043(door: ClickHouseDoor, time: () => Promise<number[]
   const [r] = await door.select<{ n: string }>("SELECT countIf(task_id = '') AS n FROM {db:Identifier}.call_keys");
   if (Number(r?.n ?? 0) === 0) return undefined;
   const ms = await time();
-  log(`proofs of calls keyed without their task: p95 ${pct(ms, 0.95).toFixed(1)} ms; deriving call_keys again from the calls, with their tasks`);
+  log(`proofs of calls keyed without their task: p95 ${quantile(ms, 0.95).toFixed(1)} ms; deriving call_keys again from the calls, with their tasks`);
   const t = performance.now();
   await door.command('TRUNCATE TABLE {db:Identifier}.call_keys');
   await door.command('INSERT INTO {db:Identifier}.call_keys (call_id, fingerprint, created_at, task_id) SELECT call_id, fingerprint, created_at, task_id FROM {db:Identifier}.tool_invocations');

@@ -17,6 +17,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createAuditEmitter, createMemoryTransport } from '../emit/index.ts';
+import { quantile } from './stats.ts';
 
 const RATE = Number(process.env.RATE ?? 1000);
 const SECONDS = Number(process.env.SECONDS ?? 10);
@@ -28,7 +29,7 @@ const root = new URL('../', import.meta.url).pathname;
 const AGENTS = Array.from({ length: 10 }, (_, i) => `agent-${i}`);
 const TOOLS = Array.from({ length: 10 }, (_, i) => `tool-${i}`);
 
-const pct = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] as number;
+const pct = (xs: number[], p: number) => quantile(xs, p / 100);
 const ms = (x: number) => x.toFixed(2);
 
 /** 100 budgets: per agent (day), per tool (month), per agent×tool pair, most warn, some deny. */

@@ -26,6 +26,7 @@ import { buildDashboards, type DashboardFile } from '../dashboards/index.ts';
 import { expandPanelSql, type VariableValue } from '../dashboards/grafana-expand.ts';
 import { createClickHouse, type ClickHouseClient } from '../platform/clickhouse/client.ts';
 import { ensureBenchData } from './queries-data.ts';
+import { median } from './stats.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -66,12 +67,6 @@ interface PanelFigure {
   chosenMs: number;
   rows: number;
 }
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-};
 
 async function run(ch: ClickHouseClient, sql: string): Promise<number> {
   const rs = await ch.query({ query: sql, format: 'JSONEachRow', clickhouse_settings: { max_execution_time: 600 } });

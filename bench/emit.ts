@@ -8,6 +8,7 @@
  *   npx tsx bench/emit.ts [calls per variant, default 200000]
  */
 import { createAuditEmitter, type PacketTransport } from '../emit/index.ts';
+import { quantile } from './stats.ts';
 
 const CALLS = Number(process.argv[2] ?? 200_000);
 const BLOCK = 1_000;
@@ -38,8 +39,9 @@ async function block(fn: Fn, out: Float64Array, offset: number, n: number): Prom
   return performance.now() - t0;
 }
 
-function pct(sorted: Float64Array, q: number): number {
-  return (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN) * 1000;
+/** The q-quantile of a block's times, in µs. */
+function pct(times: Float64Array, q: number): number {
+  return quantile(times, q) * 1000;
 }
 
 async function measure(tool: Fn) {

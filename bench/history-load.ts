@@ -5,6 +5,7 @@
  * window, while serve's jobs catch up and its ingest runs.
  */
 import { Worker } from 'node:worker_threads';
+import { percentiles } from './stats.ts';
 
 /** Latencies of one endpoint over the window. */
 export interface EndpointResult {
@@ -35,13 +36,6 @@ export function endpoints(taskIds: string[]): Endpoint[] {
   ];
 }
 
-/** q-quantile (nearest rank) of xs; NaN when empty. */
-export function pct(xs: number[], q: number): number {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))] as number;
-}
-
 /** One request's answer: when it ended (wall clock, epoch ms) and how long it took. */
 export interface LoadSample {
   endpoint: string;
@@ -52,7 +46,7 @@ export interface LoadSample {
 
 /** Latency figures of some requests of one endpoint. */
 export function summarize(name: string, t: number[], e: string[]): EndpointResult {
-  return { name, n: t.length, errors: e.length, p50: pct(t, 0.5), p95: pct(t, 0.95), p99: pct(t, 0.99), max: t.length ? Math.max(...t) : NaN, errorSamples: [...new Set(e.map((x) => x.slice(0, 200)))].slice(0, 3) };
+  return { name, n: t.length, errors: e.length, ...percentiles(t), max: t.length ? Math.max(...t) : NaN, errorSamples: [...new Set(e.map((x) => x.slice(0, 200)))].slice(0, 3) };
 }
 
 /** The figures of each endpoint over the samples that ended at or after `fromMs` (wall clock). */

@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { median } from './stats.ts';
 
 const HZ = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
 
@@ -185,7 +186,6 @@ export function rejectPasses(results: readonly PhaseResult[]): Array<{ rate: num
 /** The reject/accept ratios of each pass, and their median. */
 function rejectLine(results: readonly PhaseResult[]): string {
   const pairs = rejectPasses(results);
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] as number;
   const list = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(', ');
   const rates = pairs.map((p) => p.rate);
   const cpus = pairs.map((p) => p.cpu);

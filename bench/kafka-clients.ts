@@ -13,6 +13,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
+import { median } from './stats.ts';
 
 const { values: v } = parseArgs({ options: { packets: { type: 'string' }, rounds: { type: 'string' }, json: { type: 'string' }, brokers: { type: 'string' } } });
 const N = Number(v.packets ?? 100_000);
@@ -35,7 +36,6 @@ function child(brokers: string, client: string, op: string, topic: string): Samp
   return JSON.parse(out.trim().split('\n').at(-1) as string) as Sample;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 async function main(brokers: string): Promise<void> {
   const admin = new Kafka({ clientId: 'bench-admin', brokers: brokers.split(','), logLevel: logLevel.NOTHING }).admin();

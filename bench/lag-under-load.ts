@@ -3,6 +3,7 @@
  * every 200 ms and reports their lag (seconds); then one more cycle drains what is left. Shared by
  * bench:analyzer and bench:manifest-audit.
  */
+import { quantile } from './stats.ts';
 
 /** What a run under load measured. */
 export interface LagUnderLoad {
@@ -38,7 +39,7 @@ export async function lagUnderLoad(load: () => Promise<void>, cycle: () => Promi
   return { loadS, cycles, lags: lags.sort((a, b) => a - b), drainS };
 }
 
-/** `p50 x s, max y s` of sorted lags. */
+/** `p50 x s, max y s` of the lags. */
 export function lagText(lags: readonly number[]): string {
-  return `p50 ${lags[Math.floor(lags.length / 2)]?.toFixed(2) ?? '-'} s, max ${lags[lags.length - 1]?.toFixed(2) ?? '-'} s`;
+  return lags.length ? `p50 ${quantile(lags, 0.5).toFixed(2)} s, max ${Math.max(...lags).toFixed(2)} s` : 'p50 - s, max - s';
 }

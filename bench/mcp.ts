@@ -25,7 +25,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { pct } from './history-load.ts';
+import { quantile } from './stats.ts';
 import { gatewayEnv, INGEST_KEY, randomPort, root, spawnListening, startServe, testServer, type Served } from '../test/helpers/mcp.ts';
 
 const { values: v } = parseArgs({ options: { calls: { type: 'string' }, rounds: { type: 'string' }, 'throughput-calls': { type: 'string' }, concurrency: { type: 'string' }, json: { type: 'string' }, only: { type: 'string' }, sink: { type: 'string' }, rate: { type: 'string' }, seconds: { type: 'string' }, pin: { type: 'boolean' }, redaction: { type: 'boolean' } } });
@@ -161,7 +161,7 @@ async function measure(sink: Sink, key: string, report: Record<string, unknown>)
   for (const kind of ['stdio', 'http'] as const) {
     if (!ONLY.has(kind)) continue;
     const { direct, via } = await latency(sink, kind);
-    const row = (p: number) => ({ direct: pct(direct, p / 100), via: pct(via, p / 100), added: pct(via, p / 100) - pct(direct, p / 100) });
+    const row = (p: number) => ({ direct: quantile(direct, p / 100), via: quantile(via, p / 100), added: quantile(via, p / 100) - quantile(direct, p / 100) });
     report[`${key}_${kind}_latency_ms`] = { p50: row(50), p99: row(99), n: via.length };
     console.log(`${kind} latency (ms, n=${via.length} per side): p50 direct ${row(50).direct.toFixed(3)} via ${row(50).via.toFixed(3)} added ${row(50).added.toFixed(3)}; p99 direct ${row(99).direct.toFixed(3)} via ${row(99).via.toFixed(3)} added ${row(99).added.toFixed(3)}`);
   }

@@ -27,6 +27,7 @@ import { parseArgs } from 'node:util';
 import { encodeProtobufTraces } from '../ingest/otlp/otlp-decode.ts';
 import { startServe, type ServeProcess } from '../test/helpers/web.ts';
 import { runBench } from './bench-process.ts';
+import { median } from './stats.ts';
 
 const { values: opt } = parseArgs({
   options: {
@@ -176,11 +177,9 @@ runBench(
       if (r >= 0) rounds.push({ toolOnly, heavy, ratio: heavy / toolOnly });
       log(`${r < 0 ? 'warm-up (not counted)' : `round ${r + 1}`}: tool spans only ${toolOnly.toFixed(0)} calls/s · trace-heavy (10 spans per call) ${heavy.toFixed(0)} calls/s · ratio ${(heavy / toolOnly).toFixed(2)} (target ≥ 0.8)`);
     }
-    const ratios = rounds.map((x) => x.ratio).sort((a, b) => a - b);
-    const mid = ratios.length / 2;
-    const median = ratios.length % 2 ? ratios[Math.floor(mid)]! : (ratios[mid - 1]! + ratios[mid]!) / 2;
-    log(`median ratio of ${rounds.length} rounds: ${median.toFixed(2)} (target ≥ 0.8)`);
-    if (opt.json) writeFileSync(opt.json, JSON.stringify({ n: N, perRequest: PER, clients: CLIENTS, warmup: WARMUP, rounds, median }, null, 2));
+    const mid = median(rounds.map((x) => x.ratio));
+    log(`median ratio of ${rounds.length} rounds: ${mid.toFixed(2)} (target ≥ 0.8)`);
+    if (opt.json) writeFileSync(opt.json, JSON.stringify({ n: N, perRequest: PER, clients: CLIENTS, warmup: WARMUP, rounds, median: mid }, null, 2));
   },
   () => void server?.stop(),
   log,

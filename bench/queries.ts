@@ -27,6 +27,7 @@ import { createClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { removeReplacedParts } from '../platform/clickhouse/part-cleanup.ts';
 import { applyManifest, loadManifestHistory } from '../analyzers/manifest-store.ts';
 import { benchManifest } from './bench-manifest.ts';
+import { quantile } from './stats.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -79,10 +80,6 @@ function cases(w: TimeWindow, tools: string[], agents: string[], taskIds: string
   ];
 }
 
-const pct = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)] as number;
-};
 const fmt = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms.toFixed(1));
 
 async function main(): Promise<void> {
@@ -154,10 +151,10 @@ async function main(): Promise<void> {
         }
       }
     }
-    const [r50, r95, a50, a95] = [pct(raw, 0.5), pct(raw, 0.95), pct(api, 0.5), pct(api, 0.95)];
+    const [r50, r95, a50, a95] = [quantile(raw, 0.5), quantile(raw, 0.95), quantile(api, 0.5), quantile(api, 0.95)];
     // Each HTTP call and its raw twin ran back to back: the median of their ratios is the
     // overhead least disturbed by what else the machine was doing at the time.
-    const paired = pct(api.map((a, i) => a / (raw[i] as number)), 0.5);
+    const paired = quantile(api.map((a, i) => a / (raw[i] as number)), 0.5);
     const targetMet = c.target ? a95 <= c.target.p95ms : undefined;
     rows.push([c.name, String(raw.length), fmt(r50), fmt(r95), fmt(a50), fmt(a95), (a50 / r50).toFixed(2), (a95 / r95).toFixed(2), paired.toFixed(2), c.target ? `${c.target.label}: ${targetMet ? 'met' : 'MISSED'}` : '']);
     if (c.target) verdicts.push(`${c.name}: API p95 ${fmt(a95)} ms, target ${c.target.label} → ${targetMet ? 'met' : 'MISSED'}`);

@@ -15,6 +15,7 @@ import { loadConfig } from '../platform/config.ts';
 import { Redactor, type RedactionPolicy } from '../schemas/redaction-policy.ts';
 import { utf8ByteLength } from '../schemas/hashing.ts';
 import { workload } from './ingest-workload.ts';
+import { median } from './stats.ts';
 
 const { values: opt } = parseArgs({
   options: {
@@ -68,10 +69,6 @@ for (let i = 0; i < ROUNDS; i++) {
     rounds.push({ with: pass(redactor), without: b });
   }
 }
-const median = (xs: number[]) => {
-  const s = [...xs].sort((x, y) => x - y);
-  return s[Math.floor(s.length / 2)] as number;
-};
 const summary = (k: 'wall' | 'cpu') => ({
   withRedaction: median(rounds.map((r) => r.with[k])),
   withoutRedaction: median(rounds.map((r) => r.without[k])),

@@ -16,7 +16,7 @@ import { DEFAULT_QUERY_CONTEXT } from '../queries/sql.ts';
 import { runBench } from './bench-process.ts';
 import { openHistoryCopy } from './history-copy.ts';
 import { historyShapeOf, historyShapeOptions } from './history-db.ts';
-import { pct } from './history-load.ts';
+import { quantile } from './stats.ts';
 
 const { values: opt } = parseArgs({ options: { ...historyShapeOptions('10000000'), copy: { type: 'string', default: 'link' }, runs: { type: 'string', default: '30' }, json: { type: 'string' } } });
 const shape = historyShapeOf(opt);
@@ -60,7 +60,7 @@ async function main(): Promise<void> {
       ms.push(performance.now() - t);
       hits += a.hits.length;
     }
-    figures[kind] = { p50: pct(ms, 0.5), p95: pct(ms, 0.95), p99: pct(ms, 0.99), hits: hits / runs };
+    figures[kind] = { p50: quantile(ms, 0.5), p95: quantile(ms, 0.95), p99: quantile(ms, 0.99), hits: hits / runs };
     log(`${kind}: p50 ${figures[kind].p50.toFixed(0)} / p95 ${figures[kind].p95.toFixed(0)} ms, ${figures[kind].hits.toFixed(1)} hits a search`);
   }
   await door.close();

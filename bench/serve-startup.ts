@@ -12,6 +12,7 @@ import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { median } from './stats.ts';
 
 const ROUNDS = Number(process.argv[2] ?? 7);
 const root = new URL('../', import.meta.url).pathname;
@@ -91,7 +92,6 @@ async function ready(port: number): Promise<boolean> {
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const fmt = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
 await compile();

@@ -21,7 +21,7 @@ import { createClickHouse } from '../platform/clickhouse/client.ts';
 import { brokers as testBrokers, createTopics, eventually, groupLag, testKafka, uniqueNames } from '../test/helpers/kafka.ts';
 import { mixedStream, type GenMessage } from '../test/helpers/workload.ts';
 import { runBench } from './bench-process.ts';
-import { pct } from './history-load.ts';
+import { quantile } from './stats.ts';
 import { HISTORY_KEY, logProblems, startServe, stopServe, type ServeRun } from './history-serve.ts';
 
 const ROOT = new URL('../', import.meta.url).pathname;
@@ -160,7 +160,7 @@ async function main(): Promise<void> {
   const problems = logs.map(logProblems);
   const aborts = problems.flatMap((p) => p.samples).filter((s) => /abort|Logical error|terminate called|Segmentation|heap limit/i.test(s));
   const failingJobs = Object.entries(jobs.jobs ?? {}).filter(([, j]) => !j.ok);
-  const lat = Object.fromEntries(Object.entries(reads.ms).map(([k, v]) => [k, { n: v.length, p50: Math.round(pct(v, 0.5)), p95: Math.round(pct(v, 0.95)), p99: Math.round(pct(v, 0.99)) }]));
+  const lat = Object.fromEntries(Object.entries(reads.ms).map(([k, v]) => [k, { n: v.length, p50: Math.round(quantile(v, 0.5)), p95: Math.round(quantile(v, 0.95)), p99: Math.round(quantile(v, 0.99)) }]));
   const report = { minutes, packets, kills, oracle, reads: { latencyMs: lat, errors: reads.errors, refusedWhileDown: reads.down, startingAnswers: reads.starting }, unexpectedExits, aborts, failingJobs };
   log(JSON.stringify(report, null, 1));
   if (opt.json) writeFileSync(opt.json, JSON.stringify(report, null, 2));
