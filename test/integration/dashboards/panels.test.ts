@@ -220,12 +220,15 @@ describe('dashboards on embedded ClickHouse over a generated workload', () => {
       `SELECT groupArray(toString(call_id)) AS ids FROM {db:Identifier}.tool_invocations WHERE task_id = {t:String} AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}`,
       { db, t: task, from: chTime(w.fromMs), to: chTime(w.toMs) },
     );
-    const apiParams = (s: TargetSource): Record<string, unknown> => {
+    const apiParams = async (s: TargetSource): Promise<Record<string, unknown>> => {
       const p: Record<string, unknown> = {};
       for (const { name, type } of placeholders(s.spec.sql)) {
         const override = s.overrides?.[name];
         if (override !== undefined) {
-          p[name] = /^'(.*)'$/.exec(override)?.[1] ?? override;
+          // A literal as it is; an expression (the dedup index's watermark) evaluated first, and its
+          // value bound, as the API binds the value it read.
+          const literal = /^'(.*)'$/.exec(override)?.[1] ?? (/^-?\d+(\.\d+)?$/.test(override) ? override : undefined);
+          p[name] = literal ?? (await rows<{ v: unknown }>(ch, `SELECT toString(${override}) AS v`))[0]?.v;
           continue;
         }
         const fixed: Record<string, unknown> = {
@@ -251,7 +254,7 @@ describe('dashboards on embedded ClickHouse over a generated workload', () => {
         const t = p?.targets.find((x) => x.refId === s.refId);
         if (!t) throw new Error(`no target ${s.refId} of panel ${s.panelTitle}`);
         const panelRows = await runPanelSql(t.rawSql, { ...defaults(f.dashboard), ...vars });
-        const apiRows = await rows<Row>(ch, s.spec.sql, apiParams(s));
+        const apiRows = await rows<Row>(ch, s.spec.sql, await apiParams(s));
         expect(panelRows, `${f.file} / ${s.panelTitle} / ${s.spec.name}`).toEqual(apiRows);
         compared++;
       }
