@@ -41,7 +41,7 @@ export function buildDedup(opts: DashboardOptions): BuiltDashboard {
     }),
   );
   builder.withPanel(
-    seriesPanel(layout, { title: 'Repeated calls over time', description: 'Calls per interval that repeated an earlier call of the range with the same tool and arguments (cache hits).', targets: [{ spec: REPEATS_OVER_TIME }], w: 24, h: 7, unit: 'short', bars: true }),
+    seriesPanel(layout, { title: 'Repeated calls over time', description: 'Calls per interval that repeated an earlier call of the range with the same tool and arguments (cache hits).', targets: [{ spec: REPEATS_OVER_TIME, overrides: { since: indexedSince(opts.database) } }], w: 24, h: 7, unit: 'short', bars: true }),
   );
   builder.withPanel(
     tablePanel(layout, {

@@ -3,6 +3,7 @@
  * identical-outputs.ts): repeats over time, and what identical outputs store more than once.
  */
 import { bucketOf, CREATED_IN_WINDOW, PARAM_DOCS } from './dashboard-common.ts';
+import { DEDUP_CANDIDATES_INDEXED, indexedRows } from './dedup-candidates.ts';
 import type { QuerySpec } from './sql.ts';
 
 const WINDOW_PARAMS = { db: PARAM_DOCS.db, from: PARAM_DOCS.from, to: PARAM_DOCS.to };
@@ -11,18 +12,21 @@ const MIN_COUNT = 'groups with at least this many outputs (≥ 2)';
 /** Repeats over time. */
 export const REPEATS_OVER_TIME: QuerySpec = {
   name: 'repeats_over_time',
-  description: 'Per time bucket: calls that repeated an earlier call of the window with the same (tool_id, args_hash), and what they cost (cache hits a cache would have served).',
-  // By (tool_id, args): args_hash is the SHA-256 of args (I5), computed from them when read.
+  description:
+    'Per time bucket: calls that repeated an earlier call of the window with the same (tool_id, args_hash), and what they cost (cache hits a cache would have served). From the dedup index and the calls of keys ingested since `since`.',
+  // Only calls whose key repeats can be repeats: those the dedup index copied, and the calls of
+  // keys ingested after its watermark (dedup-candidates.ts), a few percent of the window's calls.
+  // A key is its two 64-bit hashes of (tool_id, args_hash): args_hash is the SHA-256 of the
+  // canonical args (I5), so calls with the same tool and args share it.
   sql: `SELECT ${bucketOf('created_at')} AS time, count() AS repeated_calls, sum(ifNull(cost_usd, 0)) AS repeated_cost_usd
 FROM (
-  SELECT created_at, cost_usd, row_number() OVER (PARTITION BY tool_id, args ORDER BY created_at, call_id) AS nth
-  FROM {db:Identifier}.tool_invocations
-  WHERE ${CREATED_IN_WINDOW}
+  SELECT created_at, cost_usd, row_number() OVER (PARTITION BY args_key, check_key ORDER BY created_at, call_id) AS nth
+  FROM ${indexedRows('args_key, check_key, call_id, created_at, cost_usd', 'args_key, sipHash64(tool_id, args_hash) AS check_key, call_id, created_at, cost_usd')}
 )
 WHERE nth > 1
 GROUP BY time
 ORDER BY time`,
-  params: { ...WINDOW_PARAMS, bucket_s: PARAM_DOCS.bucket_s },
+  params: { ...WINDOW_PARAMS, bucket_s: PARAM_DOCS.bucket_s, since: DEDUP_CANDIDATES_INDEXED.params.since as string },
 };
 
 /** What identical outputs store more than once. */

@@ -59,15 +59,22 @@ LIMIT {limit:UInt32}`;
 const TWO_PASS_ROWS = `(SELECT tool_id, args_hash, ${KEYS_OF_CALL} FROM {db:Identifier}.tool_invocations
   WHERE ${WINDOW} AND args_key IN (SELECT args_key FROM {db:Identifier}.tool_invocations WHERE ${WINDOW} GROUP BY args_key HAVING count() >= {min_count:UInt32}))`;
 const LIVE_KEYS = "(SELECT args_key FROM {db:Identifier}.tool_invocations WHERE ingested_at > {since:DateTime64(3, 'UTC')})";
-// names: with each call's tool_id and args_hash, for a reader that cannot look the page's names
-// up afterwards (a dashboard panel); the index holds them for its few percent of the calls.
-const INDEXED_ROWS = (names: boolean) => `(
-  SELECT ${names ? 'tool_id, args_hash, ' : ''}args_key, check_key, hash_prefix, first_order, created_at, duration_ms, cost_usd FROM {db:Identifier}.dedup_repeats FINAL WHERE ${WINDOW}
+/**
+ * Every call of the window whose key repeats (or may: every call of a key ingested after `since`),
+ * as a subquery: the dedup index's copies (`indexed`, its column names) and the calls of the keys
+ * ingested after `since` (`live`, the same columns computed from a call), each call once.
+ */
+export const indexedRows = (indexed: string, live: string) => `(
+  SELECT ${indexed} FROM {db:Identifier}.dedup_repeats FINAL WHERE ${WINDOW}
   UNION ALL
-  SELECT ${names ? 'tool_id, args_hash, ' : ''}${KEYS_OF_CALL} FROM {db:Identifier}.tool_invocations
+  SELECT ${live} FROM {db:Identifier}.tool_invocations
   PREWHERE args_key IN ${LIVE_KEYS}
   WHERE ${WINDOW}
     AND call_id NOT IN (SELECT call_id FROM {db:Identifier}.dedup_repeats WHERE args_key IN ${LIVE_KEYS}))`;
+// names: with each call's tool_id and args_hash, for a reader that cannot look the page's names
+// up afterwards (a dashboard panel); the index holds them for its few percent of the calls.
+const INDEXED_ROWS = (names: boolean) =>
+  indexedRows(`${names ? 'tool_id, args_hash, ' : ''}args_key, check_key, hash_prefix, first_order, created_at, duration_ms, cost_usd`, `${names ? 'tool_id, args_hash, ' : ''}${KEYS_OF_CALL}`);
 
 const PARAMS = {
   ...WINDOW_PARAM_DOCS,

@@ -1,9 +1,10 @@
 /**
- * The Potential savings and Dedup candidates panels read the dedup index (the calls the indexer copied plus every call
- * of a key ingested after its watermark) instead of grouping every call of the range twice. Their
- * totals and page of groups (names included) are pinned to the two-pass statement the panel ran before, kept here as the oracle, over
- * the whole workload and a range that starts and ends inside an hour and a minute: with no index
- * yet, with the index up to date, and with calls ingested after the watermark.
+ * The Potential savings, Dedup candidates and Repeated calls over time panels read the dedup index
+ * (the calls the indexer copied plus every call of a key ingested after its watermark) instead of
+ * grouping or ranking every call of the range. Their totals, page of groups (names included) and
+ * series are pinned to the statements the panels ran before, kept here as the oracles, over the
+ * whole workload and a range that starts and ends inside an hour and a minute: with no index yet,
+ * with the index up to date, and with calls ingested after the watermark.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { refreshDedupIndex } from '../../../analyzers/dedup-index.ts';
@@ -12,6 +13,7 @@ import { expandPanelSql } from '../../../dashboards/grafana-expand.ts';
 import { panelSql } from '../../../dashboards/panel-sql.ts';
 import { createClickHouseDoor } from '../../../platform/clickhouse/door.ts';
 import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
+import { bucketOf, CREATED_IN_WINDOW } from '../../../queries/dashboard-common.ts';
 import { DEDUP_CANDIDATES } from '../../../queries/dedup-candidates.ts';
 import { freshDatabase, rows } from '../../helpers/clickhouse.ts';
 import { generateWorkload, loadWorkload, type Workload } from './workload.ts';
@@ -23,6 +25,7 @@ let db: string;
 let w: Workload;
 let panel: string;
 let table: string;
+let repeats: string;
 
 /** The raw SQL of a panel of the dedup dashboard. */
 function panelTarget(title: string): string {
@@ -37,10 +40,24 @@ beforeAll(async () => {
   await loadWorkload(ch, db, w);
   panel = panelTarget('Potential savings');
   table = panelTarget('Dedup candidates');
+  repeats = panelTarget('Repeated calls over time');
 }, 180_000);
 
-// The oracle: the panel's statement before it read the index, two passes over the calls.
+// The oracles: the panels' statements before they read the index — two passes over the calls,
+// and every call of the range ranked among the calls of its tool and args.
 const twoPass = () => panelSql(DEDUP_CANDIDATES, { database: db }, { limit: 1 });
+const REPEATS_SCAN = {
+  name: 'repeats_over_time_scan',
+  sql: `SELECT ${bucketOf('created_at')} AS time, count() AS repeated_calls, sum(ifNull(cost_usd, 0)) AS repeated_cost_usd
+FROM (
+  SELECT created_at, cost_usd, row_number() OVER (PARTITION BY tool_id, args ORDER BY created_at, call_id) AS nth
+  FROM {db:Identifier}.tool_invocations
+  WHERE ${CREATED_IN_WINDOW}
+)
+WHERE nth > 1
+GROUP BY time
+ORDER BY time`,
+};
 
 async function totals(sql: string, fromMs: number, toMs: number): Promise<Totals> {
   const [r] = await rows<Totals>(ch, expandPanelSql(sql, { fromMs, toMs, variables: { min_count: '2' } }));
@@ -62,6 +79,11 @@ async function expectSameTotals(when: string): Promise<void> {
     const page = (sql: string) => rows<Record<string, unknown>>(ch, expandPanelSql(sql, { fromMs, toMs, variables: { min_count: '2' } }));
     const strip = (r: Record<string, unknown>[]) => r.map(({ total_savings_usd, potential_savings_usd, ...rest }) => ({ ...rest, usd: Math.round(Number(potential_savings_usd) * 1e9), total: Math.round(Number(total_savings_usd) * 1e9) }));
     expect(strip(await page(table)), `${when}: candidates`).toEqual(strip(await page(panelSql(DEDUP_CANDIDATES, { database: db }, { limit: 100 }))));
+    // Repeats over time, bucketed by the panel interval of the range.
+    const series = (r: Record<string, unknown>[]) => r.map((x) => [String(x.time), Number(x.repeated_calls), Math.round(Number(x.repeated_cost_usd) * 1e9)]);
+    const wantSeries = series(await page(panelSql(REPEATS_SCAN, { database: db })));
+    expect(wantSeries.length, `${when}: repeats`).toBeGreaterThan(0);
+    expect(series(await page(repeats)), `${when}: repeats over time`).toEqual(wantSeries);
   }
 }
 
