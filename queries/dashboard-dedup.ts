@@ -33,6 +33,9 @@ ORDER BY time`,
 export const IDENTICAL_OUTPUT_CONTENTS: QuerySpec = {
   name: 'identical_output_contents',
   description: 'The groups of identical outputs (same tool and content_hash, at least min_count): size, bytes stored more than once, content type, a sample and the first calls that produced them, most repeated first.',
+  // The page's groups are chosen by counting alone (the API's identical outputs); only their rows
+  // are then read again for the rest, by the table's key (tool_id, content_hash): collecting every
+  // group's calls first, almost all of them single outputs, cost ~3× more at 10 M.
   sql: `SELECT
   content_hash,
   toString(tool_id) AS tool_id,
@@ -44,8 +47,14 @@ export const IDENTICAL_OUTPUT_CONTENTS: QuerySpec = {
   any(sample) AS sample
 FROM {db:Identifier}.tool_outputs
 WHERE ${CREATED_IN_WINDOW}
+  AND (tool_id, content_hash) IN (
+    SELECT tool_id, content_hash FROM {db:Identifier}.tool_outputs
+    WHERE ${CREATED_IN_WINDOW}
+    GROUP BY tool_id, content_hash
+    HAVING count() >= {min_count:UInt32}
+    ORDER BY count() DESC, content_hash, tool_id
+    LIMIT {limit:UInt32})
 GROUP BY tool_id, content_hash
-HAVING n >= {min_count:UInt32}
 ORDER BY n DESC, content_hash, tool_id
 LIMIT {limit:UInt32}`,
   params: { ...WINDOW_PARAMS, min_count: MIN_COUNT, limit: PARAM_DOCS.limit },

@@ -4,7 +4,8 @@
  * grouping or ranking every call of the range. Their totals, page of groups (names included) and
  * series are pinned to the statements the panels ran before, kept here as the oracles, over the
  * whole workload and a range that starts and ends inside an hour and a minute: with no index yet,
- * with the index up to date, and with calls ingested after the watermark.
+ * with the index up to date, and with calls ingested after the watermark. Identical output contents
+ * chooses its page by counting first; its rows are pinned to the one-pass statement the same way.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { refreshDedupIndex } from '../../../analyzers/dedup-index.ts';
@@ -14,6 +15,7 @@ import { panelSql } from '../../../dashboards/panel-sql.ts';
 import { createClickHouseDoor } from '../../../platform/clickhouse/door.ts';
 import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
 import { bucketOf, CREATED_IN_WINDOW } from '../../../queries/dashboard-common.ts';
+import { IDENTICAL_OUTPUT_CONTENTS } from '../../../queries/dashboard-dedup.ts';
 import { DEDUP_CANDIDATES } from '../../../queries/dedup-candidates.ts';
 import { freshDatabase, rows } from '../../helpers/clickhouse.ts';
 import { generateWorkload, loadWorkload, type Workload } from './workload.ts';
@@ -58,6 +60,24 @@ WHERE nth > 1
 GROUP BY time
 ORDER BY time`,
 };
+const CONTENTS_SCAN = {
+  name: 'identical_output_contents_scan',
+  sql: `SELECT
+  content_hash,
+  toString(tool_id) AS tool_id,
+  count() AS n,
+  arrayStringConcat(arraySlice(arrayMap(x -> toString(x.2), arraySort(groupArray((created_at, call_id)))), 1, 10), ', ') AS first_call_ids,
+  any(size_bytes) AS bytes,
+  (count() - 1) * bytes AS repeated_bytes,
+  any(content_type) AS content_type,
+  any(sample) AS sample
+FROM {db:Identifier}.tool_outputs
+WHERE ${CREATED_IN_WINDOW}
+GROUP BY tool_id, content_hash
+HAVING n >= {min_count:UInt32}
+ORDER BY n DESC, content_hash, tool_id
+LIMIT {limit:UInt32}`,
+};
 
 async function totals(sql: string, fromMs: number, toMs: number): Promise<Totals> {
   const [r] = await rows<Totals>(ch, expandPanelSql(sql, { fromMs, toMs, variables: { min_count: '2' } }));
@@ -84,6 +104,13 @@ async function expectSameTotals(when: string): Promise<void> {
     const wantSeries = series(await page(panelSql(REPEATS_SCAN, { database: db })));
     expect(wantSeries.length, `${when}: repeats`).toBeGreaterThan(0);
     expect(series(await page(repeats)), `${when}: repeats over time`).toEqual(wantSeries);
+    // Identical output contents: the same groups with the same details, including a page cut
+    // short (limit 3) where ties of count are ordered by hash.
+    for (const limit of [100, 3]) {
+      const want = await page(panelSql(CONTENTS_SCAN, { database: db }, { limit }));
+      expect(want.length, `${when}: identical contents`).toBeGreaterThan(0);
+      expect(await page(panelSql(IDENTICAL_OUTPUT_CONTENTS, { database: db }, { limit })), `${when}: identical contents, limit ${limit}`).toEqual(want);
+    }
   }
 }
 
