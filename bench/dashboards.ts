@@ -25,15 +25,12 @@ import { parseArgs } from 'node:util';
 import { buildDashboards, type DashboardFile } from '../dashboards/index.ts';
 import { expandPanelSql, type VariableValue } from '../dashboards/grafana-expand.ts';
 import { createClickHouse, type ClickHouseClient } from '../platform/clickhouse/client.ts';
-import { ensureBenchData } from './queries-data.ts';
+import { BENCH_SHAPE_OPTIONS, ensureBenchData } from './queries-data.ts';
 import { median } from './stats.ts';
 
 const { values: args } = parseArgs({
   options: {
-    invocations: { type: 'string', default: '10000000' },
-    tasks: { type: 'string', default: '100000' },
-    days: { type: 'string', default: '30' },
-    'data-dir': { type: 'string', default: './.bench-data' },
+    ...BENCH_SHAPE_OPTIONS,
     range: { type: 'string', default: '6h,7d,30d' },
     runs: { type: 'string', default: '3' },
     budgets: { type: 'string', default: '20' },

@@ -21,6 +21,14 @@ export interface BenchShape {
   days: number;
 }
 
+/** The command-line options of a bench on this history (parseArgs), with their defaults: 10 M calls, 100,000 tasks, 30 days. */
+export const BENCH_SHAPE_OPTIONS = {
+  invocations: { type: 'string', default: '10000000' },
+  tasks: { type: 'string', default: '100000' },
+  days: { type: 'string', default: '30' },
+  'data-dir': { type: 'string', default: './.bench-data' },
+} as const;
+
 /** What the benchmark needs to know about the data it runs on. */
 export interface BenchData {
   from: string;

@@ -22,7 +22,7 @@ import { silentLogger } from '../platform/logger.ts';
 import { MetricsRegistry } from '../platform/metrics.ts';
 import { createReadQueries, type ReadQueries } from '../queries/index.ts';
 import type { TimeWindow } from '../queries/sql.ts';
-import { ensureBenchData } from './queries-data.ts';
+import { BENCH_SHAPE_OPTIONS, ensureBenchData } from './queries-data.ts';
 import { createClickHouseDoor } from '../platform/clickhouse/door.ts';
 import { removeReplacedParts } from '../platform/clickhouse/part-cleanup.ts';
 import { applyManifest, loadManifestHistory } from '../analyzers/manifest-store.ts';
@@ -31,10 +31,7 @@ import { quantile } from './stats.ts';
 
 const { values: args } = parseArgs({
   options: {
-    invocations: { type: 'string', default: '10000000' },
-    tasks: { type: 'string', default: '100000' },
-    days: { type: 'string', default: '30' },
-    'data-dir': { type: 'string', default: './.bench-data' },
+    ...BENCH_SHAPE_OPTIONS,
     rounds: { type: 'string', default: '1' },
     only: { type: 'string', default: '' },
   },
