@@ -3,7 +3,6 @@
  * repeats cost (what a cache would save), repeats over time, and outputs with identical content.
  */
 import { IDENTICAL_OUTPUT_CONTENTS, REPEATS_OVER_TIME } from '../queries/dashboard-dedup.ts';
-import { DEDUP_OVERLAP_MS } from '../analyzers/dedup-index.ts';
 import { DEDUP_CANDIDATES_INDEXED, DEDUP_CANDIDATES_INDEXED_NAMED } from '../queries/dedup-candidates.ts';
 import { IDENTICAL_OUTPUT_GROUPS } from '../queries/identical-outputs.ts';
 import { CACHE_SIMULATION, CACHE_TTL_CURVE } from '../queries/cache-simulation.ts';
@@ -12,13 +11,6 @@ import { barPanel, seriesPanel, statPanel, tablePanel } from './panels.ts';
 import { numberVariable } from './variables.ts';
 
 export const DEDUP_UID = 'tool-audit-dedup';
-
-/**
- * The dedup index's `since` as the API binds it (its watermark minus the overlap), read by the
- * panel itself: the calls the indexer copied plus every call of a key ingested after it — exact at
- * any lag, and with no index yet (no watermark) every call of the range comes from the table.
- */
-const indexedSince = (db: string) => `((SELECT max(watermark) FROM ${db}.dedup_progress) - toIntervalMillisecond(${DEDUP_OVERLAP_MS}))`;
 
 /** Builds the Dedup & cache dashboard. */
 export function buildDedup(opts: DashboardOptions): BuiltDashboard {
@@ -29,7 +21,7 @@ export function buildDedup(opts: DashboardOptions): BuiltDashboard {
       title: 'Potential savings',
       description: "Over the time range: groups of calls with identical (tool_id, args_hash), calls beyond the first of each group, and the time and money those repeats cost (the API's dedup totals).",
       // Totals only: the indexed statement leaves each group's names empty, which this panel never shows.
-      targets: [{ spec: DEDUP_CANDIDATES_INDEXED, limit: 1, overrides: { since: indexedSince(opts.database) } }],
+      targets: [{ spec: DEDUP_CANDIDATES_INDEXED, limit: 1 }],
       w: 24,
       h: 4,
       fields: [
@@ -41,13 +33,13 @@ export function buildDedup(opts: DashboardOptions): BuiltDashboard {
     }),
   );
   builder.withPanel(
-    seriesPanel(layout, { title: 'Repeated calls over time', description: 'Calls per interval that repeated an earlier call of the range with the same tool and arguments (cache hits).', targets: [{ spec: REPEATS_OVER_TIME, overrides: { since: indexedSince(opts.database) } }], w: 24, h: 7, unit: 'short', bars: true }),
+    seriesPanel(layout, { title: 'Repeated calls over time', description: 'Calls per interval that repeated an earlier call of the range with the same tool and arguments (cache hits).', targets: [{ spec: REPEATS_OVER_TIME }], w: 24, h: 7, unit: 'short', bars: true }),
   );
   builder.withPanel(
     tablePanel(layout, {
       title: 'Dedup candidates',
       description: "Groups of calls with identical tool and arguments, most repeated first, with what the repeats beyond the first cost (the API's GET /v1/dedup/candidates).",
-      targets: [{ spec: DEDUP_CANDIDATES_INDEXED_NAMED, limit: 100, overrides: { since: indexedSince(opts.database) } }],
+      targets: [{ spec: DEDUP_CANDIDATES_INDEXED_NAMED, limit: 100 }],
       w: 24,
       h: 10,
       units: { potential_savings_ms: 'ms', potential_savings_usd: 'currencyUSD', first_ms: 'dateTimeAsIso', last_ms: 'dateTimeAsIso' },

@@ -12,12 +12,14 @@
  * | `{tool_id:String}`, `{agent_id:String}` | `${tool_id:sqlstring}` … (Grafana quotes and escapes; '' = all) |
  * | `{task_id:String}`                   | the task variable, or when it is empty the latest task in range |
  * | `{call_ids:Array(UUID)}`             | a subquery: the calls of that task in range                    |
+ * | `{since:DateTime64(3, 'UTC')}`       | the dedup index's watermark minus its overlap, read in SQL     |
  * | numeric dashboard variables          | `toFloat64(${threshold_usd:sqlstring})` … (typed like the API) |
  * | `{limit:UInt32}`                     | a constant per panel                                           |
  * | cursor placeholders                  | the first page (`has_cursor` false, zero keys)                 |
  *
  * A placeholder without a binding is an error at generation time, never a broken panel.
  */
+import { DEDUP_OVERLAP_MS } from '../analyzers/dedup-index.ts';
 import type { QuerySpec } from '../queries/sql.ts';
 
 /** A `{name:Type}` placeholder as it appears in a spec's SQL. */
@@ -122,6 +124,10 @@ function defaultBinding(p: Placeholder, ctx: SqlContext, limit: number): string 
       return 'false';
     case 'task_id':
       return taskExpression(db);
+    case 'since':
+      // What the API binds after reading the dedup index's state: calls of keys ingested after it
+      // come from the table, so a panel is exact whatever the indexer's lag (no index: every call).
+      return `((SELECT max(watermark) FROM ${db}.dedup_progress) - toIntervalMillisecond(${DEDUP_OVERLAP_MS}))`;
     case 'call_ids':
       return `(SELECT call_id FROM ${db}.tool_invocations
       WHERE task_id = ${taskExpression(db)} AND created_at >= $__fromTime_ms AND created_at < $__toTime_ms)`;

@@ -145,9 +145,13 @@ type Prepared = { query: string; query_params?: Record<string, unknown> };
 
 const KEY_SET_NAMES = /\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*KeySet\(/g;
 
-/** Room for a statement's rendered key sets: max_query_size twice its length (at least 4 MB). */
-function sizedFor(query: string): ClickHouseSettings {
-  return { max_query_size: String(Math.max(4_000_000, 2 * query.length + 1000)) };
+/**
+ * Room for a statement as sent, when its rendered values (key sets above all) may outgrow the
+ * default max_query_size (256 KiB; a UTF-16 unit is at most 3 bytes of UTF-8, so below 80,000 units
+ * it fits): three bytes a unit, at least 4 MB. Undefined for a statement that fits.
+ */
+function sizedFor(query: string): ClickHouseSettings | undefined {
+  return query.length < 80_000 ? undefined : { max_query_size: String(Math.max(4_000_000, 3 * query.length + 1000)) };
 }
 
 function openDoor(parts: DoorParts, fixed: Lane | undefined): ClickHouseDoor {
@@ -155,11 +159,12 @@ function openDoor(parts: DoorParts, fixed: Lane | undefined): ClickHouseDoor {
   /** The statement as sent, and the settings its key sets need (literals.ts: always rendered). */
   const prepare = (query: string, params: Record<string, unknown> = {}): { prepared: Prepared; sized?: ClickHouseSettings } => {
     const all = 'db' in params ? params : { db: database, ...params };
-    const keySets = new Set([...query.matchAll(KEY_SET_NAMES)].map((m) => m[1] as string));
     if (parts.render) {
       const rendered = renderStatement(query, all);
-      return { prepared: { query: rendered }, ...(keySets.size ? { sized: sizedFor(rendered) } : {}) };
+      return { prepared: { query: rendered }, sized: sizedFor(rendered) };
     }
+    // Bound values, but key sets rendered (literals.ts says why) and left out of the parameters.
+    const keySets = new Set([...query.matchAll(KEY_SET_NAMES)].map((m) => m[1] as string));
     if (!keySets.size) return { prepared: { query, query_params: all } };
     const rendered = renderStatement(query, all, isKeySet);
     const bound = Object.fromEntries(Object.entries(all).filter(([k]) => !keySets.has(k)));

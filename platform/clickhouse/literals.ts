@@ -82,8 +82,12 @@ const UUID_TEXT = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-
 function keySetLiteral(type: 'UUID' | 'String', value: unknown, name: string): string {
   if (!Array.isArray(value) || !value.every((k) => typeof k === 'string')) throw badParameter(`query parameter '${name}' of type KeySet(${type}) must be an array of strings`);
   if (type === 'UUID' && !value.every((k) => UUID_TEXT.test(k as string))) throw badParameter(`query parameter '${name}' of type KeySet(UUID) holds a key that is not a UUID`);
-  // Each key a TSV field, one per row; the rows one string literal (its escapes keep them whole).
-  return `(SELECT k FROM format(TSV, 'k ${type}', ${stringLiteral((value as string[]).map(tsvField).join('\n'))}))`;
+  const keys = value as string[];
+  // A UUID (checked above) holds nothing to escape: its rows go straight between the quotes, `\n`
+  // between them. Other keys: each a TSV field, one per row, the rows one string literal (its
+  // escapes keep them whole). Escaping 50,000 UUIDs as text cost ~2× the whole literal.
+  const rows = type === 'UUID' ? `'${keys.join('\\n')}'` : stringLiteral(keys.map(tsvField).join('\n'));
+  return `(SELECT k FROM format(TSV, 'k ${type}', ${rows}))`;
 }
 
 /** A value inside the CAST of its type: text as a string literal, arrays element by element, null as NULL. */

@@ -9,6 +9,7 @@ import { buildDashboards, type DashboardFile } from '../../../dashboards/index.t
 import { expandPanelSql, grafanaInterval, type VariableValue } from '../../../dashboards/grafana-expand.ts';
 import type { TargetSource } from '../../../dashboards/panels.ts';
 import { placeholders } from '../../../dashboards/panel-sql.ts';
+import { DEDUP_OVERLAP_MS } from '../../../analyzers/dedup-index.ts';
 import { chTime } from '../../../queries/sql.ts';
 import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
 import { freshDatabase, rows } from '../../helpers/clickhouse.ts';
@@ -185,16 +186,15 @@ describe('dashboards on embedded ClickHouse over a generated workload', () => {
     // Every accepted call of the workload (its deliberately broken packets are not JSON, or not calls).
     const parsed = (raw: string) => {
       try {
-        return JSON.parse(raw) as { type?: string; invocation?: { task_id?: unknown; created_at?: unknown } };
+        return JSON.parse(raw) as { type?: string; invocation?: { call_id?: unknown; task_id?: unknown; created_at?: unknown } };
       } catch {
         return {};
       }
     };
     const stored = new Set((await rows<{ id: string }>(ch, 'SELECT toString(call_id) AS id FROM {db:Identifier}.tool_invocations', { db })).map((r) => r.id));
-    const calls = w.packets.map((p) => parsed(p.raw)).flatMap((p) => {
-      const inv = p.invocation as { call_id?: string; task_id?: unknown; created_at?: unknown } | undefined;
-      return p.type === 'tool_call' && typeof inv?.task_id === 'string' && inv.task_id !== '' && stored.has(String(inv.call_id)) ? [{ task: inv.task_id, ms: Date.parse(String(inv.created_at)) }] : [];
-    });
+    const calls = w.packets.map((p) => parsed(p.raw)).flatMap(({ type, invocation: inv }) =>
+      type === 'tool_call' && typeof inv?.task_id === 'string' && inv.task_id !== '' && stored.has(String(inv.call_id)) ? [{ task: inv.task_id, ms: Date.parse(String(inv.created_at)) }] : [],
+    );
     const withDeps = new Set((await rows<{ t: string }>(ch, 'SELECT DISTINCT task_id AS t FROM {db:Identifier}.tool_workflows', { db })).map((r) => r.t));
     const sql = panelsOf(dashboards.find((f) => f.file === 'task-explorer.json') as DashboardFile).find((p) => p.title === 'Calls in order')?.targets[0]?.rawSql ?? '';
     const checked = new Set<string>();
@@ -220,15 +220,15 @@ describe('dashboards on embedded ClickHouse over a generated workload', () => {
       `SELECT groupArray(toString(call_id)) AS ids FROM {db:Identifier}.tool_invocations WHERE task_id = {t:String} AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}`,
       { db, t: task, from: chTime(w.fromMs), to: chTime(w.toMs) },
     );
-    const apiParams = async (s: TargetSource): Promise<Record<string, unknown>> => {
+    // The dedup index's `since` as the API binds it: the watermark it reads, minus the overlap.
+    const [wm] = await rows<{ ms: string }>(ch, 'SELECT toUnixTimestamp64Milli(max(watermark)) AS ms FROM {db:Identifier}.dedup_progress', { db });
+    const since = chTime(Number(wm?.ms ?? 0) - DEDUP_OVERLAP_MS);
+    const apiParams = (s: TargetSource): Record<string, unknown> => {
       const p: Record<string, unknown> = {};
       for (const { name, type } of placeholders(s.spec.sql)) {
         const override = s.overrides?.[name];
         if (override !== undefined) {
-          // A literal as it is; an expression (the dedup index's watermark) evaluated first, and its
-          // value bound, as the API binds the value it read.
-          const literal = /^'(.*)'$/.exec(override)?.[1] ?? (/^-?\d+(\.\d+)?$/.test(override) ? override : undefined);
-          p[name] = literal ?? (await rows<{ v: unknown }>(ch, `SELECT toString(${override}) AS v`))[0]?.v;
+          p[name] = /^'(.*)'$/.exec(override)?.[1] ?? override;
           continue;
         }
         const fixed: Record<string, unknown> = {
@@ -242,6 +242,7 @@ describe('dashboards on embedded ClickHouse over a generated workload', () => {
           threshold_usd: Number(vars.threshold_usd),
           min_count: Number(vars.min_count),
           length: Number(vars.length),
+          since,
         };
         p[name] = name in fixed ? fixed[name] : name.startsWith('c_') ? firstPageKey(type) : vars[name];
       }
@@ -254,7 +255,7 @@ describe('dashboards on embedded ClickHouse over a generated workload', () => {
         const t = p?.targets.find((x) => x.refId === s.refId);
         if (!t) throw new Error(`no target ${s.refId} of panel ${s.panelTitle}`);
         const panelRows = await runPanelSql(t.rawSql, { ...defaults(f.dashboard), ...vars });
-        const apiRows = await rows<Row>(ch, s.spec.sql, await apiParams(s));
+        const apiRows = await rows<Row>(ch, s.spec.sql, apiParams(s));
         expect(panelRows, `${f.file} / ${s.panelTitle} / ${s.spec.name}`).toEqual(apiRows);
         compared++;
       }
