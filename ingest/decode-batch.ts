@@ -19,8 +19,8 @@ export type BatchBuffers = Partial<Record<LineKind, LineBuffer>>;
 
 /** Kind codes of {@link Columns.kind}. */
 export const REJECTED = 0;
-export const KIND_CODE: Record<Accepted['kind'], number> = { invocation: 1, output: 2, dependency: 3, hint: 4, turn: 5 };
-export const CODE_KIND: ReadonlyArray<Accepted['kind'] | undefined> = [undefined, 'invocation', 'output', 'dependency', 'hint', 'turn'];
+export const KIND_CODE: Record<Accepted['kind'], number> = { invocation: 1, output: 2, dependency: 3, hint: 4, turn: 5, run: 6 };
+export const CODE_KIND: ReadonlyArray<Accepted['kind'] | undefined> = [undefined, 'invocation', 'output', 'dependency', 'hint', 'turn', 'run'];
 
 /** Widths of the fixed fields in {@link Columns.text}. */
 const UUID = 36;
@@ -30,7 +30,7 @@ const TS = 23;
 
 /**
  * A decoded batch. For packet i, text[textAt[i], textAt[i+1]) holds: its key (a UUID; a
- * dependency: `preceding>succeeding`; a hint or a turn: its id), its fingerprint (32), then for an
+ * dependency: `preceding>succeeding`; a hint, a turn or a run: its id), its fingerprint (32), then for an
  * output its call_id, content hash and last_seen, for an invocation or a dependency its task_id.
  */
 export interface Columns {

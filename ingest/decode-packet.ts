@@ -1,6 +1,7 @@
 /**
  * Decode one raw packet and check every per-packet MUST rule of SPEC §3 (I2, I3, I5, I6, I7), and
- * an optimization_hint's (a non-empty window, a bundle of ≥ 2 tools), a model_turn's (I3).
+ * an optimization_hint's (a non-empty window, a bundle of ≥ 2 tools), a model_turn's and an
+ * agent_run's (I3).
  * Pure: the cross-packet rule I1 (call_id uniqueness) is the batch writer's job, because it
  * needs what is already stored.
  */
@@ -15,6 +16,7 @@ import { hasLossyNumber, stringifyLossless } from '../schemas/raw-json.ts';
 import {
   packetSchema,
   PACKET_TYPES,
+  type AgentRunPacket,
   type ModelTurnPacket,
   type OptimizationHintPacket,
   type OutputArtifactPacket,
@@ -100,6 +102,8 @@ function judge(raw: string, declaredBytes: number | undefined, source: string, m
       return decodeHint(packet, source, redactor);
     case 'model_turn':
       return decodeTurn(packet, source, redactor);
+    case 'agent_run':
+      return decodeRun(packet, source, redactor);
   }
 }
 
@@ -335,6 +339,30 @@ function decodeTurn(packet: ModelTurnPacket, source: string, redactor: Redactor 
   return { ok: true, value: { kind: 'turn', key: id, row } };
 }
 
+function decodeRun(packet: AgentRunPacket, source: string, redactor: Redactor | undefined): DecodeResult {
+  const t = packet.run;
+  const id = t.run_id.toLowerCase();
+  if (t.status === 'success' && t.error !== null) return reject('I3_error_on_success', 'a run whose status is success has no error (I3)', 'agent_run', [id]);
+  const row = {
+    run_id: id,
+    task_id: t.task_id,
+    agent_id: t.agent_id,
+    name: t.name,
+    duration_ms: t.duration_ms,
+    status: t.status,
+    // An agent's error can quote what it was given (a key in a prompt): redacted like a call's.
+    error: t.error === null || !redactor ? t.error : redactor.text(t.error),
+    trace_id: t.trace_id ?? '',
+    span_id: t.span_id ?? '',
+    parent_span_id: t.parent_span_id ?? '',
+    created_at: chCreatedAt(t.created_at),
+    fingerprint: '',
+    source,
+  };
+  row.fingerprint = fingerprint('run', row);
+  return { ok: true, value: { kind: 'run', key: id, row } };
+}
+
 /** The stored args (canonical text), args_hash, summary text and error of a call, its secrets out, and where they were. */
 function redactCall(redactor: Redactor | undefined, inv: ToolInvocation, args: string, argsValue: JsonValue): { args: string; argsHash: string; summary: string; error: string | null; redactions: string } {
   const summaryText = JSON.stringify(inv.result_summary);
@@ -417,6 +445,6 @@ export function chCreatedAt(ts: string): string {
 function idsOf(json: unknown): string[] {
   if (typeof json !== 'object' || json === null) return [];
   const j = json as Record<string, Record<string, unknown> | undefined>;
-  const cand = [j.call_id, j.invocation?.call_id, j.output?.output_id, j.output?.call_id, j.dependency?.preceding_call_id, j.dependency?.succeeding_call_id, j.hint?.hint_id, j.turn?.turn_id];
+  const cand = [j.call_id, j.invocation?.call_id, j.output?.output_id, j.output?.call_id, j.dependency?.preceding_call_id, j.dependency?.succeeding_call_id, j.hint?.hint_id, j.turn?.turn_id, j.run?.run_id];
   return [...new Set(cand.filter((c): c is string => typeof c === 'string').map((c) => c.slice(0, 64)))];
 }

@@ -21,7 +21,7 @@ export function partitionKey(a: Accepted): string {
   if (a.kind === 'invocation') return a.row.task_id || a.row.call_id;
   if (a.kind === 'output') return a.row.call_id;
   if (a.kind === 'hint') return a.row.hint_id;
-  // A turn goes with its task's calls.
+  // A turn or a run goes with its task's calls.
   return a.row.task_id;
 }
 

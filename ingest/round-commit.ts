@@ -14,7 +14,7 @@ import type { KeyIndex } from './key-index.ts';
 import { joinParts, joinWithField, type BodyPart } from './line-join.ts';
 import type { CallsStoredListener, PacketOutcome } from './ports.ts';
 import { CONTENT_COLUMNS, KIND_PACKET_TYPE, quarantineRow, replayRow, SEGMENT_COLUMNS, sourceKey, STAMPED_OUTPUT_COLUMNS, type RejectCode, type Rejection } from './rows.ts';
-import { storedHints, storedTurns } from './hint-lookups.ts';
+import { storedHints, storedRuns, storedTurns } from './hint-lookups.ts';
 import { QUARANTINE_COLUMNS, quarantineBody, type QuarantineRecord } from './quarantine-body.ts';
 import { storedDependencies, storedInvocations, storedOutputs, storedQuarantine } from './segment-lookups.ts';
 import { kafkaKeys, RoundIndex, type RoundBatch } from './round-index.ts';
@@ -86,16 +86,17 @@ class RoundCommitter {
       const i = v.fresh.dependency.get(k) as number;
       return { task_id: r.col(i).taskId(r.at(i)), preceding_call_id: k.slice(0, 36) };
     });
-    // Hints (few: from the analyzer or producers) are always looked up.
-    const [invocation, output, dependency, quarantined, hint, turn] = await Promise.all([
+    // Hints (few: from the analyzer or producers) and agent runs (a few a task) are always looked up.
+    const [invocation, output, dependency, quarantined, hint, turn, run] = await Promise.all([
       invKeys.length ? storedInvocations(this.deps.clickhouse, invKeys) : new Map<string, string>(),
       outKeys.length ? storedOutputs(this.deps.clickhouse, outKeys) : new Map<string, string>(),
       depPairs.length ? storedDependencies(this.deps.clickhouse, depPairs) : new Map<string, string>(),
       decodeRejected.length ? storedQuarantine(this.deps.clickhouse, decodeRejected) : new Set<string>(),
       v.fresh.hint.size ? storedHints(this.deps.clickhouse, [...v.fresh.hint.keys()]) : new Map<string, string>(),
       turnKeys.length ? storedTurns(this.deps.clickhouse, turnKeys) : new Map<string, string>(),
+      v.fresh.run.size ? storedRuns(this.deps.clickhouse, [...v.fresh.run.keys()]) : new Map<string, string>(),
     ]);
-    judgeStored(v, r, { invocation, output, dependency, hint, turn });
+    judgeStored(v, r, { invocation, output, dependency, hint, turn, run });
     // A poison record redelivered from the same Kafka offset is already quarantined. Keys of
     // packets rejected only now (I1 and their copies) are looked up here.
     const late = maybe('quarantine', kafkaKeys(r, v.rejected.slice(v.judgedFirst)));
@@ -153,6 +154,7 @@ class RoundCommitter {
       lines('tool_workflows', SEGMENT_COLUMNS.tool_workflows, keyed('dependency')),
       lines('workflow_optimizations', SEGMENT_COLUMNS.workflow_optimizations, keyed('hint')),
       lines('model_turns', SEGMENT_COLUMNS.model_turns, keyed('turn')),
+      lines('agent_runs', SEGMENT_COLUMNS.agent_runs, keyed('run')),
       this.deps.clickhouse.insertLines('quarantine', QUARANTINE_COLUMNS, quarantineBody(quarantine.values()), [...quarantine.keys()]),
       this.deps.clickhouse.insertRows('quarantine_replays', replays),
     ]);
@@ -195,8 +197,8 @@ class RoundCommitter {
     const quarantine = quarantineRows(r, v, quarantined, outcomes, this.deps.redactor);
     // Logged before the inserts: other writers learn the keys even if this process dies midway.
     const logged: Array<readonly [KeyKind, string]> = [];
-    // Hints are looked up in their table every time: the key index does not keep them.
-    for (const kind of KINDS) if (kind !== 'hint') for (const key of v.fresh[kind].keys()) logged.push([kind, key]);
+    // Hints and agent runs (a few a task) are looked up in their tables every time: the key index does not keep them.
+    for (const kind of KINDS) if (kind !== 'hint' && kind !== 'run') for (const key of v.fresh[kind].keys()) logged.push([kind, key]);
     for (const { row: q } of quarantine.values()) if (q.source_kind === 'kafka') logged.push(['quarantine', q.source_key]);
     await this.deps.keyIndex.log(logged);
     const contents = await this.insertAll(r, v, quarantine, tasks, replayRows(r, outcomes));

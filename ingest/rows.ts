@@ -114,6 +114,23 @@ export interface TurnRow {
   source: string;
 }
 
+/** Row of `agent_runs` (migration 046). */
+export interface RunRow {
+  run_id: string;
+  task_id: string;
+  agent_id: string;
+  name: string;
+  duration_ms: number;
+  status: 'success' | 'error';
+  error: string | null;
+  trace_id: string;
+  span_id: string;
+  parent_span_id: string;
+  created_at: string;
+  fingerprint: string;
+  source: string;
+}
+
 /** Row of `quarantine`. */
 export interface QuarantineRow {
   source_key: string;
@@ -156,6 +173,7 @@ export type RejectCode =
   | 'I1_dependency_reused'
   | 'I1_hint_id_reused'
   | 'I1_turn_id_reused'
+  | 'I1_run_id_reused'
   | 'hint_window'
   | 'hint_tools'
   | 'I3_error_on_success'
@@ -178,7 +196,8 @@ export type Accepted =
   | { kind: 'output'; key: string; row: OutputRow; content: ContentRow }
   | { kind: 'dependency'; key: string; row: WorkflowRow }
   | { kind: 'hint'; key: string; row: HintRow }
-  | { kind: 'turn'; key: string; row: TurnRow };
+  | { kind: 'turn'; key: string; row: TurnRow }
+  | { kind: 'run'; key: string; row: RunRow };
 
 /** Outcome of decoding one packet. */
 export type DecodeResult = { ok: true; value: Accepted } | { ok: false; error: Rejection };
@@ -232,6 +251,7 @@ export const KIND_PACKET_TYPE: Record<Accepted['kind'], PacketType> = {
   dependency: 'tool_dependency',
   hint: 'optimization_hint',
   turn: 'model_turn',
+  run: 'agent_run',
 };
 
 /** The ids an accepted packet is known by (answers, quarantine, logs). */
@@ -240,6 +260,7 @@ export function acceptedIds(a: Accepted): string[] {
   if (a.kind === 'output') return [a.row.output_id, a.row.call_id];
   if (a.kind === 'hint') return [a.row.hint_id];
   if (a.kind === 'turn') return [a.row.turn_id];
+  if (a.kind === 'run') return [a.row.run_id];
   return [a.row.preceding_call_id, a.row.succeeding_call_id];
 }
 
@@ -303,7 +324,8 @@ export const SEGMENT_COLUMNS = {
     'fingerprint',
     'source',
   ],
-} as const satisfies Record<string, ReadonlyArray<keyof InvocationRow | keyof OutputRow | keyof WorkflowRow | keyof HintRow | keyof TurnRow>>;
+  agent_runs: ['run_id', 'task_id', 'agent_id', 'name', 'duration_ms', 'status', 'error', 'trace_id', 'span_id', 'parent_span_id', 'created_at', 'fingerprint', 'source'],
+} as const satisfies Record<string, ReadonlyArray<keyof InvocationRow | keyof OutputRow | keyof WorkflowRow | keyof HintRow | keyof TurnRow | keyof RunRow>>;
 
 /** Insert columns of `tool_outputs`: an output's line, then the task of its call stamped at commit (null = unknown). */
 export const STAMPED_OUTPUT_COLUMNS = [...SEGMENT_COLUMNS.tool_outputs, 'task_id'] as const;
@@ -324,6 +346,7 @@ export function rowLine(a: Accepted): string {
   }
   if (a.kind === 'hint') return hintLine(a.row);
   if (a.kind === 'turn') return turnLine(a.row);
+  if (a.kind === 'run') return runLine(a.row);
   const r = a.row;
   return `${f(r.task_id)}\t${r.preceding_call_id}\t${r.succeeding_call_id}\t${f(r.preceding_tool_id)}\t${f(r.succeeding_tool_id)}\t${r.time_delta_ms}\t${f(r.data_flow)}\t${r.origin}\t${r.fingerprint}\t${f(r.source)}\n`;
 }
@@ -344,6 +367,11 @@ export function tsvArray(items: readonly string[]): string {
 function turnLine(r: TurnRow): string {
   const f = tsvField;
   return `${r.turn_id}\t${f(r.task_id)}\t${f(r.agent_id)}\t${f(r.model)}\t${f(r.provider)}\t${f(r.input_tokens)}\t${f(r.output_tokens)}\t${f(r.cached_input_tokens)}\t${f(r.cost_usd)}\t${f(r.cost_source)}\t${r.duration_ms}\t${r.status}\t${f(r.error)}\t${f(r.requested_tool_calls)}\t${r.trace_id}\t${r.span_id}\t${r.created_at}\t${r.fingerprint}\t${f(r.source)}\n`;
+}
+
+function runLine(r: RunRow): string {
+  const f = tsvField;
+  return `${r.run_id}\t${f(r.task_id)}\t${f(r.agent_id)}\t${f(r.name)}\t${r.duration_ms}\t${r.status}\t${f(r.error)}\t${r.trace_id}\t${r.span_id}\t${r.parent_span_id}\t${r.created_at}\t${r.fingerprint}\t${f(r.source)}\n`;
 }
 
 function hintLine(r: HintRow): string {

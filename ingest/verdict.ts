@@ -8,17 +8,17 @@
 import type { RejectCode } from './rows.ts';
 
 /** The kinds of stored packets. */
-export type Kind = 'invocation' | 'output' | 'dependency' | 'hint' | 'turn';
+export type Kind = 'invocation' | 'output' | 'dependency' | 'hint' | 'turn' | 'run';
 
 /** Every kind, in insert order. */
-export const KINDS: readonly Kind[] = ['invocation', 'output', 'dependency', 'hint', 'turn'];
+export const KINDS: readonly Kind[] = ['invocation', 'output', 'dependency', 'hint', 'turn', 'run'];
 
 /** What the verdict needs of the round's packets, by index in arrival order. */
 export interface RoundPackets {
   readonly size: number;
   /** The packet's kind; undefined when the decoder rejected it. */
   kindOf(i: number): Kind | undefined;
-  /** Its key: call_id, output_id, `preceding>succeeding` of a dependency, hint_id or turn_id. */
+  /** Its key: call_id, output_id, `preceding>succeeding` of a dependency, hint_id, turn_id or run_id. */
   key(i: number): string;
   /** Fingerprint of its content: two packets are the same packet when kind, key and fingerprint agree. */
   fp(i: number): string;
@@ -55,7 +55,7 @@ export interface RoundVerdict {
  */
 export function judgeRound(p: RoundPackets, known: (kind: Kind, key: string, fp: string) => string | undefined): RoundVerdict {
   const v: RoundVerdict = {
-    fresh: { invocation: new Map(), output: new Map(), dependency: new Map(), hint: new Map(), turn: new Map() },
+    fresh: { invocation: new Map(), output: new Map(), dependency: new Map(), hint: new Map(), turn: new Map(), run: new Map() },
     duplicates: new Set(),
     rejected: [],
     judgedFirst: 0,
@@ -115,7 +115,7 @@ export function judgeStored(v: RoundVerdict, p: RoundPackets, stored: Record<Kin
 /** The I1 reason of a conflict, as answered and quarantined. */
 export function conflictReason(kind: Kind, key: string): { code: Extract<RejectCode, `I1_${string}`>; message: string } {
   const code = CONFLICT[kind];
-  const what = kind === 'invocation' ? 'call_id' : kind === 'output' ? 'output_id' : kind === 'hint' ? 'hint_id' : kind === 'turn' ? 'turn_id' : 'dependency pair';
+  const what = kind === 'invocation' ? 'call_id' : kind === 'output' ? 'output_id' : kind === 'hint' ? 'hint_id' : kind === 'turn' ? 'turn_id' : kind === 'run' ? 'run_id' : 'dependency pair';
   return { code, message: `a different packet with this ${what} (${key}) already exists (I1)` };
 }
 
@@ -125,4 +125,5 @@ const CONFLICT: Record<Kind, Extract<RejectCode, `I1_${string}`>> = {
   dependency: 'I1_dependency_reused',
   hint: 'I1_hint_id_reused',
   turn: 'I1_turn_id_reused',
+  run: 'I1_run_id_reused',
 };

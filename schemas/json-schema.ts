@@ -11,7 +11,8 @@
 import { z } from 'zod';
 import { optimizationHintSchema } from './optimization-hint.ts';
 import { modelTurnSchema } from './model-turn.ts';
-import { modelTurnPacketSchema, optimizationHintPacketSchema, outputArtifactPacketSchema, packetSchema, toolCallPacketSchema, toolDependencyPacketSchema } from './packets.ts';
+import { agentRunSchema } from './agent-run.ts';
+import { agentRunPacketSchema, modelTurnPacketSchema, optimizationHintPacketSchema, outputArtifactPacketSchema, packetSchema, toolCallPacketSchema, toolDependencyPacketSchema } from './packets.ts';
 import { toolDependencySchema } from './tool-dependency.ts';
 import { toolInvocationSchema } from './tool-invocation.ts';
 import { toolOutputSchema } from './tool-output.ts';
@@ -27,6 +28,8 @@ const SCHEMAS = {
   'optimization-hint-packet': optimizationHintPacketSchema,
   'model-turn': modelTurnSchema,
   'model-turn-packet': modelTurnPacketSchema,
+  'agent-run': agentRunSchema,
+  'agent-run-packet': agentRunPacketSchema,
   packet: packetSchema,
 } as const;
 
@@ -79,8 +82,9 @@ export function packetComponentSchemas(): Record<string, Json> {
     ToolDependencyPacket: strip(contractJsonSchema(toolDependencyPacketSchema)),
     OptimizationHintPacket: strip(contractJsonSchema(optimizationHintPacketSchema)),
     ModelTurnPacket: strip(contractJsonSchema(modelTurnPacketSchema)),
+    AgentRunPacket: strip(contractJsonSchema(agentRunPacketSchema)),
     Packet: {
-      oneOf: ['ToolCallPacket', 'OutputArtifactPacket', 'ToolDependencyPacket', 'OptimizationHintPacket', 'ModelTurnPacket'].map((n) => ({ $ref: `#/components/schemas/${n}` })),
+      oneOf: ['ToolCallPacket', 'OutputArtifactPacket', 'ToolDependencyPacket', 'OptimizationHintPacket', 'ModelTurnPacket', 'AgentRunPacket'].map((n) => ({ $ref: `#/components/schemas/${n}` })),
       discriminator: { propertyName: 'type' },
     },
   };

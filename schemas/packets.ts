@@ -2,6 +2,7 @@
  * The packet envelopes of SPEC §1 (and §8's optimization_hint), discriminated by `type`.
  */
 import { z } from 'zod';
+import { agentRunSchema } from './agent-run.ts';
 import { uuidSchema } from './common.ts';
 import { modelTurnSchema } from './model-turn.ts';
 import { optimizationHintSchema } from './optimization-hint.ts';
@@ -41,6 +42,12 @@ export const modelTurnPacketSchema = z.strictObject({
   turn: modelTurnSchema,
 });
 
+/** `agent_run` → segment agent_runs. */
+export const agentRunPacketSchema = z.strictObject({
+  type: z.literal('agent_run'),
+  run: agentRunSchema,
+});
+
 /** Any packet. */
 export const packetSchema = z.discriminatedUnion('type', [
   toolCallPacketSchema,
@@ -48,10 +55,11 @@ export const packetSchema = z.discriminatedUnion('type', [
   toolDependencyPacketSchema,
   optimizationHintPacketSchema,
   modelTurnPacketSchema,
+  agentRunPacketSchema,
 ]);
 
 /** The packet types. */
-export const PACKET_TYPES = ['tool_call', 'output_artifact', 'tool_dependency', 'optimization_hint', 'model_turn'] as const;
+export const PACKET_TYPES = ['tool_call', 'output_artifact', 'tool_dependency', 'optimization_hint', 'model_turn', 'agent_run'] as const;
 /** One of the packet types. */
 export type PacketType = (typeof PACKET_TYPES)[number];
 /** A tool_call packet. */
@@ -64,5 +72,7 @@ export type ToolDependencyPacket = z.infer<typeof toolDependencyPacketSchema>;
 export type OptimizationHintPacket = z.infer<typeof optimizationHintPacketSchema>;
 /** A model_turn packet. */
 export type ModelTurnPacket = z.infer<typeof modelTurnPacketSchema>;
+/** An agent_run packet. */
+export type AgentRunPacket = z.infer<typeof agentRunPacketSchema>;
 /** Any packet. */
 export type Packet = z.infer<typeof packetSchema>;

@@ -6,7 +6,8 @@
  *
  * Recognised spans (anything else is ignored): the tool spans of the dialects of span-dialects.ts —
  * OTel GenAI, OTel MCP, the Vercel AI SDK, OpenInference, OpenLLMetry — and the model spans of
- * turn-dialects.ts, each a model_turn packet.
+ * turn-dialects.ts, each a model_turn packet, and the agent spans of agent-dialects.ts, each an
+ * agent_run packet.
  */
 import { parse as uuidParse } from 'uuid';
 import { canonicalArgs, type JsonValue } from '../../schemas/canonical-json.ts';
@@ -17,6 +18,7 @@ import { MAX_NAME_LENGTH, ORCHESTRATORS, statusOfCategory, type Orchestrator, ty
 import type { AttrValue, OtlpSpan, SpanFilter } from './otlp-decode.ts';
 import { isMcpCall, TOOL_SPAN_MARKERS, toolFields } from './span-dialects.ts';
 import { TURN_SPAN_MARKERS, turnFields, type TurnFields } from './turn-dialects.ts';
+import { RUN_SPAN_MARKERS, runFields, type RunFields } from './agent-dialects.ts';
 
 /**
  * Namespace of call_id = UUIDv5(namespace, trace_id + span_id) (hex, lowercase) and
@@ -40,8 +42,8 @@ export const ORCHESTRATOR_ATTRIBUTE = 'tool_audit.orchestrator';
  * framework spans).
  */
 export const MAPPABLE_SPANS: SpanFilter = {
-  keys: new Set([...TOOL_SPAN_MARKERS.keys, ...TURN_SPAN_MARKERS.keys]),
-  namePrefixes: [...new Set([...TOOL_SPAN_MARKERS.namePrefixes, ...TURN_SPAN_MARKERS.namePrefixes])],
+  keys: new Set([...TOOL_SPAN_MARKERS.keys, ...TURN_SPAN_MARKERS.keys, ...RUN_SPAN_MARKERS.keys]),
+  namePrefixes: [...new Set([...TOOL_SPAN_MARKERS.namePrefixes, ...TURN_SPAN_MARKERS.namePrefixes, ...RUN_SPAN_MARKERS.namePrefixes])],
 };
 
 /** The settings of the mapping (OTLP_* configuration). */
@@ -59,6 +61,7 @@ export type SpanMapping =
   | { kind: 'ignored' }
   | { kind: 'tool'; callId: string; packets: string[] }
   | { kind: 'turn'; turnId: string; packets: string[] }
+  | { kind: 'run'; runId: string; packets: string[] }
   | { kind: 'unmappable'; reason: string; packet: string };
 
 /** Maps one span. Never throws for bad input: what cannot be mapped says why. */
@@ -66,7 +69,9 @@ export function mapSpan(span: OtlpSpan, opts: SpanMapOptions): SpanMapping {
   const fields = toolFields(span);
   if (!fields) {
     const turn = turnFields(span);
-    return turn ? mapTurn(span, turn, opts) : { kind: 'ignored' };
+    if (turn) return mapTurn(span, turn, opts);
+    const run = runFields(span);
+    return run ? mapRun(span, run, opts) : { kind: 'ignored' };
   }
   if (fields.mcp && !isMcpCall(span, fields.mcp, opts.mcpCallSide ?? 'client')) return { kind: 'ignored' };
   const callId = uuidV5(span.traceId + span.spanId, NAMESPACE_BYTES);
@@ -159,6 +164,34 @@ function mapTurn(span: OtlpSpan, f: TurnFields, opts: SpanMapOptions): SpanMappi
     created_at: new Date(Number(endNs / 1_000_000n)).toISOString(),
   };
   return { kind: 'turn', turnId, packets: [JSON.stringify({ type: 'model_turn', turn })] };
+}
+
+/**
+ * An agent span → an agent_run packet, its id derived like a turn's (a re-export is a duplicate).
+ * A name longer than the contract allows is cut, not refused: it labels the task.
+ */
+function mapRun(span: OtlpSpan, f: RunFields, opts: SpanMapOptions): SpanMapping {
+  const runId = uuidV5(`${span.traceId}${span.spanId}:run`, NAMESPACE_BYTES);
+  if (span.startNs === 0n) return unmappableSpan(span, runId, 'span has no start time');
+  const endNs = span.endNs === 0n ? span.startNs : span.endNs;
+  const task = taskOf(span, opts);
+  if (!isName(task)) return unmappableSpan(span, runId, `task id (${opts.taskIdAttribute}) longer than ${MAX_NAME_LENGTH} characters`);
+  const { status, error } = statusOf(span);
+  const agent = typeof f.agent === 'string' && f.agent !== '' ? f.agent.slice(0, MAX_NAME_LENGTH) : agentOf(span);
+  const run = {
+    run_id: runId,
+    task_id: task,
+    agent_id: agent,
+    name: (f.name === '' ? agent : f.name).slice(0, MAX_NAME_LENGTH),
+    duration_ms: Number((endNs > span.startNs ? endNs - span.startNs : 0n) / 1_000_000n),
+    status: status === 'success' ? 'success' : 'error',
+    error,
+    trace_id: span.traceId,
+    span_id: span.spanId,
+    parent_span_id: span.parentSpanId ?? null,
+    created_at: new Date(Number(endNs / 1_000_000n)).toISOString(),
+  };
+  return { kind: 'run', runId, packets: [JSON.stringify({ type: 'agent_run', run })] };
 }
 
 /** A count attribute (tokens) when it is a whole number ≥ 0. */

@@ -88,6 +88,7 @@ const RETENTION: Array<[table: string, column: string, param: string, extraDays?
   ['quarantine_keys', 'received_at', 'quarantine_days'],
   ['workflow_optimizations', 'created_at', 'workflows_days'],
   ['model_turns', 'created_at', 'invocations_days'],
+  ['agent_runs', 'created_at', 'invocations_days'],
   ['task_hours', 'hour', 'invocations_days', 1],
   ['tool_hours', 'hour', 'invocations_days', 1],
   ['tool_days', 'day', 'invocations_days', 2],

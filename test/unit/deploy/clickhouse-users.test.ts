@@ -52,8 +52,8 @@ describe('deploy/clickhouse/initdb/01-users.sh', () => {
 
   it('lets ingest insert segments and quarantine and read their keys; the analyzer insert pairs, violations and progress', () => {
     const of = (user: string, priv: string) => grants(run.sql).filter((g) => g.to === user && g.privileges.includes(priv)).map((g) => g.on.replace('tool_audit.', '')).sort();
-    // Hints from producers (optimization_hint packets) and model turns are stored by ingest like the segments.
-    const segments = ['model_turns', 'output_contents', 'quarantine', 'quarantine_replays', 'tool_invocations', 'tool_outputs', 'tool_workflows', 'workflow_optimizations'];
+    // Hints from producers (optimization_hint packets), model turns and agent runs are stored by ingest like the segments.
+    const segments = ['agent_runs', 'model_turns', 'output_contents', 'quarantine', 'quarantine_replays', 'tool_invocations', 'tool_outputs', 'tool_workflows', 'workflow_optimizations'];
     // The key log and writer registry of migration 012 are written and read; the key tables only read.
     const keyLog = ['ingest_key_log', 'ingest_writers'];
     expect(of('tool_audit_ingest', 'INSERT')).toEqual([...keyLog, ...segments].sort());
@@ -64,7 +64,7 @@ describe('deploy/clickhouse/initdb/01-users.sh', () => {
     // The hints job reads and writes workflow_optimizations; the audit log builder its three tables.
     const log = ['audit_log_heads', 'audit_log_leaves', 'audit_log_nodes'];
     expect(of('tool_audit_analyzer', 'INSERT')).toEqual([...log, 'analyzer_progress', 'tool_workflows', 'violations', 'workflow_optimizations'].sort());
-    expect(of('tool_audit_analyzer', 'SELECT')).toEqual([...log, 'analyzer_progress', 'budget_decisions', 'mcp_tool_definitions', 'model_turns', 'output_contents', 'quarantine', 'tool_invocations', 'tool_manifests', 'tool_outputs', 'tool_workflows', 'violations', 'workflow_optimizations'].sort());
+    expect(of('tool_audit_analyzer', 'SELECT')).toEqual([...log, 'agent_runs', 'analyzer_progress', 'budget_decisions', 'mcp_tool_definitions', 'model_turns', 'output_contents', 'quarantine', 'tool_invocations', 'tool_manifests', 'tool_outputs', 'tool_workflows', 'violations', 'workflow_optimizations'].sort());
   });
 
   it('refuses missing passwords and ones that would break out of the SQL string', () => {

@@ -50,10 +50,13 @@ describe('tool span dialects', () => {
     expect(m.packets[0]).toContain('"args":{"ratio":1.0}');
   });
 
-  it('ignores the dialects\' other spans (chains, agents, workflows); LLM spans are model turns', () => {
+  it('ignores the dialects\' other spans (inner chains, tasks, retrievers); LLM spans are model turns, agents and workflows are runs', () => {
     expect(mapSpan(span('x', { 'openinference.span.kind': 'LLM' }), OPTS).kind).toBe('turn');
-    for (const attrs of [{ 'openinference.span.kind': 'CHAIN' }, { 'openinference.span.kind': 'AGENT' }, { 'traceloop.span.kind': 'workflow' }, { 'traceloop.span.kind': 'task' }] as Array<OtlpSpan['attributes']>) {
-      expect(mapSpan(span('x', attrs), OPTS).kind).toBe('ignored');
+    for (const attrs of [{ 'openinference.span.kind': 'AGENT' }, { 'traceloop.span.kind': 'workflow' }, { 'traceloop.span.kind': 'agent' }] as Array<OtlpSpan['attributes']>) {
+      expect(mapSpan(span('x', attrs), OPTS).kind).toBe('run');
+    }
+    for (const attrs of [{ 'openinference.span.kind': 'CHAIN' }, { 'openinference.span.kind': 'RETRIEVER' }, { 'traceloop.span.kind': 'task' }] as Array<OtlpSpan['attributes']>) {
+      expect(mapSpan(span('x', attrs, { parentSpanId: '00f067aa0ba902b7' }), OPTS).kind).toBe('ignored');
     }
   });
 

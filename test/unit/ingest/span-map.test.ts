@@ -56,7 +56,8 @@ describe('mapSpan', () => {
   });
 
   it('ignores spans that are not tool executions and marks unmappable tool spans', () => {
-    expect(mapSpan(span({ 'gen_ai.operation.name': 'invoke_agent' }), OPTS).kind).toBe('ignored');
+    expect(mapSpan(span({ 'gen_ai.operation.name': 'embeddings' }), OPTS).kind).toBe('ignored');
+    expect(mapSpan(span({ 'gen_ai.operation.name': 'invoke_agent' }), OPTS).kind).toBe('run');
     expect(mapSpan(span({ 'gen_ai.operation.name': 'chat' }), OPTS).kind).toBe('turn');
     const bad = mapSpan(span({ 'gen_ai.tool.call.arguments': '"just a string"' }), OPTS);
     expect(bad.kind).toBe('unmappable');

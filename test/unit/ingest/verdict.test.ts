@@ -15,7 +15,7 @@ const view = (ps: P[]): RoundPackets => ({
 /** The verdict's statuses, with `known` = remembered, `stored` = what ClickHouse answers. */
 function verdictStatuses(ps: P[], remembered: Map<string, string>, stored: Map<string, string>): Status[] {
   const v = judgeRound(view(ps), (kind, key) => remembered.get(`${kind}|${key}`));
-  const asked = { invocation: new Map<string, string>(), output: new Map<string, string>(), dependency: new Map<string, string>(), hint: new Map<string, string>(), turn: new Map<string, string>() };
+  const asked = { invocation: new Map<string, string>(), output: new Map<string, string>(), dependency: new Map<string, string>(), hint: new Map<string, string>(), turn: new Map<string, string>(), run: new Map<string, string>() };
   // ClickHouse is asked only for the fresh keys: answer only those.
   for (const kind of KINDS) for (const key of v.fresh[kind].keys()) if (stored.has(`${kind}|${key}`)) asked[kind].set(key, stored.get(`${kind}|${key}`) as string);
   judgeStored(v, view(ps), asked);
@@ -85,7 +85,7 @@ describe('round verdict (pure)', () => {
     ];
     const v = judgeRound(view(ps), (kind, key) => (kind === 'output' && key === 'k1' ? 'a' : undefined));
     expect(v.judgedFirst).toBe(2);
-    judgeStored(v, view(ps), { invocation: new Map(), output: new Map([['k2', 'c']]), dependency: new Map(), hint: new Map(), turn: new Map() });
+    judgeStored(v, view(ps), { invocation: new Map(), output: new Map([['k2', 'c']]), dependency: new Map(), hint: new Map(), turn: new Map(), run: new Map() });
     expect(v.rejected.map((r) => r.i)).toEqual([0, 1, 2]);
     expect(v.rejected.slice(v.judgedFirst)).toEqual([{ i: 2, conflict: { kind: 'output', key: 'k2' } }]);
   });
