@@ -552,7 +552,7 @@ export function quarantineFilter(q: { reason?: string; source?: string; packet_t
   return given({ reason: q.reason, source: q.source, packetType: q.packet_type });
 }
 
-/** GET /v1/calls/{call_id}/proof, GET /v1/outputs/{output_id}/proof and GET /v1/turns/{turn_id}/proof. */
+/** GET /v1/calls/{call_id}/proof, GET /v1/outputs/{output_id}/proof, GET /v1/turns/{turn_id}/proof and GET /v1/runs/{run_id}/proof. */
 function proofRoutes(): ReadRoute[] {
   const notFound = (what: string, r: InclusionProof | NoProof) => {
     if (!('why' in r)) return r;
@@ -596,6 +596,18 @@ function proofRoutes(): ReadRoute[] {
       query: z.strictObject({}),
       response: inclusionProofSchema,
       run: async (qs, { params }) => notFound(`model turn ${params.turn_id}`, uuidSchema.safeParse(params.turn_id).success ? await qs.turnProof({ turnId: params.turn_id ?? '' }) : { why: 'unknown' }),
+    },
+    {
+      url: '/v1/runs/:run_id/proof',
+      operationId: 'runProof',
+      method: 'runProof',
+      request: (p: { runId: string }) => ({ params: { run_id: p.runId }, query: {} }),
+      summary: summary('agent run'),
+      params: z.strictObject({ run_id: pathId.describe('the agent run (a UUID)') }),
+      notFound: 'no agent run has this id, or it is not in a signed tree of the audit log yet',
+      query: z.strictObject({}),
+      response: inclusionProofSchema,
+      run: async (qs, { params }) => notFound(`agent run ${params.run_id}`, uuidSchema.safeParse(params.run_id).success ? await qs.runProof({ runId: params.run_id ?? '' }) : { why: 'unknown' }),
     },
   ];
 }

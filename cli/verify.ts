@@ -80,7 +80,7 @@ export async function verify(argv: string[]): Promise<number> {
       ...(pinned[0] ? { publicKey: pinned[0].export({ format: 'der', type: 'spki' }).toString('base64') } : {}),
       ...(maxFindings === undefined ? {} : { maxFindings }),
       ...(witness ? { witness } : {}),
-      retentionDays: { tool_call: d.invocations, output: d.outputs, dependency: d.workflows, violation: d.quarantine, quarantine: d.quarantine, budget_decision: d.invocations, model_turn: d.invocations },
+      retentionDays: { tool_call: d.invocations, output: d.outputs, dependency: d.workflows, violation: d.quarantine, quarantine: d.quarantine, budget_decision: d.invocations, model_turn: d.invocations, agent_run: d.invocations },
     });
     const seconds = Math.round((performance.now() - started) / 100) / 10;
     if (v.json) process.stdout.write(`${JSON.stringify({ ...r, seconds })}\n`);

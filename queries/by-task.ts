@@ -11,6 +11,7 @@ import { DEPENDENCY_COLUMNS, TASK_INVOCATION_COLUMNS, OUTPUT_COLUMNS, toDependen
 import type { Dependency, TaskView } from './schemas.ts';
 import { OrphanCallIds, orphanLoader } from './orphan-call-ids.ts';
 import { linkTurns, TASK_TURNS, type TurnReadRow } from './model-turns.ts';
+import { RUNS_PER_TASK, runViews, TASK_RUNS, type RunReadRow } from './agent-runs.ts';
 import { outputOrder, pageFromTaskRows, TASK_ROWS, TASK_ROWS_CAP, type TaskCursor, type TaskPage, type TaskRow } from './task-rows.ts';
 import { chTime, pageOf, PAGE_PARAM_DOCS, runQuery, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow, type StatementRunner } from './sql.ts';
 
@@ -136,16 +137,23 @@ export async function byTask(
   // The turns of the page's span: from the cursor (or the window's start) to its last call (or,
   // on the last page, the window's end), so that each turn shows on one page beside its calls.
   const span = { fromMs: after ? after[0] : p.window.fromMs, toMs: page.more && last ? Number(last.created_ms) : p.window.toMs - 1 };
-  const turns = page.turns
-    ? page.turns.filter((t) => Number(t.created_ms) >= span.fromMs && Number(t.created_ms) <= span.toMs)
-    : await runQuery<TurnReadRow>(ch, TASK_TURNS, { db, task_id: p.taskId, from: chTime(span.fromMs), to: chTime(span.toMs), limit: TURNS_PER_PAGE }, ctx);
+  const [turns, runRows] = await Promise.all([
+    page.turns
+      ? page.turns.filter((t) => Number(t.created_ms) >= span.fromMs && Number(t.created_ms) <= span.toMs)
+      : runQuery<TurnReadRow>(ch, TASK_TURNS, { db, task_id: p.taskId, from: chTime(span.fromMs), to: chTime(span.toMs), limit: TURNS_PER_PAGE }, ctx),
+    page.runs ?? runQuery<RunReadRow>(ch, TASK_RUNS, { db, task_id: p.taskId, limit: RUNS_PER_TASK }, ctx),
+  ]);
+  const runs = runViews(runRows);
   return {
     task_id: p.taskId,
+    name: runs.name,
+    agent_id: runs.agent_id,
     invocations,
     dependencies,
     outputs: page.outputs.map(toOutput),
     workflow_dag: workflowDag(invocations, dependencies),
     model_turns: linkTurns(turns, invocations.map((c) => ({ call_id: c.call_id, tool_id: c.tool_id, created_at: c.created_at, tool_call_id: toolCallIdOf(c.result_summary) }))),
+    agent_runs: runs.runs,
     next_cursor: page.more && last ? taskCursor.encode([Number(last.created_ms), last.call_id]) : null,
   };
 }

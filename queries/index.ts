@@ -81,6 +81,8 @@ export interface ReadQueries {
   outputProof(p: { outputId: string }): Promise<InclusionProof | NoProof>;
   /** A model turn's proof of inclusion in the audit log, or why there is none. */
   turnProof(p: { turnId: string }): Promise<InclusionProof | NoProof>;
+  /** An agent run's proof of inclusion in the audit log, or why there is none. */
+  runProof(p: { runId: string }): Promise<InclusionProof | NoProof>;
   /** The audit log's signed heads. */
   logHeads(p: LogHeadsParams): Promise<LogHeads>;
   /** A consistency proof between two signed heads; null when either size has none. */
@@ -136,6 +138,7 @@ export function createReadQueries(ch: StatementRunner, db: string, ctx: QueryCon
     callProof: (p) => inclusionProof(ch, db, 'tool_call', p.callId.toLowerCase(), ctx, paths),
     outputProof: (p) => inclusionProof(ch, db, 'output', p.outputId.toLowerCase(), ctx, paths),
     turnProof: (p) => inclusionProof(ch, db, 'model_turn', p.turnId.toLowerCase(), ctx, paths),
+    runProof: (p) => inclusionProof(ch, db, 'agent_run', p.runId.toLowerCase(), ctx, paths),
     logHeads: (p) => logHeads(ch, db, p, ctx),
     logConsistency: (p) => consistencyProof(ch, db, p, ctx),
     agentTools: (p) => byAgent(ch, db, p, ctx),

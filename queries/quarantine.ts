@@ -15,7 +15,7 @@ const FILTER_DOCS = {
   to: 'exclusive upper bound of received_at, same format',
   reason: "only this reason code (e.g. 'I5_args_hash'); '' for every reason",
   source: "only packets whose quarantine_id starts with this (e.g. 'kafka', 'http', 'kafka:tool_audit.packets/3') or whose HTTP request id is this; '' for all",
-  packet_type: "only this packet type ('tool_call', 'output_artifact', 'tool_dependency', 'optimization_hint', 'model_turn'); '' for all",
+  packet_type: "only this packet type ('tool_call', 'output_artifact', 'tool_dependency', 'optimization_hint', 'model_turn', 'agent_run'); '' for all",
 };
 
 const FILTER = `received_at >= {from:DateTime64(3, 'UTC')} AND received_at < {to:DateTime64(3, 'UTC')}

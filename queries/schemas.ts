@@ -188,13 +188,33 @@ export const modelCostSchema = z.strictObject({
 });
 export type ModelCost = z.infer<typeof modelCostSchema>;
 
+/** An agent run as served. */
+export const agentRunViewSchema = z.strictObject({
+  run_id: z.string(),
+  agent_id: z.string(),
+  name: z.string(),
+  started_at: iso.describe('created_at − duration_ms'),
+  duration_ms: z.number().int(),
+  status: z.enum(['success', 'error']),
+  error: z.string().nullable(),
+  trace_id: z.string().nullable(),
+  span_id: z.string().nullable(),
+  parent_span_id: z.string().nullable().describe('the span the run was started under; null at a trace root'),
+  created_at: iso.describe('when the run ended'),
+});
+/** An agent run as served. */
+export type AgentRunView = z.infer<typeof agentRunViewSchema>;
+
 export const taskViewSchema = z.strictObject({
   task_id: z.string(),
+  name: z.string().nullable().describe("the task's name: its outermost agent run's (the first to start; of those, the longest); null when no run is stored"),
+  agent_id: z.string().nullable().describe('the agent of that run'),
   invocations: z.array(invocationSchema).describe('call order: created_at, then call_id'),
   dependencies: z.array(dependencySchema).describe('dependencies touching the returned invocations'),
   outputs: z.array(outputSchema).describe('outputs of the returned invocations'),
   workflow_dag: z.strictObject({ nodes: z.array(dagNodeSchema), edges: z.array(dagEdgeSchema) }),
   model_turns: z.array(modelTurnViewSchema).describe("the task's model turns completed in the span of this page's calls (the first page from the window's start, the last to its end), oldest first"),
+  agent_runs: z.array(agentRunViewSchema).describe("the task's agent runs, whatever the page (1,000 at most), in the order they started"),
   next_cursor: nextCursor,
 });
 export type TaskView = z.infer<typeof taskViewSchema>;
@@ -305,6 +325,7 @@ export const taskListSchema = z.strictObject({
     .array(
       z.strictObject({
         task_id: z.string(),
+        name: z.string().nullable().describe("the task's name, as in the task view; null when no agent run of it is stored"),
         calls: z.number().int(),
         failures: z.number().int().describe("calls with status != 'success'"),
         total_cost_usd: z.number().describe("the calls' cost (a null cost as 0)"),

@@ -1,9 +1,11 @@
 /**
  * Recent tasks (GET /v1/tasks): one row per task with calls in the window — its calls, failed
- * calls, total cost, its model turns' tokens and cost, agents and first/last call — most recently
+ * calls, total cost, its model turns' tokens and cost, its name (agent-runs.ts), agents and
+ * first/last call — most recently
  * active first. The web app's task
  * list; the Cost dashboard's "cost per task" panel is the same aggregation ordered by cost.
  */
+import { TASK_NAMES } from './agent-runs.ts';
 import type { TaskList } from './schemas.ts';
 import { EDGE_CALLS, WHOLE_HOURS, WINDOW_BOUNDS } from './window-aggregates.ts';
 import { isoTime, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type StatementRunner, type TimeWindow } from './sql.ts';
@@ -86,17 +88,22 @@ interface TurnRow {
   cost: number;
 }
 
-/** Runs the task list: the tasks, then the model turns of those listed. */
+/** Runs the task list: the tasks, then the model turns and names of those listed (side by side). */
 export async function taskList(ch: StatementRunner, db: string, p: TaskListParams, ctx: QueryContext): Promise<TaskList> {
   const window = windowParams(p.window);
   const rows = await runQuery<Row>(ch, TASK_LIST, { db, ...window, limit: p.limit }, ctx);
-  const turns = rows.length ? await runQuery<TurnRow>(ch, TASK_LIST_TURNS, { db, ...window, tasks: rows.map((r) => r.task_id) }, ctx) : [];
+  const tasks = rows.map((r) => r.task_id);
+  const [turns, names] = rows.length
+    ? await Promise.all([runQuery<TurnRow>(ch, TASK_LIST_TURNS, { db, ...window, tasks }, ctx), runQuery<{ task_id: string; name: string }>(ch, TASK_NAMES, { db, tasks }, ctx)])
+    : [[], []];
   const turnsOf = new Map(turns.map((t) => [t.task_id, t]));
+  const nameOf = new Map(names.map((n) => [n.task_id, n.name]));
   return {
     tasks: rows.map((r) => {
       const t = turnsOf.get(r.task_id);
       return {
         task_id: r.task_id,
+        name: nameOf.get(r.task_id) ?? null,
         calls: Number(r.calls),
         failures: Number(r.failures),
         total_cost_usd: Number(r.total_cost_usd),

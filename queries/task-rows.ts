@@ -7,6 +7,7 @@
  */
 import { DEPENDENCY_COLUMNS, TASK_INVOCATION_COLUMNS, type InvocationReadRow, type OutputReadRow } from './rows.ts';
 import { TURN_COLUMNS, type TurnReadRow } from './model-turns.ts';
+import { RUN_COLUMNS, type RunReadRow } from './agent-runs.ts';
 import type { Dependency } from './schemas.ts';
 import type { QuerySpec } from './sql.ts';
 
@@ -14,7 +15,7 @@ import type { QuerySpec } from './sql.ts';
 export const TASK_ROWS_CAP = 3000;
 
 /**
- * All rows of a task (kinds call / dependency / output / turn: its model turns), and `orphan` rows: the call_ids of outputs
+ * All rows of a task (kinds call / dependency / output / turn: its model turns / run: its agent runs), and `orphan` rows: the call_ids of outputs
  * stored without their task (orphan_outputs, migration 007) ingested from `since` on: the tail of
  * what the read API keeps in memory (orphan-call-ids.ts). Usually none. Calls and dependencies are
  * read from their segments, whose order starts with task_id (a range read each), as JSON of the
@@ -24,7 +25,7 @@ export const TASK_ROWS_CAP = 3000;
  */
 export const TASK_ROWS: QuerySpec = {
   name: 'task_rows',
-  description: 'Every stored row of one task (call, dependency, output, model turn as JSON), and the calls of outputs stored without a task since a time (orphan).',
+  description: 'Every stored row of one task (call, dependency, output, model turn, agent run as JSON), and the calls of outputs stored without a task since a time (orphan).',
   sql: `SELECT 'call' AS kind,
        formatRow('JSONEachRow', ${TASK_INVOCATION_COLUMNS}) AS row
 FROM {db:Identifier}.tool_invocations
@@ -45,6 +46,10 @@ SELECT 'turn' AS kind, formatRow('JSONEachRow', ${TURN_COLUMNS}) AS row FROM {db
 WHERE task_id = {task_id:String}
 LIMIT {cap:UInt32}
 UNION ALL
+SELECT 'run' AS kind, formatRow('JSONEachRow', ${RUN_COLUMNS}) AS row FROM {db:Identifier}.agent_runs
+WHERE task_id = {task_id:String}
+LIMIT {cap:UInt32}
+UNION ALL
 SELECT 'orphan' AS kind, toString(call_id) AS row FROM {db:Identifier}.orphan_outputs
 WHERE ingested_at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')`,
   params: { db: 'the database', task_id: 'the task', cap: 'rows read at most per kind (one more than the fast path takes)', since: 'epoch ms: orphans ingested from then on' },
@@ -52,7 +57,7 @@ WHERE ingested_at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')`,
 
 /** A row of {@link TASK_ROWS}. */
 export interface TaskRow {
-  kind: 'call' | 'dependency' | 'output' | 'turn' | 'orphan';
+  kind: 'call' | 'dependency' | 'output' | 'turn' | 'run' | 'orphan';
   row: string;
 }
 
@@ -71,6 +76,8 @@ export interface TaskPage {
    * reads the span's turns then.
    */
   turns?: TurnReadRow[];
+  /** The task's agent runs, every one stored; absent when not read with the page (the segment way). */
+  runs?: RunReadRow[];
 }
 
 /** ClickHouse's order of UUIDs: the second half (as hex), then the first. */
@@ -104,6 +111,7 @@ export function pageFromTaskRows(rows: readonly TaskRow[], p: { fromMs: number; 
   const deps = new Map<string, Dependency>();
   const outputs = new Map<string, OutputReadRow>();
   const turns = new Map<string, TurnReadRow>();
+  const runs: RunReadRow[] = [];
   for (const r of rows) {
     if (r.kind === 'orphan') continue;
     const v: unknown = JSON.parse(r.row);
@@ -118,6 +126,8 @@ export function pageFromTaskRows(rows: readonly TaskRow[], p: { fromMs: number; 
     } else if (r.kind === 'output') {
       const o = v as OutputReadRow;
       outputs.set(o.output_id, o);
+    } else if (r.kind === 'run') {
+      runs.push(v as RunReadRow);
     } else {
       const t = v as TurnReadRow;
       turns.set(t.turn_id, t);
@@ -141,5 +151,6 @@ export function pageFromTaskRows(rows: readonly TaskRow[], p: { fromMs: number; 
       .sort((a, b) => uuidOrder(a.preceding_call_id, b.preceding_call_id) || uuidOrder(a.succeeding_call_id, b.succeeding_call_id)),
     outputs: [...outputs.values()].filter((o) => ids.has(o.call_id)).sort(outputOrder),
     turns: [...turns.values()].sort((a, b) => Number(a.created_ms) - Number(b.created_ms) || (a.turn_id < b.turn_id ? -1 : 1)),
+    runs,
   };
 }

@@ -52,5 +52,6 @@ export function leafKey(kind: LeafKind, f: Map<string, string | null>): string {
   if (kind === 'quarantine') return g('source_key');
   if (kind === 'budget_decision') return g('decision_id');
   if (kind === 'model_turn') return g('turn_id');
+  if (kind === 'agent_run') return g('run_id');
   return g('violation_key');
 }

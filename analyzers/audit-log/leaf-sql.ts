@@ -11,13 +11,13 @@
  * and what their audit depends on — the manifest versions and MCP tool definitions they are judged
  * against, the packets refused into quarantine, the budget decisions taken before calls — and the
  * model turns that asked for calls (the task view serves them beside the calls, and budgets count
- * their cost).
+ * their cost) and the agent runs that name tasks.
  */
-export const LEAF_KINDS = ['tool_call', 'output', 'dependency', 'violation', 'manifest', 'mcp_definition', 'quarantine', 'budget_decision', 'model_turn'] as const;
+export const LEAF_KINDS = ['tool_call', 'output', 'dependency', 'violation', 'manifest', 'mcp_definition', 'quarantine', 'budget_decision', 'model_turn', 'agent_run'] as const;
 /** A kind of leaf. */
 export type LeafKind = (typeof LEAF_KINDS)[number];
 /** Kinds the log took in after it began: their rows stored before are appended once (builder.ts). */
-export const LATE_KINDS: readonly LeafKind[] = ['manifest', 'mcp_definition', 'quarantine', 'budget_decision', 'model_turn'];
+export const LATE_KINDS: readonly LeafKind[] = ['manifest', 'mcp_definition', 'quarantine', 'budget_decision', 'model_turn', 'agent_run'];
 
 interface LeafSource {
   table: string;
@@ -95,6 +95,13 @@ const SOURCES: Record<LeafKind, LeafSource> = {
       'error', 'requested_tool_calls', 'trace_id', 'span_id', 'created_at', 'fingerprint', 'source', 'ingested_at',
     ],
   },
+  agent_run: {
+    table: 'agent_runs',
+    key: 'toString(run_id)',
+    stored: 'ingested_at',
+    created: 'created_at',
+    fields: ['run_id', 'task_id', 'agent_id', 'name', 'duration_ms', 'status', 'error', 'trace_id', 'span_id', 'parent_span_id', 'created_at', 'fingerprint', 'source', 'ingested_at'],
+  },
 };
 
 /** The fields of a kind's leaf data, in order. */
@@ -121,7 +128,7 @@ function leafHash(kind: LeafKind): string {
 }
 
 /** The rank of a kind among records stored in the same millisecond (the log's order within one instant). */
-const KIND_RANK: Record<LeafKind, number> = { tool_call: 1, output: 2, dependency: 3, violation: 4, manifest: 5, mcp_definition: 6, quarantine: 7, budget_decision: 8, model_turn: 9 };
+const KIND_RANK: Record<LeafKind, number> = { tool_call: 1, output: 2, dependency: 3, violation: 4, manifest: 5, mcp_definition: 6, quarantine: 7, budget_decision: 8, model_turn: 9, agent_run: 10 };
 
 /**
  * SELECT of a kind's leaves: kind, its rank, key, leaf hash (FixedString(32)), stored_at and
@@ -177,6 +184,7 @@ export function keyFilter(kind: LeafKind, withTask = false): string {
   if (kind === 'output') return `output_id = toUUIDOrZero({key:String}) AND ${created}`;
   // By the id itself, which the table's bloom filter serves (its text form would be a scan).
   if (kind === 'model_turn') return 'turn_id = toUUIDOrZero({key:String})';
+  if (kind === 'agent_run') return 'run_id = toUUIDOrZero({key:String})';
   return `${SOURCES[kind].key} = {key:String}`;
 }
 
@@ -195,6 +203,7 @@ export function keysFilter(kind: LeafKind): string {
   if (kind === 'tool_call') return 'call_id IN arrayMap(k -> toUUIDOrZero(k), {keys:Array(String)})';
   if (kind === 'output') return 'output_id IN arrayMap(k -> toUUIDOrZero(k), {keys:Array(String)})';
   if (kind === 'model_turn') return 'turn_id IN arrayMap(k -> toUUIDOrZero(k), {keys:Array(String)})';
+  if (kind === 'agent_run') return 'run_id IN arrayMap(k -> toUUIDOrZero(k), {keys:Array(String)})';
   return `${SOURCES[kind].key} IN {keys:Array(String)}`;
 }
 

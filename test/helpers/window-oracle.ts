@@ -21,15 +21,37 @@ export interface RawTurn {
   cost_usd: number | null;
 }
 
+/** An agent run as a test stored it: its task, name, start and end (ms). */
+export interface RawRun {
+  run_id: string;
+  task_id: string;
+  name: string;
+  start: number;
+  end: number;
+}
+
+/** A task's name: of its runs (whenever they ran), the first to start; then the longest; then the lowest run_id. */
+function nameOracle(runs: readonly RawRun[], task: string): string | null {
+  const mine = runs.filter((r) => r.task_id === task);
+  const best = mine.reduce<RawRun | undefined>((b, r) => {
+    if (!b) return r;
+    if (r.start !== b.start) return r.start < b.start ? r : b;
+    if (r.end - r.start !== b.end - b.start) return r.end - r.start > b.end - b.start ? r : b;
+    return r.run_id < b.run_id ? r : b;
+  }, undefined);
+  return best?.name ?? null;
+}
+
 /**
  * GET /v1/tasks: per task with calls in [from, to), last call descending, then task_id; each
- * listed task with its turns in [from, to).
+ * listed task with its turns in [from, to) and its name from its runs.
  */
-export function taskListOracle(calls: readonly RawCall[], from: number, to: number, limit: number, turns: readonly RawTurn[] = []): TaskList {
+export function taskListOracle(calls: readonly RawCall[], from: number, to: number, limit: number, turns: readonly RawTurn[] = [], runs: readonly RawRun[] = []): TaskList {
   const tasks = new Map<string, RawCall[]>();
   for (const c of calls) if (c.task_id !== '' && inWindow(c, from, to)) tasks.set(c.task_id, [...(tasks.get(c.task_id) ?? []), c]);
   const rows = [...tasks].map(([task_id, cs]) => ({
     task_id,
+    name: nameOracle(runs, task_id),
     calls: cs.length,
     failures: cs.filter((c) => c.status !== 'success').length,
     total_cost_usd: cs.reduce((s, c) => s + (c.cost_usd ?? 0), 0),

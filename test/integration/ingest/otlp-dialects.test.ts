@@ -5,7 +5,8 @@
  * (opentelemetry-instrumentation-langchain, Traceloop's), and a pydantic-ai agent on its test
  * model (OTel GenAI conventions), and an MCP call whose client and server both export the MCP
  * SDK's own spans (OTel MCP conventions). Each call is stored once with its tool, its
- * arguments as the tool received them and its output. Oracles: the arguments the script passed,
+ * arguments as the tool received them and its output; each agent run once, naming the task.
+ * Oracles: the arguments the script passed, the names the script gave its agents,
  * CPython's own sha256(json.dumps(args, sort_keys=True)) for args_hash, the tool's return value.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -16,7 +17,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { python, pythonArgsHashes, root } from '../../helpers/mcp.ts';
 import { testPort } from '../../helpers/ports.ts';
-import type { ModelTurnView } from '../../../queries/schemas.ts';
+import type { TaskView } from '../../../queries/schemas.ts';
 
 const SCRIPT = `
 import sys
@@ -44,7 +45,7 @@ if dialect == "pydantic-ai":
     from pydantic_ai.models.instrumented import InstrumentationSettings
     from pydantic_ai.models.test import TestModel
     Agent.instrument_all(InstrumentationSettings(tracer_provider=provider))
-    agent = Agent(TestModel())
+    agent = Agent(TestModel(), name="weather_bot")
 
     @agent.tool_plain
     def lookup(key: str) -> str:
@@ -88,7 +89,10 @@ def search_docs(query: str, k: int = 3) -> str:
     """Searches the docs."""
     return f"found {k} pages for {query}"
 
-print(search_docs.invoke({"query": "refund policy", "k": 2}))
+# The tool called from a runnable named as an agent: the trace's root, the task's agent run.
+from langchain_core.runnables import RunnableLambda
+support_agent = RunnableLambda(lambda q: search_docs.invoke({"query": q, "k": 2})).with_config(run_name="support_agent")
+print(support_agent.invoke("refund policy"))
 done()
 `;
 
@@ -126,7 +130,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 
 }
 
 describe('tool spans of agent frameworks, as their instrumentations export them', () => {
-  it('stores a LangChain tool call traced by OpenInference and by OpenLLMetry, a pydantic-ai agent\'s, and an MCP call traced by both its sides once, arguments as the tool got them; a re-export stores nothing', async () => {
+  it('stores a LangChain tool call traced by OpenInference and by OpenLLMetry, a pydantic-ai agent\'s, and an MCP call traced by both its sides once, arguments as the tool got them, each agent run once naming its task; a re-export stores nothing', async () => {
     const port = testPort();
     const url = `http://127.0.0.1:${port}`;
     const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), TOOL_AUDIT_DATA_DIR: join(mkdtempSync(join(tmpdir(), 'tool-audit-dialects-')), 'data'), LOG_LEVEL: 'warn' };
@@ -138,32 +142,37 @@ describe('tool spans of agent frameworks, as their instrumentations export them'
     try {
       await until('serve', async () => ((await fetch(`${url}/readyz`)).ok ? true : undefined), 60_000);
       const runs = [
-        { dialect: 'openinference', tool: 'search_docs', args: { query: 'refund policy', k: 2 }, output: 'found 2 pages for refund policy' },
-        { dialect: 'openllmetry', tool: 'search_docs', args: { query: 'refund policy', k: 2 }, output: 'found 2 pages for refund policy' },
+        { dialect: 'openinference', tool: 'search_docs', args: { query: 'refund policy', k: 2 }, output: 'found 2 pages for refund policy', run: ['support_agent', 'support_agent'] },
+        { dialect: 'openllmetry', tool: 'search_docs', args: { query: 'refund policy', k: 2 }, output: 'found 2 pages for refund policy', run: ['support_agent', 'support_agent'] },
         // pydantic-ai's test model passes 'a' for a string parameter.
-        { dialect: 'pydantic-ai', tool: 'lookup', args: { key: 'a' }, output: 'value of a' },
+        { dialect: 'pydantic-ai', tool: 'lookup', args: { key: 'a' }, output: 'value of a', run: ['invoke_agent weather_bot', 'weather_bot'] },
         // The MCP SDK records no arguments or result (the conventions make them opt-in): one call, not two.
-        { dialect: 'mcp', tool: 'get_weather', args: {}, output: undefined },
+        { dialect: 'mcp', tool: 'get_weather', args: {}, output: undefined, run: undefined },
       ];
-      for (const { dialect, tool, args, output } of runs) {
+      for (const { dialect, tool, args, output, run } of runs) {
         const [hash] = pythonArgsHashes([args]);
         const task = `${dialect}-${randomUUID()}`;
         const printed = execFileSync(python(), ['-c', SCRIPT, dialect, url, task, MCP_SERVER], { encoding: 'utf8' });
         expect(printed).toContain(output ?? 'sunny in Oslo for 2 days');
         const view = await until(`the call of ${task}`, async () => {
-          const v = (await (await fetch(`${url}/v1/tasks/${task}`)).json()) as { invocations?: Array<{ tool_id: string; args: unknown; args_hash: string; status: string; call_id: string; result_summary: { mcp?: unknown } }>; outputs?: unknown[]; model_turns?: ModelTurnView[] };
-          return v.invocations?.length ? v : undefined;
+          const v = (await (await fetch(`${url}/v1/tasks/${task}`)).json()) as TaskView;
+          // The run ends after its calls: wait for it too.
+          return v.invocations.length && (!run || v.agent_runs.length) ? v : undefined;
         });
-        expect(view.invocations?.map((c) => [c.tool_id, c.args, c.args_hash, c.status]), dialect).toEqual([[tool, args, hash, 'success']]);
+        // One run (the re-export stored nothing more) naming the task; none where no agent ran.
+        expect([view.name, view.agent_id, view.agent_runs.map((r) => [r.name, r.agent_id, r.status, r.parent_span_id])], dialect).toEqual(
+          run ? [run[0], run[1], [[run[0], run[1], 'success', null]]] : [null, null, []],
+        );
+        expect(view.invocations.map((c) => [c.tool_id, c.args, c.args_hash, c.status]), dialect).toEqual([[tool, args, hash, 'success']]);
         if (output) expect(JSON.stringify(view), dialect).toContain(output);
         // Of the MCP call's two spans, the client's is the call (the server's continues its trace).
-        if (dialect === 'mcp') expect(view.invocations?.[0]?.result_summary.mcp).toEqual({ side: 'client', request_id: '2' });
+        if (dialect === 'mcp') expect((view.invocations[0]?.result_summary as { mcp?: unknown } | undefined)?.mcp).toEqual({ side: 'client', request_id: '2' });
         if (dialect === 'pydantic-ai') {
           // Its two model turns, with their tokens; the first asked for the call that was made.
           const oracle = JSON.parse(/^TURNS (.*)$/m.exec(printed)?.[1] ?? 'null') as Array<{ input_tokens: number; output_tokens: number; asked: string[] }>;
           expect(oracle).toHaveLength(2);
-          const callId = view.invocations?.[0]?.call_id;
-          expect(view.model_turns?.map((t) => ({ model: t.model, provider: t.provider, input_tokens: t.input_tokens, output_tokens: t.output_tokens, asked: t.requested_tool_calls.map((q) => [q.id, q.tool_id, q.call_id]) }))).toEqual(
+          const callId = view.invocations[0]?.call_id;
+          expect(view.model_turns.map((t) => ({ model: t.model, provider: t.provider, input_tokens: t.input_tokens, output_tokens: t.output_tokens, asked: t.requested_tool_calls.map((q) => [q.id, q.tool_id, q.call_id]) }))).toEqual(
             oracle.map((o) => ({ model: 'test', provider: 'test', input_tokens: o.input_tokens, output_tokens: o.output_tokens, asked: o.asked.map((id) => [id, 'lookup', callId]) })),
           );
         }

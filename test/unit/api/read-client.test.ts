@@ -22,6 +22,7 @@ const SAMPLES: Record<keyof ReadQueries, object> = {
   callProof: { callId: '3b241101-e2bb-4255-8caf-4136c566a962' },
   outputProof: { outputId: '4b241101-e2bb-4255-8caf-4136c566a962' },
   turnProof: { turnId: '5b241101-e2bb-4255-8caf-4136c566a962' },
+  runProof: { runId: '5b241101-e2bb-4255-8caf-4136c566a963' },
   logHeads: { fromSize: 3, toSize: 99, limit: 10 },
   logConsistency: { fromSize: 5, toSize: 50 },
   agentTools: { agentId: 'QA_Agent', ...page },

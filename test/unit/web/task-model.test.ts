@@ -41,6 +41,9 @@ const dep = (a: number, b: number, o: Partial<Dependency> = {}): Dependency => (
 });
 const view = (invocations: Invocation[], dependencies: Dependency[] = []): TaskView => ({
   task_id: 't',
+  name: null,
+  agent_id: null,
+  agent_runs: [],
   invocations,
   dependencies,
   outputs: [{ output_id: 'o1', call_id: 'c1', tool_id: 'fetch_url', content_type: 'html', content_hash: 'ch', size_bytes: 10, sample: '<p>', created_at: invocations[1]?.created_at ?? '' }],
