@@ -77,6 +77,12 @@ describe('task view: task_rows and segments agree', () => {
   const later = task(`later-${randomUUID()}`, 8, () => true);
   const tasklessCall = toolCall({ args: { taskless: true } }, null);
   const taskless = outputArtifact(tasklessCall.call_id, 'output of a call without a task');
+  // Two agent runs of the stamped task: the outer one names it, on every page, both ways.
+  const run = (name: string, startMs: number, durationMs: number) => ({
+    type: 'agent_run',
+    run: { run_id: randomUUID(), task_id: stamped.name, agent_id: `agent of ${name}`, name, duration_ms: durationMs, status: 'success', error: null, trace_id: null, span_id: null, parent_span_id: null, created_at: new Date(startMs + durationMs).toISOString() },
+  });
+  const runs = [run('inner', BASE + 5_000, 60_000), run('outer', BASE, 300_000)];
 
   beforeAll(async () => {
     ({ ch, db } = await freshDatabase('taskview'));
@@ -84,7 +90,7 @@ describe('task view: task_rows and segments agree', () => {
     // stamped: calls and outputs in one round. orphans: the outputs reach a writer before their
     // calls. later: calls first; half the outputs through the same writer later (it remembers the
     // calls), half through a writer that never saw them.
-    await write(w1, [...stamped.calls, ...stamped.outputs, ...stamped.deps, tasklessCall, taskless]);
+    await write(w1, [...stamped.calls, ...stamped.outputs, ...stamped.deps, tasklessCall, taskless, ...runs]);
     await write(writerFor(ch, db), orphans.outputs);
     await write(w1, [...orphans.calls, ...orphans.deps, ...later.calls, ...later.deps]);
     await write(w1, later.outputs.slice(0, 4));
@@ -112,6 +118,8 @@ describe('task view: task_rows and segments agree', () => {
         expect(pages.flatMap((p) => p.outputs.map((o) => o.output_id)).sort()).toEqual(outputIds(t));
         const pairs = new Set(pages.flatMap((p) => p.dependencies.map((d) => `${d.preceding_call_id}>${d.succeeding_call_id}`)));
         expect([...pairs].sort()).toEqual(t.deps.map((d) => `${d.dependency.preceding_call_id}>${d.dependency.succeeding_call_id}`).sort());
+        const named = t === stamped ? ['outer', 'agent of outer', [runs[1]?.run.run_id, runs[0]?.run.run_id]] : [null, null, []];
+        for (const p of pages) expect([p.name, p.agent_id, p.agent_runs.map((r) => r.run_id)]).toEqual(named);
       }
     }
     expect((await walk(ch, db, 'no-such-task', 10))[0]?.invocations).toEqual([]);
