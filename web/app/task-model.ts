@@ -4,7 +4,7 @@
  * call from created_at over duration_ms, dependency arrows, outputs and violations per call,
  * and the task's totals.
  */
-import type { Dependency, Invocation, ModelTurnView, Output, TaskView, Violations } from '../../queries/schemas.ts';
+import type { AgentRunView, Dependency, Invocation, ModelTurnView, Output, TaskView, Violations } from '../../queries/schemas.ts';
 import { formatMs, formatUsd } from './format.ts';
 
 /** A violation as GET /v1/violations returns it. */
@@ -59,9 +59,21 @@ export interface TaskTotals {
   modelCostUsd: number;
 }
 
+/** One agent run of the task, nested under the run it was started in. */
+export interface Run {
+  run: AgentRunView;
+  /** How many runs it is nested in (0: an outermost run). */
+  depth: number;
+  label: string;
+}
+
 /** Everything the task page draws. */
 export interface TaskModel {
   taskId: string;
+  /** The task's name (its outermost agent run's), when a run is stored. */
+  name: string | null;
+  /** The task's agent runs, outermost first, each after the run it was started in. */
+  runs: Run[];
   t0: number;
   bars: Bar[];
   arrows: Arrow[];
@@ -84,6 +96,36 @@ export function turnLabel(t: ModelTurnView, index: number): string {
   const tokens = `${t.input_tokens ?? '?'} in / ${t.output_tokens ?? '?'} out tokens`;
   const asked = t.requested_tool_calls.length ? `asked for ${t.requested_tool_calls.map((q) => q.tool_id).join(', ')}` : 'answered';
   return [`turn ${index + 1} ${t.model}`, t.status, tokens, formatUsd(t.cost_usd), formatMs(t.duration_ms), asked].join(' · ');
+}
+
+/** A run's text: name, agent, status, duration. */
+export function runLabel(r: AgentRunView): string {
+  return [r.name, `agent ${r.agent_id}`, r.status, formatMs(r.duration_ms)].join(' · ');
+}
+
+/**
+ * The runs in tree order: each after the run whose span it was started under (a sub-agent after
+ * its parent), siblings as the view orders them (the first to start first).
+ */
+export function runTree(runs: readonly AgentRunView[]): Run[] {
+  const bySpan = new Map(runs.filter((r) => r.span_id).map((r) => [r.span_id as string, r]));
+  const children = new Map<string | null, AgentRunView[]>();
+  for (const r of runs) {
+    const parent = r.parent_span_id !== null && bySpan.has(r.parent_span_id) && r.parent_span_id !== r.span_id ? r.parent_span_id : null;
+    children.set(parent, [...(children.get(parent) ?? []), r]);
+  }
+  const out: Run[] = [];
+  const seen = new Set<AgentRunView>();
+  const visit = (r: AgentRunView, depth: number) => {
+    if (seen.has(r)) return;
+    seen.add(r);
+    out.push({ run: r, depth, label: runLabel(r) });
+    for (const c of (r.span_id && children.get(r.span_id)) || []) visit(c, depth + 1);
+  };
+  for (const r of children.get(null) ?? []) visit(r, 0);
+  // A cycle of parents (not from one trace) leaves runs unvisited: listed at the top.
+  for (const r of runs) visit(r, 0);
+  return out;
 }
 
 /** Builds the model of a task from its view and the violations found around it. */
@@ -119,6 +161,8 @@ export function taskModel(view: TaskView, allViolations: Violation[]): TaskModel
   }
   return {
     taskId: view.task_id,
+    name: view.name,
+    runs: runTree(view.agent_runs),
     t0,
     bars,
     arrows,

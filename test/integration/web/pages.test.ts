@@ -254,7 +254,7 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     await phone.close();
   }, 60_000);
 
-  it('shows a task\'s model turns between its calls: each turn\'s model, tokens and cost, the calls it asked for, and the turn on the call', async () => {
+  it('shows a task\'s model turns between its calls: each turn\'s model, tokens and cost, the calls it asked for, and the turn on the call; the task named by its agent run', async () => {
     const task = `turns-${randomUUID()}`;
     const at = (s: number) => new Date(Date.now() - 600_000 + s * 1000).toISOString();
     const lookup = toolCall({ tool_id: 'lookup', args: { key: 'k1' }, created_at: at(3), result_summary: { tool_call_id: 'tc-1' } }, task);
@@ -263,7 +263,13 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
       type: 'model_turn',
       turn: { turn_id: randomUUID(), task_id: task, agent_id: 'planner', model, provider: 'openai', input_tokens: inTok, output_tokens: outTok, cached_input_tokens: null, cost_usd: null, cost_source: null, duration_ms: 900, status: 'success', error: null, requested_tool_calls: asked, trace_id: null, span_id: null, created_at: at(s) },
     });
-    const sent = [lookup, fetchUrl, turn(1, 'gpt-4o', 1200, 40, [{ id: 'tc-1', tool_id: 'lookup' }, { id: null, tool_id: 'fetch_url' }]), turn(6, 'gpt-4o', 1500, 90, [])];
+    // The agent run that names the task, and a sub-agent started under it.
+    const run = (name: string, agent: string, s: number, e: number, span: string, parent: string | null) => ({
+      type: 'agent_run',
+      run: { run_id: randomUUID(), task_id: task, agent_id: agent, name, duration_ms: (e - s) * 1000, status: 'success', error: null, trace_id: '5b8efff798038103d269b633813fc60c', span_id: span, parent_span_id: parent, created_at: at(e) },
+    });
+    const runs = [run('look up the order', 'researcher', 2, 5, '00f067aa0ba902b7', 'eee19b7ec3c1b174'), run('Refund request', 'planner', 0, 8, 'eee19b7ec3c1b174', null)];
+    const sent = [lookup, fetchUrl, turn(1, 'gpt-4o', 1200, 40, [{ id: 'tc-1', tool_id: 'lookup' }, { id: null, tool_id: 'fetch_url' }]), turn(6, 'gpt-4o', 1500, 90, []), ...runs];
     const res = await fetch(`${server.url}/v1/packets`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(sent) });
     expect(res.status).toBe(200);
     const view = await api<TaskView>(`/v1/tasks/${task}?limit=1000`);
@@ -274,6 +280,11 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     await open(page, `/tasks/${task}`);
     const turns = page.getByLabel('Model turns of this task').getByRole('listitem');
     expect(await turns.locator('.turn-label').allTextContents()).toEqual(model.turns.map((t) => t.label));
+    // Named after its outer run; the sub-agent listed under it.
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(`Refund request task ${task}`);
+    const runItems = page.getByLabel('Agent runs of this task').getByRole('listitem');
+    expect(await runItems.allTextContents()).toEqual(['Refund request · agent planner · success · 8.00 s', 'look up the order · agent researcher · success · 3.00 s']);
+    expect(await runItems.evaluateAll((li) => li.map((x) => (x as HTMLElement).style.marginLeft))).toEqual(['0em', '1.25em']);
     // Worked out by hand from the table: gpt-4o at 2.5 in / 10 out per million tokens.
     expect(model.turns.map((t) => t.turn.cost_usd)).toEqual([(1200 * 2.5 + 40 * 10) / 1e6, (1500 * 2.5 + 90 * 10) / 1e6]);
     const totals = await page.getByLabel('Task totals').textContent();
@@ -287,7 +298,7 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
 
     // The task list: this task's row carries its turns beside its tool cost, as worked out above.
     await open(page, '/tasks');
-    const row = page.getByTestId('task-table').getByRole('row', { name: new RegExp(`^${task} `) });
+    const row = page.getByTestId('task-table').getByRole('row', { name: new RegExp(`^Refund request ${task} `) });
     const cells = await row.locator('td').allTextContents();
     const wantCost = (1200 * 2.5 + 40 * 10 + 1500 * 2.5 + 90 * 10) / 1e6;
     expect(cells.slice(4, 8)).toEqual([formatUsd(0.002 * 2), formatCount(2), `${formatCount(2700)} / ${formatCount(130)}`, formatUsd(wantCost)]);

@@ -3,8 +3,8 @@
  * flow, outputs and violations per call, totals, and which arrows are drawn.
  */
 import { describe, expect, it } from 'vitest';
-import type { Dependency, Invocation, TaskView } from '../../../queries/schemas.ts';
-import { barLabel, drawnArrows, taskModel, type Violation } from '../../../web/app/task-model.ts';
+import type { AgentRunView, Dependency, Invocation, TaskView } from '../../../queries/schemas.ts';
+import { barLabel, drawnArrows, runTree, taskModel, type Violation } from '../../../web/app/task-model.ts';
 
 const t0 = Date.UTC(2026, 0, 1, 12);
 const call = (i: number, o: Partial<Invocation> = {}): Invocation => ({
@@ -99,5 +99,25 @@ describe('taskModel', () => {
   it('has no bars for a task without calls', () => {
     expect(taskModel(view([]), []).totals.calls).toBe(0);
     expect(barLabel(call(0), 0, 2)).toBe('#1 search_web · success · 1.00 s · $0.010 · agent QA_Agent · 2 violations');
+  });
+});
+
+describe('runTree', () => {
+  const r = (id: string, span: string | null, parent: string | null): AgentRunView => ({
+    run_id: id, agent_id: `agent-${id}`, name: id, started_at: '2026-11-29T00:00:00.000Z', duration_ms: 1000, status: 'success', error: null,
+    trace_id: null, span_id: span, parent_span_id: parent, created_at: '2026-11-29T00:00:01.000Z',
+  });
+
+  it('puts each run after the run it was started under, siblings in the view\'s order', () => {
+    // As the view orders them (first to start first): a, b (under a), c (under b), d (under a), e (a root of its own).
+    const runs = [r('a', 's1', null), r('e', 's5', 'xx'), r('d', 's4', 's1'), r('b', 's2', 's1'), r('c', 's3', 's2')];
+    expect(runTree(runs).map((x) => [x.run.run_id, x.depth])).toEqual([['a', 0], ['d', 1], ['b', 1], ['c', 2], ['e', 0]]);
+    expect(runTree(runs)[0]?.label).toBe('a · agent agent-a · success · 1.00 s');
+  });
+
+  it('lists every run once, whatever the parents say (a cycle, a run its own parent, no spans)', () => {
+    const runs = [r('a', 's1', 's2'), r('b', 's2', 's1'), r('c', 's3', 's3'), r('d', null, null), r('e', null, 's1')];
+    const got = runTree(runs).map((x) => x.run.run_id);
+    expect(got.sort()).toEqual(['a', 'b', 'c', 'd', 'e']);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * /tasks (and /): a task id search box and the tasks of the last hours with their calls,
- * failures and cost, and their model turns' tokens and cost beside it (GET /v1/tasks).
+ * failures and cost, and their model turns' tokens and cost beside it (GET /v1/tasks); a task an
+ * agent run named shows its name beside its id.
  */
 import type { TaskList } from '../../../queries/schemas.ts';
 import { getJson } from '../api.ts';
@@ -21,7 +22,7 @@ export async function taskListPage(root: HTMLElement, hours: number, go: (href: 
       ? table<Task>(
           `${tasks.length} tasks with calls in the window, most recently active first`,
           [
-            { title: 'task', cell: (t) => link(taskHref(t.task_id), t.task_id), sort: (t) => t.task_id },
+            { title: 'task', cell: (t) => (t.name === null ? link(taskHref(t.task_id), t.task_id) : el('span', {}, link(taskHref(t.task_id), t.name), ' ', el('code', { class: 'hint' }, t.task_id))), sort: (t) => t.name ?? t.task_id },
             { title: 'last call (UTC)', cell: (t) => formatTime(t.last_call), sort: (t) => t.last_call },
             { title: 'calls', cell: (t) => formatCount(t.calls), sort: (t) => t.calls, numeric: true },
             { title: 'failed', cell: (t) => (t.failures ? el('span', { class: 'bad' }, formatCount(t.failures)) : '0'), sort: (t) => t.failures, numeric: true },

@@ -1,7 +1,8 @@
 /**
  * /tasks/{task_id}: one task as a waterfall — a bar per call from created_at over duration_ms,
  * coloured by status, dependency arrows (solid blue where data flowed), the task's violations
- * beside the calls they concern, totals, and the clicked call's detail (also in the URL as
+ * beside the calls they concern, the agent runs that name the task, the model turns, totals, and
+ * the clicked call's detail (also in the URL as
  * ?call=, so a call can be shared). The canvas is decorative for assistive technology: every
  * bar is also a list item whose button carries its text, laid over the bar's row.
  */
@@ -68,7 +69,7 @@ export async function taskPage(root: HTMLElement, taskId: string, selectedCall: 
 export function renderTask(root: HTMLElement, model: TaskModel, selectedCall: string | null): void {
   const t = model.totals;
   if (t.calls === 0) {
-    root.replaceChildren(el('h1', {}, 'Task ', el('code', {}, model.taskId)), el('p', { role: 'status' }, 'No calls recorded for this task.'));
+    root.replaceChildren(heading(model), el('p', { role: 'status' }, 'No calls recorded for this task.'));
     return;
   }
   let selected = model.bars.findIndex((b) => b.call.call_id === selectedCall);
@@ -118,7 +119,7 @@ export function renderTask(root: HTMLElement, model: TaskModel, selectedCall: st
   }
 
   root.replaceChildren(
-    el('h1', {}, 'Task ', el('code', {}, model.taskId)),
+    heading(model),
     facts('Task totals', [
       ['calls', formatCount(t.calls)],
       ['elapsed', formatMs(t.spanMs)],
@@ -129,7 +130,7 @@ export function renderTask(root: HTMLElement, model: TaskModel, selectedCall: st
       ...(t.turns ? ([['model turns', formatCount(t.turns)], ['model tokens', `${formatCount(t.modelTokensIn)} in / ${formatCount(t.modelTokensOut)} out`], ['model cost', formatUsd(t.modelCostUsd)]] as Array<[string, string]>) : []),
     ]),
     legend(),
-    el('div', { class: 'task-grid' }, el('div', { class: 'waterfall-scroll' }, wrap), el('div', { class: 'side' }, turnList(model, (i) => select(i)), violationList(model, (i) => select(i)), detail)),
+    el('div', { class: 'task-grid' }, el('div', { class: 'waterfall-scroll' }, wrap), el('div', { class: 'side' }, runList(model), turnList(model, (i) => select(i)), violationList(model, (i) => select(i)), detail)),
   );
   // One layout read for the canvas size; the chart then draws once at that size.
   canvas.width = wrap.clientWidth;
@@ -162,6 +163,22 @@ function legend(): HTMLElement {
     ...Object.entries(STATUS_COLOURS).map(([s, c]) => el('li', {}, el('span', { class: 'swatch', style: `background:${c}` }), s)),
     el('li', {}, el('span', { class: 'arrow flow' }), 'dependency with data flow'),
     el('li', {}, el('span', { class: 'arrow order' }), 'dependency (order only)'),
+  );
+}
+
+/** The task's name (its outermost agent run's) with its id, or its id alone. */
+function heading(model: TaskModel): HTMLElement {
+  return model.name === null ? el('h1', {}, 'Task ', el('code', {}, model.taskId)) : el('h1', {}, model.name, ' ', el('small', {}, 'task ', el('code', {}, model.taskId)));
+}
+
+/** The task's agent runs, each sub-agent under the run it was started in. */
+function runList(model: TaskModel): HTMLElement | null {
+  if (!model.runs.length) return null;
+  return el(
+    'section',
+    { class: 'task-runs', 'aria-label': 'Agent runs of this task' },
+    el('h2', {}, `Agent runs (${model.runs.length})`),
+    el('ol', {}, ...model.runs.map((r) => el('li', { 'data-run-id': r.run.run_id, style: `margin-left:${r.depth * 1.25}em` }, r.label))),
   );
 }
 
