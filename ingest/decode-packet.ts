@@ -347,7 +347,8 @@ function decodeRun(packet: AgentRunPacket, source: string, redactor: Redactor | 
     run_id: id,
     task_id: t.task_id,
     agent_id: t.agent_id,
-    name: t.name,
+    // A run's name can be made of its input (a framework naming the run after the request).
+    name: redactor ? redactor.text(t.name) : t.name,
     duration_ms: t.duration_ms,
     status: t.status,
     // An agent's error can quote what it was given (a key in a prompt): redacted like a call's.

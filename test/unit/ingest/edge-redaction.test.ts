@@ -35,7 +35,7 @@ describe('topicText', () => {
     expect(plain).toEqual(sent);
   });
 
-  it('an error, a text and a JSON content, a data_flow and a hint\'s evidence carry their secrets out, hashes kept', () => {
+  it('an error, a text and a JSON content, a data_flow, a hint\'s evidence and an agent run\'s name and error carry their secrets out, hashes kept', () => {
     for (const [rule, text, secret] of FOUND) {
       const call = JSON.parse(JSON.stringify(toolCall({ status: 'error', error: `failed: ${text}` })));
       const out = outputArtifact(call.call_id, `log line: ${text}`);
@@ -46,7 +46,11 @@ describe('topicText', () => {
         type: 'optimization_hint',
         hint: { hint_id: randomUUID(), kind: 'cache_candidate', tool_ids: ['search_web'], task_ids_sample: ['task-1'], evidence: { example_args: { note: text }, repeats: 3 }, estimated_savings_ms: 10, estimated_savings_usd: 0.5, window_from: '2026-11-22T00:00:00.000Z', window_to: '2026-11-22T01:00:00.000Z', created_at: '2026-11-22T01:00:00.000Z' },
       };
-      for (const raw of [JSON.stringify(call), JSON.stringify(out), JSON.stringify(json), JSON.stringify(value), JSON.stringify(dep), JSON.stringify(hint)]) {
+      const run = {
+        type: 'agent_run',
+        run: { run_id: randomUUID(), task_id: 'task-1', agent_id: 'planner', name: `answer ${text}`.slice(0, 256), duration_ms: 5, status: 'error', error: `gave up on ${text}`, trace_id: null, span_id: null, parent_span_id: null, created_at: '2026-11-22T01:00:00.000Z' },
+      };
+      for (const raw of [JSON.stringify(call), JSON.stringify(out), JSON.stringify(json), JSON.stringify(value), JSON.stringify(dep), JSON.stringify(hint), JSON.stringify(run)]) {
         const { text: record, sent, again } = produced(raw);
         expect(sent.ok, `${rule}: ${raw.slice(0, 80)}`).toBe(true);
         expect(record, rule).not.toContain(secret);
