@@ -10,9 +10,9 @@
  *
  *  - tool spans only: one `execute_tool` span per call (the call's args and result);
  *  - trace-heavy: ten spans per call as an instrumented agent exports them — the call's
- *    `execute_tool` span, its agent's `invoke_agent` span, four `chat` model turns (tokens, and
- *    the first asking for the call by its id) and four other spans (HTTP client, chain) that are
- *    ignored.
+ *    `execute_tool` span, its agent's `invoke_agent` span (an agent run: the others are its
+ *    children), four `chat` model turns (tokens, and the first asking for the call by its id) and
+ *    four other spans (HTTP client, an inner chain) that are ignored.
  *
  * `--warmup` rounds of both run first and are not counted: a server runs for days, and the first
  * thousands of spans it maps run before the JIT has compiled the mapping (measured: the heavy
@@ -63,7 +63,11 @@ const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 function callSpans(i: number, heavy: boolean, t0: number): object[] {
   const traceId = hex(16);
   const ns = (ms: number) => String(BigInt(t0 + i * 10 + ms) * 1_000_000n);
-  const span = (name: string, startMs: number, endMs: number, attributes: Attr[], kind = 1) => ({ traceId, spanId: hex(8), name, kind, startTimeUnixNano: ns(startMs), endTimeUnixNano: ns(endMs), attributes });
+  // Every span but the agent's is its child, as in an exported trace (a CHAIN at the root would be a run of its own).
+  const root = hex(8);
+  const span = (name: string, startMs: number, endMs: number, attributes: Attr[], kind = 1, spanId = hex(8), parent: string | undefined = root) => ({
+    traceId, spanId, ...(parent ? { parentSpanId: parent } : {}), name, kind, startTimeUnixNano: ns(startMs), endTimeUnixNano: ns(endMs), attributes,
+  });
   const id = `call_${i}`;
   const tool = span(`execute_tool search_${i % 20}`, 5, 8, [
     str('gen_ai.operation.name', 'execute_tool'),
@@ -83,7 +87,7 @@ function callSpans(i: number, heavy: boolean, t0: number): object[] {
       str('gen_ai.output.messages', JSON.stringify([{ role: 'assistant', parts: n === 1 ? [{ type: 'tool_call', id, name: `search_${i % 20}`, arguments: {} }] : [{ type: 'text', content: 'ok' }] }])),
     ], 3);
   return [
-    span('invoke_agent planner', 0, 9, [str('gen_ai.operation.name', 'invoke_agent'), str('gen_ai.agent.name', 'planner')]),
+    span('invoke_agent planner', 0, 9, [str('gen_ai.operation.name', 'invoke_agent'), str('gen_ai.agent.name', 'planner')], 1, root, undefined),
     chat(1),
     tool,
     chat(2),

@@ -7,7 +7,7 @@
  */
 
 /** Letters that keep the keys of the kinds apart in one filter. */
-export const KEY_KIND_LETTER = { invocation: 'i', output: 'o', dependency: 'd', quarantine: 'q', turn: 't' } as const;
+export const KEY_KIND_LETTER = { invocation: 'i', output: 'o', dependency: 'd', quarantine: 'q', turn: 't', run: 'r' } as const;
 /** The kinds of keys in the filter. */
 export type KeyKind = keyof typeof KEY_KIND_LETTER;
 

@@ -96,6 +96,8 @@ const SOURCES: Array<{ kind: KeyKind; table: string; key: string; where: string;
   { kind: 'dependency', table: 'tool_workflows', key: "concat(toString(preceding_call_id), '>', toString(succeeding_call_id))", where: "origin = 'emitted'", stored: 'ingested_at' },
   // A snapshot taken before model turns existed counts none: every turn is then read as stored since.
   { kind: 'turn', table: 'model_turns', key: 'toString(turn_id)', where: '1', stored: 'ingested_at' },
+  // Likewise agent runs (migration 046).
+  { kind: 'run', table: 'agent_runs', key: 'toString(run_id)', where: '1', stored: 'ingested_at' },
 ];
 // Rows stored after {since} (the column is set by ClickHouse at insert: DEFAULT now64); epoch 0 = all.
 const storedSince = (s: (typeof SOURCES)[number]) => `${s.where} AND ${s.stored} > fromUnixTimestamp64Milli({since:Int64}, 'UTC')`;
@@ -145,7 +147,7 @@ class BloomKeyIndex implements KeyIndex {
   /** Hash pairs (h1, h2, h1, h2, …) this writer logged while the filter loaded, added to it when it is built. */
   private pending: number[] = [];
   /** Hash pairs of the keys asked about since the last log(): a round asks, then logs, the same keys. */
-  private readonly asked: Record<KeyKind, Map<string, readonly [number, number]>> = { invocation: new Map(), output: new Map(), dependency: new Map(), quarantine: new Map(), turn: new Map() };
+  private readonly asked: Record<KeyKind, Map<string, readonly [number, number]>> = { invocation: new Map(), output: new Map(), dependency: new Map(), quarantine: new Map(), turn: new Map(), run: new Map() };
   private readonly now: () => number;
 
   constructor(private readonly deps: KeyIndexDeps) {

@@ -13,7 +13,8 @@ import { contentTypeSchema, toolOutputSchema } from '../schemas/tool-output.ts';
 import { orchestratorSchema, statusSchema, toolInvocationSchema } from '../schemas/tool-invocation.ts';
 import { toolDependencySchema } from '../schemas/tool-dependency.ts';
 import { modelTurnSchema, requestedToolCallSchema } from '../schemas/model-turn.ts';
-import { modelTurnPacketSchema, outputArtifactPacketSchema, toolCallPacketSchema, toolDependencyPacketSchema } from '../schemas/packets.ts';
+import { agentRunSchema } from '../schemas/agent-run.ts';
+import { agentRunPacketSchema, modelTurnPacketSchema, outputArtifactPacketSchema, toolCallPacketSchema, toolDependencyPacketSchema } from '../schemas/packets.ts';
 import type { Packet } from '../schemas/packets.ts';
 
 /** The pattern zod checks a string schema against (its regex check or its string format). */
@@ -52,6 +53,12 @@ const TRACE_ID = patternOf(modelTurnSchema.shape.trace_id.unwrap());
 const SPAN_ID = patternOf(modelTurnSchema.shape.span_id.unwrap());
 const TURN_STATUSES: ReadonlySet<unknown> = new Set(modelTurnSchema.shape.status.options);
 const COST_SOURCES: ReadonlySet<unknown> = new Set([null, ...modelTurnSchema.shape.cost_source.unwrap().options]);
+const RUN_PACKET_KEYS = keysOf(agentRunPacketSchema);
+const RUN_KEYS = keysOf(agentRunSchema);
+const RUN_TRACE_ID = patternOf(agentRunSchema.shape.trace_id.unwrap());
+const RUN_SPAN_ID = patternOf(agentRunSchema.shape.span_id.unwrap());
+const RUN_PARENT_ID = patternOf(agentRunSchema.shape.parent_span_id.unwrap());
+const RUN_STATUSES: ReadonlySet<unknown> = new Set(agentRunSchema.shape.status.options);
 
 type Obj = Record<string, unknown>;
 
@@ -167,6 +174,25 @@ function isTurn(v: unknown): boolean {
   );
 }
 
+/** Every field of a run is required (nullable, never optional), as of a turn. */
+function isRun(v: unknown): boolean {
+  if (!isObject(v) || !onlyKeys(v, RUN_KEYS)) return false;
+  for (const k of RUN_KEYS) if (!(k in v)) return false;
+  return (
+    isUuid(v.run_id) &&
+    isName(v.task_id) &&
+    isName(v.agent_id) &&
+    isName(v.name) &&
+    isNonNegativeInt(v.duration_ms) &&
+    RUN_STATUSES.has(v.status) &&
+    (v.error === null || (typeof v.error === 'string' && v.error.length <= 65_536)) &&
+    matches(v.trace_id, RUN_TRACE_ID) &&
+    matches(v.span_id, RUN_SPAN_ID) &&
+    matches(v.parent_span_id, RUN_PARENT_ID) &&
+    isTimestamp(v.created_at)
+  );
+}
+
 /**
  * True when `packetSchema.parse(json)` would succeed and return a value equal to json (so json
  * can be used as the parsed packet); false when unsure.
@@ -184,6 +210,8 @@ export function isValidPacket(json: unknown): json is Packet {
       return onlyKeys(json, DEPENDENCY_PACKET_KEYS) && isDependency(json.dependency);
     case 'model_turn':
       return onlyKeys(json, TURN_PACKET_KEYS) && isTurn(json.turn);
+    case 'agent_run':
+      return onlyKeys(json, RUN_PACKET_KEYS) && isRun(json.run);
     default:
       return false;
   }

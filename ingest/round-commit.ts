@@ -76,9 +76,10 @@ class RoundCommitter {
     const invKeys = maybe('invocation', v.fresh.invocation.keys());
     const outKeys = maybe('output', v.fresh.output.keys());
     const turnKeys = maybe('turn', v.fresh.turn.keys());
+    const runKeys = maybe('run', v.fresh.run.keys());
     const decodeRejected = maybe('quarantine', kafkaKeys(r, v.rejected));
-    const judged = v.fresh.invocation.size + v.fresh.output.size + v.fresh.dependency.size + v.fresh.turn.size;
-    const asked = invKeys.length + outKeys.length + depKeys.length + turnKeys.length;
+    const judged = v.fresh.invocation.size + v.fresh.output.size + v.fresh.dependency.size + v.fresh.turn.size + v.fresh.run.size;
+    const asked = invKeys.length + outKeys.length + depKeys.length + turnKeys.length + runKeys.length;
     const help = 'Keys judged by ingest, by whether ClickHouse was asked';
     this.deps.metrics.inc('tool_audit_ingest_key_lookups_total', help, { asked: 'no' }, judged - asked);
     this.deps.metrics.inc('tool_audit_ingest_key_lookups_total', help, { asked: 'yes' }, asked);
@@ -86,7 +87,7 @@ class RoundCommitter {
       const i = v.fresh.dependency.get(k) as number;
       return { task_id: r.col(i).taskId(r.at(i)), preceding_call_id: k.slice(0, 36) };
     });
-    // Hints (few: from the analyzer or producers) and agent runs (a few a task) are always looked up.
+    // Hints (few: from the analyzer or producers) are always looked up.
     const [invocation, output, dependency, quarantined, hint, turn, run] = await Promise.all([
       invKeys.length ? storedInvocations(this.deps.clickhouse, invKeys) : new Map<string, string>(),
       outKeys.length ? storedOutputs(this.deps.clickhouse, outKeys) : new Map<string, string>(),
@@ -94,7 +95,7 @@ class RoundCommitter {
       decodeRejected.length ? storedQuarantine(this.deps.clickhouse, decodeRejected) : new Set<string>(),
       v.fresh.hint.size ? storedHints(this.deps.clickhouse, [...v.fresh.hint.keys()]) : new Map<string, string>(),
       turnKeys.length ? storedTurns(this.deps.clickhouse, turnKeys) : new Map<string, string>(),
-      v.fresh.run.size ? storedRuns(this.deps.clickhouse, [...v.fresh.run.keys()]) : new Map<string, string>(),
+      runKeys.length ? storedRuns(this.deps.clickhouse, runKeys) : new Map<string, string>(),
     ]);
     judgeStored(v, r, { invocation, output, dependency, hint, turn, run });
     // A poison record redelivered from the same Kafka offset is already quarantined. Keys of
@@ -197,8 +198,8 @@ class RoundCommitter {
     const quarantine = quarantineRows(r, v, quarantined, outcomes, this.deps.redactor);
     // Logged before the inserts: other writers learn the keys even if this process dies midway.
     const logged: Array<readonly [KeyKind, string]> = [];
-    // Hints and agent runs (a few a task) are looked up in their tables every time: the key index does not keep them.
-    for (const kind of KINDS) if (kind !== 'hint' && kind !== 'run') for (const key of v.fresh[kind].keys()) logged.push([kind, key]);
+    // Hints are looked up in their table every time: the key index does not keep them.
+    for (const kind of KINDS) if (kind !== 'hint') for (const key of v.fresh[kind].keys()) logged.push([kind, key]);
     for (const { row: q } of quarantine.values()) if (q.source_kind === 'kafka') logged.push(['quarantine', q.source_key]);
     await this.deps.keyIndex.log(logged);
     const contents = await this.insertAll(r, v, quarantine, tasks, replayRows(r, outcomes));

@@ -284,7 +284,7 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(`Refund request task ${task}`);
     const runItems = page.getByLabel('Agent runs of this task').getByRole('listitem');
     expect(await runItems.allTextContents()).toEqual(['Refund request · agent planner · success · 8.00 s', 'look up the order · agent researcher · success · 3.00 s']);
-    expect(await runItems.evaluateAll((li) => li.map((x) => (x as HTMLElement).style.marginLeft))).toEqual(['0em', '1.25em']);
+    expect(await runItems.evaluateAll((li) => li.map((x) => (x as unknown as { style: { marginLeft: string } }).style.marginLeft))).toEqual(['0em', '1.25em']);
     // Worked out by hand from the table: gpt-4o at 2.5 in / 10 out per million tokens.
     expect(model.turns.map((t) => t.turn.cost_usd)).toEqual([(1200 * 2.5 + 40 * 10) / 1e6, (1500 * 2.5 + 90 * 10) / 1e6]);
     const totals = await page.getByLabel('Task totals').textContent();

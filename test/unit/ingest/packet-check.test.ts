@@ -27,6 +27,8 @@ valid.push(
   JSON.stringify(dependency({ time_delta_ms: -5 })),
   JSON.stringify({ type: 'model_turn', turn: { turn_id: '3b241101-e2bb-4255-8caf-4136c566a962', task_id: 't', agent_id: 'a', model: 'gpt-4o', provider: 'openai', input_tokens: 1200, output_tokens: 40, cached_input_tokens: 1000, cost_usd: 0.0034, cost_source: 'reported', duration_ms: 812, status: 'success', error: null, requested_tool_calls: [{ id: 'call_1', tool_id: 'search' }, { id: null, tool_id: 'fetch' }], trace_id: '5b8efff798038103d269b633813fc60c', span_id: 'eee19b7ec3c1b174', created_at: '2026-11-22T10:00:00.000Z' } }),
   JSON.stringify({ type: 'model_turn', turn: { turn_id: '3b241101-e2bb-4255-8caf-4136c566a963', task_id: 't', agent_id: 'a', model: 'm', provider: null, input_tokens: null, output_tokens: null, cached_input_tokens: null, cost_usd: null, cost_source: null, duration_ms: 0, status: 'error', error: 'overloaded', requested_tool_calls: [], trace_id: null, span_id: null, created_at: '2026-11-22T10:00:00Z' } }),
+  JSON.stringify({ type: 'agent_run', run: { run_id: '3b241101-e2bb-4255-8caf-4136c566a964', task_id: 't', agent_id: 'a', name: 'invoke_agent a', duration_ms: 4000, status: 'success', error: null, trace_id: '5b8efff798038103d269b633813fc60c', span_id: 'eee19b7ec3c1b174', parent_span_id: '00f067aa0ba902b7', created_at: '2026-11-22T10:00:00.000Z' } }),
+  JSON.stringify({ type: 'agent_run', run: { run_id: '3b241101-e2bb-4255-8caf-4136c566a965', task_id: 't', agent_id: 'a', name: 'x', duration_ms: 0, status: 'error', error: 'gave up', trace_id: null, span_id: null, parent_span_id: null, created_at: '2026-11-22T10:00:00+01:00' } }),
 );
 
 describe('zod-free packet check', () => {
