@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { MinimalLogger } from '../platform/minimal-logger.ts';
 import { Redactor, type RedactionPolicy } from '../schemas/redaction-policy.ts';
 import { encodeModelTurn, type ObservedTurn } from './model-turn.ts';
+import { encodeAgentRun, type ObservedRun } from './agent-run.ts';
 import { parseName, parseOrchestrator, type Orchestrator, type ToolStatus } from '../schemas/vocabulary.ts';
 import { PacketBuffer, type BufferOptions, type BufferStats } from './buffer.ts';
 import { createHttpTransport, type HttpTransportOptions } from './http-transport.ts';
@@ -142,6 +143,8 @@ export interface AuditEmitter {
   recordCall(call: ObservedCall): string;
   /** Records a model turn of the agent (its tokens, cost, the tool calls it asked for); returns its turn_id, or undefined when the turn was not valid (logged). Never throws. */
   recordTurn(turn: ObservedTurn): string | undefined;
+  /** Records a run of the agent over a task (what the server names the task after); returns its run_id, or undefined when the run was not valid (logged). Never throws. */
+  recordRun(run: ObservedRun): string | undefined;
   /** The budget decision for a call about to run; undefined without the budget option. Never throws. */
   checkBudget(call: BudgetQuestion): Promise<BudgetDecision | undefined>;
   stats(): EmitterStats;
@@ -170,7 +173,8 @@ interface Call {
   approval?: WireApproval;
 }
 
-type Queued = { rec: InvocationRecord; output: boolean } | { turn: string };
+/** A call to encode when sent, or a packet encoded when recorded (a turn, a run). */
+type Queued = { rec: InvocationRecord; output: boolean } | { encoded: string };
 
 // setTimeout fires at once for delays it cannot represent; those mean "no timeout".
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -184,6 +188,7 @@ export function createAuditEmitter(options: AuditEmitterOptions): AuditEmitter {
     close: (timeoutMs) => e.buffer.close(timeoutMs),
     recordCall: (call) => e.recordCall(call),
     recordTurn: (turn) => e.recordTurn(turn),
+    recordRun: (run) => e.recordRun(run),
     checkBudget: (call) => (e.budget ? e.budget.check({ ...call, agentId: call.agentId ?? e.defaultAgent, taskId: call.taskId || null }) : Promise.resolve(undefined)),
     stats: () => (e.budget ? { ...e.buffer.stats(), budget: e.budget.stats() } : e.buffer.stats()),
   };
@@ -265,10 +270,26 @@ class Emitter {
         return undefined;
       }
       // A turn goes in its task's partition, in order with the task's calls.
-      this.buffer.push(t.taskId, { turn: r.packet });
+      this.buffer.push(t.taskId, { encoded: r.packet });
       return r.turnId;
     } catch (err) {
       this.logger?.warn({ err: messageOf(err) }, 'model turn not recorded');
+      return undefined;
+    }
+  }
+
+  recordRun(run: ObservedRun): string | undefined {
+    try {
+      const r = encodeAgentRun(run, { agentId: this.defaultAgent, createdAtMs: Date.now() }, this.redactor);
+      if (!r.ok) {
+        this.logger?.warn({ err: r.error }, 'agent run not recorded');
+        return undefined;
+      }
+      // A run goes in its task's partition, in order with the task's calls.
+      this.buffer.push(run.taskId, { encoded: r.packet });
+      return r.runId;
+    } catch (err) {
+      this.logger?.warn({ err: messageOf(err) }, 'agent run not recorded');
       return undefined;
     }
   }
@@ -389,7 +410,7 @@ function transportOf(options: AuditEmitterOptions): PacketTransport {
 }
 
 function encode(q: Queued, redactor: Redactor | undefined): string {
-  if ('turn' in q) return q.turn;
+  if ('encoded' in q) return q.encoded;
   if (!q.output) return encodeToolCall(q.rec, redactor);
   const packet = encodeOutputArtifact(q.rec, randomUUID(), redactor);
   if (packet === undefined) throw new Error('output_artifact queued for a call without content');

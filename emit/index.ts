@@ -28,6 +28,7 @@ export {
 export type { BufferOptions, BufferStats } from './buffer.ts';
 export type { CallApproval, RecordedContent } from './packets.ts';
 export type { ObservedTurn } from './model-turn.ts';
+export type { ObservedRun } from './agent-run.ts';
 export type { RedactionPolicy } from '../schemas/redaction-policy.ts';
 export { BudgetDeniedError, type BudgetCheckOptions, type BudgetDecision, type BudgetFigures, type BudgetStats } from './budget.ts';
 export { createKafkaTransport, DEFAULT_TOPIC, type KafkaTransportOptions } from './kafka-transport.ts';

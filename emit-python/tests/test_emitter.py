@@ -198,6 +198,33 @@ def test_an_approval_is_sent_with_the_call_and_served_by_the_task_view(server, t
     assert rows[args_key({"amount": 2})]["approval"] is None
 
 
+def test_an_agent_run_names_its_task(server, task_id, caplog):
+    audit = emitter(server)
+    with audit.call("lookup", {"key": "k2"}, task_id=task_id) as call:
+        call.set_result("v2")
+    run_id = audit.record_run(task_id, "Refund request #4411", 4000.4)
+    audit.record_run(task_id, "look up the order", 12, agent_id="researcher", error="gave up")
+    assert audit.record_run(task_id, "", 1.0) is None
+    assert audit.record_run(task_id, "n", -1) is None
+    assert audit.record_run(task_id, "n", 1.0, run_id="nope") is None
+    assert "agent run not recorded" in caplog.text
+    assert audit.flush(20)
+    audit.close()
+    server.wait_for(task_id, 1, 0)
+    deadline = time.time() + 20
+    while True:
+        t = server.task(task_id)
+        if len(t["agent_runs"]) == 2 or time.time() > deadline:
+            break
+        time.sleep(0.2)
+    # Both end now; the first started 4 s before: it is the outermost and names the task.
+    assert t["name"] == "Refund request #4411" and t["agent_id"] == audit.agent_id
+    assert [(r["run_id"], r["name"], r["duration_ms"], r["status"], r["error"]) for r in t["agent_runs"]] == [
+        (run_id, "Refund request #4411", 4000, "success", None),
+        (t["agent_runs"][1]["run_id"], "look up the order", 12, "error", "gave up"),
+    ]
+
+
 def test_a_model_turn_is_served_beside_the_call_it_asked_for(server, task_id, caplog):
     audit = emitter(server)
     turn_id = audit.record_turn(task_id, "gpt-4o-mini", 640.2, provider="openai", input_tokens=900, output_tokens=30, requested_tool_calls=[{"id": "tc-9", "tool_id": "lookup"}])

@@ -24,7 +24,7 @@ from ._buffer import PacketBuffer
 from ._redact import Redactor
 from ._packets import MAX_NAME, ORCHESTRATORS, Outcome, Record, canonical_args, encode_output_artifact, encode_tool_call, wire_approval
 from ._result import caller_value, failure_outcome, read_result
-from ._turns import encode_model_turn, turn_json
+from ._turns import encode_agent_run, encode_model_turn, turn_json
 from ._transports import HttpTransport, KafkaTransport
 
 _task: contextvars.ContextVar[Optional[str]] = contextvars.ContextVar("tool_audit_task", default=None)
@@ -189,8 +189,26 @@ class AuditEmitter:
             _log.warning("model turn not recorded: %s", err)
             return None
         # A turn goes in its task's partition, in order with the task's calls.
-        self._buffer.push(task_id, ("turn", text))
+        self._buffer.push(task_id, ("encoded", text))
         return str(packet["turn"]["turn_id"])
+
+    def record_run(self, task_id: str, name: str, duration_ms: float, **run: Any) -> Optional[str]:
+        """Records a run of the agent over a task — what the server names the task after (its
+        outermost run): ``status``, ``error``, ``agent_id``, ``run_id``. Returns its run_id, or
+        None when it is not a valid run (logged, never raised)."""
+        try:
+            with self._clock:
+                self._last_ms = max(self._last_ms, int(time.time() * 1000))
+                created = self._last_ms
+            redact = self._redactor.text if self._redactor is not None else None
+            packet = encode_agent_run(task_id=task_id, name=name, duration_ms=duration_ms, created_ms=created, agent_id=run.pop("agent_id", None) or self.agent_id, redact=redact, **run)
+            text = turn_json(packet)
+        except (TypeError, ValueError) as err:
+            _log.warning("agent run not recorded: %s", err)
+            return None
+        # A run goes in its task's partition, in order with the task's calls.
+        self._buffer.push(task_id, ("encoded", text))
+        return str(packet["run"]["run_id"])
 
     # -- the two ways to wrap a tool ---------------------------------------------------------
 
@@ -343,7 +361,7 @@ def _with_deadline(fn: Callable[..., Any], a: Any, kw: Any, timeout_s: float, ca
 
 def _encode(item: Any, redactor: Optional[Redactor] = None) -> str:
     rec, output = item
-    if rec == "turn":
+    if rec == "encoded":
         return str(output)
     if not output:
         return encode_tool_call(rec, redactor)

@@ -1,4 +1,4 @@
-"""A model turn as an agent records it: the model_turn packet (its JSON Schema is
+"""A model turn and an agent run as an agent records them: the model_turn packet (its JSON Schema is
 schemas/json/model-turn-packet.schema.json), checked here by the rules ingest judges it by, so a
 bad turn is reported to the caller's log rather than quarantined."""
 
@@ -89,3 +89,46 @@ def encode_model_turn(
 def turn_json(packet: Dict[str, Any]) -> str:
     """The packet's wire text."""
     return json.dumps(packet, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def encode_agent_run(
+    *,
+    task_id: str,
+    agent_id: str,
+    name: str,
+    duration_ms: float,
+    created_ms: int,
+    run_id: Optional[str] = None,
+    status: Optional[str] = None,
+    error: Optional[str] = None,
+    redact: Any = None,
+) -> Dict[str, Any]:
+    """The agent_run packet of one run of the agent over a task (its JSON Schema is
+    schemas/json/agent-run-packet.schema.json): what the server names the task after. Name and
+    error go through ``redact``. ValueError naming the field when it cannot be a packet."""
+    status = status or ("error" if error else "success")
+    if status not in ("success", "error"):
+        raise ValueError(f"status must be 'success' or 'error'; got {status!r}")
+    if isinstance(duration_ms, bool) or not isinstance(duration_ms, (int, float)) or not math.isfinite(duration_ms) or duration_ms < 0:
+        raise ValueError(f"duration_ms must be a finite number >= 0; got {duration_ms!r}")
+    label = _text(name, "name")
+    failure = None if status == "success" else (error or "error")
+    if redact is not None:
+        label = redact(label)
+        failure = None if failure is None else redact(failure)
+    return {
+        "type": "agent_run",
+        "run": {
+            "run_id": str(uuid.UUID(run_id)) if run_id else str(uuid.uuid4()),
+            "task_id": _text(task_id, "task_id"),
+            "agent_id": _text(agent_id, "agent_id"),
+            "name": label,
+            "duration_ms": round(duration_ms),
+            "status": status,
+            "error": None if failure is None else failure[:MAX_ERROR],
+            "trace_id": None,
+            "span_id": None,
+            "parent_span_id": None,
+            "created_at": iso_ms(created_ms),
+        },
+    }
