@@ -263,33 +263,31 @@ class Emitter {
   }
 
   recordTurn(t: ObservedTurn): string | undefined {
-    try {
+    return this.recordEncoded(t.taskId, 'model turn', () => {
       const r = encodeModelTurn(t, { agentId: this.defaultAgent, createdAtMs: Date.now() }, this.redactor);
-      if (!r.ok) {
-        this.logger?.warn({ err: r.error, model: t.model }, 'model turn not recorded');
-        return undefined;
-      }
-      // A turn goes in its task's partition, in order with the task's calls.
-      this.buffer.push(t.taskId, { encoded: r.packet });
-      return r.turnId;
-    } catch (err) {
-      this.logger?.warn({ err: messageOf(err) }, 'model turn not recorded');
-      return undefined;
-    }
+      return r.ok ? { ok: true, id: r.turnId, packet: r.packet } : r;
+    });
   }
 
   recordRun(run: ObservedRun): string | undefined {
-    try {
+    return this.recordEncoded(run.taskId, 'agent run', () => {
       const r = encodeAgentRun(run, { agentId: this.defaultAgent, createdAtMs: Date.now() }, this.redactor);
+      return r.ok ? { ok: true, id: r.runId, packet: r.packet } : r;
+    });
+  }
+
+  /** Queues a packet encoded now (a turn, a run) in its task's partition, in order with the task's calls; its id, or undefined when it was not valid (logged). */
+  private recordEncoded(taskId: string, what: string, encode: () => { ok: true; id: string; packet: string } | { ok: false; error: string }): string | undefined {
+    try {
+      const r = encode();
       if (!r.ok) {
-        this.logger?.warn({ err: r.error }, 'agent run not recorded');
+        this.logger?.warn({ err: r.error }, `${what} not recorded`);
         return undefined;
       }
-      // A run goes in its task's partition, in order with the task's calls.
-      this.buffer.push(run.taskId, { encoded: r.packet });
-      return r.runId;
+      this.buffer.push(taskId, { encoded: r.packet });
+      return r.id;
     } catch (err) {
-      this.logger?.warn({ err: messageOf(err) }, 'agent run not recorded');
+      this.logger?.warn({ err: messageOf(err) }, `${what} not recorded`);
       return undefined;
     }
   }

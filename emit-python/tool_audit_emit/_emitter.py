@@ -17,7 +17,7 @@ import threading
 import time
 import uuid
 import weakref
-from typing import Any, Callable, Dict, Iterator, Optional
+from typing import Any, Callable, Dict, Iterator, Optional, Tuple
 
 from ._budget import BudgetChecker, BudgetDeniedError
 from ._buffer import PacketBuffer
@@ -178,37 +178,32 @@ class AuditEmitter:
         ``requested_tool_calls`` ([{"id", "tool_id"}], the tool calls the model asked for),
         ``agent_id``, ``turn_id``. Returns its turn_id, or None when it is not a valid turn (logged,
         never raised)."""
-        try:
-            with self._clock:
-                self._last_ms = max(self._last_ms, int(time.time() * 1000))
-                created = self._last_ms
-            redact = self._redactor.text if self._redactor is not None else None
-            packet = encode_model_turn(task_id=task_id, model=model, duration_ms=duration_ms, created_ms=created, agent_id=turn.pop("agent_id", None) or self.agent_id, redact=redact, **turn)
-            text = turn_json(packet)
-        except (TypeError, ValueError) as err:
-            _log.warning("model turn not recorded: %s", err)
-            return None
-        # A turn goes in its task's partition, in order with the task's calls.
-        self._buffer.push(task_id, ("encoded", text))
-        return str(packet["turn"]["turn_id"])
+        return self._record_encoded(
+            task_id, "model turn", ("turn", "turn_id"), lambda created, redact: encode_model_turn(task_id=task_id, model=model, duration_ms=duration_ms, created_ms=created, agent_id=turn.pop("agent_id", None) or self.agent_id, redact=redact, **turn)
+        )
 
     def record_run(self, task_id: str, name: str, duration_ms: float, **run: Any) -> Optional[str]:
         """Records a run of the agent over a task — what the server names the task after (its
         outermost run): ``status``, ``error``, ``agent_id``, ``run_id``. Returns its run_id, or
         None when it is not a valid run (logged, never raised)."""
+        return self._record_encoded(
+            task_id, "agent run", ("run", "run_id"), lambda created, redact: encode_agent_run(task_id=task_id, name=name, duration_ms=duration_ms, created_ms=created, agent_id=run.pop("agent_id", None) or self.agent_id, redact=redact, **run)
+        )
+
+    def _record_encoded(self, task_id: str, what: str, id_at: Tuple[str, str], build: Callable[[int, Any], Dict[str, Any]]) -> Optional[str]:
+        """Queues a packet built now (a turn, a run) in its task's partition, in order with the
+        task's calls; its id (``packet[id_at[0]][id_at[1]]``), or None when it is not valid (logged)."""
         try:
             with self._clock:
                 self._last_ms = max(self._last_ms, int(time.time() * 1000))
                 created = self._last_ms
-            redact = self._redactor.text if self._redactor is not None else None
-            packet = encode_agent_run(task_id=task_id, name=name, duration_ms=duration_ms, created_ms=created, agent_id=run.pop("agent_id", None) or self.agent_id, redact=redact, **run)
+            packet = build(created, self._redactor.text if self._redactor is not None else None)
             text = turn_json(packet)
         except (TypeError, ValueError) as err:
-            _log.warning("agent run not recorded: %s", err)
+            _log.warning("%s not recorded: %s", what, err)
             return None
-        # A run goes in its task's partition, in order with the task's calls.
         self._buffer.push(task_id, ("encoded", text))
-        return str(packet["run"]["run_id"])
+        return str(packet[id_at[0]][id_at[1]])
 
     # -- the two ways to wrap a tool ---------------------------------------------------------
 
