@@ -6,14 +6,11 @@
  * sent and the order worked out by hand.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
-import { silentLogger } from '../../../platform/logger.ts';
-import { MetricsRegistry } from '../../../platform/metrics.ts';
-import { count, freshDatabase, rows } from '../../helpers/clickhouse.ts';
-import { createTopics, ingestUntil, produceAll, testKafka, uniqueNames } from '../../helpers/kafka.ts';
+import { describe, expect, it } from 'vitest';
+import { count, rows } from '../../helpers/clickhouse.ts';
+import { testKafka } from '../../helpers/kafka.ts';
+import { goodTwiceAndBad, packetApp } from '../../helpers/packet-trips.ts';
 import { toolCall } from '../../helpers/packets.ts';
-import { client, quarantineApp } from '../../helpers/quarantine-app.ts';
 
 const END = Date.now() - 3_600_000;
 
@@ -37,16 +34,10 @@ function runPacket(over: Record<string, unknown> = {}) {
   };
 }
 
-function writerOf(door: Awaited<ReturnType<typeof freshDatabase>>['door']) {
-  return createSegmentWriter({ clickhouse: door, maxPacketBytes: 64 * 1024, dedupCacheEntries: 1000, metrics: new MetricsRegistry(), logger: silentLogger() });
-}
 
 describe('agent_run packets', () => {
   it('over HTTP: stored once, redelivery a duplicate, bad ones quarantined with their reason; the task named after its outermost run', async () => {
-    const { ch, db, door } = await freshDatabase('runp');
-    const writer = writerOf(door);
-    const app = quarantineApp(door, { submit: (p) => writer.write(p) });
-    const c = client(app);
+    const { ch, db, app, c } = await packetApp('runp');
     const outer = runPacket();
     // A sub-agent: starts 1 s after the outer run, under its span.
     const inner = runPacket({ agent_id: 'researcher', name: 'look up the order', duration_ms: 2000, created_at: new Date(END - 1000).toISOString(), span_id: '00f067aa0ba902b7', parent_span_id: 'eee19b7ec3c1b174' });
@@ -77,21 +68,10 @@ describe('agent_run packets', () => {
 
   describe('over Kafka', () => {
     const kafka = testKafka();
-    const admin = kafka.admin();
-    beforeAll(async () => admin.connect());
-    afterAll(async () => admin.disconnect());
 
     it('stores a run from the topic once and quarantines a bad one', async () => {
-      const names = uniqueNames('runs');
-      await createTopics(kafka, [{ topic: names.topic, partitions: 2 }, { topic: names.dlqTopic, partitions: 1 }]);
-      const { ch, db, door } = await freshDatabase('runk');
       const good = runPacket();
-      await produceAll(kafka, names.topic, [
-        { key: good.run.task_id, value: JSON.stringify(good) },
-        { key: good.run.task_id, value: JSON.stringify(good) },
-        { key: 'bad', value: JSON.stringify(runPacket({ status: 'success', error: 'x' })) },
-      ]);
-      await ingestUntil({ names, writer: writerOf(door), clientId: 'run-worker' }, async () => (await count(ch, db, 'quarantine')) === 1 && (await count(ch, db, 'agent_runs')) === 1, 'the run and the rejection');
+      const { ch, db, names } = await goodTwiceAndBad(kafka, { name: 'runs', key: good.run.task_id, good, bad: runPacket({ status: 'success', error: 'x' }), table: 'agent_runs' });
       const [row] = await rows<{ run_id: string; name: string; source: string }>(ch, 'SELECT toString(run_id) AS run_id, name, source FROM {db:Identifier}.agent_runs', { db });
       expect(row?.run_id).toBe(good.run.run_id);
       expect(row?.name).toBe(good.run.name);

@@ -4,14 +4,11 @@
  * /v1/hints pages them newest first and filters by kind; the CLI renders them.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { renderHints } from '../../../cli/hints.ts';
-import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
-import { silentLogger } from '../../../platform/logger.ts';
-import { MetricsRegistry } from '../../../platform/metrics.ts';
-import { count, freshDatabase, rows } from '../../helpers/clickhouse.ts';
-import { createTopics, ingestUntil, produceAll, testKafka, uniqueNames } from '../../helpers/kafka.ts';
-import { client, quarantineApp } from '../../helpers/quarantine-app.ts';
+import { count, rows } from '../../helpers/clickhouse.ts';
+import { testKafka } from '../../helpers/kafka.ts';
+import { goodTwiceAndBad, packetApp } from '../../helpers/packet-trips.ts';
 
 const DAY = 86_400_000;
 const BASE = Date.now() - 2 * DAY;
@@ -36,16 +33,10 @@ function hintPacket(over: Record<string, unknown> = {}, i = 0) {
   };
 }
 
-function writerOf(door: Awaited<ReturnType<typeof freshDatabase>>['door']) {
-  return createSegmentWriter({ clickhouse: door, maxPacketBytes: 64 * 1024, dedupCacheEntries: 1000, metrics: new MetricsRegistry(), logger: silentLogger() });
-}
 
 describe('optimization_hint packets', () => {
   it('over HTTP: stored once, redelivery a duplicate, bad ones quarantined with their reason; GET /v1/hints pages and filters', async () => {
-    const { ch, db, door } = await freshDatabase('hintp');
-    const writer = writerOf(door);
-    const app = quarantineApp(door, { submit: (p) => writer.write(p) });
-    const c = client(app);
+    const { ch, db, app, c } = await packetApp('hintp');
     const good = [0, 1, 2, 3, 4].map((i) => hintPacket(i === 1 ? { kind: 'retry_storm', tool_ids: ['deploy'], evidence: { errors: { 'HTTP 503': 7 } } } : i === 3 ? { kind: 'bundle_candidate', tool_ids: ['a', 'b'] } : {}, i));
     const first = (await c.postPackets(JSON.stringify(good))).json();
     expect(first).toMatchObject({ accepted: 5, rejected: 0, duplicates: 0 });
@@ -101,21 +92,10 @@ describe('optimization_hint packets', () => {
 
   describe('over Kafka', () => {
     const kafka = testKafka();
-    const admin = kafka.admin();
-    beforeAll(async () => admin.connect());
-    afterAll(async () => admin.disconnect());
 
     it('stores a producer hint from the topic once and quarantines a bad one', async () => {
-      const names = uniqueNames('hints');
-      await createTopics(kafka, [{ topic: names.topic, partitions: 2 }, { topic: names.dlqTopic, partitions: 1 }]);
-      const { ch, db, door } = await freshDatabase('hintk');
       const good = hintPacket();
-      await produceAll(kafka, names.topic, [
-        { key: good.hint.hint_id, value: JSON.stringify(good) },
-        { key: good.hint.hint_id, value: JSON.stringify(good) },
-        { key: 'bad', value: JSON.stringify(hintPacket({ window_to: iso(BASE - 2 * DAY) })) },
-      ]);
-      await ingestUntil({ names, writer: writerOf(door), clientId: 'hint-worker' }, async () => (await count(ch, db, 'quarantine')) === 1 && (await count(ch, db, 'workflow_optimizations')) === 1, 'the hint and the rejection');
+      const { ch, db, names } = await goodTwiceAndBad(kafka, { name: 'hints', key: good.hint.hint_id, good, bad: hintPacket({ window_to: iso(BASE - 2 * DAY) }), table: 'workflow_optimizations' });
       const [row] = await rows<{ hint_id: string; origin: string; source: string }>(ch, 'SELECT toString(hint_id) AS hint_id, toString(origin) AS origin, source FROM {db:Identifier}.workflow_optimizations', { db });
       expect(row).toMatchObject({ hint_id: good.hint.hint_id, origin: 'producer' });
       expect(row?.source).toMatch(new RegExp(`^kafka:${names.topic}/`));

@@ -5,14 +5,11 @@
  * table. Oracles: the values sent, and the cost worked out by hand from the table's prices.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
-import { silentLogger } from '../../../platform/logger.ts';
-import { MetricsRegistry } from '../../../platform/metrics.ts';
-import { count, freshDatabase, rows } from '../../helpers/clickhouse.ts';
-import { createTopics, ingestUntil, produceAll, testKafka, uniqueNames } from '../../helpers/kafka.ts';
+import { describe, expect, it } from 'vitest';
+import { count, rows } from '../../helpers/clickhouse.ts';
+import { testKafka } from '../../helpers/kafka.ts';
+import { goodTwiceAndBad, packetApp } from '../../helpers/packet-trips.ts';
 import { toolCall } from '../../helpers/packets.ts';
-import { client, quarantineApp } from '../../helpers/quarantine-app.ts';
 
 const AT = new Date(Date.now() - 3_600_000).toISOString();
 
@@ -42,18 +39,12 @@ function turnPacket(over: Record<string, unknown> = {}) {
   };
 }
 
-function writerOf(door: Awaited<ReturnType<typeof freshDatabase>>['door']) {
-  return createSegmentWriter({ clickhouse: door, maxPacketBytes: 64 * 1024, dedupCacheEntries: 1000, metrics: new MetricsRegistry(), logger: silentLogger() });
-}
 
 interface TurnRow { turn_id: string; model: string; input_tokens: string; cost_usd: number | null; cost_source: string | null; requested_tool_calls: string; created_at: string }
 
 describe('model_turn packets', () => {
   it('over HTTP: stored once and priced, redelivery a duplicate, bad ones quarantined with their reason', async () => {
-    const { ch, db, door } = await freshDatabase('turnp');
-    const writer = writerOf(door);
-    const app = quarantineApp(door, { submit: (p) => writer.write(p) });
-    const c = client(app);
+    const { ch, db, app, c } = await packetApp('turnp');
     const priced = turnPacket();
     const reported = turnPacket({ model: 'in-house-7b', cost_usd: 0.0123, cost_source: 'reported', requested_tool_calls: [] });
     const first = (await c.postPackets(JSON.stringify([priced, reported]))).json();
@@ -85,10 +76,7 @@ describe('model_turn packets', () => {
   });
 
   it('GET /v1/cost/models: per model and per agent, beside each agent\'s tool calls and tool cost', async () => {
-    const { door } = await freshDatabase('turnc');
-    const writer = writerOf(door);
-    const app = quarantineApp(door, { submit: (p) => writer.write(p) });
-    const c = client(app);
+    const { app, c } = await packetApp('turnc');
     const call = (agent: string, cost: number) => toolCall({ agent_id: agent, cost_usd: cost, created_at: AT }, 'task-cost');
     const sent = [
       turnPacket({ agent_id: 'planner', model: 'gpt-4o', input_tokens: 1000, output_tokens: 100, cached_input_tokens: null }),
@@ -121,21 +109,10 @@ describe('model_turn packets', () => {
 
   describe('over Kafka', () => {
     const kafka = testKafka();
-    const admin = kafka.admin();
-    beforeAll(async () => admin.connect());
-    afterAll(async () => admin.disconnect());
 
     it('stores a turn from the topic once and quarantines a bad one', async () => {
-      const names = uniqueNames('turns');
-      await createTopics(kafka, [{ topic: names.topic, partitions: 2 }, { topic: names.dlqTopic, partitions: 1 }]);
-      const { ch, db, door } = await freshDatabase('turnk');
       const good = turnPacket();
-      await produceAll(kafka, names.topic, [
-        { key: good.turn.task_id, value: JSON.stringify(good) },
-        { key: good.turn.task_id, value: JSON.stringify(good) },
-        { key: 'bad', value: JSON.stringify(turnPacket({ status: 'success', error: 'x' })) },
-      ]);
-      await ingestUntil({ names, writer: writerOf(door), clientId: 'turn-worker' }, async () => (await count(ch, db, 'quarantine')) === 1 && (await count(ch, db, 'model_turns')) === 1, 'the turn and the rejection');
+      const { ch, db, names } = await goodTwiceAndBad(kafka, { name: 'turns', key: good.turn.task_id, good, bad: turnPacket({ status: 'success', error: 'x' }), table: 'model_turns' });
       const [row] = await rows<{ turn_id: string; source: string }>(ch, 'SELECT toString(turn_id) AS turn_id, source FROM {db:Identifier}.model_turns', { db });
       expect(row?.turn_id).toBe(good.turn.turn_id);
       expect(row?.source).toMatch(new RegExp(`^kafka:${names.topic}/`));
