@@ -171,8 +171,15 @@ describe('POST /v1/traces with the OpenTelemetry JS SDK', () => {
     expect(await count(ch, db, 'tool_invocations', `task_id = '${task}'`)).toBe(5);
     expect(await count(ch, db, 'tool_outputs', `call_id IN (${stored.map((r) => `'${r.call_id}'`).join(',')})`)).toBe(3);
     expect(await count(ch, db, 'quarantine')).toBe(0);
-    // Three exports of one ignored span (the agent's) each; the chat span is a model turn, stored once.
-    expect(metrics.value('tool_audit_otlp_spans_total', { outcome: 'ignored' })).toBeGreaterThanOrEqual(3);
+    // The agent span is an agent run and the chat span a model turn, each stored once in three exports.
+    const agent = spans.find((s) => s.attributes['gen_ai.operation.name'] === 'invoke_agent')!;
+    const runs = await rows<{ task_id: string; agent_id: string; name: string; duration_ms: string; parent_span_id: string }>(
+      ch,
+      'SELECT task_id, agent_id, name, duration_ms, parent_span_id FROM {db:Identifier}.agent_runs WHERE span_id = {s:String}',
+      { db, s: agent.spanContext().spanId },
+    );
+    expect(runs.map((r) => ({ ...r, duration_ms: Number(r.duration_ms) }))).toEqual([{ task_id: agent.spanContext().traceId, agent_id: 'QA_Agent', name: 'invoke_agent QA_Agent', duration_ms: 10_000, parent_span_id: '' }]);
+    expect(metrics.value('tool_audit_otlp_spans_total', { outcome: 'ignored' })).toBe(0);
     // The chat span carries no task attribute: its task is its trace.
     const chat = spans.find((s) => s.attributes['gen_ai.operation.name'] === 'chat')!;
     const turns = await rows<{ task_id: string; model: string; input_tokens: string | null; output_tokens: string | null; duration_ms: string }>(
