@@ -7,26 +7,21 @@
  * Recognised spans (anything else is ignored): the tool spans of the dialects of span-dialects.ts —
  * OTel GenAI, OTel MCP, the Vercel AI SDK, OpenInference, OpenLLMetry — and the model spans of
  * turn-dialects.ts, each a model_turn packet, and the agent spans of agent-dialects.ts, each an
- * agent_run packet.
+ * agent_run packet (those two mapped in span-records.ts; what all three read alike in span-common.ts).
  */
-import { parse as uuidParse } from 'uuid';
 import { canonicalArgs, type JsonValue } from '../../schemas/canonical-json.ts';
 import { approvalSchema, type Approval } from '../../schemas/tool-invocation.ts';
 import { describeContent, sha256Hex, uuidV5 } from '../../schemas/hashing.ts';
 import { parseLossless } from '../../schemas/lossless-json.ts';
-import { MAX_NAME_LENGTH, ORCHESTRATORS, statusOfCategory, type Orchestrator, type ToolStatus } from '../../schemas/vocabulary.ts';
+import { MAX_NAME_LENGTH, ORCHESTRATORS, type Orchestrator } from '../../schemas/vocabulary.ts';
 import type { AttrValue, OtlpSpan, SpanFilter } from './otlp-decode.ts';
 import { isMcpCall, TOOL_SPAN_MARKERS, toolFields } from './span-dialects.ts';
-import { TURN_SPAN_MARKERS, turnFields, type TurnFields } from './turn-dialects.ts';
-import { RUN_SPAN_MARKERS, runFields, type RunFields } from './agent-dialects.ts';
+import { TURN_SPAN_MARKERS, turnFields } from './turn-dialects.ts';
+import { RUN_SPAN_MARKERS, runFields } from './agent-dialects.ts';
+import { agentOf, costOf, firstName, isName, NAMESPACE_BYTES, statusOf, taskOf, unmappableSpan, type SpanMapOptions, type SpanMapping } from './span-common.ts';
+import { mapRun, mapTurn } from './span-records.ts';
 
-/**
- * Namespace of call_id = UUIDv5(namespace, trace_id + span_id) (hex, lowercase) and
- * output_id = UUIDv5(namespace, call_id + ":output"). Anyone can recompute both.
- */
-export const OTLP_ID_NAMESPACE = '6f1b6f2e-9a57-5c1e-8d0a-7c6f746c7370';
-// Parsed once: uuid's v5 parses a namespace given as text on every call.
-const NAMESPACE_BYTES = uuidParse(OTLP_ID_NAMESPACE);
+export { OTLP_ID_NAMESPACE, statusOf, type SpanMapOptions, type SpanMapping } from './span-common.ts';
 
 /** The span attribute (number ≥ 0) read as cost_usd; OpenTelemetry has no cost convention yet. */
 export const COST_ATTRIBUTE = 'tool_audit.cost_usd';
@@ -45,24 +40,6 @@ export const MAPPABLE_SPANS: SpanFilter = {
   keys: new Set([...TOOL_SPAN_MARKERS.keys, ...TURN_SPAN_MARKERS.keys, ...RUN_SPAN_MARKERS.keys]),
   namePrefixes: [...new Set([...TOOL_SPAN_MARKERS.namePrefixes, ...TURN_SPAN_MARKERS.namePrefixes, ...RUN_SPAN_MARKERS.namePrefixes])],
 };
-
-/** The settings of the mapping (OTLP_* configuration). */
-export interface SpanMapOptions {
-  /** Span (then resource) attribute holding task_id; without it the trace id is the task. */
-  taskIdAttribute: string;
-  /** orchestrator when neither tool_audit.orchestrator nor service.name names one. */
-  defaultOrchestrator: Orchestrator;
-  /** Which side's span of an MCP tools/call is the call (see isMcpCall); `client` when unset. */
-  mcpCallSide?: 'client' | 'server';
-}
-
-/** What became of one span. */
-export type SpanMapping =
-  | { kind: 'ignored' }
-  | { kind: 'tool'; callId: string; packets: string[] }
-  | { kind: 'turn'; turnId: string; packets: string[] }
-  | { kind: 'run'; runId: string; packets: string[] }
-  | { kind: 'unmappable'; reason: string; packet: string };
 
 /** Maps one span. Never throws for bad input: what cannot be mapped says why. */
 export function mapSpan(span: OtlpSpan, opts: SpanMapOptions): SpanMapping {
@@ -129,113 +106,6 @@ export function mapSpan(span: OtlpSpan, opts: SpanMapOptions): SpanMapping {
   return { kind: 'tool', callId, packets };
 }
 
-/**
- * A model span → a model_turn packet. Its id is derived like a call's (UUIDv5 of trace and span
- * ids), so a re-export is a duplicate; what the dialect does not say stays null (no tokens, no
- * cost), and the price table is ingest's to apply.
- */
-function mapTurn(span: OtlpSpan, f: TurnFields, opts: SpanMapOptions): SpanMapping {
-  const turnId = uuidV5(`${span.traceId}${span.spanId}:turn`, NAMESPACE_BYTES);
-  // A turn whose model is not named still has its tokens and its requests to tell.
-  const model = typeof f.model === 'string' && f.model !== '' ? f.model.slice(0, MAX_NAME_LENGTH) : 'unknown';
-  if (span.startNs === 0n) return unmappableSpan(span, turnId, 'span has no start time');
-  const endNs = span.endNs === 0n ? span.startNs : span.endNs;
-  const task = taskOf(span, opts);
-  if (!isName(task)) return unmappableSpan(span, turnId, `task id (${opts.taskIdAttribute}) longer than ${MAX_NAME_LENGTH} characters`);
-  const { status, error } = statusOf(span);
-  const cost = costOf(f.cost);
-  const turn = {
-    turn_id: turnId,
-    task_id: task,
-    agent_id: agentOf(span),
-    model,
-    provider: typeof f.provider === 'string' && f.provider !== '' ? f.provider.slice(0, MAX_NAME_LENGTH) : null,
-    input_tokens: count(f.inputTokens),
-    output_tokens: count(f.outputTokens),
-    cached_input_tokens: count(f.cachedInputTokens),
-    cost_usd: cost,
-    cost_source: cost === null ? null : 'reported',
-    duration_ms: Number((endNs > span.startNs ? endNs - span.startNs : 0n) / 1_000_000n),
-    status: status === 'success' ? 'success' : 'error',
-    error,
-    requested_tool_calls: f.toolCalls.slice(0, 256).map((c) => ({ id: c.id === null ? null : c.id.slice(0, MAX_NAME_LENGTH), tool_id: c.tool.slice(0, MAX_NAME_LENGTH) })),
-    trace_id: span.traceId,
-    span_id: span.spanId,
-    created_at: new Date(Number(endNs / 1_000_000n)).toISOString(),
-  };
-  return { kind: 'turn', turnId, packets: [JSON.stringify({ type: 'model_turn', turn })] };
-}
-
-/**
- * An agent span → an agent_run packet, its id derived like a turn's (a re-export is a duplicate).
- * A name longer than the contract allows is cut, not refused: it labels the task.
- */
-function mapRun(span: OtlpSpan, f: RunFields, opts: SpanMapOptions): SpanMapping {
-  const runId = uuidV5(`${span.traceId}${span.spanId}:run`, NAMESPACE_BYTES);
-  if (span.startNs === 0n) return unmappableSpan(span, runId, 'span has no start time');
-  const endNs = span.endNs === 0n ? span.startNs : span.endNs;
-  const task = taskOf(span, opts);
-  if (!isName(task)) return unmappableSpan(span, runId, `task id (${opts.taskIdAttribute}) longer than ${MAX_NAME_LENGTH} characters`);
-  const { status, error } = statusOf(span);
-  const agent = typeof f.agent === 'string' && f.agent !== '' ? f.agent.slice(0, MAX_NAME_LENGTH) : agentOf(span);
-  const run = {
-    run_id: runId,
-    task_id: task,
-    agent_id: agent,
-    name: (f.name === '' ? agent : f.name).slice(0, MAX_NAME_LENGTH),
-    duration_ms: Number((endNs > span.startNs ? endNs - span.startNs : 0n) / 1_000_000n),
-    status: status === 'success' ? 'success' : 'error',
-    error,
-    trace_id: span.traceId,
-    span_id: span.spanId,
-    parent_span_id: span.parentSpanId ?? null,
-    created_at: new Date(Number(endNs / 1_000_000n)).toISOString(),
-  };
-  return { kind: 'run', runId, packets: [JSON.stringify({ type: 'agent_run', run })] };
-}
-
-/** A count attribute (tokens) when it is a whole number ≥ 0. */
-function count(v: AttrValue | undefined): number | null {
-  return Number.isSafeInteger(v) && (v as number) >= 0 ? (v as number) : null;
-}
-
-/** A span that cannot be a packet, and its quarantine record. */
-function unmappableSpan(span: OtlpSpan, id: string, reason: string): SpanMapping {
-  return { kind: 'unmappable', reason, packet: quarantinePacket(span, id, reason) };
-}
-
-/** The task of a span: the configured attribute (span, then resource), else the trace. */
-function taskOf(span: OtlpSpan, opts: SpanMapOptions): string {
-  return stringAttr(span.attributes[opts.taskIdAttribute]) ?? stringAttr(span.resource[opts.taskIdAttribute]) ?? span.traceId;
-}
-
-/** The agent of a span: GenAI's agent name or id (span, then resource), the AI SDK's function id, the service. */
-function agentOf(span: OtlpSpan): string {
-  return (
-    firstName(
-      span.attributes['gen_ai.agent.name'],
-      span.attributes['gen_ai.agent.id'],
-      span.resource['gen_ai.agent.name'],
-      span.resource['gen_ai.agent.id'],
-      span.attributes['ai.telemetry.functionId'],
-      span.resource['service.name'],
-    ) ?? 'unknown'
-  );
-}
-
-/** The quarantine record of a span that cannot be a packet: always rejected (otlp_unmappable) at ingest. */
-function quarantinePacket(span: OtlpSpan, callId: string, reason: string): string {
-  return JSON.stringify({
-    type: 'otlp_span',
-    reason,
-    call_id: callId,
-    resource: span.resource,
-    scope: span.scope,
-    span: span.json(),
-    ...(span.protobuf ? { span_protobuf: span.protobuf() } : {}),
-  });
-}
-
 /** JSON text of the arguments when they are an object: a JSON string of one, or a structured (kvlist) value. */
 function argsJson(v: AttrValue | undefined): string | undefined {
   if (v === undefined || v === null) return '{}';
@@ -262,41 +132,12 @@ function contentOf(v: AttrValue | undefined): { text: string; type: 'json' | 'te
   return { text: v, type: 'text' };
 }
 
-/**
- * success unless the span status is ERROR or error.type is set. The kind comes from error.type
- * (else the exception event's exception.type): tool-smith's categories exactly, then by words —
- * timeout/deadline → timeout; rate limit/429/too many requests/throttled → rate_limited;
- * validation/invalid argument or input/400/422 → invalid_input; anything else → error.
- */
-export function statusOf(span: OtlpSpan): { status: ToolStatus; error: string | null; errorType: string | undefined } {
-  const exception = span.events.find((e) => e.name === 'exception')?.attributes ?? {};
-  const errorType = stringAttr(span.attributes['error.type']);
-  if (span.status.code !== 2 && !errorType) return { status: 'success', error: null, errorType: undefined };
-  const kind = errorType ?? stringAttr(exception['exception.type']) ?? '';
-  const message = span.status.message || stringAttr(exception['exception.message']) || kind || 'error';
-  return { status: classify(kind, span.status.message), error: message.slice(0, 65_536), errorType: kind || undefined };
-}
-
-function classify(kind: string, message: string): ToolStatus {
-  const exact = statusOfCategory(kind);
-  if (exact !== 'error') return exact;
-  const text = `${kind} ${message}`;
-  if (/time[d_ -]?out|deadline/i.test(text)) return 'timeout';
-  if (/rate[_ -]?limit|too[_ -]?many[_ -]?requests|\b429\b|resource[_ ]?exhausted|throttl/i.test(text)) return 'rate_limited';
-  if (/validation|invalid[_ -]?(input|argument|param)|\b(400|422)\b|bad[_ -]?request/i.test(text)) return 'invalid_input';
-  return 'error';
-}
-
 function orchestratorOf(resource: Record<string, AttrValue>, fallback: Orchestrator): Orchestrator {
   for (const v of [resource[ORCHESTRATOR_ATTRIBUTE], resource['service.name']]) {
     const s = typeof v === 'string' ? v.toLowerCase() : undefined;
     if ((ORCHESTRATORS as readonly unknown[]).includes(s)) return s as Orchestrator;
   }
   return fallback;
-}
-
-function costOf(v: AttrValue | undefined): number | null {
-  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null;
 }
 
 /** Every integer gen_ai.usage.* attribute (input_tokens, output_tokens, …) under its name without the prefix. */
@@ -317,16 +158,3 @@ function approvalOf(a: OtlpSpan['attributes']): Approval | undefined | 'malforme
   return r.success ? r.data : 'malformed';
 }
 
-function stringAttr(v: AttrValue | undefined): string | undefined {
-  if (typeof v === 'string' && v !== '') return v;
-  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
-  return undefined;
-}
-
-function isName(v: unknown): v is string {
-  return typeof v === 'string' && v.length >= 1 && v.length <= MAX_NAME_LENGTH;
-}
-
-function firstName(...values: Array<AttrValue | undefined>): string | undefined {
-  return values.find(isName) as string | undefined;
-}
