@@ -8,13 +8,14 @@ import { MAX_NAME_LENGTH, statusOfCategory, type Orchestrator, type ToolStatus }
 import type { AttrValue, OtlpSpan } from './otlp-decode.ts';
 
 /**
- * Namespace of call_id = UUIDv5(namespace, trace_id + span_id) (hex, lowercase) and
- * output_id = UUIDv5(namespace, call_id + ":output"). Anyone can recompute both.
+ * Namespace of call_id = UUIDv5(namespace, trace_id + span_id) (hex, lowercase),
+ * output_id = UUIDv5(namespace, call_id + ":output"), turn_id = UUIDv5(namespace, trace_id +
+ * span_id + ":turn") and run_id = UUIDv5(namespace, trace_id + span_id + ":run"). Anyone can
+ * recompute them.
  */
 export const OTLP_ID_NAMESPACE = '6f1b6f2e-9a57-5c1e-8d0a-7c6f746c7370';
 /** Parsed once: uuid's v5 parses a namespace given as text on every call. */
 export const NAMESPACE_BYTES = uuidParse(OTLP_ID_NAMESPACE);
-
 
 /** The settings of the mapping (OTLP_* configuration). */
 export interface SpanMapOptions {
@@ -96,21 +97,24 @@ function classify(kind: string, message: string): ToolStatus {
   return 'error';
 }
 
+/** A cost attribute when it is a number ≥ 0; null otherwise. */
 export function costOf(v: AttrValue | undefined): number | null {
   return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null;
 }
 
-
+/** A string attribute (or a finite number, as text); undefined for anything else or ''. */
 export function stringAttr(v: AttrValue | undefined): string | undefined {
   if (typeof v === 'string' && v !== '') return v;
   if (typeof v === 'number' && Number.isFinite(v)) return String(v);
   return undefined;
 }
 
+/** A string of 1 to MAX_NAME_LENGTH characters (an id or a name the contract takes). */
 export function isName(v: unknown): v is string {
   return typeof v === 'string' && v.length >= 1 && v.length <= MAX_NAME_LENGTH;
 }
 
+/** The first of the values that is a name ({@link isName}). */
 export function firstName(...values: Array<AttrValue | undefined>): string | undefined {
   return values.find(isName) as string | undefined;
 }
