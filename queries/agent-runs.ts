@@ -31,11 +31,11 @@ LIMIT {limit:UInt32}`,
   settings: { max_threads: 1 },
 };
 
-/** The name and agent of each listed task: its outermost run's (tasks without a run are absent). */
+/** The name of each listed task: its outermost run's (tasks without a run are absent). */
 export const TASK_NAMES: QuerySpec = {
   name: 'task_names',
-  description: 'Per listed task with an agent run: the name and agent of its outermost run.',
-  sql: `SELECT task_id, argMin(name, ${OUTERMOST}) AS name, argMin(agent_id, ${OUTERMOST}) AS agent_id
+  description: 'Per listed task with an agent run: the name of its outermost run.',
+  sql: `SELECT task_id, argMin(name, ${OUTERMOST}) AS name
 FROM {db:Identifier}.agent_runs
 WHERE task_id IN {tasks:Array(String)}
 GROUP BY task_id`,

@@ -19,6 +19,7 @@ import { IDENTICAL_OUTPUT_CALLS, IDENTICAL_OUTPUT_GROUPS, identicalOutputs, type
 import type { AgentTools, Dedup, Expensive, Failed, IdenticalOutputs, InvocationList, OutputContent, Sequences, Slow, TaskList, TaskView, ToolOutputs, ToolSeries, ToolStats, ToolsSummary, Violations, HintsList, ManifestAnswer, ManifestHistoryAnswer, McpServers, ModelCost, SearchAnswer } from './schemas.ts';
 import { MODEL_COST, modelCost, type ModelCostParams } from './model-cost.ts';
 import { TASK_TURNS } from './model-turns.ts';
+import { TASK_NAMES, TASK_RUNS } from './agent-runs.ts';
 import { SLOW_CALLS, SLOW_COUNT, slowCalls, type SlowParams } from './slow.ts';
 import type { QueryContext, QuerySpec } from './sql.ts';
 import { TOOL_OUTPUT_SAMPLES, TOOL_OUTPUTS, toolOutputs, type ToolOutputsParams } from './tool-outputs.ts';
@@ -175,6 +176,7 @@ export const QUERY_CATALOG: readonly QuerySpec[] = [
   OUTPUT_CONTENT,
   TASK_LIST,
   TASK_LIST_TURNS,
+  TASK_NAMES,
   TOOL_STATS,
   TOOL_INVOCATIONS,
   TOOL_OUTPUTS,
@@ -186,6 +188,7 @@ export const QUERY_CATALOG: readonly QuerySpec[] = [
   TASK_OUTPUTS,
   TASK_ROWS,
   TASK_TURNS,
+  TASK_RUNS,
   ORPHAN_CALL_IDS,
   TASK_DETAILS,
   EXPENSIVE_CALLS,
