@@ -28,6 +28,7 @@ import {
 import { placeholdersIn, type Redactor } from '../schemas/redaction-policy.ts';
 import type { ToolInvocation } from '../schemas/tool-invocation.ts';
 import { isValidPacket } from './packet-check.ts';
+import { redactMessages } from './turn-messages.ts';
 import { chTime } from '../platform/clickhouse/statement.ts';
 import type { Approval } from '../schemas/tool-invocation.ts';
 import { storedFingerprint, type RawEncoding } from './ports.ts';
@@ -328,6 +329,8 @@ function decodeTurn(packet: ModelTurnPacket, source: string, redactor: Redactor 
     created_at: chCreatedAt(t.created_at),
     fingerprint: '',
     source,
+    // The text of a model's messages holds what the agent was given (keys in a prompt): redacted.
+    ...(t.messages == null ? {} : { messages: redactor ? redactMessages(redactor, t.messages) : t.messages }),
   };
   row.fingerprint = fingerprint('turn', row);
   // Priced after the fingerprint: the same turn sent again after the table changed is still a
@@ -411,9 +414,10 @@ function approvalText(a: Approval): string {
  * their sorted order and written keys are computed once per kind. An invocation's empty approval
  * is left out, so that calls without one keep the fingerprint they had before approvals existed.
  */
-function fingerprint(kind: Accepted['kind'], row: { fingerprint: string; source: string; approval?: string }): string {
+function fingerprint(kind: Accepted['kind'], row: { fingerprint: string; source: string; approval?: string; messages?: string }): string {
   const fields = row as unknown as Record<string, JsonValue>;
-  const key = row.approval ? `${kind}+approval` : kind;
+  // A turn's messages are a field only when it has some: a turn without is the same turn as before they existed.
+  const key = `${kind}${row.approval ? '+approval' : ''}${row.messages === undefined ? '' : '+messages'}`;
   let keys = FIELD_ORDER.get(key);
   const count = Object.keys(fields).length;
   if (keys === undefined || keys.count !== count) {

@@ -24,7 +24,7 @@ export function topicText(raw: string, d: DecodeResult, redactor: Redactor): str
   if (!d.ok) return redactor.packet(raw);
   const a = d.value;
   const changed =
-    a.kind === 'dependency' ? a.row.data_flow !== null && a.row.data_flow.includes('[redacted:') : a.kind === 'hint' ? a.row.evidence.includes('[redacted:') : a.kind === 'turn' ? a.row.error !== null && a.row.error.includes('[redacted:') : a.kind === 'run' ? a.row.name.includes('[redacted:') || (a.row.error !== null && a.row.error.includes('[redacted:')) : a.row.redactions !== '';
+    a.kind === 'dependency' ? a.row.data_flow !== null && a.row.data_flow.includes('[redacted:') : a.kind === 'hint' ? a.row.evidence.includes('[redacted:') : a.kind === 'turn' ? (a.row.error !== null && a.row.error.includes('[redacted:')) || (a.row.messages !== undefined && a.row.messages.includes('[redacted:')) : a.kind === 'run' ? a.row.name.includes('[redacted:') || (a.row.error !== null && a.row.error.includes('[redacted:')) : a.row.redactions !== '';
   if (!changed) return raw;
   const packet = parseLossless(raw);
   if (!isObj(packet)) return redactor.packet(raw);
@@ -46,6 +46,7 @@ export function topicText(raw: string, d: DecodeResult, redactor: Redactor): str
     packet.hint.evidence = parseLossless(a.row.evidence) as JsonValue;
   } else if (a.kind === 'turn' && isObj(packet.turn)) {
     packet.turn.error = a.row.error;
+    if (a.row.messages !== undefined) packet.turn.messages = a.row.messages;
   } else if (a.kind === 'run' && isObj(packet.run)) {
     packet.run.name = a.row.name;
     packet.run.error = a.row.error;

@@ -12,7 +12,7 @@ import { sha256HexSchema, timestampSchema, uuidSchema } from '../schemas/common.
 import { contentTypeSchema, toolOutputSchema } from '../schemas/tool-output.ts';
 import { orchestratorSchema, statusSchema, toolInvocationSchema } from '../schemas/tool-invocation.ts';
 import { toolDependencySchema } from '../schemas/tool-dependency.ts';
-import { modelTurnSchema, requestedToolCallSchema } from '../schemas/model-turn.ts';
+import { MAX_MESSAGES, modelTurnSchema, requestedToolCallSchema } from '../schemas/model-turn.ts';
 import { agentRunSchema } from '../schemas/agent-run.ts';
 import { agentRunPacketSchema, modelTurnPacketSchema, outputArtifactPacketSchema, toolCallPacketSchema, toolDependencyPacketSchema } from '../schemas/packets.ts';
 import type { Packet } from '../schemas/packets.ts';
@@ -146,10 +146,10 @@ const isCount = (v: unknown): boolean => v === null || isNonNegativeInt(v);
 const isOptionalName = (v: unknown): boolean => v === null || isName(v);
 const matches = (v: unknown, p: RegExp | undefined): boolean => v === null || (p !== undefined && typeof v === 'string' && p.test(v));
 
-/** Every field of a turn is required (nullable, never optional): an absent one is zod's to report. */
+/** Every field of a turn but its messages is required (nullable, never optional): an absent one is zod's to report. */
 function isTurn(v: unknown): boolean {
   if (!isObject(v) || !onlyKeys(v, TURN_KEYS)) return false;
-  for (const k of TURN_KEYS) if (!(k in v)) return false;
+  for (const k of TURN_KEYS) if (!(k in v) && k !== 'messages') return false;
   const asked = v.requested_tool_calls;
   return (
     isUuid(v.turn_id) &&
@@ -170,7 +170,8 @@ function isTurn(v: unknown): boolean {
     asked.every((q) => isObject(q) && onlyKeys(q, REQUESTED_KEYS) && 'id' in q && isOptionalName(q.id) && isName(q.tool_id)) &&
     matches(v.trace_id, TRACE_ID) &&
     matches(v.span_id, SPAN_ID) &&
-    isTimestamp(v.created_at)
+    isTimestamp(v.created_at) &&
+    isOptionalText(v.messages, MAX_MESSAGES)
   );
 }
 

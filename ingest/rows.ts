@@ -112,6 +112,8 @@ export interface TurnRow {
   created_at: string;
   fingerprint: string;
   source: string;
+  /** The turn's message attributes as JSON text (migration 047); absent: none stored. */
+  messages?: string;
 }
 
 /** Row of `agent_runs` (migration 046). */
@@ -323,6 +325,7 @@ export const SEGMENT_COLUMNS = {
     'created_at',
     'fingerprint',
     'source',
+    'messages',
   ],
   agent_runs: ['run_id', 'task_id', 'agent_id', 'name', 'duration_ms', 'status', 'error', 'trace_id', 'span_id', 'parent_span_id', 'created_at', 'fingerprint', 'source'],
 } as const satisfies Record<string, ReadonlyArray<keyof InvocationRow | keyof OutputRow | keyof WorkflowRow | keyof HintRow | keyof TurnRow | keyof RunRow>>;
@@ -366,7 +369,7 @@ export function tsvArray(items: readonly string[]): string {
 /** The TabSeparated line of a `workflow_optimizations` row, columns as in {@link SEGMENT_COLUMNS}. */
 function turnLine(r: TurnRow): string {
   const f = tsvField;
-  return `${r.turn_id}\t${f(r.task_id)}\t${f(r.agent_id)}\t${f(r.model)}\t${f(r.provider)}\t${f(r.input_tokens)}\t${f(r.output_tokens)}\t${f(r.cached_input_tokens)}\t${f(r.cost_usd)}\t${f(r.cost_source)}\t${r.duration_ms}\t${r.status}\t${f(r.error)}\t${f(r.requested_tool_calls)}\t${r.trace_id}\t${r.span_id}\t${r.created_at}\t${r.fingerprint}\t${f(r.source)}\n`;
+  return `${r.turn_id}\t${f(r.task_id)}\t${f(r.agent_id)}\t${f(r.model)}\t${f(r.provider)}\t${f(r.input_tokens)}\t${f(r.output_tokens)}\t${f(r.cached_input_tokens)}\t${f(r.cost_usd)}\t${f(r.cost_source)}\t${r.duration_ms}\t${r.status}\t${f(r.error)}\t${f(r.requested_tool_calls)}\t${r.trace_id}\t${r.span_id}\t${r.created_at}\t${r.fingerprint}\t${f(r.source)}\t${f(r.messages ?? null)}\n`;
 }
 
 function runLine(r: RunRow): string {

@@ -192,6 +192,7 @@ const envSchema = z.object({
   OTLP_TASK_ID_ATTRIBUTE: z.string().trim().min(1).default('tool_audit.task_id'),
   OTLP_DEFAULT_ORCHESTRATOR: z.enum(['websocket', 'kernel', 'gateway', 'scheduler']).default('gateway'),
   OTLP_MCP_CALL_SIDE: z.enum(['client', 'server']).default('client'),
+  OTLP_TURN_MESSAGES: z.enum(['on', 'off']).default('off'),
   OTLP_MAP_THREADS: intFromEnv(2, 0),
 });
 
@@ -354,6 +355,8 @@ export interface Config {
     defaultOrchestrator: 'websocket' | 'kernel' | 'gateway' | 'scheduler';
     /** Which side's span of an MCP tools/call is the call (the other side's is not stored). */
     mcpCallSide: 'client' | 'server';
+    /** Whether a model span's message attributes are stored with its turn (redacted as every stored text is). */
+    turnMessages: boolean;
     /** Threads decoding and mapping trace requests beside the main thread; 0 maps on it. */
     mapThreads: number;
   };
@@ -497,7 +500,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         bundleMaxGapMs: e.HINTS_BUNDLE_MAX_GAP_MS,
         retryThreshold: e.HINTS_RETRY_THRESHOLD,
       },
-      otlp: { taskIdAttribute: e.OTLP_TASK_ID_ATTRIBUTE, defaultOrchestrator: e.OTLP_DEFAULT_ORCHESTRATOR, mcpCallSide: e.OTLP_MCP_CALL_SIDE, mapThreads: e.OTLP_MAP_THREADS },
+      otlp: { taskIdAttribute: e.OTLP_TASK_ID_ATTRIBUTE, defaultOrchestrator: e.OTLP_DEFAULT_ORCHESTRATOR, mcpCallSide: e.OTLP_MCP_CALL_SIDE, turnMessages: e.OTLP_TURN_MESSAGES === 'on', mapThreads: e.OTLP_MAP_THREADS },
     },
   };
 }

@@ -10,7 +10,7 @@ import { isoTime, type QuerySpec } from './sql.ts';
 /** SELECT list of a turn (requested_tool_calls as its JSON text, created_at in ms). */
 export const TURN_COLUMNS = `toString(turn_id) AS turn_id, task_id, agent_id, model, provider, input_tokens, output_tokens,
   cached_input_tokens, cost_usd, cost_source, duration_ms, status, error, requested_tool_calls, trace_id, span_id,
-  toUnixTimestamp64Milli(created_at) AS created_ms`;
+  toUnixTimestamp64Milli(created_at) AS created_ms, messages`;
 
 /** A task's turns in a time range, oldest first (one turn per turn_id). */
 export const TASK_TURNS: QuerySpec = {
@@ -45,6 +45,7 @@ export interface TurnReadRow {
   trace_id: string;
   span_id: string;
   created_ms: number | string;
+  messages: string | null;
 }
 
 /** The calls a turn's requests are matched against. */
@@ -91,6 +92,7 @@ export function linkTurns(rows: readonly TurnReadRow[], calls: readonly CallForT
       trace_id: r.trace_id || null,
       span_id: r.span_id || null,
       created_at: at,
+      messages: r.messages ?? null,
     };
   });
 }

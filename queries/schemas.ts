@@ -157,6 +157,7 @@ export const modelTurnViewSchema = z.strictObject({
   trace_id: z.string().nullable(),
   span_id: z.string().nullable(),
   created_at: z.string().describe('when the answer was complete'),
+  messages: z.string().nullable().describe("the turn's message attributes as JSON text (redacted), when the deployment stores them (OTLP_TURN_MESSAGES=on); else null"),
 });
 /** A model turn as served. */
 export type ModelTurnView = z.infer<typeof modelTurnViewSchema>;

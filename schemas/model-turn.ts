@@ -3,7 +3,8 @@
  * which tools to call. Kept beside the calls of its task so that a task's cost includes the model
  * and each call can be traced to the turn that asked for it. Produced from the model spans of an
  * OTLP trace (GenAI `chat`, OpenInference `LLM`, OpenLLMetry, the AI SDK) or sent by an emitter as a
- * `model_turn` packet; lands in segment `model_turns`. Messages' text is not part of it.
+ * `model_turn` packet; lands in segment `model_turns`. Messages' text is part of it only where the
+ * deployment asks for it (OTLP_TURN_MESSAGES=on).
  */
 import { z } from 'zod';
 import { nameSchema, timestampSchema, uuidSchema } from './common.ts';
@@ -17,6 +18,9 @@ export const requestedToolCallSchema = z.strictObject({
 export type RequestedToolCall = z.infer<typeof requestedToolCallSchema>;
 
 const tokens = z.number().int().min(0).nullable();
+
+/** Characters a turn's messages may hold (a longer text is cut to this by the OTLP mapping). */
+export const MAX_MESSAGES = 1_048_576;
 
 /** Zod contract of a ModelTurn; unknown fields are rejected. */
 export const modelTurnSchema = z.strictObject({
@@ -37,6 +41,12 @@ export const modelTurnSchema = z.strictObject({
   trace_id: z.string().regex(/^[0-9a-f]{32}$/).nullable().describe('the OTLP trace the turn came from, when it came from one'),
   span_id: z.string().regex(/^[0-9a-f]{16}$/).nullable(),
   created_at: timestampSchema.describe('when the answer was complete'),
+  messages: z
+    .string()
+    .max(MAX_MESSAGES)
+    .nullable()
+    .optional()
+    .describe("the turn's messages as its span carried them: a JSON object of the span's message attributes (only with OTLP_TURN_MESSAGES=on; redacted at ingest like every stored text). Absent or null: not stored"),
 });
 /** A ModelTurn. */
 export type ModelTurn = z.infer<typeof modelTurnSchema>;

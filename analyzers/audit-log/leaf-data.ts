@@ -5,7 +5,7 @@
  * `tool-audit verify-proof` checks a proof's claimed kind and key against, so a proof cannot
  * present one record's leaf as another's. Pure.
  */
-import { LEAF_KINDS, leafFields, type LeafKind } from './leaf-sql.ts';
+import { LEAF_KINDS, leafFields, leafRequired, type LeafKind } from './leaf-sql.ts';
 
 /**
  * The leaf data of a row from its fields' texts in order (ClickHouse's toString of each column;
@@ -14,7 +14,9 @@ import { LEAF_KINDS, leafFields, type LeafKind } from './leaf-sql.ts';
  * (19 nested fields), the plain texts ~1 ms more than the row.
  */
 export function leafDataOf(kind: LeafKind, texts: ReadonlyArray<string | null>): string {
-  return `tool-audit leaf v1 ${kind}\n${texts.map((t) => (t === null ? '-\n' : `${Buffer.byteLength(t, 'utf8')}:${t}\n`)).join('')}`;
+  const required = leafRequired(kind);
+  // The optional field (after the required ones) is left out when NULL, as leaf-sql.ts writes it.
+  return `tool-audit leaf v1 ${kind}\n${texts.map((t, i) => (t === null ? (i < required ? '-\n' : '') : `${Buffer.byteLength(t, 'utf8')}:${t}\n`)).join('')}`;
 }
 
 /** A leaf's kind and fields (null: NULL), or a string saying why the data is not a leaf's. */
@@ -25,7 +27,13 @@ export function parseLeafData(data: string): { kind: LeafKind; fields: Map<strin
   if (!header || !kind) return 'the data has no leaf header line naming a known kind';
   let at = Buffer.byteLength(header[0]);
   const fields = new Map<string, string | null>();
-  for (const name of leafFields(kind)) {
+  const required = leafRequired(kind);
+  for (const [i, name] of leafFields(kind).entries()) {
+    // An optional field absent at the end is NULL.
+    if (i >= required && at === b.length) {
+      fields.set(name, null);
+      continue;
+    }
     if (b[at] === 0x2d && b[at + 1] === 0x0a) {
       fields.set(name, null);
       at += 2;

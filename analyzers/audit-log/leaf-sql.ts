@@ -26,6 +26,11 @@ interface LeafSource {
   created: string;
   /** Every stored column (an ALIAS such as args_hash is derived from them). */
   fields: readonly string[];
+  /**
+   * A column added after rows of the kind were logged: written after the fields only when not
+   * NULL, so the leaves of the rows without it stay what they were (one such column a kind).
+   */
+  optional?: string;
 }
 
 const SOURCES: Record<LeafKind, LeafSource> = {
@@ -94,6 +99,7 @@ const SOURCES: Record<LeafKind, LeafSource> = {
       'turn_id', 'task_id', 'agent_id', 'model', 'provider', 'input_tokens', 'output_tokens', 'cached_input_tokens', 'cost_usd', 'cost_source', 'duration_ms', 'status',
       'error', 'requested_tool_calls', 'trace_id', 'span_id', 'created_at', 'fingerprint', 'source', 'ingested_at',
     ],
+    optional: 'messages',
   },
   agent_run: {
     table: 'agent_runs',
@@ -104,9 +110,15 @@ const SOURCES: Record<LeafKind, LeafSource> = {
   },
 };
 
-/** The fields of a kind's leaf data, in order. */
+/** The fields of a kind's leaf data, in order; its optional field last (see {@link leafRequired}). */
 export function leafFields(kind: LeafKind): readonly string[] {
-  return SOURCES[kind].fields;
+  const s = SOURCES[kind];
+  return s.optional === undefined ? s.fields : [...s.fields, s.optional];
+}
+
+/** How many of a kind's leaf fields are always written; any after them only when not NULL. */
+export function leafRequired(kind: LeafKind): number {
+  return SOURCES[kind].fields.length;
 }
 
 /** The table a kind's rows are stored in. */
@@ -117,9 +129,11 @@ export function leafTable(kind: LeafKind): string {
 /** `<length>:<text>\n` of a column; NULL is `-\n`, which no length-prefixed text can be. */
 const field = (c: string) => `if(isNull(${c}), '-\\n', concat(toString(length(toString(assumeNotNull(${c})))), ':', toString(assumeNotNull(${c})), '\\n'))`;
 
-/** The leaf data of a kind's row: a header line, then every field. */
+/** The leaf data of a kind's row: a header line, then every field, then its optional field unless NULL. */
 function leafData(kind: LeafKind): string {
-  return `concat('tool-audit leaf v1 ${kind}\\n', ${SOURCES[kind].fields.map(field).join(', ')})`;
+  const s = SOURCES[kind];
+  const optional = s.optional === undefined ? '' : `, if(isNull(${s.optional}), '', ${field(s.optional)})`;
+  return `concat('tool-audit leaf v1 ${kind}\\n', ${s.fields.map(field).join(', ')}${optional})`;
 }
 
 /** SHA-256(0x00 ‖ leaf data) of a kind's row, 32 bytes. */
@@ -148,7 +162,7 @@ export function leafSelect(kind: LeafKind, where: string): string {
  */
 export function leafTextsSelect(kind: LeafKind, where: string): string {
   const s = SOURCES[kind];
-  return `SELECT ${s.fields.map((c, i) => `toString(${c}) AS f${i}`).join(', ')}, toUnixTimestamp64Milli(${s.stored}) AS stored_ms FROM {db:Identifier}.${s.table} WHERE ${where}`;
+  return `SELECT ${leafFields(kind).map((c, i) => `toString(${c}) AS f${i}`).join(', ')}, toUnixTimestamp64Milli(${s.stored}) AS stored_ms FROM {db:Identifier}.${s.table} WHERE ${where}`;
 }
 
 /** A kind's column of storage time (ingested_at, or detected_at of a violation). */

@@ -25,6 +25,8 @@ export interface SpanMapOptions {
   defaultOrchestrator: Orchestrator;
   /** Which side's span of an MCP tools/call is the call (see isMcpCall); `client` when unset. */
   mcpCallSide?: 'client' | 'server';
+  /** Whether a model span's message attributes go with its turn (`messages`); off when unset. */
+  turnMessages?: boolean;
 }
 
 /** What became of one span. */

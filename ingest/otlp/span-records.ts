@@ -9,7 +9,8 @@ import { MAX_NAME_LENGTH } from '../../schemas/vocabulary.ts';
 import type { RunFields } from './agent-dialects.ts';
 import type { AttrValue, OtlpSpan } from './otlp-decode.ts';
 import { agentOf, costOf, NAMESPACE_BYTES, statusOf, taskOf, unmappableSpan, isName, type SpanMapOptions, type SpanMapping } from './span-common.ts';
-import type { TurnFields } from './turn-dialects.ts';
+import { messagesOf, type TurnFields } from './turn-dialects.ts';
+import { MAX_MESSAGES } from '../../schemas/model-turn.ts';
 
 /**
  * A model span → a model_turn packet. Its id is derived like a call's (UUIDv5 of trace and span
@@ -45,7 +46,10 @@ export function mapTurn(span: OtlpSpan, f: TurnFields, opts: SpanMapOptions): Sp
     span_id: span.spanId,
     created_at: new Date(Number(endNs / 1_000_000n)).toISOString(),
   };
-  return { kind: 'turn', turnId, packets: [JSON.stringify({ type: 'model_turn', turn })] };
+  // Only when asked for, and only when there are some: a turn without them is the same packet as before the setting existed.
+  const messages = opts.turnMessages ? messagesOf(span.attributes, f.messageKeys) : null;
+  const packet = messages === null ? { type: 'model_turn', turn } : { type: 'model_turn', turn: { ...turn, messages: messages.slice(0, MAX_MESSAGES) } };
+  return { kind: 'turn', turnId, packets: [JSON.stringify(packet)] };
 }
 
 /**

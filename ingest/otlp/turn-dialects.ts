@@ -9,13 +9,18 @@
  * | OpenLLMetry | `llm.request.type` `chat` or `completion` | as GenAI | `gen_ai.system` | `gen_ai.usage.input_tokens` (or `prompt_tokens`) / `output_tokens` (or `completion_tokens`) / `cache_read_input_tokens` | — | `gen_ai.completion.<i>.tool_calls.<j>.id` / `.name` |
  * | Vercel AI SDK | `ai.generateText.doGenerate`, `ai.streamText.doStream`, `ai.generateObject.doGenerate`, `ai.streamObject.doStream` | `ai.response.model`, else `ai.model.id` | `ai.model.provider` | `ai.usage.inputTokens` (or `promptTokens`) / `outputTokens` (or `completionTokens`) / `cachedInputTokens` | — | `ai.response.toolCalls` (`toolCallId`, `toolName`) |
  *
- * Every dialect: `tool_audit.cost_usd` is the cost the producer reports, read first.
+ * Every dialect: `tool_audit.cost_usd` is the cost the producer reports, read first. With
+ * OTLP_TURN_MESSAGES=on, {@link messagesOf} collects the dialect's message attributes (GenAI's
+ * `gen_ai.*messages*`, OpenInference's `llm.input_messages.*`/`llm.output_messages.*`,
+ * OpenLLMetry's `gen_ai.prompt.*`/`gen_ai.completion.*`, the AI SDK's `ai.prompt*`/`ai.response.*`).
  */
 import type { JsonValue } from '../../schemas/canonical-json.ts';
 import type { AttrValue, OtlpSpan } from './otlp-decode.ts';
 
 /** The turn fields of a recognised model span. */
 export interface TurnFields {
+  /** Its dialect's message attributes, as their names (exact, or a prefix ending in `.`). */
+  messageKeys: readonly string[];
   model: AttrValue | undefined;
   provider: AttrValue | undefined;
   inputTokens: AttrValue | undefined;
@@ -33,6 +38,27 @@ export interface TurnFields {
 export const TURN_SPAN_MARKERS = { keys: ['openinference.span.kind', 'gen_ai.operation.name', 'llm.request.type', 'ai.operationId'], namePrefixes: ['ai.'] } as const;
 
 const GENAI_TURNS = new Set(['chat', 'text_completion', 'generate_content']);
+// Where each dialect keeps the text of a turn's messages (a name ending in '.' is a prefix of flattened attributes).
+const GENAI_MESSAGES = ['gen_ai.system_instructions', 'gen_ai.input.messages', 'gen_ai.output.messages'];
+const OPENINFERENCE_MESSAGES = ['llm.input_messages.', 'llm.output_messages.'];
+const OPENLLMETRY_MESSAGES = ['gen_ai.prompt.', 'gen_ai.completion.', ...GENAI_MESSAGES];
+const AI_SDK_MESSAGES = ['ai.prompt', 'ai.prompt.messages', 'ai.response.text', 'ai.response.toolCalls', 'ai.response.object'];
+
+/**
+ * The span's message attributes as one JSON object (name → value as sent), or null when it has
+ * none. What `OTLP_TURN_MESSAGES=on` stores with a turn.
+ */
+export function messagesOf(a: Record<string, AttrValue>, keys: readonly string[]): string | null {
+  const out: Record<string, AttrValue> = {};
+  let any = false;
+  for (const k in a) {
+    if (keys.some((m) => (m.endsWith('.') ? k.startsWith(m) : k === m))) {
+      out[k] = a[k] as AttrValue;
+      any = true;
+    }
+  }
+  return any ? JSON.stringify(out) : null;
+}
 const AI_SDK_TURNS = new Set(['ai.generateText.doGenerate', 'ai.streamText.doStream', 'ai.generateObject.doGenerate', 'ai.streamObject.doStream']);
 
 /** Reads the turn fields of a model span, or undefined for any other span. */
@@ -41,6 +67,7 @@ export function turnFields(span: OtlpSpan): TurnFields | undefined {
   const reported = a['tool_audit.cost_usd'];
   if (a['openinference.span.kind'] === 'LLM') {
     return {
+      messageKeys: OPENINFERENCE_MESSAGES,
       model: a['llm.model_name'],
       provider: a['llm.provider'] ?? a['llm.system'],
       inputTokens: a['llm.token_count.prompt'],
@@ -55,6 +82,7 @@ export function turnFields(span: OtlpSpan): TurnFields | undefined {
   if ((typeof op === 'string' && GENAI_TURNS.has(op)) || openllmetry) {
     const genai = genaiCalls(a['gen_ai.output.messages']);
     return {
+      messageKeys: openllmetry ? OPENLLMETRY_MESSAGES : GENAI_MESSAGES,
       model: a['gen_ai.response.model'] ?? a['gen_ai.request.model'],
       provider: a['gen_ai.provider.name'] ?? a['gen_ai.system'],
       inputTokens: a['gen_ai.usage.input_tokens'] ?? a['gen_ai.usage.prompt_tokens'],
@@ -67,6 +95,7 @@ export function turnFields(span: OtlpSpan): TurnFields | undefined {
   const op2 = a['ai.operationId'] ?? span.name;
   if (typeof op2 === 'string' && AI_SDK_TURNS.has(op2)) {
     return {
+      messageKeys: AI_SDK_MESSAGES,
       model: a['ai.response.model'] ?? a['ai.model.id'],
       provider: a['ai.model.provider'],
       inputTokens: a['ai.usage.inputTokens'] ?? a['ai.usage.promptTokens'],

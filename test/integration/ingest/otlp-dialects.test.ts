@@ -52,7 +52,8 @@ if dialect == "pydantic-ai":
         """Looks a key up."""
         return f"value of {key}"
 
-    result = agent.run_sync("look up k1")
+    # The prompt carries a secret: the turn's stored messages must not.
+    result = agent.run_sync("look up k1 with sk-ant-api03-a1B2c3D4e5a1B2c3D4e5a1B2c3D4e5a1B2c3D4e5a1B2c3D4e5a1B2c3D4e5a1B2c3D4e5a1B2c3D4e5-ABCDEFGH")
     print(result.output)
     # The model turns as pydantic-ai itself counts them: the oracle of the stored turns.
     import json
@@ -133,7 +134,8 @@ describe('tool spans of agent frameworks, as their instrumentations export them'
   it('stores a LangChain tool call traced by OpenInference and by OpenLLMetry, a pydantic-ai agent\'s, and an MCP call traced by both its sides once, arguments as the tool got them, each agent run once naming its task; a re-export stores nothing', async () => {
     const port = testPort();
     const url = `http://127.0.0.1:${port}`;
-    const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), TOOL_AUDIT_DATA_DIR: join(mkdtempSync(join(tmpdir(), 'tool-audit-dialects-')), 'data'), LOG_LEVEL: 'warn' };
+    // Turns keep their messages here (OTLP_TURN_MESSAGES=on), redacted.
+    const env: Record<string, string | undefined> = { ...process.env, OTLP_TURN_MESSAGES: 'on', PORT: String(port), TOOL_AUDIT_DATA_DIR: join(mkdtempSync(join(tmpdir(), 'tool-audit-dialects-')), 'data'), LOG_LEVEL: 'warn' };
     delete env.KAFKA_BROKERS;
     delete env.CLICKHOUSE_URL;
     delete env.TOOL_AUDIT_API_KEYS;
@@ -175,6 +177,11 @@ describe('tool spans of agent frameworks, as their instrumentations export them'
           expect(view.model_turns.map((t) => ({ model: t.model, provider: t.provider, input_tokens: t.input_tokens, output_tokens: t.output_tokens, asked: t.requested_tool_calls.map((q) => [q.id, q.tool_id, q.call_id]) }))).toEqual(
             oracle.map((o) => ({ model: 'test', provider: 'test', input_tokens: o.input_tokens, output_tokens: o.output_tokens, asked: o.asked.map((id) => [id, 'lookup', callId]) })),
           );
+          // The first turn's messages: the prompt as pydantic-ai sent it, its secret redacted.
+          const told = JSON.parse(view.model_turns[0]?.messages ?? 'null') as Record<string, string> | null;
+          expect(Object.keys(told ?? {})).toContain('gen_ai.input.messages');
+          expect(told?.['gen_ai.input.messages']).toContain('look up k1 with [redacted:');
+          expect(JSON.stringify(view)).not.toContain('sk-ant-api03-');
         }
       }
       // Every span was exported twice: the second time stored nothing, and nothing conflicted.

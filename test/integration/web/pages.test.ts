@@ -269,7 +269,10 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
       run: { run_id: randomUUID(), task_id: task, agent_id: agent, name, duration_ms: (e - s) * 1000, status: 'success', error: null, trace_id: '5b8efff798038103d269b633813fc60c', span_id: span, parent_span_id: parent, created_at: at(e) },
     });
     const runs = [run('look up the order', 'researcher', 2, 5, '00f067aa0ba902b7', 'eee19b7ec3c1b174'), run('Refund request', 'planner', 0, 8, 'eee19b7ec3c1b174', null)];
-    const sent = [lookup, fetchUrl, turn(1, 'gpt-4o', 1200, 40, [{ id: 'tc-1', tool_id: 'lookup' }, { id: null, tool_id: 'fetch_url' }]), turn(6, 'gpt-4o', 1500, 90, []), ...runs];
+    // The first turn keeps its messages (a deployment with OTLP_TURN_MESSAGES=on).
+    const said = '{"gen_ai.input.messages":"[{\\"role\\":\\"user\\",\\"parts\\":[{\\"type\\":\\"text\\",\\"content\\":\\"refund order 7\\"}]}]"}';
+    const first = turn(1, 'gpt-4o', 1200, 40, [{ id: 'tc-1', tool_id: 'lookup' }, { id: null, tool_id: 'fetch_url' }]);
+    const sent = [lookup, fetchUrl, { ...first, turn: { ...first.turn, messages: said } }, turn(6, 'gpt-4o', 1500, 90, []), ...runs];
     const res = await fetch(`${server.url}/v1/packets`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(sent) });
     expect(res.status).toBe(200);
     const view = await api<TaskView>(`/v1/tasks/${task}?limit=1000`);
@@ -280,6 +283,7 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     await open(page, `/tasks/${task}`);
     const turns = page.getByLabel('Model turns of this task').getByRole('listitem');
     expect(await turns.locator('.turn-label').allTextContents()).toEqual(model.turns.map((t) => t.label));
+    expect(await turns.locator('.turn-messages pre').allTextContents()).toEqual([said]);
     // Named after its outer run; the sub-agent listed under it.
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(`Refund request task ${task}`);
     const runItems = page.getByLabel('Agent runs of this task').getByRole('listitem');

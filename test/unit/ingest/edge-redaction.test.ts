@@ -35,7 +35,7 @@ describe('topicText', () => {
     expect(plain).toEqual(sent);
   });
 
-  it('an error, a text and a JSON content, a data_flow, a hint\'s evidence and an agent run\'s name and error carry their secrets out, hashes kept', () => {
+  it('an error, a text and a JSON content, a data_flow, a hint\'s evidence, an agent run\'s name and error and a turn\'s messages carry their secrets out, hashes kept', () => {
     for (const [rule, text, secret] of FOUND) {
       const call = JSON.parse(JSON.stringify(toolCall({ status: 'error', error: `failed: ${text}` })));
       const out = outputArtifact(call.call_id, `log line: ${text}`);
@@ -50,7 +50,11 @@ describe('topicText', () => {
         type: 'agent_run',
         run: { run_id: randomUUID(), task_id: 'task-1', agent_id: 'planner', name: `answer ${text}`.slice(0, 256), duration_ms: 5, status: 'error', error: `gave up on ${text}`, trace_id: null, span_id: null, parent_span_id: null, created_at: '2026-11-22T01:00:00.000Z' },
       };
-      for (const raw of [JSON.stringify(call), JSON.stringify(out), JSON.stringify(json), JSON.stringify(value), JSON.stringify(dep), JSON.stringify(hint), JSON.stringify(run)]) {
+      const turn = {
+        type: 'model_turn',
+        turn: { turn_id: randomUUID(), task_id: 'task-1', agent_id: 'planner', model: 'm', provider: null, input_tokens: null, output_tokens: null, cached_input_tokens: null, cost_usd: null, cost_source: null, duration_ms: 5, status: 'success', error: null, requested_tool_calls: [], trace_id: null, span_id: null, created_at: '2026-11-22T01:00:00.000Z', messages: JSON.stringify({ 'gen_ai.input.messages': `use ${text}` }) },
+      };
+      for (const raw of [JSON.stringify(call), JSON.stringify(out), JSON.stringify(json), JSON.stringify(value), JSON.stringify(dep), JSON.stringify(hint), JSON.stringify(run), JSON.stringify(turn)]) {
         const { text: record, sent, again } = produced(raw);
         expect(sent.ok, `${rule}: ${raw.slice(0, 80)}`).toBe(true);
         expect(record, rule).not.toContain(secret);

@@ -8,6 +8,7 @@ import { decodePacket } from '../../../ingest/decode-packet.ts';
 import type { OtlpSpan } from '../../../ingest/otlp/otlp-decode.ts';
 import { mapSpan } from '../../../ingest/otlp/span-map.ts';
 import { priceOf, tableCost } from '../../../schemas/model-prices.ts';
+import { Redactor } from '../../../schemas/redaction-policy.ts';
 
 const OPTS = { taskIdAttribute: 'tool_audit.task_id', defaultOrchestrator: 'gateway' as const };
 const span = (name: string, attributes: OtlpSpan['attributes'], over: Partial<OtlpSpan> = {}): OtlpSpan => ({
@@ -91,5 +92,50 @@ describe('model turn dialects', () => {
     expect({ ...d.value.row, fingerprint: '' }).toEqual({ ...row, fingerprint: '' });
     expect(d.value.row.fingerprint).not.toBe(row.fingerprint);
     expect(turnOf(s).row.fingerprint).toBe(row.fingerprint);
+  });
+
+  it('stores each dialect\'s message attributes only with OTLP_TURN_MESSAGES=on, redacted; without, the packet and its fingerprint are what they were', () => {
+    const on = { ...OPTS, turnMessages: true };
+    const secret = 'sk-ant-api03-a1B2c3D4e5a1B2c3D4e5a1B2c3D4e5a1B2c3D4e5a1B2c3D4e5a1B2c3D4e5a1B2c3D4e5a1B2c3D4e5-ABCDEFGH';
+    const cases: Array<[OtlpSpan, Record<string, unknown>]> = [
+      [span('chat', { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o', 'gen_ai.input.messages': '[{"role":"user","parts":[{"type":"text","content":"hi"}]}]', 'gen_ai.output.messages': '[]', 'gen_ai.usage.input_tokens': 3 }),
+        { 'gen_ai.input.messages': '[{"role":"user","parts":[{"type":"text","content":"hi"}]}]', 'gen_ai.output.messages': '[]' }],
+      [span('ChatOpenAI', { 'openinference.span.kind': 'LLM', 'llm.model_name': 'gpt-4o', 'llm.input_messages.0.message.role': 'user', 'llm.input_messages.0.message.content': 'hi', 'llm.output_messages.0.message.content': 'hello', 'llm.token_count.prompt': 3 }),
+        { 'llm.input_messages.0.message.role': 'user', 'llm.input_messages.0.message.content': 'hi', 'llm.output_messages.0.message.content': 'hello' }],
+      [span('openai.chat', { 'llm.request.type': 'chat', 'gen_ai.request.model': 'gpt-4o', 'gen_ai.prompt.0.content': 'hi', 'gen_ai.completion.0.content': 'hello' }), { 'gen_ai.prompt.0.content': 'hi', 'gen_ai.completion.0.content': 'hello' }],
+      [span('ai.generateText.doGenerate', { 'ai.operationId': 'ai.generateText.doGenerate', 'ai.model.id': 'gpt-4o', 'ai.prompt.messages': '[{"role":"user","content":"hi"}]', 'ai.response.text': 'hello' }), { 'ai.prompt.messages': '[{"role":"user","content":"hi"}]', 'ai.response.text': 'hello' }],
+    ];
+    for (const [s, want] of cases) {
+      const off = mapSpan(s, OPTS);
+      expect(off.kind === 'turn' && off.packets[0]?.includes('"messages"'), s.name).toBe(false);
+      const { sent, row } = (() => {
+        const m = mapSpan(s, on);
+        if (m.kind !== 'turn') throw new Error(m.kind);
+        const d = decode(m.packets[0] as string);
+        if (!d.ok || d.value.kind !== 'turn') throw new Error(JSON.stringify(d));
+        return { sent: JSON.parse(m.packets[0] as string).turn, row: d.value.row };
+      })();
+      expect(JSON.parse(sent.messages), s.name).toEqual(want);
+      expect(row.messages, s.name).toBe(sent.messages);
+    }
+    // No message attributes: no field at all, the same packet as with the setting off.
+    const bare = span('chat', { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o' });
+    expect(mapSpan(bare, on)).toEqual(mapSpan(bare, OPTS));
+    // A turn's fingerprint is the same without the field and with it null; a text changes it.
+    const base = (JSON.parse((mapSpan(bare, OPTS) as { packets: string[] }).packets[0] as string) as { turn: Record<string, unknown> }).turn;
+    const fp = (turn: Record<string, unknown>) => {
+      const d = decode(JSON.stringify({ type: 'model_turn', turn }));
+      if (!d.ok) throw new Error(JSON.stringify(d.error));
+      return d.value.row.fingerprint;
+    };
+    expect(fp({ ...base, messages: null })).toBe(fp(base));
+    expect(fp({ ...base, messages: '{}' })).not.toBe(fp(base));
+    // Redacted at ingest like every stored text.
+    const withSecret = span('chat', { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o', 'gen_ai.input.messages': `[{"role":"user","parts":[{"type":"text","content":"use ${secret}"}]}]` });
+    const m = mapSpan(withSecret, on) as { packets: string[] };
+    const redacted = decodePacket({ raw: m.packets[0] as string, source: { kind: 'http', requestId: 'r', index: 0 } }, 1 << 20, new Redactor({ key: 'turn-messages-test-key-0123456789' }));
+    if (!redacted.ok || redacted.value.kind !== 'turn') throw new Error('not a turn');
+    expect(redacted.value.row.messages).not.toContain(secret);
+    expect(redacted.value.row.messages).toContain('[redacted:');
   });
 });

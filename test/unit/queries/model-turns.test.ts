@@ -8,7 +8,7 @@ import { linkTurns, type TurnReadRow } from '../../../queries/model-turns.ts';
 
 const turn = (id: string, ms: number, asked: Array<{ id: string | null; tool_id: string }>): TurnReadRow => ({
   turn_id: id, task_id: 't', agent_id: 'a', model: 'm', provider: null, input_tokens: '10', output_tokens: '2', cached_input_tokens: null,
-  cost_usd: null, cost_source: null, duration_ms: '5', status: 'success', error: null, requested_tool_calls: JSON.stringify(asked), trace_id: '', span_id: '', created_ms: String(ms),
+  cost_usd: null, cost_source: null, duration_ms: '5', status: 'success', error: null, requested_tool_calls: JSON.stringify(asked), trace_id: '', span_id: '', created_ms: String(ms), messages: null,
 });
 const at = (ms: number) => new Date(ms).toISOString();
 

@@ -86,7 +86,7 @@ describe('taskModel', () => {
     const turn = (id: string, endMs: number, asked: Array<[string | null, string, string | null]>, o: Record<string, unknown> = {}) => ({
       turn_id: id, agent_id: 'QA_Agent', model: 'gpt-4o', provider: 'openai', input_tokens: 1000, output_tokens: 20, cached_input_tokens: null, cost_usd: 0.003, cost_source: 'price_table' as const,
       duration_ms: 400, status: 'success' as const, error: null, requested_tool_calls: asked.map(([qid, tool, callId]) => ({ id: qid, tool_id: tool, call_id: callId })), trace_id: null, span_id: null,
-      created_at: new Date(t0 + endMs).toISOString(), ...o,
+      created_at: new Date(t0 + endMs).toISOString(), messages: null, ...o,
     });
     const m = taskModel({ ...view([call(0), call(1), call(2)]), model_turns: [turn('u1', -100, [['a', 'search_web', 'c0'], [null, 'fetch_url', 'c1'], [null, 'send_email', null]]), turn('u2', 5000, [], { input_tokens: null, cost_usd: null })] }, []);
     expect(m.turns.map((t) => [t.start, t.end, t.asked.map((a) => a.bar)])).toEqual([[-500, -100, [0, 1, undefined]], [4600, 5000, []]]);

@@ -198,6 +198,8 @@ function turnList(model: TaskModel, select: (i: number) => void): HTMLElement | 
           { 'data-turn-id': t.turn.turn_id },
           el('span', { class: 'turn-label' }, t.label),
           ...t.asked.map((a) => el('span', {}, ' ', a.bar === undefined ? el('span', { class: 'hint' }, `${a.tool} (not made)`) : el('button', { type: 'button', class: 'linkish', onclick: () => select(a.bar as number) }, `→ #${(a.bar as number) + 1} ${a.tool}`))),
+          // Stored only where the deployment keeps them (OTLP_TURN_MESSAGES=on), redacted.
+          t.turn.messages === null ? null : el('details', { class: 'turn-messages' }, el('summary', {}, 'messages'), el('pre', {}, t.turn.messages)),
         ),
       ),
     ),
