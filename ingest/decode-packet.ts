@@ -417,7 +417,8 @@ function approvalText(a: Approval): string {
 function fingerprint(kind: Accepted['kind'], row: { fingerprint: string; source: string; approval?: string; messages?: string }): string {
   const fields = row as unknown as Record<string, JsonValue>;
   // A turn's messages are a field only when it has some: a turn without is the same turn as before they existed.
-  const key = `${kind}${row.approval ? '+approval' : ''}${row.messages === undefined ? '' : '+messages'}`;
+  // (The key is the kind itself for nearly every packet: nothing is built per packet for it.)
+  const key = row.approval ? `${kind}+approval` : row.messages === undefined ? kind : `${kind}+messages`;
   let keys = FIELD_ORDER.get(key);
   const count = Object.keys(fields).length;
   if (keys === undefined || keys.count !== count) {

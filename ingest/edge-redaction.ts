@@ -14,18 +14,34 @@ import { parseLossless } from '../schemas/lossless-json.ts';
 import { stringifyLossless } from '../schemas/raw-json.ts';
 import type { JsonValue } from '../schemas/canonical-json.ts';
 import type { Redactor } from '../schemas/redaction-policy.ts';
-import type { DecodeResult } from './rows.ts';
+import type { Accepted, DecodeResult } from './rows.ts';
 
 type Obj = Record<string, JsonValue>;
 const isObj = (v: JsonValue | undefined): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+const marked = (...texts: Array<string | null | undefined>): boolean => texts.some((t) => typeof t === 'string' && t.includes('[redacted:'));
+
+/** Whether the decoder took a secret out of the packet's row (calls and outputs record where; the other kinds' texts carry the mark). */
+function redactedIn(a: Accepted): boolean {
+  switch (a.kind) {
+    case 'dependency':
+      return marked(a.row.data_flow);
+    case 'hint':
+      return marked(a.row.evidence);
+    case 'turn':
+      return marked(a.row.error, a.row.messages);
+    case 'run':
+      return marked(a.row.name, a.row.error);
+    default:
+      return a.row.redactions !== '';
+  }
+}
 
 /** The text to produce for a packet judged `d` (decoded with `redactor`): `raw` itself when nothing in it is secret. */
 export function topicText(raw: string, d: DecodeResult, redactor: Redactor): string {
   if (!d.ok) return redactor.packet(raw);
   const a = d.value;
-  const changed =
-    a.kind === 'dependency' ? a.row.data_flow !== null && a.row.data_flow.includes('[redacted:') : a.kind === 'hint' ? a.row.evidence.includes('[redacted:') : a.kind === 'turn' ? (a.row.error !== null && a.row.error.includes('[redacted:')) || (a.row.messages !== undefined && a.row.messages.includes('[redacted:')) : a.kind === 'run' ? a.row.name.includes('[redacted:') || (a.row.error !== null && a.row.error.includes('[redacted:')) : a.row.redactions !== '';
-  if (!changed) return raw;
+  if (!redactedIn(a)) return raw;
   const packet = parseLossless(raw);
   if (!isObj(packet)) return redactor.packet(raw);
   if (a.kind === 'invocation' && isObj(packet.invocation)) {

@@ -110,10 +110,12 @@ const SOURCES: Record<LeafKind, LeafSource> = {
   },
 };
 
+/** Each kind's leaf fields: its fields, then its optional one. */
+const LEAF_FIELDS = Object.fromEntries(LEAF_KINDS.map((k) => [k, SOURCES[k].optional === undefined ? SOURCES[k].fields : [...SOURCES[k].fields, SOURCES[k].optional]])) as Record<LeafKind, readonly string[]>;
+
 /** The fields of a kind's leaf data, in order; its optional field last (see {@link leafRequired}). */
 export function leafFields(kind: LeafKind): readonly string[] {
-  const s = SOURCES[kind];
-  return s.optional === undefined ? s.fields : [...s.fields, s.optional];
+  return LEAF_FIELDS[kind];
 }
 
 /** How many of a kind's leaf fields are always written; any after them only when not NULL. */

@@ -62,7 +62,7 @@ export function agentOf(span: OtlpSpan): string {
 }
 
 /** The quarantine record of a span that cannot be a packet: always rejected (otlp_unmappable) at ingest. */
-export function quarantinePacket(span: OtlpSpan, callId: string, reason: string): string {
+function quarantinePacket(span: OtlpSpan, callId: string, reason: string): string {
   return JSON.stringify({
     type: 'otlp_span',
     reason,
@@ -105,7 +105,7 @@ export function costOf(v: AttrValue | undefined): number | null {
 }
 
 /** A string attribute (or a finite number, as text); undefined for anything else or ''. */
-export function stringAttr(v: AttrValue | undefined): string | undefined {
+function stringAttr(v: AttrValue | undefined): string | undefined {
   if (typeof v === 'string' && v !== '') return v;
   if (typeof v === 'number' && Number.isFinite(v)) return String(v);
   return undefined;
