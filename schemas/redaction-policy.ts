@@ -12,8 +12,8 @@
  */
 import type { JsonValue } from './canonical-json.ts';
 import { argsHash, contentSample, sha256Hex, utf8ByteLength } from './hashing.ts';
-import { hasSecret, mayHoldSecret, namesSecret, PLACEHOLDER, readsAsWritten, redactString, scanGates, secretMark, type DetectOptions } from './secret-detectors.ts';
-import { escapePointer, redactJson, type Redaction } from './secret-redaction.ts';
+import { hasSecret, mayHoldSecret, namesSecret, PLACEHOLDER, readsAsWritten, scanGates, secretMark, type DetectOptions } from './secret-detectors.ts';
+import { escapePointer, redactJson, redactText, type Redaction } from './secret-redaction.ts';
 
 /** What to redact and with which key. */
 export interface RedactionPolicy {
@@ -97,9 +97,12 @@ export class Redactor {
     return readsAsWritten(json) && !mayHoldSecret(json, this.detect);
   }
 
-  /** A text with its secrets replaced; the same text when it holds none. */
+  /**
+   * A text with its secrets replaced; the same text when it holds none. A text that is a JSON
+   * array or object (an error carrying a response body) is judged as JSON.
+   */
   text(s: string): string {
-    return redactString(s, this.mark, this.detect).text;
+    return redactText(s, this.mark, this.detect);
   }
 
   /**

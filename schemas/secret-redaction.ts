@@ -5,7 +5,9 @@
  * it. Pure; the placeholder comes from the caller (secretMark with the deployment's key), so the
  * emitters, the MCP gateway and ingest redact the same value to the same text.
  */
-import { RawNumber } from './canonical-json.ts';
+import { pythonJsonDumps, RawNumber, type JsonValue } from './canonical-json.ts';
+import { parseLossless } from './lossless-json.ts';
+import { withPythonNumbers } from './python-numbers.ts';
 import { isCardNumber, isPlaceholder, mayHoldSecret, redactString, secretName, type DetectOptions } from './secret-detectors.ts';
 
 /** One redaction: where (a JSON Pointer into the value) and by which rule (`path` for a configured path). */
@@ -62,6 +64,8 @@ export function redactJson(value: unknown, mark: (rule: string, secret: string) 
     if (at.length > 0 && paths.some((p) => pathMatches(p, at)) && !(typeof v === 'string' && isPlaceholder(v))) return whole('path', typeof v === 'string' ? v : JSON.stringify(v), at);
     if (typeof v === 'string') {
       if (secret) return v === '' || isPlaceholder(v) ? v : whole('secret_name', v, at);
+      const inner = jsonInside(v);
+      if (inner !== undefined) return walkInside(v, inner, at);
       const r = redactString(v, mark, o);
       for (const rule of r.rules) redactions.push({ pointer: pointerOf(at), rule });
       return r.text;
@@ -93,5 +97,38 @@ export function redactJson(value: unknown, mark: (rule: string, secret: string) 
     }
     return v;
   };
+  // A JSON text inside a string is judged as the JSON it holds, and written back (only when it
+  // held a secret) as Python's json.dumps writes it, so every emitter writes the same bytes. A
+  // pointer cannot address inside a string: what was found there is recorded at the string.
+  const walkInside = (text: string, inner: Json, at: string[]): Json => {
+    const before = redactions.length;
+    const out = walk(inner, at, false);
+    if (redactions.length === before) return text;
+    const pointer = pointerOf(at);
+    for (let i = before; i < redactions.length; i++) (redactions[i] as Redaction).pointer = pointer;
+    return pythonJsonDumps(withPythonNumbers(out as JsonValue), { sortKeys: false });
+  };
   return { value: walk(value as Json, [], false), redactions };
+}
+
+/**
+ * A text with its secrets replaced; a text that holds a JSON array or object is judged as that
+ * JSON (as a string inside a value is: {@link redactJson}).
+ */
+export function redactText(text: string, mark: (rule: string, secret: string) => string, o: DetectOptions = {}): string {
+  return text.length > 1 && JSON_SPACE.test(text) ? (redactJson(text, mark, o).value as string) : redactString(text, mark, o).text;
+}
+
+/** JSON white space, the only characters JSON.parse and Python's json.loads allow around a value. */
+const JSON_SPACE = /^[ \t\n\r]*[[{]/;
+
+/**
+ * The array or object a string holds as JSON text (an MCP result's text block, OpenAI's
+ * `arguments`, a model's message list), numbers kept as written; undefined for any other string.
+ * Such a text carries its secrets escaped (`{\"password\": \"…\"}`) where no text detector
+ * reads them as a secret's name and value.
+ */
+function jsonInside(s: string): Json | undefined {
+  if (s.length < 2 || !JSON_SPACE.test(s)) return undefined;
+  return parseLossless(s) as Json | undefined;
 }

@@ -85,8 +85,50 @@ def secret_name(name: str) -> bool:
     return last in _SECRET_WORDS or last.endswith(("password", "passwd", "passphrase", "secret", "apikey")) or (len(words) > 1 and f"{words[-2]}_{last}" in _SECRET_PAIRS)
 
 
+class _Float(float):
+    """A float read from JSON text inside a string, with its literal: the TypeScript side keeps
+    those numbers as written (a lossless parse), and json.dumps writes the value as repr(float)."""
+
+    literal = ""
+
+
+class _Int(int):
+    """An integer read from JSON text inside a string, with its literal (see _Float)."""
+
+    literal = ""
+
+
+def _literal(kind: Any) -> Callable[[str], Any]:
+    def make(text: str) -> Any:
+        n = kind(text)
+        n.literal = text
+        return n
+
+    return make
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+_JSON_START = re.compile(r"[ \t\n\r]*[\[{]")
+
+
+def _json_inside(s: str) -> Any:
+    """The array or object a string holds as JSON text (an MCP result's text block, OpenAI's
+    ``arguments``), numbers with their literals; None for any other string."""
+    if len(s) < 2 or not _JSON_START.match(s):
+        return None
+    try:
+        return json.loads(s, parse_float=_literal(_Float), parse_int=_literal(_Int), parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        return None
+
+
 def _number_text(v: Any) -> str:
     """A number as JavaScript's String() writes one that JSON.parse read (ints exactly; floats by repr)."""
+    if isinstance(v, (_Float, _Int)):
+        return v.literal
     if isinstance(v, int):
         return str(v)
     if not math.isfinite(v):
@@ -187,7 +229,24 @@ class Redactor:
         return sorted(hits, key=lambda h: h[1])
 
     def text(self, text: str) -> str:
-        """text with every secret replaced by its placeholder."""
+        """text with every secret replaced by its placeholder; a text that holds a JSON array or
+        object judged as that JSON (as the walk judges a string)."""
+        inner = _json_inside(text)
+        if inner is not None:
+            return self._inside(text, inner, [], [], [False])
+        return self._text(text)
+
+    def _inside(self, text: str, inner: Any, at: List[str], paths: List[List[str]], changed: List[bool]) -> str:
+        """JSON text inside a string judged as the JSON it holds, and written back (only when it
+        held a secret) as json.dumps writes it: what the TypeScript side writes."""
+        found = [False]
+        out = self._walk(inner, at, paths, found)
+        if not found[0]:
+            return text
+        changed[0] = True
+        return json.dumps(out)
+
+    def _text(self, text: str) -> str:
         out, at = [], 0
         for rule, start, end in self.find(text):
             out.append(text[at:start] + self._mark(rule, text[start:end]))
@@ -205,7 +264,10 @@ class Redactor:
                     return v
                 changed[0] = True
                 return self._mark("secret_name", v)
-            r = self.text(v)
+            inner = _json_inside(v)
+            if inner is not None:
+                return self._inside(v, inner, at, paths, changed)
+            r = self._text(v)
             changed[0] = changed[0] or r != v
             return r
         if isinstance(v, (int, float)) and not isinstance(v, bool):
@@ -221,7 +283,7 @@ class Redactor:
             named = any(isinstance(v.get(n), str) and secret_name(v[n]) for n in ("name", "key", "header"))
             out = {}
             for k, x in v.items():
-                key = self.text(k)
+                key = self._text(k)
                 changed[0] = changed[0] or key != k
                 out[key] = self._walk(x, at + [key], paths, changed, secret or secret_name(k) or (named and k == "value"))
             return out

@@ -136,3 +136,17 @@ export const SHAPES: Array<[string, Record<string, unknown>, string[], Array<[po
   ['a secret as an object key', { [`ghp_${rep('Q1w2E3r4T5', 36)}`]: { scopes: ['repo'] } }, [`ghp_${rep('Q1w2E3r4T5', 36)}`], [['/KEY', 'github_token']]],
   ['an assignment in a shell command', { cmd: 'export OPENAI_API_KEY=abc123def456ghi789 && DB_PASSWORD="pa55-word" ./run --api-token tkn-000111 --max-tokens 100' }, ['abc123def456ghi789', 'pa55-word', 'tkn-000111'], [['/cmd', 'secret_assignment']]],
 ];
+
+/**
+ * The places agents put a JSON value inside a string, escaped once or twice: an MCP tool result's
+ * text block, an OpenAI tool call's `arguments`, a body carried in a payload (twice), and text
+ * pretty-printed after a newline. [what, the value wrapped, the pointer of the string that holds
+ * it, the value read back out of a wrapped one].
+ */
+type Wrapped = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+export const INSIDE: Array<[string, (v: unknown) => Wrapped, string, (w: Wrapped) => unknown]> = [
+  ['an MCP text block', (v) => ({ content: [{ type: 'text', text: JSON.stringify(v) }], isError: false }), '/content/0/text', (w) => JSON.parse(w.content[0].text)],
+  ['OpenAI tool-call arguments', (v) => ({ tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'login', arguments: JSON.stringify(v) } }] }), '/tool_calls/0/function/arguments', (w) => JSON.parse(w.tool_calls[0].function.arguments)],
+  ['a body inside a payload', (v) => ({ payload: JSON.stringify({ kind: 'http', body: JSON.stringify(v) }) }), '/payload', (w) => JSON.parse(JSON.parse(w.payload).body)],
+  ['pretty-printed text', (v) => ({ text: `\n  ${JSON.stringify(v, null, 2)}\n` }), '/text', (w) => JSON.parse(w.text)],
+];

@@ -10,7 +10,7 @@ import { topicText } from '../../../ingest/edge-redaction.ts';
 import type { RawPacket } from '../../../ingest/rows.ts';
 import { Redactor } from '../../../schemas/redaction-policy.ts';
 import { dependency, outputArtifact, toolCall } from '../../helpers/packets.ts';
-import { FOUND, SHAPES } from '../../helpers/secret-corpus.ts';
+import { FOUND, INSIDE, SHAPES } from '../../helpers/secret-corpus.ts';
 
 const redactor = new Redactor({ key: 'edge-redaction-test-key-0123456789' });
 const http = (raw: string): RawPacket => ({ raw, source: { kind: 'http', requestId: 'r', index: 0 } });
@@ -59,6 +59,23 @@ describe('topicText', () => {
         expect(sent.ok, `${rule}: ${raw.slice(0, 80)}`).toBe(true);
         expect(record, rule).not.toContain(secret);
         expect(again, rule).toEqual(sent);
+      }
+    }
+  });
+
+  it.each(INSIDE.map(([what, wrap]) => [what, wrap] as const))('JSON text inside a string (%s) of args, a result summary and a JSON content: no shape\'s secret in the record or the row', (_what, wrap) => {
+    for (const [what, args, secrets] of SHAPES) {
+      const call = toolCall({ args: wrap(args), result_summary: wrap(args) });
+      const content = JSON.stringify(wrap(args));
+      const packets = [call, outputArtifact(call.call_id as string, content, 'json'), { ...outputArtifact(call.call_id as string, content, 'json'), content: wrap(args) }];
+      for (const raw of packets.map((p) => JSON.stringify(p))) {
+        const { text: record, sent, again } = produced(raw);
+        expect(sent.ok, what).toBe(true);
+        for (const s of secrets) {
+          expect(record, what).not.toContain(s);
+          expect(JSON.stringify(sent), what).not.toContain(s);
+        }
+        expect(again, what).toEqual(sent);
       }
     }
   });

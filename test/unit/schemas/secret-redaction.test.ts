@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { canonicalArgs, type JsonValue } from '../../../schemas/canonical-json.ts';
 import { secretMark, secretName } from '../../../schemas/secret-detectors.ts';
 import { redactJson } from '../../../schemas/secret-redaction.ts';
-import { SHAPES } from '../../helpers/secret-corpus.ts';
+import { INSIDE, SHAPES } from '../../helpers/secret-corpus.ts';
 
 const mark = (rule: string, secret: string) => `<${rule}:${secret.length}>`;
 const AWS = 'AKIAIOSFODNN7EXAMPLE';
@@ -69,6 +69,29 @@ describe('redactJson', () => {
     expect(got.sort()).toEqual([...where].sort());
   });
 
+  it.each(INSIDE)('JSON text inside a string (%s): read as the JSON it holds, every shape\'s secrets out, found at the string', (_what, wrap, pointer, unwrap) => {
+    for (const [what, args, secrets] of SHAPES) {
+      const r = redactJson(wrap(args), mark);
+      const text = JSON.stringify(r.value);
+      for (const secret of secrets) expect(text, what).not.toContain(secret);
+      expect(r.redactions.length, what).toBeGreaterThan(0);
+      expect(new Set(r.redactions.map((x) => x.pointer)), what).toEqual(new Set([pointer]));
+      // Unwrapped, the text holds what the args redacted directly hold (the oracle: the walk of a
+      // plain value, tested above).
+      const direct = JSON.parse(JSON.stringify(redactJson(args, mark).value)) as unknown;
+      expect(unwrap(r.value as Record<string, unknown>), what).toEqual(direct);
+    }
+  });
+
+  it('writes a JSON text that held a secret back as Python\'s json.dumps does, numbers as written; one without a secret byte for byte', () => {
+    const clean = { text: '{"n": 1.50, "big": 12345678901234567890, "city": "Zürich",\n "list": [1e2]}' };
+    expect(redactJson(clean, mark)).toEqual({ value: clean, redactions: [] });
+    const r = redactJson({ text: '{"password":"hunter2","n":1.50,"e":1e2,"big":12345678901234567890,"city":"Zürich","l":[]}' }, mark);
+    expect(r.value).toEqual({ text: '{"password": "<secret_name:7>", "n": 1.5, "e": 100.0, "big": 12345678901234567890, "city": "Z\\u00fcrich", "l": []}' });
+    // Strings that only look like JSON, and scalars, are texts.
+    expect(redactJson({ a: '[not json] password=hunter2', b: '123', c: '{' }, mark).value).toEqual({ a: '[not json] password=<connection_password:7>', b: '123', c: '{' });
+  });
+
   it('names a secret by its last words, in any case and separator, and not a count, a cursor or a longer word', () => {
     const yes = ['password', 'DB_PASSWORD', 'X-Api-Key', 'apiKey', 'clientSecret', 'Set-Cookie', 'github_token', 'accessToken', 'AWS_SECRET_ACCESS_KEY', 'pass', 'Authorization', 'private.key', 'credentials'];
     const no = ['max_tokens', 'token_count', 'tokens_used', 'bypass', 'compass', 'page_token', 'nextPageToken', 'passage', 'key', 'cache_key', 'password_hint', 'secretary', ''];
@@ -76,3 +99,4 @@ describe('redactJson', () => {
     expect(no.filter((n) => secretName(n))).toEqual([]);
   });
 });
+
