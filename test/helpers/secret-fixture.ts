@@ -2,11 +2,11 @@
  * The secrets fixture every entry path is tested with: at least 150 realistic fake secrets in at
  * least 40 shapes, as tool args carry them — the detectors' corpus (one per kind), one credential
  * per provider shape and a second of each in a config text, the shapes agents send (names, header
- * pairs, numbers, object keys, shell assignments), and whole files: environment dumps, cloud
- * credential files, a service account, a kubeconfig, .netrc, DSNs, HTTP header dumps, shell
- * commands, PEM keys. Each item is the args of one call and the secrets planted in them.
+ * pairs, numbers, object keys, shell assignments) bare and as JSON text inside a string, and whole
+ * files: environment dumps, cloud credential files, a service account, a kubeconfig, .netrc, DSNs,
+ * HTTP header dumps, shell commands, PEM keys. Each item is the args of one call and the secrets planted in them.
  */
-import { FOUND, PEM, PROVIDER_FOUND, rep, SHAPES } from './secret-corpus.ts';
+import { FOUND, INSIDE, PEM, PROVIDER_FOUND, rep, SHAPES } from './secret-corpus.ts';
 import { PROVIDER_RULES } from '../../schemas/secret-providers.ts';
 
 /** One call's args and what is secret in them. */
@@ -110,6 +110,9 @@ export const SECRET_FIXTURE: PlantedSecrets[] = [
     return { shape: `provider in a config text: ${rule}`, args: { config: JSON.stringify({ service: rule.split('_')[0], value: text.replace(secret, other), region: 'eu-west-1' }) }, secrets: [other] };
   }),
   ...SHAPES.map(([shape, args, secrets]): PlantedSecrets => ({ shape, args, secrets })),
+  // The same shapes as JSON text inside a string: an MCP text block, OpenAI's arguments, a body
+  // in a payload, pretty-printed text.
+  ...INSIDE.flatMap(([where, wrap]) => SHAPES.map(([shape, args, secrets]): PlantedSecrets => ({ shape: `${shape}, in ${where}`, args: wrap(args), secrets }))),
   ...FILES,
 ];
 
