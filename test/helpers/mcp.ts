@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { testPort } from './ports.ts';
+import { seedDataDir } from './data-template.ts';
 
 export const root = new URL('../../', import.meta.url).pathname;
 export const ADMIN_KEY = 'mcp-admin-key-0123456789';
@@ -53,6 +54,7 @@ export async function startServe(): Promise<Served> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== 'KAFKA_BROKERS' && k !== 'CLICKHOUSE_URL' && k !== 'TOOL_AUDIT_URL') env[k] = v;
   Object.assign(env, { PORT: String(port), TOOL_AUDIT_DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'warn', TOOL_AUDIT_API_KEYS: KEYS, ANALYZER_ENABLED: 'false', DEDUP_INDEX_INTERVAL_MS: '0' });
+  await seedDataDir(join(dir, 'data'));
   const child = spawn(process.execPath, [join(root, 'bin/tool-audit.mjs'), 'serve'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;

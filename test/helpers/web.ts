@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { chromium, type Browser } from 'playwright-core';
 import { testPort } from './ports.ts';
+import { seedDataDir } from './data-template.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 const bin = join(root, 'bin/tool-audit.mjs');
@@ -58,6 +59,7 @@ export async function startServe(opts: { apiKeys?: string; env?: Record<string, 
   delete env.CLICKHOUSE_URL;
   if (opts.apiKeys) env.TOOL_AUDIT_API_KEYS = opts.apiKeys;
   else delete env.TOOL_AUDIT_API_KEYS;
+  await seedDataDir(dataDir);
   const child = spawn(process.execPath, [bin, 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));

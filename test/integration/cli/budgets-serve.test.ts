@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { auditResult, BudgetDeniedError, createAuditEmitter } from '../../../emit/index.ts';
 import { testPort } from '../../helpers/ports.ts';
+import { seedDataDir } from '../../helpers/data-template.ts';
 
 const root = new URL('../../../', import.meta.url).pathname;
 const KEYS = 'admin-key-0123456789a:admin;ingest-key-0123456789:ingest,read';
@@ -46,6 +47,7 @@ describe('budgets on a served process', () => {
     const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), TOOL_AUDIT_DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'warn', TOOL_AUDIT_API_KEYS: KEYS, ANALYZER_ENABLED: 'false', DEDUP_INDEX_INTERVAL_MS: '0', BUDGET_CHECK_PORT: String(port + 1) };
     delete env.KAFKA_BROKERS;
     delete env.CLICKHOUSE_URL;
+    await seedDataDir(env.TOOL_AUDIT_DATA_DIR as string);
     let server = await start(env, port);
     try {
       const file = join(dir, 'budgets.json');

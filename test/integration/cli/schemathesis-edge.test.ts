@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { python, root } from '../../helpers/mcp.ts';
 import { testPort } from '../../helpers/ports.ts';
+import { seedDataDir } from '../../helpers/data-template.ts';
 
 const KEY = 'schemathesis-read-key-0123456789';
 const PER_MINUTE = 10;
@@ -39,6 +40,7 @@ describe.skipIf(!existsSync(schemathesis))('schemathesis with a wrong key', () =
     const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), TOOL_AUDIT_DATA_DIR: join(dir, 'data'), TOOL_AUDIT_API_KEYS: `${KEY}:read`, AUTH_FAILURES_PER_MINUTE: String(PER_MINUTE), LOG_LEVEL: 'warn' };
     delete env.KAFKA_BROKERS;
     delete env.CLICKHOUSE_URL;
+    await seedDataDir(env.TOOL_AUDIT_DATA_DIR as string);
     const serve = spawn(process.execPath, [join(root, 'bin/tool-audit.mjs'), 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
     const exited = new Promise<number | null>((resolve) => serve.on('exit', resolve));
     const har = join(dir, 'run.har');

@@ -32,6 +32,7 @@ import { dependency, toolCall } from '../../helpers/packets.ts';
 import { FIXTURE_CALLS, FIXTURE_PYTHON, fixtureArgsJson, fixturePackets, fixtureSpans, fixtureViaEmitter, fixtureViaMcp } from '../../helpers/fixture-paths.ts';
 import { FIXTURE_SECRETS } from '../../helpers/secret-fixture.ts';
 import { testPort } from '../../helpers/ports.ts';
+import { seedDataDir } from '../../helpers/data-template.ts';
 
 const KEY = 'secrets-e2e-admin-key-0123';
 const REDACTION_KEY = 'secrets-e2e-redaction-key-0123456789';
@@ -85,6 +86,7 @@ describe('secrets through every entry path', () => {
     const base: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !['CLICKHOUSE_URL', 'TOOL_AUDIT_URL', 'TOOL_AUDIT_API_KEY'].includes(k)) base[k] = v;
     const serveEnv = { ...base, PORT: String(port), TOOL_AUDIT_DATA_DIR: dataDir, TOOL_AUDIT_API_KEYS: `${KEY}:ingest,read,admin`, KAFKA_BROKERS: brokers().join(','), KAFKA_TOPIC: topic, KAFKA_DLQ_TOPIC: `${topic}.dlq`, KAFKA_GROUP_ID: `g-${topic}`, LOG_LEVEL: 'debug', REDACTION_KEY, ANALYZER_ENABLED: 'false' };
+    await seedDataDir(dataDir);
     const serve = spawnLogged([process.execPath, join(root, 'bin/tool-audit.mjs'), 'serve'], serveEnv);
     const clientEnv = { ...base, TOOL_AUDIT_URL: url, TOOL_AUDIT_API_KEY: KEY, LOG_LEVEL: 'debug', REDACTION_KEY };
     delete (clientEnv as Record<string, string>).KAFKA_BROKERS;

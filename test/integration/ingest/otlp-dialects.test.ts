@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { python, pythonArgsHashes, root } from '../../helpers/mcp.ts';
 import { testPort } from '../../helpers/ports.ts';
+import { seedDataDir } from '../../helpers/data-template.ts';
 import type { TaskView } from '../../../queries/schemas.ts';
 
 const SCRIPT = `
@@ -138,6 +139,7 @@ describe('tool spans of agent frameworks, as their instrumentations export them'
     const env: Record<string, string | undefined> = { ...process.env, OTLP_TURN_MESSAGES: 'on', PORT: String(port), TOOL_AUDIT_DATA_DIR: join(mkdtempSync(join(tmpdir(), 'tool-audit-dialects-')), 'data'), LOG_LEVEL: 'warn' };
     delete env.KAFKA_BROKERS;
     delete env.CLICKHOUSE_URL;
+    await seedDataDir(env.TOOL_AUDIT_DATA_DIR as string);
     delete env.TOOL_AUDIT_API_KEYS;
     const serve = spawn(process.execPath, [join(root, 'bin/tool-audit.mjs'), 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
     const exited = new Promise<number | null>((resolve) => serve.on('exit', resolve));
