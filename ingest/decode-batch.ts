@@ -9,7 +9,8 @@
 import type { Redactor } from '../schemas/redaction-policy.ts';
 import { decodeText } from './decode-packet.ts';
 import type { RawEncoding } from './ports.ts';
-import { contentLine, LineBuffer, rowLine, type Accepted, type Rejection } from './rows.ts';
+import { type Accepted, type Rejection } from './rows.ts';
+import { contentLine, LineBuffer, rowLine } from './row-lines.ts';
 
 /** A segment (or `content` for output_contents) whose lines a buffer holds. */
 export type LineKind = Accepted['kind'] | 'content';

@@ -11,7 +11,8 @@ import { createThreadPool } from '../platform/thread-pool.ts';
 import type { RedactionPolicy } from '../schemas/redaction-policy.ts';
 import type { BatchBuffers, Columns, LineKind } from './decode-batch.ts';
 import type { RawEncoding } from './ports.ts';
-import { LineBuffer, sourceKey, type RawPacket } from './rows.ts';
+import { sourceKey, type RawPacket } from './rows.ts';
+import { LineBuffer } from './row-lines.ts';
 
 /** Sent to a decode thread. */
 export interface DecodeJob {

@@ -3,7 +3,7 @@
  * writes, copied once into one Buffer. Pure.
  */
 import { tsvField } from '../platform/clickhouse/tsv.ts';
-import type { LineBuffer } from './rows.ts';
+import type { LineBuffer } from './row-lines.ts';
 
 /** Lines [start, end) of a decoder line buffer (one row, its newline included). */
 export type BodyPart = { lines: LineBuffer; start: number; end: number };

@@ -5,7 +5,8 @@
  * of rejecting (and of the collector). Pure.
  */
 import { tsvField } from '../platform/clickhouse/tsv.ts';
-import { LineBuffer, tsvArray, type QuarantineRow } from './rows.ts';
+import { type QuarantineRow } from './rows.ts';
+import { LineBuffer, tsvArray } from './row-lines.ts';
 
 /** Insert columns of `quarantine`, in the order of {@link quarantineBody}'s fields. */
 export const QUARANTINE_COLUMNS = ['source_key', 'source_kind', 'topic', 'partition', 'offset', 'request_id', 'packet_type', 'reason_code', 'reason', 'ids', 'raw', 'raw_encoding'] as const satisfies ReadonlyArray<keyof QuarantineRow>;

@@ -5,7 +5,8 @@
 import type { ColumnsReader, BatchBuffers } from './decode-batch.ts';
 import type { BodyPart } from './line-join.ts';
 import type { RawPacket } from './ports.ts';
-import { sourceKey, type LineBuffer } from './rows.ts';
+import { sourceKey } from './rows.ts';
+import { type LineBuffer } from './row-lines.ts';
 import type { Kind, RoundPackets } from './verdict.ts';
 
 /** A decoded batch as a round sees it. */

@@ -6,7 +6,7 @@
 import { tsvUnescape } from '../platform/clickhouse/door.ts';
 import type { StoredCall } from './ports.ts';
 import type { RoundIndex } from './round-index.ts';
-import { SEGMENT_COLUMNS } from './rows.ts';
+import { SEGMENT_COLUMNS } from './row-lines.ts';
 import type { RoundVerdict } from './verdict.ts';
 
 type Field = 'id' | 'task_id' | 'tool_id' | 'agent_id' | 'cost_usd' | 'created_at';

@@ -7,7 +7,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { quarantineBody } from '../../../ingest/quarantine-body.ts';
 import { tsvField } from '../../../platform/clickhouse/tsv.ts';
-import { LineBuffer, type QuarantineRow } from '../../../ingest/rows.ts';
+import { type QuarantineRow } from '../../../ingest/rows.ts';
+import { LineBuffer } from '../../../ingest/row-lines.ts';
 
 const awkward = fc.string({ unit: fc.constantFrom('\t', '\n', '\r', '\0', '\\', 'a', '"', 'é', '€', '😀', '{', ' '), maxLength: 60 });
 const anyText = fc.oneof(awkward, fc.string({ unit: 'grapheme', maxLength: 60 }));
