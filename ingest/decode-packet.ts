@@ -1,43 +1,32 @@
 /**
- * Decode one raw packet and check every per-packet MUST rule of SPEC §3 (I2, I3, I5, I6, I7), and
- * an optimization_hint's (a non-empty window, a bundle of ≥ 2 tools), a model_turn's and an
- * agent_run's (I3).
+ * Decode one raw packet and check every per-packet MUST rule of SPEC §3 (I2, I3, I5, I6, I7): the
+ * envelope, the schema, calls and outputs here; dependencies, hints, model turns and agent runs in
+ * decode-records.ts.
  * Pure: the cross-packet rule I1 (call_id uniqueness) is the batch writer's job, because it
  * needs what is already stored.
  */
 import type { z } from 'zod';
-import { canonicalArgs, compareCodePoints, pythonJsonDumps, pythonJsonString, type JsonValue } from '../schemas/canonical-json.ts';
+import { canonicalArgs, pythonJsonDumps, type JsonValue } from '../schemas/canonical-json.ts';
 import { timestampMs } from '../schemas/common.ts';
 import { contentTypeMismatch } from '../schemas/content-type.ts';
 import { contentSample, sha256Hex, utf8ByteLength } from '../schemas/hashing.ts';
 import { parseLossless } from '../schemas/lossless-json.ts';
-import { tableCost } from '../schemas/model-prices.ts';
 import { hasLossyNumber, stringifyLossless } from '../schemas/raw-json.ts';
 import {
   packetSchema,
   PACKET_TYPES,
-  type AgentRunPacket,
-  type ModelTurnPacket,
-  type OptimizationHintPacket,
   type OutputArtifactPacket,
   type Packet,
-  type PacketType,
   type ToolCallPacket,
-  type ToolDependencyPacket,
 } from '../schemas/packets.ts';
 import { placeholdersIn, type Redactor } from '../schemas/redaction-policy.ts';
 import type { ToolInvocation } from '../schemas/tool-invocation.ts';
 import { isValidPacket } from './packet-check.ts';
-import { redactMessages } from './turn-messages.ts';
-import { chTime } from '../platform/clickhouse/statement.ts';
 import type { Approval } from '../schemas/tool-invocation.ts';
-import { storedFingerprint, type RawEncoding } from './ports.ts';
-import { sourceKey, type Accepted, type DecodeResult, type RawPacket, type RejectCode } from './rows.ts';
-
-const reject = (code: RejectCode, message: string, packetType: PacketType | null, ids: string[] = []): DecodeResult => ({
-  ok: false,
-  error: { code, message, packetType, ids },
-});
+import type { RawEncoding } from './ports.ts';
+import { sourceKey, type DecodeResult, type RawPacket } from './rows.ts';
+import { chCreatedAt, fingerprint, reject } from './decode-common.ts';
+import { decodeDependency, decodeHint, decodeRun, decodeTurn } from './decode-records.ts';
 
 /** Decodes and checks one packet. Never throws for bad input. */
 export function decodePacket(p: RawPacket, maxPacketBytes: number, redactor?: Redactor): DecodeResult {
@@ -248,125 +237,6 @@ function decodeOutput(packet: OutputArtifactPacket, raw: string, source: string,
   return { ok: true, value: { kind: 'output', key: row.output_id, row, content } };
 }
 
-function decodeDependency(packet: ToolDependencyPacket, source: string, redactor: Redactor | undefined): DecodeResult {
-  const d = packet.dependency;
-  const pre = d.preceding_call_id.toLowerCase();
-  const suc = d.succeeding_call_id.toLowerCase();
-  const ids = [pre, suc];
-  if (pre === suc) return reject('I6_dependency', 'preceding_call_id equals succeeding_call_id (I6)', 'tool_dependency', ids);
-  if (d.time_delta_ms <= 0) return reject('I6_dependency', `time_delta_ms is ${d.time_delta_ms}, must be > 0 (I6)`, 'tool_dependency', ids);
-  const row = {
-    task_id: d.task_id,
-    preceding_call_id: pre,
-    succeeding_call_id: suc,
-    preceding_tool_id: d.preceding_tool_id,
-    succeeding_tool_id: d.succeeding_tool_id,
-    time_delta_ms: d.time_delta_ms,
-    // Free text naming what passed from one call to the next: a token handed on is as secret here.
-    data_flow: d.data_flow == null ? null : redactor ? redactor.text(d.data_flow) : d.data_flow,
-    origin: 'emitted' as const,
-    fingerprint: '',
-    source,
-  };
-  row.fingerprint = fingerprint('dependency', row);
-  return { ok: true, value: { kind: 'dependency', key: `${pre}>${suc}`, row } };
-}
-
-/** A hint's rules beyond its schema: a window that is not empty; a bundle is a sequence of ≥ 2 tools. */
-function decodeHint(packet: OptimizationHintPacket, source: string, redactor: Redactor | undefined): DecodeResult {
-  const h = packet.hint;
-  const id = h.hint_id.toLowerCase();
-  const from = chCreatedAt(h.window_from);
-  const to = chCreatedAt(h.window_to);
-  if (timestampMs(h.window_from) >= timestampMs(h.window_to)) {
-    return reject('hint_window', `window_from ${h.window_from} is not before window_to ${h.window_to}`, 'optimization_hint', [id]);
-  }
-  if (h.kind === 'bundle_candidate' && h.tool_ids.length < 2) {
-    return reject('hint_tools', `a bundle_candidate names a sequence of at least 2 tools; got ${h.tool_ids.length}`, 'optimization_hint', [id]);
-  }
-  const row = {
-    hint_id: id,
-    kind: h.kind,
-    tool_ids: h.tool_ids,
-    task_ids_sample: h.task_ids_sample,
-    // Free JSON from the producer (calls, args it saw): redacted as a value, like a JSON content.
-    evidence: JSON.stringify(redactor ? redactor.json(h.evidence).value : h.evidence),
-    estimated_savings_ms: h.estimated_savings_ms,
-    estimated_savings_usd: h.estimated_savings_usd,
-    window_from: from,
-    window_to: to,
-    created_at: chCreatedAt(h.created_at),
-    origin: 'producer' as const,
-    fingerprint: '',
-    source,
-  };
-  row.fingerprint = fingerprint('hint', row);
-  return { ok: true, value: { kind: 'hint', key: id, row } };
-}
-
-function decodeTurn(packet: ModelTurnPacket, source: string, redactor: Redactor | undefined): DecodeResult {
-  const t = packet.turn;
-  const id = t.turn_id.toLowerCase();
-  if (t.status === 'success' && t.error !== null) return reject('I3_error_on_success', 'a turn whose status is success has no error (I3)', 'model_turn', [id]);
-  const row = {
-    turn_id: id,
-    task_id: t.task_id,
-    agent_id: t.agent_id,
-    model: t.model,
-    provider: t.provider,
-    input_tokens: t.input_tokens,
-    output_tokens: t.output_tokens,
-    cached_input_tokens: t.cached_input_tokens,
-    cost_usd: t.cost_usd,
-    cost_source: t.cost_source,
-    duration_ms: t.duration_ms,
-    status: t.status,
-    // A provider's error can quote the request (a key in a header): redacted like a call's.
-    error: t.error === null || !redactor ? t.error : redactor.text(t.error),
-    requested_tool_calls: JSON.stringify(t.requested_tool_calls),
-    trace_id: t.trace_id ?? '',
-    span_id: t.span_id ?? '',
-    created_at: chCreatedAt(t.created_at),
-    fingerprint: '',
-    source,
-    // The text of a model's messages holds what the agent was given (keys in a prompt): redacted.
-    ...(t.messages == null ? {} : { messages: redactor ? redactMessages(redactor, t.messages) : t.messages }),
-  };
-  row.fingerprint = fingerprint('turn', row);
-  // Priced after the fingerprint: the same turn sent again after the table changed is still a
-  // duplicate, stored once at the price of its first arrival.
-  if (row.cost_usd === null) {
-    const cost = tableCost(row.model, { input: row.input_tokens, output: row.output_tokens, cachedInput: row.cached_input_tokens });
-    if (cost !== null) Object.assign(row, { cost_usd: cost, cost_source: 'price_table' });
-  }
-  return { ok: true, value: { kind: 'turn', key: id, row } };
-}
-
-function decodeRun(packet: AgentRunPacket, source: string, redactor: Redactor | undefined): DecodeResult {
-  const t = packet.run;
-  const id = t.run_id.toLowerCase();
-  if (t.status === 'success' && t.error !== null) return reject('I3_error_on_success', 'a run whose status is success has no error (I3)', 'agent_run', [id]);
-  const row = {
-    run_id: id,
-    task_id: t.task_id,
-    agent_id: t.agent_id,
-    // A run's name can be made of its input (a framework naming the run after the request).
-    name: redactor ? redactor.text(t.name) : t.name,
-    duration_ms: t.duration_ms,
-    status: t.status,
-    // An agent's error can quote what it was given (a key in a prompt): redacted like a call's.
-    error: t.error === null || !redactor ? t.error : redactor.text(t.error),
-    trace_id: t.trace_id ?? '',
-    span_id: t.span_id ?? '',
-    parent_span_id: t.parent_span_id ?? '',
-    created_at: chCreatedAt(t.created_at),
-    fingerprint: '',
-    source,
-  };
-  row.fingerprint = fingerprint('run', row);
-  return { ok: true, value: { kind: 'run', key: id, row } };
-}
-
 /** The stored args (canonical text), args_hash, summary text and error of a call, its secrets out, and where they were. */
 function redactCall(redactor: Redactor | undefined, inv: ToolInvocation, args: string, argsValue: JsonValue): { args: string; argsHash: string; summary: string; error: string | null; redactions: string } {
   const summaryText = JSON.stringify(inv.result_summary);
@@ -405,47 +275,6 @@ function redactContent(redactor: Redactor | undefined, type: string, text: strin
 /** The stored text of an approval: its fields in a fixed order, approved_at in UTC with milliseconds. */
 function approvalText(a: Approval): string {
   return JSON.stringify({ approved_by: a.approved_by, approved_at: new Date(timestampMs(a.approved_at)).toISOString(), ...(a.reference === undefined ? {} : { reference: a.reference }) });
-}
-
-/**
- * What makes two packets "the same packet" for I1: every normalized field, not the transport
- * (source) — a redelivery from another offset or request is still the same packet. The text
- * hashed is `json.dumps(fields, sort_keys=True)`; a kind's rows always have the same fields, so
- * their sorted order and written keys are computed once per kind. An invocation's empty approval
- * is left out, so that calls without one keep the fingerprint they had before approvals existed.
- */
-function fingerprint(kind: Accepted['kind'], row: { fingerprint: string; source: string; approval?: string; messages?: string }): string {
-  const fields = row as unknown as Record<string, JsonValue>;
-  // A turn's messages are a field only when it has some: a turn without is the same turn as before they existed.
-  // (The key is the kind itself for nearly every packet: nothing is built per packet for it.)
-  const key = row.approval ? `${kind}+approval` : row.messages === undefined ? kind : `${kind}+messages`;
-  let keys = FIELD_ORDER.get(key);
-  const count = Object.keys(fields).length;
-  if (keys === undefined || keys.count !== count) {
-    // Redactions are left out: they are read off the stored values (the placeholders), not sent.
-    const names = Object.keys(fields)
-      .filter((k) => k !== 'fingerprint' && k !== 'source' && k !== 'redactions' && !(k === 'approval' && !row.approval))
-      .sort(compareCodePoints);
-    keys = { count, names, written: names.map((k, i) => `${i > 0 ? ', ' : ''}${pythonJsonString(k)}: `) };
-    FIELD_ORDER.set(key, keys);
-  }
-  let text = '{';
-  for (let i = 0; i < keys.names.length; i++) {
-    text += (keys.written[i] as string) + pythonJsonDumps(fields[keys.names[i] as string] as JsonValue, { sortKeys: true });
-  }
-  return storedFingerprint(sha256Hex(`${text}}`));
-}
-
-const FIELD_ORDER = new Map<string, { count: number; names: string[]; written: string[] }>();
-
-/**
- * created_at as ClickHouse DateTime64(3) text in UTC. A timestamp already written as UTC with
- * milliseconds (what JavaScript's toISOString and most emitters send) is rearranged as is; any
- * other accepted form goes through Date.
- */
-export function chCreatedAt(ts: string): string {
-  if (ts.length === 24 && ts.charCodeAt(23) === 0x5a /* Z */ && ts.charCodeAt(19) === 0x2e /* . */) return `${ts.slice(0, 10)} ${ts.slice(11, 23)}`;
-  return chTime(timestampMs(ts));
 }
 
 function idsOf(json: unknown): string[] {

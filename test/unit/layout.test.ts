@@ -72,7 +72,7 @@ describe('layout', () => {
       ...sources(join(root, 'schemas')),
       ...sources(join(root, 'queries')),
       ...sources(join(root, 'dashboards')),
-      ...['ingest/verdict.ts', 'ingest/decode-packet.ts', 'ingest/packet-check.ts', 'ingest/rows.ts', 'ingest/row-lines.ts', 'ingest/line-join.ts', 'ingest/ports.ts'].map((f) => join(root, f)),
+      ...['ingest/verdict.ts', 'ingest/decode-packet.ts', 'ingest/decode-common.ts', 'ingest/decode-records.ts', 'ingest/packet-check.ts', 'ingest/rows.ts', 'ingest/row-lines.ts', 'ingest/line-join.ts', 'ingest/ports.ts'].map((f) => join(root, f)),
       ...['analyzers/pairs.ts', 'analyzers/data-flow.ts', 'analyzers/audit-rules.ts', 'analyzers/hint-rules.ts'].map((f) => join(root, f)),
     ];
     const IO = /^(node:(fs|net|http|https|child_process|worker_threads|dgram)|@clickhouse\/client|kafkajs|chdb|fastify)/;

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { chCreatedAt, decodePacket, decodeText } from '../../../ingest/decode-packet.ts';
+import { chCreatedAt } from '../../../ingest/decode-common.ts';
+import { decodePacket, decodeText } from '../../../ingest/decode-packet.ts';
 import { chTime } from '../../../platform/clickhouse/statement.ts';
 import type { RawPacket } from '../../../ingest/rows.ts';
 import { dependency, outputArtifact, sha, toolCall } from '../../helpers/packets.ts';
