@@ -68,7 +68,7 @@ import {
   SEARCH_FIELDS,
   searchAnswerSchema,
   type SearchField,
-} from '../queries/schemas.ts';
+} from '../schemas/answers.ts';
 import {
   DEFAULT_LIMIT,
   intParam,

@@ -7,7 +7,7 @@ import type { JobsOptions } from '../analyzers/jobs.ts';
 import { listQuery, windowOf } from '../api/read-params.ts';
 import type { Config } from '../platform/config.ts';
 import { measureHints } from '../queries/hint-candidates.ts';
-import type { HintsList } from '../queries/schemas.ts';
+import type { HintsList } from '../schemas/answers.ts';
 import type { QueryContext } from '../queries/sql.ts';
 import { HINT_KINDS, type HintKind } from '../schemas/optimization-hint.ts';
 import { table } from './cache.ts';

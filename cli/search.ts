@@ -6,7 +6,7 @@
  * running server (--url / TOOL_AUDIT_URL).
  */
 import { given, listQuery, windowOf } from '../api/read-params.ts';
-import { SEARCH_FIELDS, type SearchAnswer, type SearchField } from '../queries/schemas.ts';
+import { SEARCH_FIELDS, type SearchAnswer, type SearchField } from '../schemas/answers.ts';
 import { AppError } from '../platform/errors.ts';
 import { InvalidParamError } from '../queries/sql.ts';
 import { table } from './cache.ts';

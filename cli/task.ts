@@ -8,7 +8,7 @@ import { createHttpReadQueries } from '../api/read-client.ts';
 import { MAX_TIME_MS } from '../api/read-params.ts';
 import { AppError } from '../platform/errors.ts';
 import { createReadQueries, type ReadQueries } from '../queries/index.ts';
-import type { TaskView } from '../queries/schemas.ts';
+import type { TaskView } from '../schemas/answers.ts';
 import { configOrExit, startRuntime } from './runtime.ts';
 import { stringifyWithRaw } from '../schemas/raw-json.ts';
 import { USAGES } from './usage.ts';

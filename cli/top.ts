@@ -4,7 +4,7 @@
  * ClickHouse directly or a running server (--url / TOOL_AUDIT_URL), like `tool-audit task`.
  */
 import { plainListQuery, windowOf } from '../api/read-params.ts';
-import type { ToolsSummary } from '../queries/schemas.ts';
+import type { ToolsSummary } from '../schemas/answers.ts';
 import { configOrExit } from './runtime.ts';
 import { formatDuration, openReadQueries, parseArgs } from './task.ts';
 

@@ -4,7 +4,7 @@
  * the longest; then the lowest run_id — the same rule in the statements here and in
  * {@link runViews}, so the task list and the task view name a task alike.
  */
-import type { AgentRunView } from './schemas.ts';
+import type { AgentRunView } from '../schemas/answers.ts';
 import { isoTime, type QuerySpec } from './sql.ts';
 
 /** SELECT list of a run (created_at in ms). */

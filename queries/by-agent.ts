@@ -4,7 +4,7 @@
  */
 import { NEWEST_FIRST_PARAM_DOCS, newestFirstCursor, newestFirstParams, newestFirstSql } from './by-tool-invocations.ts';
 import { toInvocation, type InvocationReadRow } from './rows.ts';
-import type { AgentTools } from './schemas.ts';
+import type { AgentTools } from '../schemas/answers.ts';
 import { countsObject, pageOf, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow, type StatementRunner } from './sql.ts';
 
 /** Calls per tool of one agent. */

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { RawJson } from '../schemas/raw-json.ts';
 import { cursorCodec, msKey, uuidKey } from './cursor.ts';
 import { DEPENDENCY_COLUMNS, TASK_INVOCATION_COLUMNS, OUTPUT_COLUMNS, toDependency, toInvocation, toOutput, type InvocationReadRow, type OutputReadRow } from './rows.ts';
-import type { Dependency, TaskView } from './schemas.ts';
+import type { Dependency, TaskView } from '../schemas/answers.ts';
 import { OrphanCallIds, orphanLoader } from './orphan-call-ids.ts';
 import { linkTurns, TASK_TURNS, type TurnReadRow } from './model-turns.ts';
 import { RUNS_PER_TASK, runViews, TASK_RUNS, type RunReadRow } from './agent-runs.ts';

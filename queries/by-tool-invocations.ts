@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { cursorCodec, msKey, uuidKey } from './cursor.ts';
 import { INVOCATION_COLUMNS, toInvocation, type InvocationReadRow } from './rows.ts';
-import type { InvocationList } from './schemas.ts';
+import type { InvocationList } from '../schemas/answers.ts';
 import { chTime, pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow, type StatementRunner } from './sql.ts';
 
 /** SQL of one newest-first page of the invocations matching `filter` (a condition) in the window. */

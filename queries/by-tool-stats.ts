@@ -3,7 +3,7 @@
  * cost of one tool over a window, and its error messages. `tool_id = … AND created_at …` is a
  * key range of the table's `by_tool` projection (ORDER BY tool_id, created_at).
  */
-import type { ToolStats } from './schemas.ts';
+import type { ToolStats } from '../schemas/answers.ts';
 import { countsObject, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow, type StatementRunner } from './sql.ts';
 
 /**

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { cursorCodec, numKey } from './cursor.ts';
-import type { Sequences } from './schemas.ts';
+import type { Sequences } from '../schemas/answers.ts';
 import { pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow, type StatementRunner } from './sql.ts';
 
 /** Longest sequence length accepted. */

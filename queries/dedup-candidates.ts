@@ -19,7 +19,7 @@
 import { z } from 'zod';
 import { cursorCodec, numKey } from './cursor.ts';
 import { DEDUP_OVERLAP_MS } from '../analyzers/dedup-index.ts';
-import type { Dedup } from './schemas.ts';
+import type { Dedup } from '../schemas/answers.ts';
 import { chTime, isoTime, PAGE_PARAM_DOCS, pageOf, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow, type StatementRunner } from './sql.ts';
 
 // The 8-byte columns of a call, as dedup_repeats stores them (migration 006). "First" call of a

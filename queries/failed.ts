@@ -5,7 +5,7 @@
  */
 import { NEWEST_FIRST_PARAM_DOCS, newestFirstCursor, newestFirstParams, newestFirstSql } from './by-tool-invocations.ts';
 import { ERROR_CATEGORY_SQL, toInvocation, type InvocationReadRow } from './rows.ts';
-import type { Failed } from './schemas.ts';
+import type { Failed } from '../schemas/answers.ts';
 import { countsObject, pageOf, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow, type StatementRunner } from './sql.ts';
 
 /** The failed calls, of `{category:String}` only unless it is ''. */

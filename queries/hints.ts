@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import type { HINT_KINDS } from '../schemas/optimization-hint.ts';
 import { cursorCodec, msKey, uuidKey } from './cursor.ts';
-import type { HintsList } from './schemas.ts';
+import type { HintsList } from '../schemas/answers.ts';
 import { chTime, isoTime, pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, type QueryContext, type QuerySpec, type StatementRunner, type TimeWindow } from './sql.ts';
 
 /** One page of hints. */

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { cursorCodec, numKey, strKey } from './cursor.ts';
-import type { IdenticalOutputs } from './schemas.ts';
+import type { IdenticalOutputs } from '../schemas/answers.ts';
 import { pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow, type StatementRunner } from './sql.ts';
 
 /** Call ids returned per group at most. */

@@ -3,7 +3,7 @@
  * tool's entry in every version (GET /v1/manifests/{tool_id}/history).
  */
 import { loadCurrentManifest, loadManifestHistory, MANIFEST_ROWS } from '../analyzers/manifest-store.ts';
-import type { ManifestAnswer, ManifestHistoryAnswer } from './schemas.ts';
+import type { ManifestAnswer, ManifestHistoryAnswer } from '../schemas/answers.ts';
 import type { QueryContext, QuerySpec, StatementRunner } from './sql.ts';
 
 /** The statement under both answers (every version's rows: a manifest is small). */

@@ -2,7 +2,7 @@
  * MCP servers and their tools (GET /v1/mcp/servers) from the definition history the
  * `tool-audit mcp` gateway's reports left in `mcp_tool_definitions` (one row per change).
  */
-import { MAX_MCP_SERVER_TOOLS, type McpServers } from './schemas.ts';
+import { MAX_MCP_SERVER_TOOLS, type McpServers } from '../schemas/answers.ts';
 import { isoTime, runQuery, type QueryContext, type QuerySpec, type StatementRunner } from './sql.ts';
 
 /** Most (server, tool) pairs one answer carries; `truncated` says when there were more. */

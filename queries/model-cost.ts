@@ -4,7 +4,7 @@
  * agent's tool calls and tool cost, so the two can be read side by side. One statement: the turns
  * through their by_created projection (a range read of the window), the calls through theirs.
  */
-import type { ModelCost } from './schemas.ts';
+import type { ModelCost } from '../schemas/answers.ts';
 import { runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type StatementRunner, type TimeWindow } from './sql.ts';
 
 const IN_WINDOW = "created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}";

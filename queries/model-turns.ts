@@ -4,7 +4,7 @@
  * tool-call id (result_summary.tool_call_id); a request without an id (a dialect that has none) is
  * answered by the first call of its tool after the turn that no other request claimed.
  */
-import type { ModelTurnView } from './schemas.ts';
+import type { ModelTurnView } from '../schemas/answers.ts';
 import { isoTime, type QuerySpec } from './sql.ts';
 
 /** SELECT list of a turn (requested_tool_calls as its JSON text, created_at in ms). */

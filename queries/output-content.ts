@@ -6,7 +6,7 @@
  * returned, cut at a code point, with `truncated` saying so.
  */
 import { AppError } from '../platform/errors.ts';
-import type { OutputContent } from './schemas.ts';
+import type { OutputContent } from '../schemas/answers.ts';
 import { isoTime, runQuery, type QueryContext, type QuerySpec, type StatementRunner } from './sql.ts';
 
 /** The output's metadata by id. */

@@ -3,7 +3,7 @@
  * returns (task_id '' → null, JSON text served as stored, DateTime64 → ISO with Z, derived flags).
  */
 import { RawJson } from '../schemas/raw-json.ts';
-import type { Dependency, Invocation, Output } from './schemas.ts';
+import type { Dependency, Invocation, Output } from '../schemas/answers.ts';
 import { isoTime } from './sql.ts';
 
 /**

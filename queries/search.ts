@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { cursorCodec, msKey, strKey } from './cursor.ts';
-import { SEARCH_FIELDS, type SearchAnswer, type SearchField } from './schemas.ts';
+import { SEARCH_FIELDS, type SearchAnswer, type SearchField } from '../schemas/answers.ts';
 import { parseSearch, type SearchItem } from './search-terms.ts';
 import { chTime, InvalidParamError, isoTime, pageOf, runQuery, windowParams, type QueryContext, type StatementRunner, type TimeWindow } from './sql.ts';
 

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { cursorCodec, numKey, uuidKey } from './cursor.ts';
 import { INVOCATION_COLUMNS, toInvocation, type InvocationReadRow } from './rows.ts';
-import type { Slow } from './schemas.ts';
+import type { Slow } from '../schemas/answers.ts';
 import { pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow, type StatementRunner } from './sql.ts';
 
 /** One page of the calls above the threshold. */

@@ -6,7 +6,7 @@
  * list; the Cost dashboard's "cost per task" panel is the same aggregation ordered by cost.
  */
 import { TASK_NAMES } from './agent-runs.ts';
-import type { TaskList } from './schemas.ts';
+import type { TaskList } from '../schemas/answers.ts';
 import { EDGE_CALLS, WHOLE_HOURS, WINDOW_BOUNDS } from './window-aggregates.ts';
 import { isoTime, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type StatementRunner, type TimeWindow } from './sql.ts';
 

@@ -8,7 +8,7 @@
 import { DEPENDENCY_COLUMNS, TASK_INVOCATION_COLUMNS, type InvocationReadRow, type OutputReadRow } from './rows.ts';
 import { TURN_COLUMNS, type TurnReadRow } from './model-turns.ts';
 import { RUN_COLUMNS, type RunReadRow } from './agent-runs.ts';
-import type { Dependency } from './schemas.ts';
+import type { Dependency } from '../schemas/answers.ts';
 import type { QuerySpec } from './sql.ts';
 
 /** Rows of one task the fast path reads at most; a larger task is paged by the segment statements. */

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { cursorCodec, msKey, strKey } from './cursor.ts';
-import type { ToolOutputs } from './schemas.ts';
+import type { ToolOutputs } from '../schemas/answers.ts';
 import { isoTime, pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow, type StatementRunner } from './sql.ts';
 
 /** One page of a tool's distinct outputs. */

@@ -4,7 +4,7 @@
  * in one scan; only buckets with calls are returned (a client fills the gaps with zeros).
  */
 import { bucketOf, CREATED_IN_WINDOW, PARAM_DOCS } from './dashboard-common.ts';
-import type { ToolSeries } from './schemas.ts';
+import type { ToolSeries } from '../schemas/answers.ts';
 import { WHOLE_HOURS, WINDOW_BOUNDS } from './window-aggregates.ts';
 import { isoTime, runQuery, windowParams, type QueryContext, type QuerySpec, type StatementRunner, type TimeWindow } from './sql.ts';
 

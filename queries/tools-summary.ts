@@ -3,7 +3,7 @@
  * stats — calls, success rate, average and p95 duration, total cost — busiest first, and the
  * MCP server each tool came from (the current manifest's `mcp.server`; '' for other tools).
  */
-import type { ToolsSummary } from './schemas.ts';
+import type { ToolsSummary } from '../schemas/answers.ts';
 import { toolWindowRows, WINDOW_BOUNDS } from './window-aggregates.ts';
 import { runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type TimeWindow, type StatementRunner } from './sql.ts';
 

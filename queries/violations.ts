@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { cursorCodec, msKey, strKey } from './cursor.ts';
-import type { Violations } from './schemas.ts';
+import type { Violations } from '../schemas/answers.ts';
 import { chTime, countsObject, isoTime, pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, type QueryContext, type QuerySpec, type TimeWindow, type StatementRunner } from './sql.ts';
 
 const WINDOW_DOCS = {

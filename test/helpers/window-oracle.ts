@@ -4,7 +4,7 @@
  * the aggregate reads (queries/window-aggregates.ts), written from the definitions of the
  * statements they replaced, not from the code under test.
  */
-import type { TaskList, ToolSeries, ToolsSummary } from '../../queries/schemas.ts';
+import type { TaskList, ToolSeries, ToolsSummary } from '../../schemas/answers.ts';
 import type { RawCall } from './raw-calls.ts';
 import { rng } from './rng.ts';
 

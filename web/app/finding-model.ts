@@ -4,7 +4,7 @@
  * where a quarantined packet came from. No DOM: tested on their own.
  */
 import type { QuarantineRecord } from '../../queries/quarantine-schemas.ts';
-import type { ManifestAnswer } from '../../queries/schemas.ts';
+import type { ManifestAnswer } from '../../schemas/answers.ts';
 
 type Entry = ManifestAnswer['tools'][string];
 

@@ -2,7 +2,7 @@
  * Sparkline series (pure): the bucket width for a window and the dense per-bucket values of a
  * tool's GET /v1/tools/series points (the API returns only buckets with calls).
  */
-import type { ToolSeries } from '../../queries/schemas.ts';
+import type { ToolSeries } from '../../schemas/answers.ts';
 
 /** Buckets of a sparkline. */
 export const SPARK_BUCKETS = 48;

@@ -4,7 +4,7 @@
  * call from created_at over duration_ms, dependency arrows, outputs and violations per call,
  * and the task's totals.
  */
-import type { AgentRunView, Dependency, Invocation, ModelTurnView, Output, TaskView, Violations } from '../../queries/schemas.ts';
+import type { AgentRunView, Dependency, Invocation, ModelTurnView, Output, TaskView, Violations } from '../../schemas/answers.ts';
 import { formatMs, formatUsd } from './format.ts';
 
 /** A violation as GET /v1/violations returns it. */

@@ -18,7 +18,7 @@ import {
   toolStatsSchema,
   toolsSummarySchema,
   violationsSchema,
-} from '../../../queries/schemas.ts';
+} from '../../../schemas/answers.ts';
 import { approx, iso, READ_KEY, readHarness, type Harness } from '../../helpers/read-harness.ts';
 import { byPair, oracle, uuidKey, type Win } from '../../helpers/read-oracle.ts';
 import { taskIds } from '../../helpers/read-workload.ts';

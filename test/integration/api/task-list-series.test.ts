@@ -4,7 +4,7 @@
  * its packets; their auth, injection and OpenAPI checks run with every route in security.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { taskListSchema, toolSeriesSchema } from '../../../queries/schemas.ts';
+import { taskListSchema, toolSeriesSchema } from '../../../schemas/answers.ts';
 import { approx, iso, readHarness, type Harness } from '../../helpers/read-harness.ts';
 import type { GenInvocation } from '../../helpers/read-workload.ts';
 

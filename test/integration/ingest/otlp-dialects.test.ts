@@ -18,7 +18,7 @@ import { describe, expect, it } from 'vitest';
 import { python, pythonArgsHashes, root } from '../../helpers/mcp.ts';
 import { testPort } from '../../helpers/ports.ts';
 import { seedDataDir } from '../../helpers/data-template.ts';
-import type { TaskView } from '../../../queries/schemas.ts';
+import type { TaskView } from '../../../schemas/answers.ts';
 
 const SCRIPT = `
 import sys

@@ -11,7 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ModelCost, TaskList, TaskView, ToolsSummary, ToolStats, Violations } from '../../../queries/schemas.ts';
+import type { ModelCost, TaskList, TaskView, ToolsSummary, ToolStats, Violations } from '../../../schemas/answers.ts';
 import { formatCount, formatMs, formatPct, formatUsd } from '../../../web/app/format.ts';
 import { taskModel } from '../../../web/app/task-model.ts';
 import { DEMO_MANIFEST } from '../../../cli/demo-manifest.ts';

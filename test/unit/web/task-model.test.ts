@@ -3,7 +3,7 @@
  * flow, outputs and violations per call, totals, and which arrows are drawn.
  */
 import { describe, expect, it } from 'vitest';
-import type { AgentRunView, Dependency, Invocation, TaskView } from '../../../queries/schemas.ts';
+import type { AgentRunView, Dependency, Invocation, TaskView } from '../../../schemas/answers.ts';
 import { barLabel, drawnArrows, runTree, taskModel, type Violation } from '../../../web/app/task-model.ts';
 
 const t0 = Date.UTC(2026, 0, 1, 12);

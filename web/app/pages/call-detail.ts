@@ -6,7 +6,7 @@ import { getJson } from '../api.ts';
 import { el, facts, json, link, toolHref } from '../dom.ts';
 import { formatMs, formatTime, formatUsd, short } from '../format.ts';
 import type { Bar, TaskModel } from '../task-model.ts';
-import type { OutputContent } from '../../../queries/schemas.ts';
+import type { OutputContent } from '../../../schemas/answers.ts';
 
 type Output = Bar['outputs'][number];
 

@@ -3,7 +3,7 @@
  * would save, the tools and example tasks it concerns, and the evidence it rests on: its figures
  * as text, and the whole evidence as the analyzer (or a producer) recorded it.
  */
-import type { HintsList } from '../../../queries/schemas.ts';
+import type { HintsList } from '../../../schemas/answers.ts';
 import { getJson } from '../api.ts';
 import { el, json, link, olderLink, table, taskHref, toolHref, windowPicker } from '../dom.ts';
 import { formatMs, formatTime, formatUsd } from '../format.ts';

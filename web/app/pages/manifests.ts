@@ -5,7 +5,7 @@
  * /v1/manifests/{tool_id}/history), and the MCP servers the gateway reported with their tools and
  * definition changes (GET /v1/mcp/servers).
  */
-import type { ManifestAnswer, ManifestHistoryAnswer, McpServers } from '../../../queries/schemas.ts';
+import type { ManifestAnswer, ManifestHistoryAnswer, McpServers } from '../../../schemas/answers.ts';
 import { getJson } from '../api.ts';
 import { el, facts, link, table, toolHref } from '../dom.ts';
 import { formatCount, formatMs, formatTime, short } from '../format.ts';

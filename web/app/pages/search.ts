@@ -4,7 +4,7 @@
  * was found in, an excerpt, and a link to the call in its task's page; filters for tool, agent,
  * status, task and field, and the window. The box that searches is in the header of every page.
  */
-import type { SearchAnswer } from '../../../queries/schemas.ts';
+import type { SearchAnswer } from '../../../schemas/answers.ts';
 import { getJson } from '../api.ts';
 import { callHref, el, filterForm, link, olderLink, table, taskHref, toolHref, windowPicker } from '../dom.ts';
 import { searchHref, type SearchFilters } from '../finding-model.ts';

@@ -3,7 +3,7 @@
  * failures and cost, and their model turns' tokens and cost beside it (GET /v1/tasks); a task an
  * agent run named shows its name beside its id.
  */
-import type { TaskList } from '../../../queries/schemas.ts';
+import type { TaskList } from '../../../schemas/answers.ts';
 import { getJson } from '../api.ts';
 import { el, link, table, taskHref, windowPicker } from '../dom.ts';
 import { formatCount, formatTime, formatUsd } from '../format.ts';

@@ -7,7 +7,7 @@
  * bar is also a list item whose button carries its text, laid over the bar's row.
  */
 import type { Chart } from 'chart.js';
-import type { TaskView, Violations } from '../../../queries/schemas.ts';
+import type { TaskView, Violations } from '../../../schemas/answers.ts';
 import { getJson } from '../api.ts';
 import { ROW_PX, waterfallChart } from '../charts.ts';
 import { el, facts } from '../dom.ts';

@@ -4,7 +4,7 @@
  * 1000 calls in the window (GET /v1/tools/{id}/invocations; the API's slow/expensive lists
  * have no tool filter), which the page says.
  */
-import type { Invocation, InvocationList, ToolStats } from '../../../queries/schemas.ts';
+import type { Invocation, InvocationList, ToolStats } from '../../../schemas/answers.ts';
 import { getJson } from '../api.ts';
 import { barChart } from '../charts.ts';
 import { callHref, el, facts, link, table, windowPicker } from '../dom.ts';

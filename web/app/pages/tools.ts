@@ -3,7 +3,7 @@
  * sparklines of calls and cost over the window from GET /v1/tools/series; below it, the window's
  * model turns per model and per agent beside each agent's tool cost (GET /v1/cost/models).
  */
-import type { ModelCost, ToolSeries, ToolsSummary } from '../../../queries/schemas.ts';
+import type { ModelCost, ToolSeries, ToolsSummary } from '../../../schemas/answers.ts';
 import { getJson } from '../api.ts';
 import { sparkline } from '../charts.ts';
 import { el, link, table, toolHref, windowPicker } from '../dom.ts';

@@ -4,7 +4,7 @@
  * to that call in its task's page. Filters and the page position live in the URL
  * (`?hours=&invariant=&task=&tool=&cursor=`), so a filtered list can be shared.
  */
-import type { Violations } from '../../../queries/schemas.ts';
+import type { Violations } from '../../../schemas/answers.ts';
 import { getJson } from '../api.ts';
 import { callHref, el, facts, filterForm, link, olderLink, table, taskHref, windowPicker } from '../dom.ts';
 import { formatCount, formatTime, short } from '../format.ts';

@@ -4,7 +4,7 @@
  * and example tasks; and, where the server offers them, the cache simulation and budgets
  * (see optional-sections.ts).
  */
-import type { Dedup, IdenticalOutputs, InvocationList } from '../../../queries/schemas.ts';
+import type { Dedup, IdenticalOutputs, InvocationList } from '../../../schemas/answers.ts';
 import { getJson, publishedPaths } from '../api.ts';
 import { el, facts, link, table, taskHref, toolHref, windowPicker } from '../dom.ts';
 import { formatCount, formatMs, formatTime, formatUsd, short } from '../format.ts';

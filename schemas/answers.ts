@@ -3,11 +3,11 @@
  * the OpenAPI document is generated from them, and the tests check every answer against them.
  */
 import { z } from 'zod';
-import { isJsonObjectLike, type RawJson } from '../schemas/raw-json.ts';
-import { contentTypeSchema } from '../schemas/tool-output.ts';
-import { orchestratorSchema, statusSchema } from '../schemas/tool-invocation.ts';
-import { HINT_KINDS } from '../schemas/optimization-hint.ts';
-import { manifestEntrySchema } from '../schemas/tool-manifest.ts';
+import { isJsonObjectLike, type RawJson } from './raw-json.ts';
+import { contentTypeSchema } from './tool-output.ts';
+import { orchestratorSchema, statusSchema } from './tool-invocation.ts';
+import { HINT_KINDS } from './optimization-hint.ts';
+import { manifestEntrySchema } from './tool-manifest.ts';
 
 export const iso = z.string().describe('ISO-8601 UTC timestamp with millisecond precision and Z');
 const counts = z.record(z.string(), z.number().int());
