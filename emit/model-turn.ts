@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Redactor } from '../schemas/redaction-policy.ts';
-import { MAX_NAME_LENGTH } from '../schemas/vocabulary.ts';
+import { MAX_MESSAGES, MAX_NAME_LENGTH } from '../schemas/vocabulary.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_ERROR = 65_536;
@@ -25,6 +25,7 @@ function problem(t: ObservedTurn, turnId: string, agentId: string): string | und
   if (t.status !== undefined && t.status !== 'success' && t.status !== 'error') return "status must be 'success' or 'error'";
   const asked = t.requestedToolCalls ?? [];
   if (!Array.isArray(asked) || asked.length > 256) return 'requestedToolCalls must be an array of at most 256';
+  if (t.messages !== undefined && messagesText(t.messages) === undefined) return 'messages must be a JSON value (or JSON text)';
   for (const q of asked) if (!isName(q.toolId) || !(q.id == null || isName(q.id))) return `requestedToolCalls: each needs a toolId (and an id, when given) of 1 to ${MAX_NAME_LENGTH} characters`;
   return undefined;
 }
@@ -51,6 +52,22 @@ export interface ObservedTurn {
   error?: string | null;
   /** The tool calls the model asked for, in its order: `id` is the tool-call id it gave (pass it to invoke as resultSummary.tool_call_id to link the call). */
   requestedToolCalls?: Array<{ id?: string | null; toolId: string }>;
+  /**
+   * The turn's messages, when they should be kept: any JSON value (the request's messages and the
+   * answer, as the provider's SDK gives them) or JSON text. Redacted before it leaves (every JSON
+   * text inside read as JSON), cut at 1,048,576 characters. Omitted: none stored.
+   */
+  messages?: unknown;
+}
+
+/** The messages as the packet carries them: JSON text (a string is taken as the text itself); undefined when not JSON. */
+function messagesText(m: unknown): string | undefined {
+  if (typeof m === 'string') return m;
+  try {
+    return JSON.stringify(m) as string | undefined;
+  } catch {
+    return undefined; // a cycle or a BigInt
+  }
 }
 
 /** The packet of a turn (JSON text), or why it cannot be one. */
@@ -81,5 +98,7 @@ export function encodeModelTurn(t: ObservedTurn, defaults: { agentId: string; cr
     span_id: null,
     created_at: new Date(defaults.createdAtMs).toISOString(),
   };
-  return { ok: true, turnId: turn.turn_id, packet: JSON.stringify({ type: 'model_turn', turn }) };
+  const text = t.messages === undefined ? undefined : (messagesText(t.messages) as string);
+  const messages = text === undefined ? {} : { messages: (redactor ? redactor.text(text) : text).slice(0, MAX_MESSAGES) };
+  return { ok: true, turnId: turn.turn_id, packet: JSON.stringify({ type: 'model_turn', turn: { ...turn, ...messages } }) };
 }

@@ -9,7 +9,6 @@ import type { AgentRunPacket, ModelTurnPacket, OptimizationHintPacket, ToolDepen
 import type { Redactor } from '../schemas/redaction-policy.ts';
 import { chCreatedAt, fingerprint, reject } from './decode-common.ts';
 import type { DecodeResult } from './rows.ts';
-import { redactMessages } from './turn-messages.ts';
 
 export function decodeDependency(packet: ToolDependencyPacket, source: string, redactor: Redactor | undefined): DecodeResult {
   const d = packet.dependency;
@@ -93,7 +92,7 @@ export function decodeTurn(packet: ModelTurnPacket, source: string, redactor: Re
     fingerprint: '',
     source,
     // The text of a model's messages holds what the agent was given (keys in a prompt): redacted.
-    ...(t.messages == null ? {} : { messages: redactor ? redactMessages(redactor, t.messages) : t.messages }),
+    ...(t.messages == null ? {} : { messages: redactor ? redactor.text(t.messages) : t.messages }),
   };
   row.fingerprint = fingerprint('turn', row);
   // Priced after the fingerprint: the same turn sent again after the table changed is still a

@@ -12,7 +12,8 @@ import { sha256HexSchema, timestampSchema, uuidSchema } from '../schemas/common.
 import { contentTypeSchema, toolOutputSchema } from '../schemas/tool-output.ts';
 import { orchestratorSchema, statusSchema, toolInvocationSchema } from '../schemas/tool-invocation.ts';
 import { toolDependencySchema } from '../schemas/tool-dependency.ts';
-import { MAX_MESSAGES, modelTurnSchema, requestedToolCallSchema } from '../schemas/model-turn.ts';
+import { modelTurnSchema, requestedToolCallSchema } from '../schemas/model-turn.ts';
+import { MAX_MESSAGES } from '../schemas/vocabulary.ts';
 import { agentRunSchema } from '../schemas/agent-run.ts';
 import { agentRunPacketSchema, modelTurnPacketSchema, outputArtifactPacketSchema, toolCallPacketSchema, toolDependencyPacketSchema } from '../schemas/packets.ts';
 import type { Packet } from '../schemas/packets.ts';

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { nameSchema, timestampSchema, uuidSchema } from './common.ts';
+import { MAX_MESSAGES } from './vocabulary.ts';
 
 /** A tool call a turn asked for: the id the model gave it (when the dialect has ids) and the tool. */
 export const requestedToolCallSchema = z.strictObject({
@@ -19,8 +20,6 @@ export type RequestedToolCall = z.infer<typeof requestedToolCallSchema>;
 
 const tokens = z.number().int().min(0).nullable();
 
-/** Characters a turn's messages may hold (a longer text is cut to this by the OTLP mapping). */
-export const MAX_MESSAGES = 1_048_576;
 
 /** Zod contract of a ModelTurn; unknown fields are rejected. */
 export const modelTurnSchema = z.strictObject({

@@ -39,6 +39,8 @@ export function statusOfCategory(category: unknown): ToolStatus {
 
 /** Longest identifier-like name (tool_id, agent_id, instance_id, task_id), in UTF-16 units as zod counts. */
 export const MAX_NAME_LENGTH = 256;
+/** Characters a turn's messages may hold (a longer text is cut to this by the OTLP mapping and the emitters). */
+export const MAX_MESSAGES = 1_048_576;
 
 /** Longest approval reference of a call (a ticket URL, a change id). */
 export const MAX_APPROVAL_REFERENCE = 2048;

@@ -248,3 +248,29 @@ def test_a_model_turn_is_served_beside_the_call_it_asked_for(server, task_id, ca
     # Priced by the server's table: gpt-4o-mini at 0.15 in / 0.60 out per million tokens.
     assert abs(turn["cost_usd"] - (900 * 0.15 + 30 * 0.6) / 1e6) < 1e-12 and turn["cost_source"] == "price_table"
     assert turn["requested_tool_calls"] == [{"id": "tc-9", "tool_id": "lookup", "call_id": call["call_id"]}]
+
+
+def test_a_model_turns_messages_are_kept_with_their_secrets_out(server, task_id):
+    # As OpenAI's SDK gives them: the tool call's arguments are JSON text, the key escaped inside.
+    secret_args = {"user": "ana", "password": "Opaque-Pw-2026-xyz"}
+    key = "sk-proj-" + "Xy7Qw3Lm9Pz2" * 4
+    said = [{"role": "user", "content": f"my key is {key}"}, {"role": "assistant", "tool_calls": [{"id": "c1", "function": {"name": "login", "arguments": json.dumps(secret_args)}}]}]
+    audit = emitter(server)
+    ids = [audit.record_turn(task_id, "gpt-4o-mini", 5.0, messages=said), audit.record_turn(task_id, "gpt-4o-mini", 5.0)]
+    assert audit.record_turn(task_id, "m", 1.0, messages={"not json": float("nan")}) is None
+    assert audit.flush(20)
+    audit.close()
+    deadline = time.time() + 20
+    while True:
+        t = server.task(task_id)
+        if len(t["model_turns"]) == 2 or time.time() > deadline:
+            break
+        time.sleep(0.2)
+    turns = {x["turn_id"]: x for x in t["model_turns"]}
+    assert set(turns) == set(ids) and turns[ids[1]]["messages"] is None
+    text = turns[ids[0]]["messages"]
+    # Redacted by the server (this emitter does not redact), still the messages: each JSON text
+    # inside still JSON.
+    assert "Opaque-Pw-2026-xyz" not in text and key not in text and "[redacted:" in text
+    [user, asked] = json.loads(text)
+    assert user["role"] == "user" and json.loads(asked["tool_calls"][0]["function"]["arguments"])["user"] == "ana"

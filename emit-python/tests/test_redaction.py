@@ -55,3 +55,19 @@ def test_numbers_under_a_secret_name_are_written_as_javascript_writes_them():
     for value, js in [(4096, "4096"), (1.5, "1.5"), (1.2345678901234568e20, "123456789012345680000"), (1e21, "1e+21"), (1e-7, "1e-7"), (2.0, "2")]:
         args, _, changed = r.call("t", {"token": value}, None)
         assert changed and args == {"token": mark("secret_name", js)}, (value, args)
+
+
+def test_a_turns_messages_leave_redacted_when_the_emitter_redacts():
+    sink = MemoryTransport()
+    audit = AuditEmitter("kernel", "QA", transport=sink, linger_s=0, redaction={"key": KEY})
+    # OpenAI's tool call: the arguments are JSON text, so the password's name is escaped there.
+    said = [{"role": "user", "content": "use " + TOKEN}, {"role": "assistant", "tool_calls": [{"id": "c1", "function": {"name": "login", "arguments": json.dumps({"password": "hunter2"})}}]}]
+    assert audit.record_turn("t1", "gpt-4o", 3.0, messages=said)
+    assert audit.flush(5)
+    [raw] = [value for _, value in sink.messages]
+    text = json.loads(raw)["turn"]["messages"]
+    assert TOKEN not in text and "hunter2" not in text
+    [user, asked] = json.loads(text)
+    assert user["content"] == "use " + mark("github_token", TOKEN)
+    # The JSON text inside written back as json.dumps writes it, the value under the name replaced.
+    assert asked["tool_calls"][0]["function"]["arguments"] == json.dumps({"password": mark("secret_name", "hunter2")})

@@ -176,7 +176,8 @@ class AuditEmitter:
         """Records a model turn of the agent: ``provider``, ``input_tokens``, ``output_tokens``,
         ``cached_input_tokens``, ``cost_usd`` (else the server prices it), ``status``, ``error``,
         ``requested_tool_calls`` ([{"id", "tool_id"}], the tool calls the model asked for),
-        ``agent_id``, ``turn_id``. Returns its turn_id, or None when it is not a valid turn (logged,
+        ``messages`` (any JSON value or JSON text, kept with the turn, redacted), ``agent_id``,
+        ``turn_id``. Returns its turn_id, or None when it is not a valid turn (logged,
         never raised)."""
         return self._record_encoded(
             task_id, "model turn", ("turn", "turn_id"), lambda created, redact: encode_model_turn(task_id=task_id, model=model, duration_ms=duration_ms, created_ms=created, agent_id=turn.pop("agent_id", None) or self.agent_id, redact=redact, **turn)

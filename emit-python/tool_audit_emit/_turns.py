@@ -10,6 +10,8 @@ from typing import Any, Dict, List, Optional
 from ._packets import MAX_NAME, iso_ms
 
 MAX_ERROR = 65_536
+# Characters a turn's messages may hold (schemas/vocabulary.ts MAX_MESSAGES).
+MAX_MESSAGES = 1_048_576
 
 
 def _count(value: Any, field: str) -> Optional[int]:
@@ -44,9 +46,11 @@ def encode_model_turn(
     status: Optional[str] = None,
     error: Optional[str] = None,
     requested_tool_calls: Optional[List[Dict[str, Any]]] = None,
+    messages: Any = None,
     redact: Any = None,
 ) -> Dict[str, Any]:
-    """The packet of a turn; ValueError naming the field when it cannot be one."""
+    """The packet of a turn; ValueError naming the field when it cannot be one. ``messages``: any
+    JSON value (or JSON text) kept with the turn, redacted, cut at MAX_MESSAGES characters."""
     status = status or ("error" if error else "success")
     if status not in ("success", "error"):
         raise ValueError(f"status must be 'success' or 'error'; got {status!r}")
@@ -62,6 +66,10 @@ def encode_model_turn(
         if not isinstance(q, dict):
             raise ValueError(f"requested_tool_calls holds {{'id', 'tool_id'}} objects; got {q!r}")
         asked.append({"id": _text(q.get("id"), "requested_tool_calls[].id", nullable=True), "tool_id": _text(q.get("tool_id"), "requested_tool_calls[].tool_id")})
+    said: Dict[str, str] = {}
+    if messages is not None:
+        text = messages if isinstance(messages, str) else json.dumps(messages, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        said["messages"] = (redact(text) if redact is not None else text)[:MAX_MESSAGES]
     return {
         "type": "model_turn",
         "turn": {
@@ -82,6 +90,7 @@ def encode_model_turn(
             "trace_id": None,
             "span_id": None,
             "created_at": iso_ms(created_ms),
+            **said,
         },
     }
 

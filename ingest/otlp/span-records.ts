@@ -10,7 +10,7 @@ import type { RunFields } from './agent-dialects.ts';
 import type { AttrValue, OtlpSpan } from './otlp-decode.ts';
 import { agentOf, costOf, NAMESPACE_BYTES, statusOf, taskOf, unmappableSpan, isName, type SpanMapOptions, type SpanMapping } from './span-common.ts';
 import { messagesOf, type TurnFields } from './turn-dialects.ts';
-import { MAX_MESSAGES } from '../../schemas/model-turn.ts';
+import { MAX_MESSAGES } from '../../schemas/vocabulary.ts';
 
 /**
  * A model span → a model_turn packet. Its id is derived like a call's (UUIDv5 of trace and span
