@@ -16,6 +16,16 @@ def sha(args):
     return hashlib.sha256(json.dumps(args, sort_keys=True).encode("utf-8")).hexdigest()
 
 
+def task_when(server, task_id, ready, seconds=20):
+    """The task view once ready(view) holds, or as it is after `seconds` (the asserts then say what is missing)."""
+    deadline = time.time() + seconds
+    while True:
+        t = server.task(task_id)
+        if ready(t) or time.time() > deadline:
+            return t
+        time.sleep(0.2)
+
+
 def emitter(server, **kw):
     return AuditEmitter("gateway", "QA_Agent", "gateway-py-1", http={"url": server.url}, linger_s=0.01, **kw)
 
@@ -211,12 +221,7 @@ def test_an_agent_run_names_its_task(server, task_id, caplog):
     assert audit.flush(20)
     audit.close()
     server.wait_for(task_id, 1, 0)
-    deadline = time.time() + 20
-    while True:
-        t = server.task(task_id)
-        if len(t["agent_runs"]) == 2 or time.time() > deadline:
-            break
-        time.sleep(0.2)
+    t = task_when(server, task_id, lambda t: len(t["agent_runs"]) == 2)
     # Both end now; the first started 4 s before: it is the outermost and names the task.
     assert t["name"] == "Refund request #4411" and t["agent_id"] == audit.agent_id
     assert [(r["run_id"], r["name"], r["duration_ms"], r["status"], r["error"]) for r in t["agent_runs"]] == [
@@ -236,12 +241,7 @@ def test_a_model_turn_is_served_beside_the_call_it_asked_for(server, task_id, ca
     assert audit.flush(20)
     audit.close()
     server.wait_for(task_id, 1, 1)
-    deadline = time.time() + 20
-    while True:
-        t = server.task(task_id)
-        if t["model_turns"] or time.time() > deadline:
-            break
-        time.sleep(0.2)
+    t = task_when(server, task_id, lambda t: t["model_turns"])
     [turn] = t["model_turns"]
     [call] = t["invocations"]
     assert turn["turn_id"] == turn_id and turn["model"] == "gpt-4o-mini" and turn["input_tokens"] == 900 and turn["output_tokens"] == 30
@@ -260,12 +260,7 @@ def test_a_model_turns_messages_are_kept_with_their_secrets_out(server, task_id)
     assert audit.record_turn(task_id, "m", 1.0, messages={"not json": float("nan")}) is None
     assert audit.flush(20)
     audit.close()
-    deadline = time.time() + 20
-    while True:
-        t = server.task(task_id)
-        if len(t["model_turns"]) == 2 or time.time() > deadline:
-            break
-        time.sleep(0.2)
+    t = task_when(server, task_id, lambda t: len(t["model_turns"]) == 2)
     turns = {x["turn_id"]: x for x in t["model_turns"]}
     assert set(turns) == set(ids) and turns[ids[1]]["messages"] is None
     text = turns[ids[0]]["messages"]
