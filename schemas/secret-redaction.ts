@@ -8,7 +8,7 @@
 import { pythonJsonDumps, RawNumber, type JsonValue } from './canonical-json.ts';
 import { parseLossless } from './lossless-json.ts';
 import { withPythonNumbers } from './python-numbers.ts';
-import { isCardNumber, isPlaceholder, mayHoldSecret, redactString, secretName, type DetectOptions } from './secret-detectors.ts';
+import { isCardNumber, isPlaceholder, mayHoldSecret, readsAsWritten, redactString, secretName, type DetectOptions } from './secret-detectors.ts';
 
 /** One redaction: where (a JSON Pointer into the value) and by which rule (`path` for a configured path). */
 export interface Redaction {
@@ -116,7 +116,10 @@ export function redactJson(value: unknown, mark: (rule: string, secret: string) 
  * JSON (as a string inside a value is: {@link redactJson}).
  */
 export function redactText(text: string, mark: (rule: string, secret: string) => string, o: DetectOptions = {}): string {
-  return text.length > 1 && JSON_SPACE.test(text) ? (redactJson(text, mark, o).value as string) : redactString(text, mark, o).text;
+  if (text.length < 2 || !JSON_SPACE.test(text)) return redactString(text, mark, o).text;
+  // Most JSON texts hold nothing a detector or a secret's name starts from: one pass, no parse.
+  if (readsAsWritten(text) && !mayHoldSecret(text, o)) return text;
+  return redactJson(text, mark, o).value as string;
 }
 
 /** JSON white space, the only characters JSON.parse and Python's json.loads allow around a value. */
