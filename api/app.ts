@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { ApiKey } from '../platform/config.ts';
-import { AppError } from '../platform/errors.ts';
+import { AppError, type ErrorCode } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { MetricsRegistry } from '../platform/metrics.ts';
 import { AllowedMethods, answerOtherMethods, collectRouteMethods, methodNotAllowed, trackServedRoutes } from './method-not-allowed.ts';
@@ -23,6 +23,8 @@ import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 
 const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 /** The `error` of an answer, by status: one shape, `{error, message, request_id}`, everywhere. */
+/** The status of each AppError code that is the request's fault, not the server's. */
+const REQUEST_ERROR_STATUS: Partial<Record<ErrorCode, number>> = { BAD_REQUEST: 400, NOT_FOUND: 404 };
 const ERROR_NAMES: Record<number, string> = { 400: 'bad_request', 404: 'not_found', 413: 'payload_too_large', 415: 'unsupported_media_type' };
 const UNSUPPORTED_MEDIA = 'send the packets as application/json (an array or one packet) or application/x-ndjson';
 import { registerQuarantineReplayRoute, type ReplayApiDeps } from './routes/quarantine-replay.ts';
@@ -92,8 +94,9 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     return reply.code(404).send({ error: 'not_found', message: `no route ${req.method} ${req.url.split('?')[0]}`, request_id: req.id });
   });
   app.setErrorHandler(async (err: { statusCode?: number; code?: string; message: string }, req, reply) => {
-    // An infrastructure fault that may pass (ClickHouse or Kafka down) is a 503 worth retrying.
-    const status = err instanceof AppError && err.retryable ? 503 : (err.statusCode ?? 500);
+    // An infrastructure fault that may pass (ClickHouse or Kafka down) is a 503 worth retrying; a
+    // request the read path could not answer (BAD_REQUEST, NOT_FOUND) is the client's to fix.
+    const status = err instanceof AppError ? (err.retryable ? 503 : (REQUEST_ERROR_STATUS[err.code] ?? 500)) : (err.statusCode ?? 500);
     if (status === 503) void reply.header('retry-after', '5');
     if (status >= 500) req.log.error({ err }, 'request failed');
     if (status === 503) {

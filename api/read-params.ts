@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { TimeWindow } from '../queries/sql.ts';
+import { badRequest } from '../platform/errors.ts';
 
 /** Upper bound of accepted timestamps (exclusive), as for packets. */
 export const MAX_TIME_MS = Date.UTC(2200, 0, 1);
@@ -139,7 +140,7 @@ export interface ReadDefaults {
 export function windowOf(q: { from?: number; to?: number }, defaults: ReadDefaults, now = Date.now(), all = false): TimeWindow {
   const fromMs = q.from ?? (all ? 0 : Math.max(0, now - defaults.windowDays * 86_400_000));
   const toMs = q.to ?? MAX_TIME_MS;
-  if (fromMs > toMs) throw new BadRequest('from must not be after to');
+  if (fromMs > toMs) throw badRequest('from must not be after to');
   return { fromMs, toMs };
 }
 
@@ -149,22 +150,6 @@ export function windowOf(q: { from?: number; to?: number }, defaults: ReadDefaul
  */
 export function given<T extends Record<string, unknown>>(o: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== '')) as { [K in keyof T]?: Exclude<T[K], undefined> };
-}
-
-/** A request the client can fix; answered 400 with its message. */
-export class BadRequest extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'BadRequest';
-  }
-}
-
-/** What a request names does not exist; answered 404 with its message. */
-export class NotFound extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'NotFound';
-  }
 }
 
 /** One line per zod issue, naming the parameter. */

@@ -43,6 +43,7 @@ import { MAX_SEQUENCE_LENGTH } from '../queries/common-sequences.ts';
 import type { SearchParams } from '../queries/search.ts';
 import { MAX_SEARCH_ITEM_CHARS } from '../queries/search-terms.ts';
 import { orchestratorSchema, statusSchema } from '../schemas/tool-invocation.ts';
+import { notFound } from '../platform/errors.ts';
 import {
   agentToolsSchema,
   dedupSchema,
@@ -80,7 +81,6 @@ import {
   plainListQuery,
   thresholdMsParam,
   thresholdUsdParam,
-  NotFound,
   given,
   windowOf,
   type ReadDefaults,
@@ -375,7 +375,7 @@ export const READ_ROUTES: ReadRoute[] = [
     run: async (qs, { params, query }) => {
       const id = params.output_id ?? '';
       const found = uuidSchema.safeParse(id).success ? await qs.outputContent({ outputId: id, maxBytes: (query as { max_bytes?: number }).max_bytes ?? DEFAULT_CONTENT_BYTES }) : null;
-      if (!found) throw new NotFound(`no stored content for output ${params.output_id}`);
+      if (!found) throw notFound(`no stored content for output ${params.output_id}`);
       return found;
     },
   },
@@ -412,7 +412,7 @@ export const READ_ROUTES: ReadRoute[] = [
       const size = (s: string | undefined) => (/^[1-9][0-9]{0,15}$/.test(s ?? '') ? Number(s) : undefined);
       const [from, to] = [size(params.from_size), size(params.to_size)];
       const found = from !== undefined && to !== undefined ? await qs.logConsistency({ fromSize: from, toSize: to }) : null;
-      if (!found) throw new NotFound(`no signed heads of tree sizes ${params.from_size} and ${params.to_size} (from_size ≤ to_size)`);
+      if (!found) throw notFound(`no signed heads of tree sizes ${params.from_size} and ${params.to_size} (from_size ≤ to_size)`);
       return found;
     },
   },
@@ -428,7 +428,7 @@ export const READ_ROUTES: ReadRoute[] = [
     response: quarantineShowSchema,
     run: async (qs, { params }) => {
       const found = await qs.quarantineRecord({ quarantineId: params.quarantine_id ?? '' });
-      if (!found) throw new NotFound(`no quarantined packet ${JSON.stringify(params.quarantine_id)}`);
+      if (!found) throw notFound(`no quarantined packet ${JSON.stringify(params.quarantine_id)}`);
       return found;
     },
   },
@@ -554,9 +554,9 @@ export function quarantineFilter(q: { reason?: string; source?: string; packet_t
 
 /** GET /v1/calls/{call_id}/proof, GET /v1/outputs/{output_id}/proof, GET /v1/turns/{turn_id}/proof and GET /v1/runs/{run_id}/proof. */
 function proofRoutes(): ReadRoute[] {
-  const notFound = (what: string, r: InclusionProof | NoProof) => {
+  const proven = (what: string, r: InclusionProof | NoProof) => {
     if (!('why' in r)) return r;
-    throw new NotFound(r.why === 'not_yet' ? `${what} is not in a signed tree of the audit log yet (leaves are added a minute after a row is stored, heads signed every AUDIT_LOG_HEAD_INTERVAL_MS)` : `no ${what}`);
+    throw notFound(r.why === 'not_yet' ? `${what} is not in a signed tree of the audit log yet (leaves are added a minute after a row is stored, heads signed every AUDIT_LOG_HEAD_INTERVAL_MS)` : `no ${what}`);
   };
   const summary = (what: string) =>
     `The ${what}'s proof of inclusion in the audit log: its leaf (the record as serialized, and its hash), the RFC 9162 inclusion path and the newest signed tree head. Check it offline with \`tool-audit verify-proof FILE --public-key K\`. 404 when unknown or not in a signed tree yet.`;
@@ -571,7 +571,7 @@ function proofRoutes(): ReadRoute[] {
       notFound: 'no call has this id, or it is not in a signed tree of the audit log yet',
       query: z.strictObject({}),
       response: inclusionProofSchema,
-      run: async (qs, { params }) => notFound(`tool_call ${params.call_id}`, uuidSchema.safeParse(params.call_id).success ? await qs.callProof({ callId: params.call_id ?? '' }) : { why: 'unknown' }),
+      run: async (qs, { params }) => proven(`tool_call ${params.call_id}`, uuidSchema.safeParse(params.call_id).success ? await qs.callProof({ callId: params.call_id ?? '' }) : { why: 'unknown' }),
     },
     {
       url: '/v1/outputs/:output_id/proof',
@@ -583,7 +583,7 @@ function proofRoutes(): ReadRoute[] {
       notFound: 'no output has this id, or it is not in a signed tree of the audit log yet',
       query: z.strictObject({}),
       response: inclusionProofSchema,
-      run: async (qs, { params }) => notFound(`output ${params.output_id}`, uuidSchema.safeParse(params.output_id).success ? await qs.outputProof({ outputId: params.output_id ?? '' }) : { why: 'unknown' }),
+      run: async (qs, { params }) => proven(`output ${params.output_id}`, uuidSchema.safeParse(params.output_id).success ? await qs.outputProof({ outputId: params.output_id ?? '' }) : { why: 'unknown' }),
     },
     {
       url: '/v1/turns/:turn_id/proof',
@@ -595,7 +595,7 @@ function proofRoutes(): ReadRoute[] {
       notFound: 'no model turn has this id, or it is not in a signed tree of the audit log yet',
       query: z.strictObject({}),
       response: inclusionProofSchema,
-      run: async (qs, { params }) => notFound(`model turn ${params.turn_id}`, uuidSchema.safeParse(params.turn_id).success ? await qs.turnProof({ turnId: params.turn_id ?? '' }) : { why: 'unknown' }),
+      run: async (qs, { params }) => proven(`model turn ${params.turn_id}`, uuidSchema.safeParse(params.turn_id).success ? await qs.turnProof({ turnId: params.turn_id ?? '' }) : { why: 'unknown' }),
     },
     {
       url: '/v1/runs/:run_id/proof',
@@ -607,7 +607,7 @@ function proofRoutes(): ReadRoute[] {
       notFound: 'no agent run has this id, or it is not in a signed tree of the audit log yet',
       query: z.strictObject({}),
       response: inclusionProofSchema,
-      run: async (qs, { params }) => notFound(`agent run ${params.run_id}`, uuidSchema.safeParse(params.run_id).success ? await qs.runProof({ runId: params.run_id ?? '' }) : { why: 'unknown' }),
+      run: async (qs, { params }) => proven(`agent run ${params.run_id}`, uuidSchema.safeParse(params.run_id).success ? await qs.runProof({ runId: params.run_id ?? '' }) : { why: 'unknown' }),
     },
   ];
 }

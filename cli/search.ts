@@ -7,8 +7,7 @@
  */
 import { given, listQuery, windowOf } from '../api/read-params.ts';
 import { SEARCH_FIELDS, type SearchAnswer, type SearchField } from '../schemas/answers.ts';
-import { AppError } from '../platform/errors.ts';
-import { InvalidParamError } from '../queries/sql.ts';
+import { isAppError } from '../platform/errors.ts';
 import { table } from './cache.ts';
 import { configOrExit } from './runtime.ts';
 import { openReadQueries, parseArgs } from './task.ts';
@@ -47,7 +46,7 @@ export async function searchCommand(argv: string[]): Promise<number> {
     return 0;
   } catch (err) {
     // A query the server (or the query itself) refuses: say why, as for a usage error.
-    if (err instanceof InvalidParamError || (err instanceof AppError && err.code === 'SERVER_REFUSED')) {
+    if (isAppError(err, 'BAD_REQUEST') || isAppError(err, 'SERVER_REFUSED')) {
       process.stderr.write(`tool-audit search: ${err.message}\n`);
       return 2;
     }

@@ -1,10 +1,11 @@
 /**
- * The error type tool-audit throws for bugs and infrastructure faults. Expected failures (an
- * invalid packet, a bad request parameter) are returned as values; `retryable` tells the caller
- * whether trying again may help. Other Error classes still exist at the edges (the API's
- * BadRequest and NotFound, queries' InvalidParamError, the emitter's DeliveryError,
- * BudgetDeniedError and EmitterTimeoutError, the pages' ApiError); folding them into codes of
- * this one is still to do.
+ * The error type tool-audit throws for bugs, infrastructure faults, and a request the read path
+ * cannot answer (a bad parameter deep in a query, an id that names nothing: `BAD_REQUEST`,
+ * `NOT_FOUND`, answered by the API's one error handler). Expected failures of ingest (an invalid
+ * packet) are returned as values; `retryable` tells the caller whether trying again may help.
+ * Other Error classes remain at two edges: the emitter's DeliveryError, BudgetDeniedError and
+ * EmitterTimeoutError are its public API (users catch them by class), and the pages' ApiError
+ * lives in the browser bundle.
  */
 export type ErrorCode =
   | 'CONFIG_INVALID'
@@ -21,6 +22,10 @@ export type ErrorCode =
   | 'STARTING'
   /** A stored record that no longer matches what the audit log holds of it (answered 409, never served as genuine). */
   | 'INTEGRITY'
+  /** A request the client can fix (a malformed cursor, an inverted window): answered 400. */
+  | 'BAD_REQUEST'
+  /** What a request names does not exist: answered 404. */
+  | 'NOT_FOUND'
   | 'INTERNAL';
 
 /** An infrastructure fault or a bug, with a stable code and a retry hint. */
@@ -34,6 +39,21 @@ export class AppError extends Error {
     this.code = code;
     this.retryable = options.retryable;
   }
+}
+
+/** A request the client can fix; the API answers it 400 with the message. */
+export function badRequest(message: string): AppError {
+  return new AppError('BAD_REQUEST', message, { retryable: false });
+}
+
+/** What a request names does not exist; the API answers it 404 with the message. */
+export function notFound(message: string): AppError {
+  return new AppError('NOT_FOUND', message, { retryable: false });
+}
+
+/** Whether `err` is an AppError of this code. */
+export function isAppError(err: unknown, code: ErrorCode): err is AppError {
+  return err instanceof AppError && err.code === code;
 }
 
 /** True when an error (AppError or not) is worth retrying. Unknown errors are assumed transient. */

@@ -4,14 +4,14 @@
  * parameters with it; one from another list, or tampered with, is refused (400).
  */
 import { z } from 'zod';
-import { InvalidParamError } from './sql.ts';
+import { badRequest } from '../platform/errors.ts';
 
 const MAX_CURSOR_CHARS = 2048;
 
 /** Encodes and decodes the cursors of one list. */
 export interface CursorCodec<K extends unknown[]> {
   encode(key: K): string;
-  /** The sort key of a cursor; throws {@link InvalidParamError} when it is not one of this list's. */
+  /** The sort key of a cursor; throws a `BAD_REQUEST` AppError when it is not one of this list's. */
   decode(cursor: string): K;
 }
 
@@ -21,15 +21,15 @@ export function cursorCodec<S extends z.ZodTuple>(tag: string, shape: S): Cursor
   return {
     encode: (key) => Buffer.from(JSON.stringify([tag, key]), 'utf8').toString('base64url'),
     decode: (cursor) => {
-      if (cursor.length > MAX_CURSOR_CHARS || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw new InvalidParamError('cursor is malformed');
+      if (cursor.length > MAX_CURSOR_CHARS || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw badRequest('cursor is malformed');
       let raw: unknown;
       try {
         raw = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
       } catch {
-        throw new InvalidParamError('cursor is malformed');
+        throw badRequest('cursor is malformed');
       }
       const parsed = envelope.safeParse(raw);
-      if (!parsed.success) throw new InvalidParamError(`cursor does not belong to this list (${tag})`);
+      if (!parsed.success) throw badRequest(`cursor does not belong to this list (${tag})`);
       return parsed.data[1] as z.infer<S> & unknown[];
     },
   };

@@ -9,7 +9,8 @@ import { z } from 'zod';
 import { cursorCodec, msKey, strKey } from './cursor.ts';
 import { SEARCH_FIELDS, type SearchAnswer, type SearchField } from '../schemas/answers.ts';
 import { parseSearch, type SearchItem } from './search-terms.ts';
-import { chTime, InvalidParamError, isoTime, pageOf, runQuery, windowParams, type QueryContext, type StatementRunner, type TimeWindow } from './sql.ts';
+import { chTime, isoTime, pageOf, runQuery, windowParams, type QueryContext, type StatementRunner, type TimeWindow } from './sql.ts';
+import { badRequest } from '../platform/errors.ts';
 
 /** Parameters of {@link search}. */
 export interface SearchParams {
@@ -124,7 +125,7 @@ export async function search(ch: StatementRunner, db: string, p: SearchParams, c
   // No question, no hits (a route called without q answers as an empty range does).
   if (p.q.trim() === '') return { hits: [], next_cursor: null };
   const parsed = parseSearch(p.q);
-  if ('error' in parsed) throw new InvalidParamError(parsed.error);
+  if ('error' in parsed) throw badRequest(parsed.error);
   const items = parsed.items;
   const after = p.cursor === undefined ? undefined : cursor.decode(p.cursor);
   const params: Record<string, unknown> = {

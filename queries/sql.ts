@@ -21,14 +21,6 @@ export const DEFAULT_QUERY_CONTEXT: QueryContext = {
   expensiveThresholdUsd: 1.0,
 };
 
-/** A parameter the caller can fix (a malformed or foreign cursor, an inverted window): a 400. */
-export class InvalidParamError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'InvalidParamError';
-  }
-}
-
 /** Runs a read statement with the context's limits and returns its rows (JSONEachRow). */
 export function runQuery<T>(ch: StatementRunner, spec: Pick<QuerySpec, 'name' | 'sql' | 'settings'>, params: Record<string, unknown>, ctx: QueryContext): Promise<T[]> {
   return ch.read<T>(spec, params, ctx);

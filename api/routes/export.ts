@@ -12,7 +12,7 @@ import { EXPORT_LIMIT_DEFAULTS, type ApiKey } from '../../platform/config.ts';
 import { EXPORT_CONTENT_TYPES, exportParamsSchema, exportRows } from '../../queries/export.ts';
 import { requireScope } from '../auth.ts';
 import { clientOf, createRateLimiter, type RateLimitOptions } from '../rate-limit.ts';
-import { BadRequest, issuesText, listQuery, pathId, windowOf, type ReadDefaults } from '../read-params.ts';
+import { issuesText, listQuery, pathId, windowOf, type ReadDefaults } from '../read-params.ts';
 
 /** The query string of GET /v1/export. */
 export const exportQuerySchema = exportParamsSchema.extend({
@@ -65,13 +65,8 @@ export function registerExportRoute(app: FastifyInstance, deps: ExportApiDeps): 
   app.get('/v1/export', { preHandler }, async (req, reply) => {
     const q = exportQuerySchema.safeParse(req.query ?? {});
     if (!q.success) return reply.code(400).send({ error: 'bad_request', message: issuesText(q.error), request_id: req.id });
-    let window;
-    try {
-      window = windowOf(q.data, deps.defaults);
-    } catch (err) {
-      if (err instanceof BadRequest) return reply.code(400).send({ error: 'bad_request', message: err.message, request_id: req.id });
-      throw err;
-    }
+    // A bad window throws BAD_REQUEST: the app's error handler answers 400.
+    const window = windowOf(q.data, deps.defaults);
     const days = (Math.min(window.toMs, Date.now()) - window.fromMs) / 86_400_000;
     if (days > limits.maxDays) {
       return reply.code(400).send({ error: 'bad_request', message: `an export covers at most ${limits.maxDays} days (this one ${Math.ceil(days)}): set from/to and export the range in parts`, request_id: req.id });

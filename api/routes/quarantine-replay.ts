@@ -10,11 +10,12 @@ import type { MetricsRegistry } from '../../platform/metrics.ts';
 import type { PacketIngest } from '../../ingest/ports.ts';
 import { quarantineByIds, quarantineList, type QuarantineListParams } from '../../queries/quarantine.ts';
 import type { QuarantineList, QuarantineRecord, ReplayAnswer } from '../../queries/quarantine-schemas.ts';
-import { InvalidParamError, type StatementRunner } from '../../queries/sql.ts';
+import type { StatementRunner } from '../../queries/sql.ts';
 import { keyIdOf, requireScope } from '../auth.ts';
 import { correctedPackets, newReplayId, replayAnswer, replayPackets, replayRequestSchema, type ReplayItem } from '../quarantine-replay.ts';
-import { BadRequest, DEFAULT_LIMIT, issuesText, windowOf, type ReadDefaults } from '../read-params.ts';
+import { DEFAULT_LIMIT, issuesText, windowOf, type ReadDefaults } from '../read-params.ts';
 import { quarantineFilter } from '../read-route-table.ts';
+import { isAppError } from '../../platform/errors.ts';
 
 /** What the replay route reads quarantined packets with, and how the process ingests. */
 export interface ReplayApiDeps {
@@ -68,7 +69,7 @@ export function registerQuarantineReplayRoute(app: FastifyInstance, deps: Replay
         items = page.records.reverse().map((record) => ({ record }));
         nextCursor = page.next_cursor;
       } catch (err) {
-        if (err instanceof BadRequest || err instanceof InvalidParamError) return bad(err.message);
+        if (isAppError(err, 'BAD_REQUEST')) return bad(err.message);
         throw err;
       }
     }

@@ -7,13 +7,13 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ApiKey, Config } from '../../platform/config.ts';
 import type { MetricsRegistry } from '../../platform/metrics.ts';
 import { createReadQueries, type ReadQueries } from '../../queries/index.ts';
-import { InvalidParamError, type StatementRunner } from '../../queries/sql.ts';
-import { AppError } from '../../platform/errors.ts';
+import type { StatementRunner } from '../../queries/sql.ts';
+import { isAppError } from '../../platform/errors.ts';
 import { stringifyWithRaw } from '../../schemas/raw-json.ts';
 import { requireScope } from '../auth.ts';
 import { openApiDocument } from '../openapi.ts';
 import { createRateLimiter, type RateLimitOptions } from '../rate-limit.ts';
-import { BadRequest, issuesText, NotFound, type ReadDefaults } from '../read-params.ts';
+import { issuesText, type ReadDefaults } from '../read-params.ts';
 import { READ_ROUTES } from '../read-route-table.ts';
 import type { BudgetService } from '../budgets/service.ts';
 import type { ClickHouseDoor } from '../../platform/clickhouse/door.ts';
@@ -64,15 +64,13 @@ export function registerReadRoutes(app: FastifyInstance, deps: ReadApiDeps & { a
         // args, result_summary and tokens_used are spliced in as stored (schemas/raw-json.ts).
         return reply.code(200).header('content-type', 'application/json; charset=utf-8').send(stringifyWithRaw(body));
       } catch (err) {
-        if (err instanceof BadRequest || err instanceof InvalidParamError) return bad(reply, req.id, err.message);
-        if (err instanceof NotFound) return reply.code(404).send({ error: 'not_found', message: err.message, request_id: req.id });
-        if (err instanceof AppError && err.code === 'INTEGRITY') return reply.code(409).send({ error: 'integrity', message: err.message, request_id: req.id });
-        if (err instanceof AppError && err.code === 'CLICKHOUSE_LIMIT_EXCEEDED') {
+        if (isAppError(err, 'INTEGRITY')) return reply.code(409).send({ error: 'integrity', message: err.message, request_id: req.id });
+        if (isAppError(err, 'CLICKHOUSE_LIMIT_EXCEEDED')) {
           // ClickHouse's text quotes the statement: logged, not answered.
           req.log.warn({ err: err.message }, 'query limit exceeded');
           return reply.code(422).send({ error: 'query_limit_exceeded', message: 'the query hit a server-side limit (execution time or result rows): narrow from/to or the filters', request_id: req.id });
         }
-        throw err; // AppError and bugs: the app's error handler (503 when retryable, else 500)
+        throw err; // the app's error handler: 400 / 404 for BAD_REQUEST / NOT_FOUND, 503 when retryable, else 500
       }
     });
   }

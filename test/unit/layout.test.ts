@@ -136,6 +136,18 @@ describe('layout', () => {
     for (const d of [...STAGES, FOUNDATION]) expect(dockerfile, d).toMatch(new RegExp(`^COPY ${d} \\./${d}$`, 'm'));
   });
 
+  it('declares no Error class but AppError, outside the emitter SDK\'s public errors and the browser\'s', () => {
+    // The emitter's DeliveryError, BudgetDeniedError and EmitterTimeoutError are caught by class in
+    // users' code; the pages' ApiError lives in the browser bundle. Everything else throws AppError
+    // with a code (platform/errors.ts), mapped once at each edge.
+    const allowed = new Set(['platform/errors.ts', 'emit/transport.ts', 'emit/budget.ts', 'emit/emitter.ts', 'web/app/api.ts']);
+    const offences = [...STAGES, FOUNDATION]
+      .flatMap((d) => sources(join(root, d)))
+      .map((f) => relative(root, f))
+      .filter((f) => !allowed.has(f) && /\bclass\s+\w+\s+extends\s+\w*Error\b/.test(readFileSync(join(root, f), 'utf8')));
+    expect(offences).toEqual([]);
+  });
+
   it('names no tracker issue in a tracked file: a reader of the repository has no tracker, the text says the reason', () => {
     const files = execFileSync('git', ['ls-files'], { cwd: root, encoding: 'utf8' }).split('\n').filter((f) => f && !/\.(png|jpe?g|parquet|gz|tgz|ico)$/.test(f));
     // Built from parts, so this file does not name one itself.
