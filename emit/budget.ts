@@ -4,17 +4,10 @@
  * not run; when the server cannot be reached in time, the configured fallback applies and is
  * counted. No dependency: global fetch only.
  */
+import type { BudgetFigures } from '../schemas/budget-figures.ts';
 import type { ToolArgs } from './packets.ts';
 
-/** A budget's figures as the server's check saw them. */
-export interface BudgetFigures {
-  budget_id: string;
-  limit_usd: number;
-  spent_usd: number;
-  reserved_usd: number;
-  remaining_usd: number;
-  mode: 'warn' | 'deny';
-}
+export type { BudgetFigures } from '../schemas/budget-figures.ts';
 
 /** What a check decided; `fallback` = the server was not reached and onUnavailable decided. */
 export interface BudgetDecision {

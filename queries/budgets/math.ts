@@ -4,11 +4,12 @@
  * No I/O: the API's budget service feeds it stored calls and asks it for decisions; the unit
  * tests compare it with a naive oracle that recomputes everything from the event history.
  */
+import type { BudgetFigures, BudgetMode } from '../../schemas/budget-figures.ts';
+
+export type { BudgetFigures, BudgetMode } from '../../schemas/budget-figures.ts';
 
 /** UTC calendar period a budget's limit applies to. */
 export type BudgetPeriod = 'day' | 'month';
-/** `warn` answers warn when over; `deny` answers deny (the caller must not run the tool). */
-export type BudgetMode = 'warn' | 'deny';
 /** Which stored costs a budget counts: tool calls (the default), model turns, or both. */
 export type BudgetCosts = 'tools' | 'models' | 'all';
 /** What a budget covers: an absent field matches any value; `costs` absent = `tools`. */
@@ -35,16 +36,6 @@ export interface CallFacts {
   tool_id: string;
   task_id?: string | null;
   kind?: 'tool' | 'model';
-}
-/** A budget's figures as a check saw them. */
-export interface BudgetFigures {
-  budget_id: string;
-  limit_usd: number;
-  spent_usd: number;
-  reserved_usd: number;
-  /** limit − spent − reserved (negative when already over). */
-  remaining_usd: number;
-  mode: BudgetMode;
 }
 /** The answer of a check. */
 export type Decision = 'allow' | 'warn' | 'deny';
