@@ -15,7 +15,7 @@ const isName = (v: unknown): v is string => typeof v === 'string' && v.length >=
 const isCount = (v: unknown): boolean => v === null || (Number.isSafeInteger(v) && (v as number) >= 0);
 
 /** Why a turn's fields cannot be a packet, or undefined when they can. */
-function problem(t: ObservedTurn, turnId: string, agentId: string): string | undefined {
+function problem(t: ObservedTurn, turnId: string, agentId: string, messages: string | undefined): string | undefined {
   if (!UUID.test(turnId)) return `turnId must be a UUID; got ${JSON.stringify(turnId)}`;
   for (const [field, v] of [['taskId', t.taskId], ['agentId', agentId], ['model', t.model]] as const) if (!isName(v)) return `${field} must be a string of 1 to ${MAX_NAME_LENGTH} characters`;
   if (t.provider != null && !isName(t.provider)) return `provider must be a string of 1 to ${MAX_NAME_LENGTH} characters or null`;
@@ -25,7 +25,7 @@ function problem(t: ObservedTurn, turnId: string, agentId: string): string | und
   if (t.status !== undefined && t.status !== 'success' && t.status !== 'error') return "status must be 'success' or 'error'";
   const asked = t.requestedToolCalls ?? [];
   if (!Array.isArray(asked) || asked.length > 256) return 'requestedToolCalls must be an array of at most 256';
-  if (t.messages !== undefined && messagesText(t.messages) === undefined) return 'messages must be a JSON value (or JSON text)';
+  if (t.messages !== undefined && messages === undefined) return 'messages must be a JSON value (or JSON text)';
   for (const q of asked) if (!isName(q.toolId) || !(q.id == null || isName(q.id))) return `requestedToolCalls: each needs a toolId (and an id, when given) of 1 to ${MAX_NAME_LENGTH} characters`;
   return undefined;
 }
@@ -74,7 +74,9 @@ function messagesText(m: unknown): string | undefined {
 export function encodeModelTurn(t: ObservedTurn, defaults: { agentId: string; createdAtMs: number }, redactor?: Redactor): { ok: true; turnId: string; packet: string } | { ok: false; error: string } {
   const turnId = t.turnId ?? randomUUID();
   const agentId = t.agentId ?? defaults.agentId;
-  const bad = problem(t, turnId, agentId);
+  // Written once: a turn's messages may be a megabyte.
+  const text = t.messages === undefined ? undefined : messagesText(t.messages);
+  const bad = problem(t, turnId, agentId, text);
   if (bad) return { ok: false, error: bad };
   const status = t.status ?? (t.error ? 'error' : 'success');
   const error = status === 'success' ? null : (t.error ?? 'error');
@@ -98,7 +100,6 @@ export function encodeModelTurn(t: ObservedTurn, defaults: { agentId: string; cr
     span_id: null,
     created_at: new Date(defaults.createdAtMs).toISOString(),
   };
-  const text = t.messages === undefined ? undefined : (messagesText(t.messages) as string);
   const messages = text === undefined ? {} : { messages: (redactor ? redactor.text(text) : text).slice(0, MAX_MESSAGES) };
   return { ok: true, turnId: turn.turn_id, packet: JSON.stringify({ type: 'model_turn', turn: { ...turn, ...messages } }) };
 }

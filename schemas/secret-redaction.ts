@@ -64,8 +64,13 @@ export function redactJson(value: unknown, mark: (rule: string, secret: string) 
     if (at.length > 0 && paths.some((p) => pathMatches(p, at)) && !(typeof v === 'string' && isPlaceholder(v))) return whole('path', typeof v === 'string' ? v : JSON.stringify(v), at);
     if (typeof v === 'string') {
       if (secret) return v === '' || isPlaceholder(v) ? v : whole('secret_name', v, at);
-      const inner = jsonInside(v);
-      if (inner !== undefined) return walkInside(v, inner, at);
+      if (isJsonText(v)) {
+        // Nothing a detector or a secret's name starts from, and no path that could reach inside:
+        // no parse (the text detectors would find nothing either).
+        if (paths.length === 0 && readsAsWritten(v) && !mayHoldSecret(v, o)) return v;
+        const inner = parseLossless(v) as Json | undefined;
+        if (inner !== undefined) return walkInside(v, inner, at);
+      }
       const r = redactString(v, mark, o);
       for (const rule of r.rules) redactions.push({ pointer: pointerOf(at), rule });
       return r.text;
@@ -116,22 +121,16 @@ export function redactJson(value: unknown, mark: (rule: string, secret: string) 
  * JSON (as a string inside a value is: {@link redactJson}).
  */
 export function redactText(text: string, mark: (rule: string, secret: string) => string, o: DetectOptions = {}): string {
-  if (text.length < 2 || !JSON_SPACE.test(text)) return redactString(text, mark, o).text;
-  // Most JSON texts hold nothing a detector or a secret's name starts from: one pass, no parse.
-  if (readsAsWritten(text) && !mayHoldSecret(text, o)) return text;
-  return redactJson(text, mark, o).value as string;
+  return isJsonText(text) ? (redactJson(text, mark, o).value as string) : redactString(text, mark, o).text;
 }
 
 /** JSON white space, the only characters JSON.parse and Python's json.loads allow around a value. */
 const JSON_SPACE = /^[ \t\n\r]*[[{]/;
 
 /**
- * The array or object a string holds as JSON text (an MCP result's text block, OpenAI's
- * `arguments`, a model's message list), numbers kept as written; undefined for any other string.
- * Such a text carries its secrets escaped (`{\"password\": \"…\"}`) where no text detector
- * reads them as a secret's name and value.
+ * Whether a string may be an array or object as JSON text (an MCP result's text block, OpenAI's
+ * `arguments`, a model's message list): the walk then parses it, numbers kept as written. Such a
+ * text carries its secrets escaped (`{\"password\": \"…\"}`) where no text detector reads them
+ * as a secret's name and value.
  */
-function jsonInside(s: string): Json | undefined {
-  if (s.length < 2 || !JSON_SPACE.test(s)) return undefined;
-  return parseLossless(s) as Json | undefined;
-}
+const isJsonText = (s: string): boolean => s.length > 1 && JSON_SPACE.test(s);
