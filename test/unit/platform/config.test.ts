@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../platform/config.ts';
+import { CONFIG_VARIABLES, loadConfig } from '../../../platform/config.ts';
 
 describe('config', () => {
   it('has the documented defaults', () => {
@@ -20,6 +20,13 @@ describe('config', () => {
       expect(r.error).toContain('CLICKHOUSE_DATABASE');
       expect(r.error).toContain('TOOL_AUDIT_API_KEYS');
     }
+  });
+  it('names a variable two sections read once, and lists every variable once', () => {
+    // TOOL_AUDIT_DATA_DIR and CLICKHOUSE_DATABASE feed the storage section and the state folders' defaults.
+    const r = loadConfig({ CLICKHOUSE_DATABASE: 'x-y' });
+    expect(!r.ok && r.error.split('\n').filter((l) => l.includes('CLICKHOUSE_DATABASE'))).toEqual(['  CLICKHOUSE_DATABASE: must be a plain identifier']);
+    expect(new Set(CONFIG_VARIABLES).size).toBe(CONFIG_VARIABLES.length);
+    expect(CONFIG_VARIABLES).toEqual(expect.arrayContaining(['PORT', 'TOOL_AUDIT_DATA_DIR', 'KAFKA_BROKERS', 'AUDIT_LOG_DIR', 'OTLP_MAP_THREADS', 'WATCHDOG_TIMEOUT_MS']));
   });
   it('keeps the audit log beside the data directory, never in it, names the log after its database, and parses witnesses', () => {
     const d = loadConfig({ TOOL_AUDIT_DATA_DIR: '/var/lib/ta/data/', CLICKHOUSE_DATABASE: 'prod' });
