@@ -68,7 +68,6 @@ import {
   mcpServersSchema,
   SEARCH_FIELDS,
   searchAnswerSchema,
-  type SearchField,
 } from '../schemas/answers.ts';
 import {
   DEFAULT_LIMIT,
@@ -107,18 +106,36 @@ export interface ReadRoute {
   run(queries: ReadQueries, input: { params: Record<string, string>; query: Record<string, unknown> }, defaults: ReadDefaults): Promise<unknown>;
 }
 
+/**
+ * A route as written: its handler sees the output types of its own `params` and `query`
+ * schemas, so no handler states its input's type by hand.
+ */
+interface TypedReadRoute<P extends z.ZodObject, S extends z.ZodObject> extends Omit<ReadRoute, 'params' | 'query' | 'run'> {
+  params?: P;
+  query: S;
+  run(queries: ReadQueries, input: { params: z.output<P>; query: z.output<S> }, defaults: ReadDefaults): Promise<unknown>;
+}
+
+/**
+ * Declares a read route: types its handler from its schemas (as fastify's type providers do).
+ * Registration (routes/read.ts) parses a request's path and query with these same schemas
+ * before it calls `run`, which is what makes the table's erased handler type safe.
+ */
+function readRoute<S extends z.ZodObject, P extends z.ZodObject = z.ZodObject<Record<string, never>>>(route: TypedReadRoute<P, S>): ReadRoute {
+  return route as unknown as ReadRoute;
+}
+
 /** Query-string values of a request (undefined: left out). */
 export type RequestQuery = Record<string, string | number | undefined>;
 const windowQuery = (w: TimeWindow): RequestQuery => ({ from: new Date(w.fromMs).toISOString(), to: new Date(w.toMs).toISOString() });
 const pageQuery = (p: { window: TimeWindow; limit: number; cursor?: string }): RequestQuery => ({ ...windowQuery(p.window), limit: p.limit, cursor: p.cursor });
 
-type Q = { from?: number; to?: number; limit?: number; cursor?: string };
-const page = (q: Q) => ({ limit: q.limit ?? DEFAULT_LIMIT, ...(q.cursor === undefined ? {} : { cursor: q.cursor }) });
+const page = (q: { limit?: number; cursor?: string }) => ({ limit: q.limit ?? DEFAULT_LIMIT, ...(q.cursor === undefined ? {} : { cursor: q.cursor }) });
 const toolParams = z.strictObject({ tool_id: pathId.describe('the tool, e.g. search_web') });
 
 /** Every read route. */
 export const READ_ROUTES: ReadRoute[] = [
-  {
+  readRoute({
     url: '/v1/tools',
     operationId: 'tools',
     method: 'tools',
@@ -126,12 +143,11 @@ export const READ_ROUTES: ReadRoute[] = [
     summary: 'Every tool with its invocations, success rate, average and p95 duration and total cost, most invoked first (what `tool-audit top` shows).',
     query: z.strictObject({ from: listQuery.from, to: listQuery.to, limit: listQuery.limit.describe('tools to return at most (default 100)') }),
     response: toolsSummarySchema,
-    run: (qs, { query }, d) => {
-      const q = query as Q;
+    run: (qs, { query: q }, d) => {
       return qs.tools({ window: windowOf(q, d), limit: q.limit ?? DEFAULT_LIMIT });
     },
-  },
-  {
+  }),
+  readRoute({
     url: '/v1/tools/series',
     operationId: 'toolSeries',
     method: 'toolSeries',
@@ -139,12 +155,11 @@ export const READ_ROUTES: ReadRoute[] = [
     summary: 'Calls and cost per tool and time bucket of bucket_s seconds (buckets with calls only), for sparklines.',
     query: z.strictObject({ from: listQuery.from, to: listQuery.to, bucket_s: bucketSecondsParam }),
     response: toolSeriesSchema,
-    run: (qs, { query }, d) => {
-      const q = query as Q & { bucket_s?: number };
+    run: (qs, { query: q }, d) => {
       return qs.toolSeries({ window: windowOf(q, d), bucketS: q.bucket_s ?? 3600 });
     },
-  },
-  {
+  }),
+  readRoute({
     url: '/v1/tasks',
     operationId: 'tasks',
     method: 'tasks',
@@ -152,12 +167,11 @@ export const READ_ROUTES: ReadRoute[] = [
     summary: 'Tasks with calls in the window with their calls, failed calls, total cost, agents and first/last call, most recently active first.',
     query: z.strictObject({ from: listQuery.from, to: listQuery.to, limit: listQuery.limit.describe('tasks to return at most (default 100)') }),
     response: taskListSchema,
-    run: (qs, { query }, d) => {
-      const q = query as Q;
+    run: (qs, { query: q }, d) => {
       return qs.tasks({ window: windowOf(q, d), limit: q.limit ?? DEFAULT_LIMIT });
     },
-  },
-  {
+  }),
+  readRoute({
     url: '/v1/tools/:tool_id/stats',
     operationId: 'toolStats',
     method: 'toolStats',
@@ -166,12 +180,11 @@ export const READ_ROUTES: ReadRoute[] = [
     params: toolParams,
     query: z.strictObject({ from: listQuery.from, to: listQuery.to, limit: listQuery.limit.describe('error messages to return at most (default 100)') }),
     response: toolStatsSchema,
-    run: (qs, { params, query }, d) => {
-      const q = query as Q;
-      return qs.toolStats({ toolId: params.tool_id ?? '', window: windowOf(q, d), limit: q.limit ?? DEFAULT_LIMIT });
+    run: (qs, { params, query: q }, d) => {
+      return qs.toolStats({ toolId: params.tool_id, window: windowOf(q, d), limit: q.limit ?? DEFAULT_LIMIT });
     },
-  },
-  {
+  }),
+  readRoute({
     url: '/v1/tools/:tool_id/invocations',
     operationId: 'toolInvocations',
     method: 'toolInvocations',
@@ -180,9 +193,9 @@ export const READ_ROUTES: ReadRoute[] = [
     params: toolParams,
     query: plainListQuery,
     response: invocationListSchema,
-    run: (qs, { params, query }, d) => qs.toolInvocations({ toolId: params.tool_id ?? '', window: windowOf(query as Q, d), ...page(query as Q) }),
-  },
-  {
+    run: (qs, { params, query }, d) => qs.toolInvocations({ toolId: params.tool_id, window: windowOf(query, d), ...page(query) }),
+  }),
+  readRoute({
     url: '/v1/tools/:tool_id/outputs',
     operationId: 'toolOutputs',
     method: 'toolOutputs',
@@ -191,9 +204,9 @@ export const READ_ROUTES: ReadRoute[] = [
     params: toolParams,
     query: plainListQuery,
     response: toolOutputsSchema,
-    run: (qs, { params, query }, d) => qs.toolOutputs({ toolId: params.tool_id ?? '', window: windowOf(query as Q, d), ...page(query as Q) }),
-  },
-  {
+    run: (qs, { params, query }, d) => qs.toolOutputs({ toolId: params.tool_id, window: windowOf(query, d), ...page(query) }),
+  }),
+  readRoute({
     url: '/v1/agents/:agent_id/tools',
     operationId: 'agentTools',
     method: 'agentTools',
@@ -202,9 +215,9 @@ export const READ_ROUTES: ReadRoute[] = [
     params: z.strictObject({ agent_id: pathId.describe('the agent, e.g. QA_Agent') }),
     query: plainListQuery,
     response: agentToolsSchema,
-    run: (qs, { params, query }, d) => qs.agentTools({ agentId: params.agent_id ?? '', window: windowOf(query as Q, d), ...page(query as Q) }),
-  },
-  {
+    run: (qs, { params, query }, d) => qs.agentTools({ agentId: params.agent_id, window: windowOf(query, d), ...page(query) }),
+  }),
+  readRoute({
     url: '/v1/tasks/:task_id',
     operationId: 'task',
     method: 'task',
@@ -213,9 +226,9 @@ export const READ_ROUTES: ReadRoute[] = [
     params: z.strictObject({ task_id: pathId.describe('the task') }),
     query: plainListQuery,
     response: taskViewSchema,
-    run: (qs, { params, query }, d) => qs.task({ taskId: params.task_id ?? '', window: windowOf(query as Q, d, Date.now(), true), ...page(query as Q) }),
-  },
-  {
+    run: (qs, { params, query }, d) => qs.task({ taskId: params.task_id, window: windowOf(query, d, Date.now(), true), ...page(query) }),
+  }),
+  readRoute({
     url: '/v1/calls/expensive',
     operationId: 'expensiveCalls',
     method: 'expensive',
@@ -223,12 +236,11 @@ export const READ_ROUTES: ReadRoute[] = [
     summary: 'Calls costing more than threshold_usd, most expensive first, with their count and total cost.',
     query: z.strictObject({ ...listQuery, threshold_usd: thresholdUsdParam }),
     response: expensiveSchema,
-    run: (qs, { query }, d) => {
-      const q = query as Q & { threshold_usd?: number };
+    run: (qs, { query: q }, d) => {
       return qs.expensive({ thresholdUsd: q.threshold_usd ?? d.expensiveThresholdUsd, window: windowOf(q, d), ...page(q) });
     },
-  },
-  {
+  }),
+  readRoute({
     url: '/v1/calls/slow',
     operationId: 'slowCalls',
     method: 'slow',
@@ -236,12 +248,11 @@ export const READ_ROUTES: ReadRoute[] = [
     summary: 'Calls lasting longer than threshold_ms, slowest first, with their count.',
     query: z.strictObject({ ...listQuery, threshold_ms: thresholdMsParam }),
     response: slowSchema,
-    run: (qs, { query }, d) => {
-      const q = query as Q & { threshold_ms?: number };
+    run: (qs, { query: q }, d) => {
       return qs.slow({ thresholdMs: q.threshold_ms ?? d.slowThresholdMs, window: windowOf(q, d), ...page(q) });
     },
-  },
-  {
+  }),
+  readRoute({
     url: '/v1/calls/failed',
     operationId: 'failedCalls',
     method: 'failed',
@@ -249,12 +260,11 @@ export const READ_ROUTES: ReadRoute[] = [
     summary: 'Failed calls newest first, failures per status and per error_category, and the most frequent error messages; optionally of one error_category.',
     query: z.strictObject({ ...listQuery, error_category: errorCategoryParam }),
     response: failedSchema,
-    run: (qs, { query }, d) => {
-      const q = query as Q & { error_category?: string };
+    run: (qs, { query: q }, d) => {
       return qs.failed({ window: windowOf(q, d), ...page(q), ...(q.error_category ? { errorCategory: q.error_category } : {}) });
     },
-  },
-  {
+  }),
+  readRoute({
     url: '/v1/dedup/candidates',
     operationId: 'dedupCandidates',
     method: 'dedup',
@@ -262,12 +272,11 @@ export const READ_ROUTES: ReadRoute[] = [
     summary: 'Calls repeated with identical args (tool_id + args_hash), with what the repeats beyond the first cost, and totals.',
     query: z.strictObject({ ...listQuery, min_count: minCountParam }),
     response: dedupSchema,
-    run: (qs, { query }, d) => {
-      const q = query as Q & { min_count?: number };
+    run: (qs, { query: q }, d) => {
       return qs.dedup({ minCount: q.min_count ?? 2, window: windowOf(q, d), ...page(q) });
     },
-  },
-  {
+  }),
+  readRoute({
     url: '/v1/outputs/identical',
     operationId: 'identicalOutputs',
     method: 'identicalOutputs',
@@ -275,12 +284,11 @@ export const READ_ROUTES: ReadRoute[] = [
     summary: 'Outputs of one tool with the same content_hash, with the calls that produced them (BySampleHash).',
     query: z.strictObject({ ...listQuery, min_count: minCountParam, tool_id: pathId.optional().describe('only this tool') }),
     response: identicalOutputsSchema,
-    run: (qs, { query }, d) => {
-      const q = query as Q & { min_count?: number; tool_id?: string };
+    run: (qs, { query: q }, d) => {
       return qs.identicalOutputs({ minCount: q.min_count ?? 2, window: windowOf(q, d), ...page(q), ...(q.tool_id ? { toolId: q.tool_id } : {}) });
     },
-  },
-  {
+  }),
+  readRoute({
     url: '/v1/workflows/sequences',
     operationId: 'commonSequences',
     method: 'sequences',
@@ -292,12 +300,11 @@ export const READ_ROUTES: ReadRoute[] = [
       min_count: intParam(1, 1_000_000_000).optional().describe('fewest occurrences to report (default 2)'),
     }),
     response: sequencesSchema,
-    run: (qs, { query }, d) => {
-      const q = query as Q & { length?: number; min_count?: number };
+    run: (qs, { query: q }, d) => {
       return qs.sequences({ length: q.length ?? 3, minCount: q.min_count ?? 2, window: windowOf(q, d), ...page(q) });
     },
-  },
-  {
+  }),
+  readRoute({
     url: '/v1/violations',
     operationId: 'violations',
     method: 'violations',
@@ -311,12 +318,11 @@ export const READ_ROUTES: ReadRoute[] = [
       tool_id: pathId.optional().describe('only violations naming a call of this tool'),
     }),
     response: violationsSchema,
-    run: (qs, { query }, d) => {
-      const q = query as Q & { invariant?: string; task_id?: string; call_id?: string; tool_id?: string };
+    run: (qs, { query: q }, d) => {
       return qs.violations({ window: windowOf(q, d), ...page(q), ...given({ invariant: q.invariant, taskId: q.task_id, callId: q.call_id, toolId: q.tool_id }) });
     },
-  },
-  {
+  }),
+  readRoute({
     url: '/v1/search',
     operationId: 'search',
     method: 'search',
@@ -336,13 +342,12 @@ export const READ_ROUTES: ReadRoute[] = [
       field: z.enum(SEARCH_FIELDS).optional().describe('only this field (default: every field)'),
     }),
     response: searchAnswerSchema,
-    run: (qs, { query }, d) => {
-      const q = query as Q & { q?: string; tool_id?: string; agent_id?: string; status?: string; task_id?: string; orchestrator?: string; field?: SearchField };
+    run: (qs, { query: q }, d) => {
       const filters = given({ toolId: q.tool_id, agentId: q.agent_id, status: q.status, taskId: q.task_id, orchestrator: q.orchestrator, field: q.field });
       return qs.search({ q: q.q ?? '', window: windowOf(q, d), ...page(q), ...filters });
     },
-  },
-  {
+  }),
+  readRoute({
     url: '/v1/quarantine',
     operationId: 'quarantine',
     method: 'quarantine',
@@ -356,12 +361,11 @@ export const READ_ROUTES: ReadRoute[] = [
       packet_type: z.enum(PACKET_TYPES).optional().describe('only this packet type'),
     }),
     response: quarantineListSchema,
-    run: (qs, { query }, d) => {
-      const q = query as Q & { reason?: string; source?: string; packet_type?: string };
+    run: (qs, { query: q }, d) => {
       return qs.quarantine({ window: windowOf(q, d), ...page(q), ...quarantineFilter(q) });
     },
-  },
-  {
+  }),
+  readRoute({
     url: '/v1/outputs/:output_id/content',
     operationId: 'outputContent',
     method: 'outputContent',
@@ -373,14 +377,14 @@ export const READ_ROUTES: ReadRoute[] = [
     query: z.strictObject({ max_bytes: intParam(1, MAX_CONTENT_BYTES).optional().describe(`bytes of content to return at most (default ${DEFAULT_CONTENT_BYTES}, at most ${MAX_CONTENT_BYTES})`) }),
     response: outputContentSchema,
     run: async (qs, { params, query }) => {
-      const id = params.output_id ?? '';
-      const found = uuidSchema.safeParse(id).success ? await qs.outputContent({ outputId: id, maxBytes: (query as { max_bytes?: number }).max_bytes ?? DEFAULT_CONTENT_BYTES }) : null;
+      const id = params.output_id;
+      const found = uuidSchema.safeParse(id).success ? await qs.outputContent({ outputId: id, maxBytes: query.max_bytes ?? DEFAULT_CONTENT_BYTES }) : null;
       if (!found) throw notFound(`no stored content for output ${params.output_id}`);
       return found;
     },
-  },
+  }),
   ...proofRoutes(),
-  {
+  readRoute({
     url: '/v1/log/heads',
     operationId: 'logHeads',
     method: 'logHeads',
@@ -392,12 +396,11 @@ export const READ_ROUTES: ReadRoute[] = [
       limit: intParam(1, 10_000).optional().describe('heads at most (default 1000)'),
     }),
     response: logHeadsSchema,
-    run: (qs, { query }) => {
-      const q = query as { from_size?: number; to_size?: number; limit?: number };
+    run: (qs, { query: q }) => {
       return qs.logHeads({ fromSize: q.from_size ?? 0, toSize: q.to_size ?? Number.MAX_SAFE_INTEGER, limit: q.limit ?? 1000 });
     },
-  },
-  {
+  }),
+  readRoute({
     url: '/v1/log/consistency/:from_size/:to_size',
     operationId: 'logConsistency',
     method: 'logConsistency',
@@ -415,8 +418,8 @@ export const READ_ROUTES: ReadRoute[] = [
       if (!found) throw notFound(`no signed heads of tree sizes ${params.from_size} and ${params.to_size} (from_size ≤ to_size)`);
       return found;
     },
-  },
-  {
+  }),
+  readRoute({
     url: '/v1/quarantine/:quarantine_id',
     operationId: 'quarantineRecord',
     method: 'quarantineRecord',
@@ -427,12 +430,12 @@ export const READ_ROUTES: ReadRoute[] = [
     query: z.strictObject({}),
     response: quarantineShowSchema,
     run: async (qs, { params }) => {
-      const found = await qs.quarantineRecord({ quarantineId: params.quarantine_id ?? '' });
+      const found = await qs.quarantineRecord({ quarantineId: params.quarantine_id });
       if (!found) throw notFound(`no quarantined packet ${JSON.stringify(params.quarantine_id)}`);
       return found;
     },
-  },
-  {
+  }),
+  readRoute({
     url: '/v1/budgets',
     operationId: 'budgets',
     method: 'budgets',
@@ -442,8 +445,8 @@ export const READ_ROUTES: ReadRoute[] = [
     query: z.strictObject({}),
     response: budgetListSchema,
     run: (qs) => qs.budgets({}),
-  },
-  {
+  }),
+  readRoute({
     url: '/v1/budget/decisions',
     operationId: 'budgetDecisions',
     method: 'budgetDecisions',
@@ -451,12 +454,11 @@ export const READ_ROUTES: ReadRoute[] = [
     summary: 'Recorded budget check decisions, newest first: the request, the figures of every matching budget as the check saw them, and the answer. from/to apply to decided_at.',
     query: z.strictObject({ ...listQuery, decision: z.enum(['allow', 'warn', 'deny']).optional().describe('only this decision') }),
     response: budgetDecisionsSchema,
-    run: (qs, { query }, d) => {
-      const q = query as Q & { decision?: 'allow' | 'warn' | 'deny' };
+    run: (qs, { query: q }, d) => {
       return qs.budgetDecisions({ window: windowOf(q, d), ...page(q), ...(q.decision ? { decision: q.decision } : {}) });
     },
-  },
-  {
+  }),
+  readRoute({
     url: '/v1/manifests',
     operationId: 'manifest',
     method: 'manifest',
@@ -465,8 +467,8 @@ export const READ_ROUTES: ReadRoute[] = [
     query: z.strictObject({}),
     response: manifestSchema,
     run: (qs) => qs.manifest({}),
-  },
-  {
+  }),
+  readRoute({
     url: '/v1/manifests/:tool_id/history',
     operationId: 'manifestHistory',
     method: 'manifestHistory',
@@ -475,9 +477,9 @@ export const READ_ROUTES: ReadRoute[] = [
     params: toolParams,
     query: z.strictObject({}),
     response: manifestHistorySchema,
-    run: (qs, { params }) => qs.manifestHistory({ toolId: params.tool_id ?? '' }),
-  },
-  {
+    run: (qs, { params }) => qs.manifestHistory({ toolId: params.tool_id }),
+  }),
+  readRoute({
     url: '/v1/mcp/servers',
     operationId: 'mcpServers',
     method: 'mcpServers',
@@ -487,8 +489,8 @@ export const READ_ROUTES: ReadRoute[] = [
     query: z.strictObject({}),
     response: mcpServersSchema,
     run: (qs) => qs.mcpServers({}),
-  },
-  {
+  }),
+  readRoute({
     url: '/v1/cache/simulation',
     operationId: 'cacheSimulation',
     method: 'cacheSimulation',
@@ -501,12 +503,11 @@ export const READ_ROUTES: ReadRoute[] = [
       ttl_ms: intParam(0, 365 * 86_400_000).optional().describe("TTL to simulate, ms (default: each tool's manifest cache_ttl_ms)"),
     }),
     response: cacheSimulationSchema,
-    run: (qs, { query }, d) => {
-      const q = query as Q & { tool_id?: string; ttl_ms?: number };
+    run: (qs, { query: q }, d) => {
       return qs.cacheSimulation({ window: windowOf(q, d), ...(q.tool_id ? { toolId: q.tool_id } : {}), ...(q.ttl_ms === undefined ? {} : { ttlMs: q.ttl_ms }) });
     },
-  },
-  {
+  }),
+  readRoute({
     url: '/v1/cache/ttl-curve',
     operationId: 'cacheTtlCurve',
     method: 'ttlCurve',
@@ -514,12 +515,11 @@ export const READ_ROUTES: ReadRoute[] = [
     summary: "A tool's cache savings (without tool_id: every idempotent tool's, together) at TTLs of 1 min, 5 min, 15 min, 1 h, 6 h, 24 h and 7 d, and the shortest TTL reaching 90 % of the 7-day savings.",
     query: z.strictObject({ from: listQuery.from, to: listQuery.to, tool_id: pathId.optional().describe('the tool (default: every idempotent tool, together)') }),
     response: ttlCurveSchema,
-    run: (qs, { query }, d) => {
-      const q = query as Q & { tool_id?: string };
+    run: (qs, { query: q }, d) => {
       return qs.ttlCurve({ window: windowOf(q, d), ...(q.tool_id ? { toolId: q.tool_id } : {}) });
     },
-  },
-  {
+  }),
+  readRoute({
     url: '/v1/hints',
     operationId: 'hints',
     method: 'hints',
@@ -527,12 +527,11 @@ export const READ_ROUTES: ReadRoute[] = [
     summary: 'Optimization hints (cache_candidate, bundle_candidate, retry_storm) from the hints job and external producers, newest first; from/to apply to created_at (docs/manifests-budgets-hints.md: Optimization hints).',
     query: z.strictObject({ ...listQuery, kind: z.enum(HINT_KINDS).optional().describe('only this kind') }),
     response: hintsListSchema,
-    run: (qs, { query }, d) => {
-      const q = query as Q & { kind?: HintsParams['kind'] };
+    run: (qs, { query: q }, d) => {
       return qs.hints({ window: windowOf(q, d), ...page(q), ...(q.kind ? { kind: q.kind } : {}) });
     },
-  },
-  {
+  }),
+  readRoute({
     url: '/v1/cost/models',
     operationId: 'modelCost',
     method: 'modelCost',
@@ -540,11 +539,10 @@ export const READ_ROUTES: ReadRoute[] = [
     summary: "Model turns of the window per model and per agent (turns, tokens in / out / cached, cost, turns without a cost), each agent's tool calls and tool cost beside its model cost, and the totals.",
     query: z.strictObject({ from: listQuery.from, to: listQuery.to, limit: listQuery.limit.describe('models and agents to return at most (default 100)') }),
     response: modelCostSchema,
-    run: (qs, { query }, d) => {
-      const q = query as Q;
+    run: (qs, { query: q }, d) => {
       return qs.modelCost({ window: windowOf(q, d), limit: q.limit ?? DEFAULT_LIMIT });
     },
-  },
+  }),
 ];
 
 /** The quarantine filters of a validated query (only those given). */
@@ -561,7 +559,7 @@ function proofRoutes(): ReadRoute[] {
   const summary = (what: string) =>
     `The ${what}'s proof of inclusion in the audit log: its leaf (the record as serialized, and its hash), the RFC 9162 inclusion path and the newest signed tree head. Check it offline with \`tool-audit verify-proof FILE --public-key K\`. 404 when unknown or not in a signed tree yet.`;
   return [
-    {
+    readRoute({
       url: '/v1/calls/:call_id/proof',
       operationId: 'callProof',
       method: 'callProof',
@@ -571,9 +569,9 @@ function proofRoutes(): ReadRoute[] {
       notFound: 'no call has this id, or it is not in a signed tree of the audit log yet',
       query: z.strictObject({}),
       response: inclusionProofSchema,
-      run: async (qs, { params }) => proven(`tool_call ${params.call_id}`, uuidSchema.safeParse(params.call_id).success ? await qs.callProof({ callId: params.call_id ?? '' }) : { why: 'unknown' }),
-    },
-    {
+      run: async (qs, { params }) => proven(`tool_call ${params.call_id}`, uuidSchema.safeParse(params.call_id).success ? await qs.callProof({ callId: params.call_id }) : { why: 'unknown' }),
+    }),
+    readRoute({
       url: '/v1/outputs/:output_id/proof',
       operationId: 'outputProof',
       method: 'outputProof',
@@ -583,9 +581,9 @@ function proofRoutes(): ReadRoute[] {
       notFound: 'no output has this id, or it is not in a signed tree of the audit log yet',
       query: z.strictObject({}),
       response: inclusionProofSchema,
-      run: async (qs, { params }) => proven(`output ${params.output_id}`, uuidSchema.safeParse(params.output_id).success ? await qs.outputProof({ outputId: params.output_id ?? '' }) : { why: 'unknown' }),
-    },
-    {
+      run: async (qs, { params }) => proven(`output ${params.output_id}`, uuidSchema.safeParse(params.output_id).success ? await qs.outputProof({ outputId: params.output_id }) : { why: 'unknown' }),
+    }),
+    readRoute({
       url: '/v1/turns/:turn_id/proof',
       operationId: 'turnProof',
       method: 'turnProof',
@@ -595,9 +593,9 @@ function proofRoutes(): ReadRoute[] {
       notFound: 'no model turn has this id, or it is not in a signed tree of the audit log yet',
       query: z.strictObject({}),
       response: inclusionProofSchema,
-      run: async (qs, { params }) => proven(`model turn ${params.turn_id}`, uuidSchema.safeParse(params.turn_id).success ? await qs.turnProof({ turnId: params.turn_id ?? '' }) : { why: 'unknown' }),
-    },
-    {
+      run: async (qs, { params }) => proven(`model turn ${params.turn_id}`, uuidSchema.safeParse(params.turn_id).success ? await qs.turnProof({ turnId: params.turn_id }) : { why: 'unknown' }),
+    }),
+    readRoute({
       url: '/v1/runs/:run_id/proof',
       operationId: 'runProof',
       method: 'runProof',
@@ -607,7 +605,7 @@ function proofRoutes(): ReadRoute[] {
       notFound: 'no agent run has this id, or it is not in a signed tree of the audit log yet',
       query: z.strictObject({}),
       response: inclusionProofSchema,
-      run: async (qs, { params }) => proven(`agent run ${params.run_id}`, uuidSchema.safeParse(params.run_id).success ? await qs.runProof({ runId: params.run_id ?? '' }) : { why: 'unknown' }),
-    },
+      run: async (qs, { params }) => proven(`agent run ${params.run_id}`, uuidSchema.safeParse(params.run_id).success ? await qs.runProof({ runId: params.run_id }) : { why: 'unknown' }),
+    }),
   ];
 }
