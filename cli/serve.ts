@@ -2,12 +2,12 @@
  * `tool-audit serve` (= npm start): the all-in-one process. HTTP API; packets go straight to
  * the segment writer (no Kafka configured) or through Kafka to an in-process ingest worker.
  */
-import type { Producer } from 'kafkajs';
+import type { Kafka, Producer } from 'kafkajs';
 import { startJobs } from '../analyzers/jobs.ts';
 import { buildApp } from '../api/app.ts';
 import { exportApiOf, readApiOf } from '../api/routes/read.ts';
 import { createBudgetService } from '../api/budgets/service.ts';
-import { createThreadDesk } from '../api/budgets/thread.ts';
+import { createThreadDesk, type ThreadDesk } from '../api/budgets/thread.ts';
 import { replayApiOf } from '../api/routes/quarantine-replay.ts';
 import type { PacketIngest } from '../ingest/ports.ts';
 import { jobsReport, type ReadinessReport } from '../api/routes/health.ts';
@@ -15,10 +15,11 @@ import { createKafkaEdge } from '../ingest/kafka-edge.ts';
 import { createTraceMapPool } from '../ingest/otlp/map-pool.ts';
 import { Redactor } from '../schemas/redaction-policy.ts';
 import type { IngestWorker } from '../ingest/kafka-worker.ts';
+import type { SegmentWriter } from '../ingest/segment-writer.ts';
 import { createKafka, ensureTopics } from '../platform/kafka/client.ts';
 import { createWriter, kafkaTopics, pingKafka, startKafkaWorker } from './ingest-wiring.ts';
-import { onShutdown, startRuntime } from './runtime.ts';
-import { startupSteps } from './startup-steps.ts';
+import { onShutdown, startRuntime, type Runtime } from './runtime.ts';
+import { startupSteps, type StartupSteps } from './startup-steps.ts';
 import type { BudgetService } from '../api/budgets/service.ts';
 import type { KeyIndexProgress } from '../ingest/key-index.ts';
 import { AppError } from '../platform/errors.ts';
@@ -27,35 +28,27 @@ import { registerWebApp } from '../web/register.ts';
 import { auditLogOptions } from './audit-log-key.ts';
 import { hintsJobOptions } from './hints.ts';
 
+/** The ingest path as it comes up: the Kafka worker and producer once connected, and what takes packets. */
+interface IngestPath {
+  worker?: IngestWorker;
+  producer?: Producer;
+  /** Packets are taken once their path is ready: at once without Kafka, else once the producer is. */
+  ingest?: PacketIngest;
+}
+
+const notYet = (what: string) => Promise.reject(new AppError('STARTING', `tool-audit is starting: ${what} not ready yet (see /readyz)`, { retryable: true }));
+
 /** Starts the server; resolves once it listens (before what grows with history has loaded). */
 export async function serve(): Promise<void> {
   const rt = await startRuntime('tool-audit-serve', { serving: true });
-  const { config, logger, clickhouse } = rt;
-  const { metrics } = rt;
+  const { config, logger, clickhouse, metrics } = rt;
   const steps = startupSteps(logger);
-  // Budgets are owned by the process whose writer stores the calls (see docs/manifests-budgets-hints.md "Budgets"); their
-  // ledger lives on a thread of its own, which also listens on BUDGET_CHECK_PORT when set.
-  const { checkPort, ...budgetTiming } = config.budgets;
-  const desk = createThreadDesk(
-    { reservationTimeoutMs: budgetTiming.reservationTimeoutMs, apiKeys: config.apiKeys, maxBodyBytes: config.ingest.maxBodyBytes, ...(checkPort === undefined ? {} : { listen: { host: config.host, port: checkPort }, edgeLimits: config.edgeLimits }) },
-    logger,
-  );
-  const budgets = createBudgetService({
-    clickhouse,
-    logger,
-    ctx: { limits: { maxExecutionSeconds: config.queries.maxExecutionSeconds, maxResultRows: config.queries.maxResultRows }, expensiveThresholdUsd: config.queries.expensiveThresholdUsd, metrics },
-    ...budgetTiming,
-    desk,
-  });
+  const { desk, budgets } = openBudgets(rt);
   const kafka = config.kafka.brokers ? createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, logger }) : undefined;
   // A process that hands packets to Kafka for separate workers stores nothing itself: no writer,
   // so no key filter to load (memory growing with history) and no ingest grants (docs/operations.md).
   const writer = kafka && !config.ingest.workerInProcess ? undefined : createWriter(rt, metrics, budgets.onCallsStored);
-  let worker: IngestWorker | undefined;
-  let producer: Producer | undefined;
-  // Packets are taken once their path is ready: at once without Kafka, else once the producer is.
-  let ingest: PacketIngest | undefined;
-  const notYet = (what: string) => Promise.reject(new AppError('STARTING', `tool-audit is starting: ${what} not ready yet (see /readyz)`, { retryable: true }));
+  const path: IngestPath = {};
 
   // The dedup index serves this process's read API; the analyzer and auditor run here unless
   // `tool-audit analyze` runs them elsewhere. Their statements wait behind reads and ingest.
@@ -72,12 +65,12 @@ export async function serve(): Promise<void> {
 
   const otlpMapper = config.otlp.mapThreads > 0 ? createTraceMapPool(config.otlp.mapThreads, config.otlp) : undefined;
   const app = buildApp({
-    ingest: { submit: (packets) => (ingest ? ingest.submit(packets) : notYet('Kafka')) },
+    ingest: { submit: (packets) => (path.ingest ? path.ingest.submit(packets) : notYet('Kafka')) },
     readiness: async (): Promise<ReadinessReport> => {
       // The budget thread answers budget checks: one that died makes every check fail.
       const checks: ReadinessReport['checks'] = { clickhouse: await clickhouse.ping(), ...steps.checks(), budget_thread: desk.health(), ...jobs.checks() };
       if (kafka && steps.done('kafka')) checks.kafka = await pingKafka(kafka);
-      if (worker) checks.ingest_worker = worker.health();
+      if (path.worker) checks.ingest_worker = path.worker.health();
       return { ready: Object.values(checks).every((c) => c.ok), checks, jobs: jobsReport(jobs.health()) };
     },
     metrics,
@@ -108,32 +101,67 @@ export async function serve(): Promise<void> {
     await app.close();
     await otlpMapper?.close();
     await budgets.close();
-    await producer?.disconnect();
-    await worker?.stop();
+    await path.producer?.disconnect();
+    await path.worker?.stop();
     await jobs.stop();
     await writer?.close?.();
     await clickhouse.close();
   });
+  startLoading(rt, steps, { budgets, desk, writer, kafka, path });
+}
 
-  // What grows with history loads after the process answers; /readyz tells how far it is.
+/**
+ * Budgets are owned by the process whose writer stores the calls (see
+ * docs/manifests-budgets-hints.md "Budgets"); their ledger lives on a thread of its own, which
+ * also listens on BUDGET_CHECK_PORT when set.
+ */
+function openBudgets(rt: Runtime): { desk: ThreadDesk; budgets: BudgetService } {
+  const { config, logger, clickhouse, metrics } = rt;
+  const { checkPort, ...budgetTiming } = config.budgets;
+  const desk = createThreadDesk(
+    { reservationTimeoutMs: budgetTiming.reservationTimeoutMs, apiKeys: config.apiKeys, maxBodyBytes: config.ingest.maxBodyBytes, ...(checkPort === undefined ? {} : { listen: { host: config.host, port: checkPort }, edgeLimits: config.edgeLimits }) },
+    logger,
+  );
+  const budgets = createBudgetService({
+    clickhouse,
+    logger,
+    ctx: { limits: { maxExecutionSeconds: config.queries.maxExecutionSeconds, maxResultRows: config.queries.maxResultRows }, expensiveThresholdUsd: config.queries.expensiveThresholdUsd, metrics },
+    ...budgetTiming,
+    desk,
+  });
+  return { desk, budgets };
+}
+
+/**
+ * What grows with history loads after the process answers (/readyz tells how far it is): the
+ * budgets' ledger, the key filter, and the Kafka path; without Kafka packets go straight to the writer.
+ */
+function startLoading(
+  rt: Runtime,
+  steps: StartupSteps,
+  o: { budgets: BudgetService; desk: ThreadDesk; writer: SegmentWriter | undefined; kafka: Kafka | undefined; path: IngestPath },
+): void {
+  const { config, logger, metrics } = rt;
+  const { writer, kafka, path } = o;
   void steps.run('budgets', async () => {
-    await budgets.start();
-    if (desk.checkPort() !== null) logger.info({ port: desk.checkPort(), host: config.host }, 'budget checks served on a port of their own');
+    await o.budgets.start();
+    if (o.desk.checkPort() !== null) logger.info({ port: o.desk.checkPort(), host: config.host }, 'budget checks served on a port of their own');
   });
   // The key filter loads while packets are taken: until it is loaded every key of a round is
   // looked up exactly (key-index.ts), so a start without a snapshot does not hold ingest back.
   if (writer) void steps.run('key_filter', () => writer.ready?.() ?? Promise.resolve(), () => describeKeys(writer.progress?.()));
   if (!kafka) {
     const direct = writer as NonNullable<typeof writer>; // made whenever Kafka is not configured
-    ingest = { submit: (packets) => direct.write(packets) };
+    path.ingest = { submit: (packets) => direct.write(packets) };
     return;
   }
   void steps.run('kafka', async () => {
     await ensureTopics(kafka, kafkaTopics(config));
-    if (writer) worker = await startKafkaWorker(rt, kafka, writer, metrics);
-    producer = kafka.producer({ allowAutoTopicCreation: false, idempotent: false });
+    if (writer) path.worker = await startKafkaWorker(rt, kafka, writer, metrics);
+    const producer = kafka.producer({ allowAutoTopicCreation: false, idempotent: false });
+    path.producer = producer;
     await producer.connect();
-    ingest = createKafkaEdge({ producer, topic: config.kafka.topic, maxPacketBytes: config.ingest.maxPacketBytes, redactor: rt.redaction && new Redactor(rt.redaction) });
+    path.ingest = createKafkaEdge({ producer, topic: config.kafka.topic, maxPacketBytes: config.ingest.maxPacketBytes, redactor: rt.redaction && new Redactor(rt.redaction) });
   });
 }
 
