@@ -68,6 +68,23 @@ export function buildCost(opts: DashboardOptions): BuiltDashboard {
       units: { model_cost_usd: 'currencyUSD' },
     }),
   );
+  addCallPanels(builder, layout);
+  addBudgetPanels(builder, layout);
+  builder.withPanel(
+    tablePanel(layout, {
+      title: 'Optimization hints',
+      description: 'What the hints job (and external producers) suggest: tools to cache, data-flow sequences to bundle into one call, retry storms; newest first with the estimated savings (docs/manifests-budgets-hints.md: Optimization hints).',
+      targets: [{ spec: HINTS_TABLE }],
+      w: 24,
+      h: 9,
+      units: { savings_s: 's', savings_usd: 'currencyUSD' },
+    }),
+  );
+  return finish(builder, layout);
+}
+
+/** The calls behind the cost: per task, and the expensive ones, each linking to its task. */
+function addCallPanels(builder: ReturnType<typeof baseDashboard>['builder'], layout: ReturnType<typeof baseDashboard>['layout']): void {
   builder.withPanel(
     tablePanel(layout, {
       title: 'Cost per task',
@@ -92,18 +109,6 @@ export function buildCost(opts: DashboardOptions): BuiltDashboard {
       links: ['task_id'],
     }),
   );
-  addBudgetPanels(builder, layout);
-  builder.withPanel(
-    tablePanel(layout, {
-      title: 'Optimization hints',
-      description: 'What the hints job (and external producers) suggest: tools to cache, data-flow sequences to bundle into one call, retry storms; newest first with the estimated savings (docs/manifests-budgets-hints.md: Optimization hints).',
-      targets: [{ spec: HINTS_TABLE }],
-      w: 24,
-      h: 9,
-      units: { savings_s: 's', savings_usd: 'currencyUSD' },
-    }),
-  );
-  return finish(builder, layout);
 }
 
 /** Budgets: spend vs limit in the current period beside the warn and deny decisions. */

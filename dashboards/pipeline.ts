@@ -60,6 +60,12 @@ export function buildPipeline(opts: DashboardOptions): BuiltDashboard {
       units: { backlog_s: 's', processed_up_to: 'dateTimeAsIso', last_advanced: 'dateTimeAsIso' },
     }),
   );
+  addProblemPanels(builder, layout);
+  return finish(builder, layout);
+}
+
+/** What went wrong on the way in: quarantined packets and their replays, and the violations the auditor found. */
+function addProblemPanels(builder: ReturnType<typeof baseDashboard>['builder'], layout: ReturnType<typeof baseDashboard>['layout']): void {
   builder.withPanel(
     seriesPanel(layout, { title: 'Quarantined packets', description: 'Packets that broke a MUST rule, per interval, by kind of reason: transport (oversized, malformed JSON, schema), key reuse (I1), other rules (I3, I5, I6, I7, envelope).', targets: [{ spec: QUARANTINE_OVER_TIME }], w: 12, h: 8, unit: 'short', stacked: true, bars: true }),
   );
@@ -110,5 +116,4 @@ export function buildPipeline(opts: DashboardOptions): BuiltDashboard {
       hide: ['violation_key'],
     }),
   );
-  return finish(builder, layout);
 }
