@@ -73,31 +73,7 @@ export function createDependencyAnalyzer(deps: DependencyAnalyzerDeps): Periodic
       },
       200,
     );
-    return { calls: calls.length, inserted: await insertPairs(missing) };
-  }
-
-  /** Writes the missing pairs with their data flow (from the preceding call's outputs). */
-  async function insertPairs(missing: MissingPair[]): Promise<number> {
-    if (missing.length === 0) return 0;
-    const outputs = await outputsOfCalls(ch, [...new Set(missing.map((m) => m.pair.preceding.call_id))]);
-    const rows = missing.map(({ task, pair, args }) => ({
-      // Not the bare pair key: an emitted row of the same pair is another row, with its own token.
-      key: `analyzer/${pairKey(pair.preceding.call_id, pair.succeeding.call_id)}`,
-      row: {
-        task_id: task,
-        preceding_call_id: pair.preceding.call_id,
-        succeeding_call_id: pair.succeeding.call_id,
-        preceding_tool_id: pair.preceding.tool_id,
-        succeeding_tool_id: pair.succeeding.tool_id,
-        time_delta_ms: pair.time_delta_ms,
-        data_flow: detectDataFlow(outputs.get(pair.preceding.call_id) ?? [], args),
-        origin: 'analyzer',
-        fingerprint: ANALYZER_FINGERPRINT,
-        source: 'analyzer',
-      },
-    }));
-    await ch.insertRows('tool_workflows', rows);
-    return rows.length;
+    return { calls: calls.length, inserted: await insertPairs(ch, missing) };
   }
 
   async function runOnce(): Promise<CycleResult> {
@@ -114,7 +90,7 @@ export function createDependencyAnalyzer(deps: DependencyAnalyzerDeps): Periodic
       // The step's calls with those ingested shortly before (dependency-window.ts); whole tasks
       // only for those with a call that arrived long after it was made.
       const w = await windowPairs(ch, start, end, deps.windowMs);
-      inserted += await insertPairs(w.missing);
+      inserted += await insertPairs(ch, w.missing);
       tasks += w.tasks;
       calls += w.calls;
       for (let i = 0; i < w.late.length; i += TASK_CHUNK) {
@@ -134,4 +110,28 @@ export function createDependencyAnalyzer(deps: DependencyAnalyzerDeps): Periodic
   }
 
   return periodic('dependency analyzer', runOnce, deps.logger);
+}
+
+/** Writes the missing pairs with their data flow (from the preceding call's outputs). */
+async function insertPairs(ch: ClickHouseDoor, missing: MissingPair[]): Promise<number> {
+  if (missing.length === 0) return 0;
+  const outputs = await outputsOfCalls(ch, [...new Set(missing.map((m) => m.pair.preceding.call_id))]);
+  const rows = missing.map(({ task, pair, args }) => ({
+    // Not the bare pair key: an emitted row of the same pair is another row, with its own token.
+    key: `analyzer/${pairKey(pair.preceding.call_id, pair.succeeding.call_id)}`,
+    row: {
+      task_id: task,
+      preceding_call_id: pair.preceding.call_id,
+      succeeding_call_id: pair.succeeding.call_id,
+      preceding_tool_id: pair.preceding.tool_id,
+      succeeding_tool_id: pair.succeeding.tool_id,
+      time_delta_ms: pair.time_delta_ms,
+      data_flow: detectDataFlow(outputs.get(pair.preceding.call_id) ?? [], args),
+      origin: 'analyzer',
+      fingerprint: ANALYZER_FINGERPRINT,
+      source: 'analyzer',
+    },
+  }));
+  await ch.insertRows('tool_workflows', rows);
+  return rows.length;
 }

@@ -70,37 +70,7 @@ export function createBudgetService(o: BudgetServiceOptions): BudgetService {
   // One load at a time: the desk holds one buffer of calls stored during a load.
   let loads: Promise<unknown> = Promise.resolve();
   let version: number | null = null;
-  let pending: KeyedRow[] = [];
-  let flushing: Promise<void> = Promise.resolve();
-  let timer: NodeJS.Timeout | undefined;
-
-  const flush = (): Promise<void> => {
-    timer = undefined;
-    // One insert at a time, in order; a failed batch is logged and retried with the next one.
-    flushing = flushing.then(async () => {
-      pending = pending.concat(await desk.takeDecisions());
-      if (pending.length === 0) return;
-      const rows = pending;
-      pending = [];
-      try {
-        await o.clickhouse.insertRows('budget_decisions', rows);
-      } catch (err) {
-        o.logger.warn({ err: (err as Error).message, rows: rows.length }, 'budget decisions not written yet; retrying with the next batch');
-        pending = rows.concat(pending);
-        // Checks go on being answered while ClickHouse is away; their records wait, bounded.
-        const over = pending.length - MAX_PENDING_DECISIONS;
-        if (over > 0) {
-          pending.splice(0, over);
-          o.logger.error({ dropped: over }, 'budget decisions dropped: ClickHouse refused them for too long');
-        }
-        timer ??= setTimeout(() => void flush(), o.decisionsFlushMs);
-      }
-    });
-    return flushing;
-  };
-  desk.onDecided(() => {
-    timer ??= setTimeout(() => void flush(), o.decisionsFlushMs);
-  });
+  const recorder = createDecisionRecorder(desk, o);
 
   /** Reads the spend of the budgets of `budgets` the desk does not keep, then `install`s; a failure leaves the set in force. */
   const loadThen = <T>(budgets: Budget[], install: (loaded: LoadedSpend, read: number) => Promise<T>): Promise<T> => {
@@ -144,12 +114,54 @@ export function createBudgetService(o: BudgetServiceOptions): BudgetService {
     check: (req, keyId) => desk.check(req, keyId),
     list: () => desk.list(),
     onCallsStored: (calls) => desk.recordCalls(calls),
-    flush,
+    flush: recorder.flush,
     async close() {
-      if (timer) clearTimeout(timer);
+      recorder.cancel();
       await desk.stop();
-      await flush();
+      await recorder.flush();
       await desk.close();
+    },
+  };
+}
+
+/**
+ * Writes the desk's recorded decisions to budget_decisions, batched off the checks' path: one
+ * insert at a time, in order; a failed batch is logged and retried with the next one.
+ */
+function createDecisionRecorder(desk: DeskHandle, o: Pick<BudgetServiceOptions, 'clickhouse' | 'logger' | 'decisionsFlushMs'>): { flush(): Promise<void>; cancel(): void } {
+  let pending: KeyedRow[] = [];
+  let flushing: Promise<void> = Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  const flush = (): Promise<void> => {
+    timer = undefined;
+    flushing = flushing.then(async () => {
+      pending = pending.concat(await desk.takeDecisions());
+      if (pending.length === 0) return;
+      const rows = pending;
+      pending = [];
+      try {
+        await o.clickhouse.insertRows('budget_decisions', rows);
+      } catch (err) {
+        o.logger.warn({ err: (err as Error).message, rows: rows.length }, 'budget decisions not written yet; retrying with the next batch');
+        pending = rows.concat(pending);
+        // Checks go on being answered while ClickHouse is away; their records wait, bounded.
+        const over = pending.length - MAX_PENDING_DECISIONS;
+        if (over > 0) {
+          pending.splice(0, over);
+          o.logger.error({ dropped: over }, 'budget decisions dropped: ClickHouse refused them for too long');
+        }
+        timer ??= setTimeout(() => void flush(), o.decisionsFlushMs);
+      }
+    });
+    return flushing;
+  };
+  desk.onDecided(() => {
+    timer ??= setTimeout(() => void flush(), o.decisionsFlushMs);
+  });
+  return {
+    flush,
+    cancel: () => {
+      if (timer) clearTimeout(timer);
     },
   };
 }
