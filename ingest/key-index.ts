@@ -19,7 +19,8 @@ import { randomUUID } from 'node:crypto';
 import type { ClickHouseDoor } from '../platform/clickhouse/door.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { MetricsRegistry } from '../platform/metrics.ts';
-import { GrowingKeyFilter, KEY_KIND_LETTER, keyHashes, type KeyKind } from './key-filter.ts';
+import { GrowingKeyFilter } from './key-filter.ts';
+import { KEY_KIND_LETTER, keyHashes, type KeyKind } from './key-hash.ts';
 import { KEY_SNAPSHOT_VERSION, readKeySnapshot, writeKeySnapshot, type KeySnapshotHeader } from './key-snapshot.ts';
 
 /** Dependencies of {@link createKeyIndex}. */

@@ -8,7 +8,7 @@ import { type ClickHouseDoor, type KeyedRow } from '../platform/clickhouse/door.
 import type { MetricsRegistry } from '../platform/metrics.ts';
 import { ContentSeen, DedupCache } from './dedup-cache.ts';
 import { FifoMap } from './fifo-map.ts';
-import type { KeyKind } from './key-filter.ts';
+import type { KeyKind } from './key-hash.ts';
 import type { Redactor } from '../schemas/redaction-policy.ts';
 import type { KeyIndex } from './key-index.ts';
 import { joinParts, joinWithField, type BodyPart } from './line-join.ts';

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { keyHashes, murmur3 } from '../../../ingest/key-filter.ts';
+import { keyHashes, murmur3 } from '../../../ingest/key-hash.ts';
 import { createKeyIndex } from '../../../ingest/key-index.ts';
 import type { RawPacket } from '../../../ingest/rows.ts';
 import { createSegmentWriter } from '../../../ingest/segment-writer.ts';

@@ -4,7 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { GrowingKeyFilter, KeyFilter, keyHashes } from '../../../ingest/key-filter.ts';
+import { GrowingKeyFilter, KeyFilter } from '../../../ingest/key-filter.ts';
+import { keyHashes } from '../../../ingest/key-hash.ts';
 
 describe('KeyFilter', () => {
   it('never rules out an added key, and rules out nearly every other one', () => {
