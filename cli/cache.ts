@@ -4,7 +4,7 @@
  * and suggested TTL too. Reads ClickHouse directly or a running server (--url / TOOL_AUDIT_URL).
  */
 import { listQuery, windowOf } from '../api/read-params.ts';
-import type { CacheSimulation, TtlCurve } from '../queries/cache-simulation.ts';
+import type { CacheSimulation, TtlCurve } from '../schemas/cache-answers.ts';
 import { configOrExit } from './runtime.ts';
 import { formatDuration, openReadQueries, parseArgs } from './task.ts';
 import { USAGES } from './usage.ts';

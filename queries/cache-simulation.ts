@@ -8,13 +8,13 @@
  * per-tool curve also takes every tool when no manifest is loaded: HINT_TOOLS).
  * The replay is one arrayFold per key, inside ClickHouse; Grafana panels run the same SQL.
  */
-import { z } from 'zod';
 import { CREATED_IN_WINDOW, PARAM_DOCS, TOOL_FILTER } from './dashboard-common.ts';
 import { CURRENT_MANIFEST, fold, KEY_REPLAYS, RECENT_COPIES } from '../analyzers/cache-replays.ts';
 import { DEDUP_OVERLAP_MS } from '../analyzers/dedup-index.ts';
 import { DEDUP_LIVE_MAX_ROWS, indexedSince } from './dedup-candidates.ts';
 import { toolWindowRows, WINDOW_BOUNDS } from './window-aggregates.ts';
 import { chTime, runQuery, windowParams, type QueryContext, type QuerySpec, type StatementRunner, type TimeWindow } from './sql.ts';
+import type { CacheSimulation, TtlCurve } from '../schemas/cache-answers.ts';
 
 /** The TTLs of the curve: 1 min, 5 min, 15 min, 1 h, 6 h, 24 h, 7 d. */
 export const CURVE_TTLS_MS = [60_000, 300_000, 900_000, 3_600_000, 21_600_000, 86_400_000, 604_800_000] as const;
@@ -185,37 +185,6 @@ export const CACHE_TTL_CURVE: QuerySpec = { name: 'cache_ttl_curve', description
 
 /** {@link CACHE_TTL_CURVE} from the dedup index. */
 export const CACHE_TTL_CURVE_INDEXED = indexedTwin(CACHE_TTL_CURVE, CURVE_SQL(INDEXED_REPEATED_KEYS));
-
-const usd = z.number().describe('sum of the hits’ cost_usd (null = 0)');
-const toolSimSchema = z.strictObject({
-  tool_id: z.string(),
-  ttl_ms: z.number().int().nullable().describe('the TTL simulated; null when the tool has none'),
-  cacheable: z.boolean().describe('idempotent in the current manifest and a TTL > 0'),
-  calls: z.number().int(),
-  hits: z.number().int(),
-  hit_rate: z.number(),
-  saved_ms: z.number().int(),
-  saved_usd: usd,
-});
-
-/** GET /v1/cache/simulation. */
-export const cacheSimulationSchema = z.strictObject({
-  tools: z.array(toolSimSchema),
-  totals: z.strictObject({ calls: z.number().int(), hits: z.number().int(), hit_rate: z.number(), saved_ms: z.number().int(), saved_usd: usd }),
-});
-export type CacheSimulation = z.infer<typeof cacheSimulationSchema>;
-
-/** GET /v1/cache/ttl-curve. */
-export const ttlCurveSchema = z.strictObject({
-  tool_id: z.string().nullable().describe('null: every tool the current manifest declares idempotent, together'),
-  cacheable: z.boolean().describe('idempotent in the current manifest (without tool_id: some tool is)'),
-  calls: z.number().int(),
-  points: z
-    .array(z.strictObject({ ttl_ms: z.number().int(), hits: z.number().int(), hit_rate: z.number(), saved_ms: z.number().int(), saved_usd: usd }))
-    .describe('one per TTL, shortest first; empty when the window has no call to replay'),
-  suggested_ttl_ms: z.number().int().nullable().describe('the shortest TTL reaching 90 % of the 7-day TTL’s saved_ms and saved_usd; null when the 7-day TTL saves nothing'),
-});
-export type TtlCurve = z.infer<typeof ttlCurveSchema>;
 
 /** Parameters of {@link cacheSimulation}. */
 export interface CacheSimulationParams {

@@ -32,7 +32,8 @@ import { QUARANTINE_BY_ID, QUARANTINE_COUNTS, QUARANTINE_LIST, QUARANTINE_REPLAY
 import type { QuarantineList, QuarantineShow } from './quarantine-schemas.ts';
 import { BUDGET_DECISIONS, BUDGET_SET_LATEST, BUDGET_SPEND, budgetDecisions, budgetListFromStore, type BudgetDecisionsParams } from './budgets/sql.ts';
 import type { BudgetDecisions, BudgetList } from './budgets/schemas.ts';
-import { CACHE_SIMULATION, CACHE_SIMULATION_INDEXED, CACHE_TTL_CURVE, CACHE_TTL_CURVE_INDEXED, cacheSimulation, TOOL_IDEMPOTENT, ttlCurve, type CacheSimulation, type CacheSimulationParams, type TtlCurve, type TtlCurveParams } from './cache-simulation.ts';
+import { CACHE_SIMULATION, CACHE_SIMULATION_INDEXED, CACHE_TTL_CURVE, CACHE_TTL_CURVE_INDEXED, cacheSimulation, TOOL_IDEMPOTENT, ttlCurve, type CacheSimulationParams, type TtlCurveParams } from './cache-simulation.ts';
+import type { CacheSimulation, TtlCurve } from '../schemas/cache-answers.ts';
 import { CACHE_TTL_CURVE_PER_TOOL } from './cache-savings.ts';
 import { HINTS_LIST, hintsList, type HintsParams } from './hints.ts';
 import { HINT_BUNDLES, HINT_RETRIES } from './hint-candidates.ts';

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { DedupParams, ExpensiveParams, FailedParams, IdenticalOutputsParams, SequencesParams, SlowParams, ViolationsParams, CacheSimulationParams, TtlCurveParams } from '../../queries/index.ts';
-import { cacheSimulationSchema, ttlCurveSchema } from '../../queries/cache-simulation.ts';
+import { cacheSimulationSchema, ttlCurveSchema } from '../../schemas/cache-answers.ts';
 import type { HintsParams } from '../../queries/hints.ts';
 import { HINT_KINDS } from '../../schemas/optimization-hint.ts';
 import { MAX_SEQUENCE_LENGTH } from '../../queries/common-sequences.ts';
