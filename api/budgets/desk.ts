@@ -8,7 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import type { StoredCall } from '../../ingest/ports.ts';
 import type { KeyedRow } from '../../platform/clickhouse/door.ts';
-import { BudgetLedger, SPEND_LOAD_SEEN_MS, type Budget, type LoadedSpend } from '../../queries/budgets/math.ts';
+import { BudgetLedger, SPEND_LOAD_SEEN_MS, type LoadedSpend } from '../../queries/budgets/ledger.ts';
+import type { Budget } from '../../queries/budgets/math.ts';
 import type { BudgetCheckAnswer, BudgetCheckRequest, BudgetList } from '../../queries/budgets/schemas.ts';
 import { budgetListOf } from '../../queries/budgets/sql.ts';
 import { chTime } from '../../queries/sql.ts';

@@ -17,7 +17,8 @@ import { claimVersion, type ClaimTables } from '../../analyzers/manifest-claims.
 import type { StoredCall } from '../../ingest/ports.ts';
 import type { ClickHouseDoor, KeyedRow } from '../../platform/clickhouse/door.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { NO_SPEND, SPEND_LOAD_SEEN_MS, type Budget, type LoadedSpend } from '../../queries/budgets/math.ts';
+import { NO_SPEND, SPEND_LOAD_SEEN_MS, type LoadedSpend } from '../../queries/budgets/ledger.ts';
+import type { Budget } from '../../queries/budgets/math.ts';
 import type { BudgetCheckAnswer, BudgetCheckRequest, BudgetList } from '../../queries/budgets/schemas.ts';
 import { latestBudgetSet, loadBudgetSpend } from '../../queries/budgets/sql.ts';
 import type { QueryContext } from '../../queries/sql.ts';

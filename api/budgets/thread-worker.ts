@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
-import { SPEND_LOAD_SEEN_MS } from '../../queries/budgets/math.ts';
+import { SPEND_LOAD_SEEN_MS } from '../../queries/budgets/ledger.ts';
 import { BudgetDesk } from './desk.ts';
 import { checkListener } from './check-listener.ts';
 import type { ThreadNote, ThreadReply, ThreadRequest, ThreadOptions } from './thread.ts';

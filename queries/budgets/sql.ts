@@ -4,7 +4,8 @@
  * newest first (GET /v1/budget/decisions). Migration 010.
  */
 import { z } from 'zod';
-import { BudgetLedger, countsModels, countsTools, periodKey, periodStartMs, type Budget, type LoadedSpend } from './math.ts';
+import { BudgetLedger, type LoadedSpend } from './ledger.ts';
+import { countsModels, countsTools, periodKey, periodStartMs, type Budget } from './math.ts';
 import { budgetFiguresSchema, budgetSetSchema, type BudgetDecisions, type BudgetList } from './schemas.ts';
 import { cursorCodec, msKey, uuidKey } from '../cursor.ts';
 import { chTime, isoTime, pageOf, PAGE_PARAM_DOCS, runQuery, windowParams, type QueryContext, type QuerySpec, type StatementRunner, type TimeWindow } from '../sql.ts';

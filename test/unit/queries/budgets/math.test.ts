@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BudgetLedger, periodKey, scopeMatches, type Budget, type CallFacts, type Decision } from '../../../../queries/budgets/math.ts';
+import { BudgetLedger } from '../../../../queries/budgets/ledger.ts';
+import { periodKey, scopeMatches, type Budget, type CallFacts, type Decision } from '../../../../queries/budgets/math.ts';
 import { parseBudgetSet } from '../../../../queries/budgets/schemas.ts';
 
 const TIMEOUT = 60_000;
