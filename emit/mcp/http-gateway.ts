@@ -6,8 +6,8 @@
  * event. Sessions are told apart by `Mcp-Session-Id`; each is an AuditSession whose task is the
  * session id.
  */
-import { Agent as HttpAgent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse, type OutgoingHttpHeaders } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import { PassThrough, type Transform } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
@@ -15,6 +15,7 @@ import { createParser } from 'eventsource-parser';
 import type { MinimalLogger } from '../../platform/minimal-logger.ts';
 import { exactOf, type AuditSession } from './audit-session.ts';
 import { refusalResponse, type CallGuard } from './call-guard.ts';
+import { endToEnd, forward, headerOf, readBody, requestHeaders, sendUpstream } from './http-forward.ts';
 import { HttpSessions } from './http-sessions.ts';
 import { batchRefusal, batchWithCall, isObject, isToolsCall } from './json-rpc.ts';
 import { listResult, OWN_ID_PREFIX, PIN_LIST_TIMEOUT_MS, type ToolsListAsker } from './own-requests.ts';
@@ -38,8 +39,6 @@ export interface HttpGateway {
   close(): Promise<void>;
 }
 
-// RFC 9110 §7.6.1: meaningful for one connection only, never forwarded.
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate']);
 const SESSION_HEADER = 'mcp-session-id';
 // Connections to the upstream are kept and reused, and small writes are not held back (Nagle):
 // a call is a few hundred bytes each way, and its latency is the product.
@@ -242,13 +241,7 @@ async function askUpstream(req: IncomingMessage, upstream: URL, agent: HttpAgent
   const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params }));
   // The client's session, protocol version and credentials; a body, encoding and stream position of its own.
   const headers = { ...requestHeaders(req, ['content-length', 'accept-encoding', 'last-event-id']), 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': body.length };
-  const target = new URL(upstream);
-  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-  const res = await new Promise<IncomingMessage>((resolve, reject) => {
-    const out = send(target, { method: 'POST', headers, agent }, resolve);
-    out.once('error', reject);
-    out.end(body);
-  });
+  const res = await sendUpstream(new URL(upstream), { method: 'POST', headers, agent }, body);
   if ((res.statusCode ?? 500) >= 300) {
     res.resume();
     throw new Error(`tools/list answered HTTP ${res.statusCode}`);
@@ -275,55 +268,10 @@ async function askUpstream(req: IncomingMessage, upstream: URL, agent: HttpAgent
   return listResult(answer);
 }
 
-/** The client's request headers to send upstream: not hop-by-hop ones, not host, nor those in `drop`. */
-function requestHeaders(req: IncomingMessage, drop: readonly string[] = []): OutgoingHttpHeaders {
-  const headers: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name) && name !== 'host' && !drop.includes(name) && value !== undefined) headers[name] = value;
-  return headers;
-}
-
-/** Sends the request upstream with its body: the bytes read, or the request itself streamed. */
-function forward(req: IncomingMessage, body: Buffer | IncomingMessage, upstream: URL, agent: HttpAgent): Promise<IncomingMessage> {
-  const headers = requestHeaders(req);
-  if (Buffer.isBuffer(body) && (body.length > 0 || req.headers['content-length'] !== undefined)) headers['content-length'] = body.length;
-  const target = new URL(upstream);
-  const incoming = new URL(req.url ?? '/', 'http://gateway');
-  if (incoming.search) target.search = incoming.search;
-  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise((resolve, reject) => {
-    const out = send(target, { method: req.method, headers, agent }, resolve);
-    out.once('error', reject);
-    if (Buffer.isBuffer(body)) out.end(body);
-    else body.pipe(out);
-  });
-}
-
-function endToEnd(headers: IncomingMessage['headers']): OutgoingHttpHeaders {
-  const out: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) if (!HOP_BY_HOP.has(name) && value !== undefined) out[name] = value;
-  return out;
-}
-
-async function readBody(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > max) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
-}
-
 function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
     return undefined;
   }
-}
-
-function headerOf(m: IncomingMessage, name: string): string | undefined {
-  const v = m.headers[name];
-  return typeof v === 'string' && v !== '' ? v : undefined;
 }
