@@ -10,7 +10,8 @@ import { Redactor, type RedactionPolicy } from '../schemas/redaction-policy.ts';
 import { encodeModelTurn, type ObservedTurn } from './model-turn.ts';
 import { encodeAgentRun, type ObservedRun } from './agent-run.ts';
 import { parseName, parseOrchestrator, type Orchestrator, type ToolStatus } from '../schemas/vocabulary.ts';
-import { PacketBuffer, type BufferOptions, type BufferStats } from './buffer.ts';
+import { PacketBuffer } from './buffer.ts';
+import type { BufferOptions, BufferStats } from './buffer-options.ts';
 import { createHttpTransport, type HttpTransportOptions } from './http-transport.ts';
 import { createKafkaTransport, type KafkaTransportOptions } from './kafka-transport.ts';
 import {

@@ -25,7 +25,7 @@ export {
   type ToolErrorEnvelope,
   type ToolSuccessEnvelope,
 } from './result.ts';
-export type { BufferOptions, BufferStats } from './buffer.ts';
+export type { BufferOptions, BufferStats } from './buffer-options.ts';
 export type { CallApproval, RecordedContent } from './packets.ts';
 export type { ObservedTurn } from './model-turn.ts';
 export type { ObservedRun } from './agent-run.ts';

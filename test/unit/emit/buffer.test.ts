@@ -3,7 +3,8 @@
  * a hung sink never slows invoke, memory stays bounded, and close() keeps its deadline.
  */
 import { describe, expect, it } from 'vitest';
-import { PacketBuffer, type BufferOptions } from '../../../emit/buffer.ts';
+import type { BufferOptions } from '../../../emit/buffer-options.ts';
+import { PacketBuffer } from '../../../emit/buffer.ts';
 import { createAuditEmitter, createMemoryTransport, DeliveryError, type PacketTransport, type TransportMessage } from '../../../emit/index.ts';
 
 const identity = (s: string) => s;
