@@ -4,7 +4,8 @@
  */
 import { join } from 'node:path';
 import type { Kafka } from 'kafkajs';
-import { createIngestWorker, type IngestWorker } from '../ingest/kafka-worker.ts';
+import { createIngestWorker } from '../ingest/kafka-worker.ts';
+import type { IngestWorker } from '../ingest/kafka-worker-config.ts';
 import { createSegmentWriter, type SegmentWriter } from '../ingest/segment-writer.ts';
 import type { Config } from '../platform/config.ts';
 import type { CallsStoredListener } from '../ingest/ports.ts';

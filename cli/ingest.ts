@@ -9,7 +9,7 @@ import { createKafka, ensureTopics } from '../platform/kafka/client.ts';
 import { createWriter, kafkaTopics, pingKafka, startKafkaWorker } from './ingest-wiring.ts';
 import { onShutdown, startRuntime } from './runtime.ts';
 import { startupSteps } from './startup-steps.ts';
-import type { IngestWorker } from '../ingest/kafka-worker.ts';
+import type { IngestWorker } from '../ingest/kafka-worker-config.ts';
 
 /** Starts the worker; resolves once it listens (it consumes once its key filter is loaded). */
 export async function ingest(): Promise<void> {

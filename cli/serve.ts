@@ -14,7 +14,7 @@ import { jobsReport, type ReadinessReport } from '../api/routes/health.ts';
 import { createKafkaEdge } from '../ingest/kafka-edge.ts';
 import { createTraceMapPool } from '../ingest/otlp/map-pool.ts';
 import { Redactor } from '../schemas/redaction-policy.ts';
-import type { IngestWorker } from '../ingest/kafka-worker.ts';
+import type { IngestWorker } from '../ingest/kafka-worker-config.ts';
 import type { SegmentWriter } from '../ingest/segment-writer.ts';
 import { createKafka, ensureTopics } from '../platform/kafka/client.ts';
 import { createWriter, kafkaTopics, pingKafka, startKafkaWorker } from './ingest-wiring.ts';

@@ -4,7 +4,8 @@
  * the tests' defaults (chunks of 500, one consumer, short session) and the given writer (the real
  * one, or one that fails on purpose around it).
  */
-import { createIngestWorker, type IngestWorker, type IngestWorkerConfig } from '../../ingest/kafka-worker.ts';
+import { createIngestWorker } from '../../ingest/kafka-worker.ts';
+import type { IngestWorker, IngestWorkerConfig } from '../../ingest/kafka-worker-config.ts';
 import { createSegmentWriter, type SegmentWriter } from '../../ingest/segment-writer.ts';
 import { silentLogger } from '../../platform/logger.ts';
 import { MetricsRegistry } from '../../platform/metrics.ts';

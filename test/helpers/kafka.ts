@@ -4,7 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
-import { createIngestWorker, type IngestWorkerDeps } from '../../ingest/kafka-worker.ts';
+import { createIngestWorker } from '../../ingest/kafka-worker.ts';
+import type { IngestWorkerDeps } from '../../ingest/kafka-worker-config.ts';
 import { ensureTopics } from '../../platform/kafka/client.ts';
 import { silentLogger } from '../../platform/logger.ts';
 import { MetricsRegistry } from '../../platform/metrics.ts';

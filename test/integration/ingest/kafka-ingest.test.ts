@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
-import { createIngestWorker, type IngestWorker, type IngestWorkerConfig } from '../../../ingest/kafka-worker.ts';
+import { createIngestWorker } from '../../../ingest/kafka-worker.ts';
+import type { IngestWorker, IngestWorkerConfig } from '../../../ingest/kafka-worker-config.ts';
 import { createSegmentWriter, type SegmentWriter } from '../../../ingest/segment-writer.ts';
 import { silentLogger } from '../../../platform/logger.ts';
 import { MetricsRegistry } from '../../../platform/metrics.ts';

@@ -7,7 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKafkaEdge } from '../../../ingest/kafka-edge.ts';
-import { createIngestWorker, type IngestWorker } from '../../../ingest/kafka-worker.ts';
+import { createIngestWorker } from '../../../ingest/kafka-worker.ts';
+import type { IngestWorker } from '../../../ingest/kafka-worker-config.ts';
 import { createSegmentWriter } from '../../../ingest/segment-writer.ts';
 import { silentLogger } from '../../../platform/logger.ts';
 import { MetricsRegistry } from '../../../platform/metrics.ts';
