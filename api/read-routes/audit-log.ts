@@ -5,9 +5,18 @@
 import { z } from 'zod';
 import { uuidSchema } from '../../schemas/common.ts';
 import { consistencyProofSchema, inclusionProofSchema, logHeadsSchema, type InclusionProof, type LogHeadsParams, type NoProof } from '../../queries/audit-log-proof.ts';
+import type { ReadQueries } from '../../queries/index.ts';
 import { notFound } from '../../platform/errors.ts';
 import { intParam, pathId } from '../read-params.ts';
 import { readRoute, type ReadRoute } from './route.ts';
+
+/** The records a proof of inclusion is served for: path segment, path parameter, query method, how the log names its kind. */
+const PROVABLE: ReadonlyArray<{ path: string; param: string; arg: string; method: keyof ReadQueries; kind: string; noun: string; prove: (qs: ReadQueries, id: string) => Promise<InclusionProof | NoProof> }> = [
+  { path: 'calls', param: 'call_id', arg: 'callId', method: 'callProof', kind: 'tool_call', noun: 'call', prove: (qs, id) => qs.callProof({ callId: id }) },
+  { path: 'outputs', param: 'output_id', arg: 'outputId', method: 'outputProof', kind: 'output', noun: 'output', prove: (qs, id) => qs.outputProof({ outputId: id }) },
+  { path: 'turns', param: 'turn_id', arg: 'turnId', method: 'turnProof', kind: 'model turn', noun: 'model turn', prove: (qs, id) => qs.turnProof({ turnId: id }) },
+  { path: 'runs', param: 'run_id', arg: 'runId', method: 'runProof', kind: 'agent run', noun: 'agent run', prove: (qs, id) => qs.runProof({ runId: id }) },
+];
 
 /** These read routes, in the order /openapi.json lists them. */
 export const AUDIT_LOG_ROUTES: ReadRoute[] = [
@@ -57,54 +66,21 @@ function proofRoutes(): ReadRoute[] {
   };
   const summary = (what: string) =>
     `The ${what}'s proof of inclusion in the audit log: its leaf (the record as serialized, and its hash), the RFC 9162 inclusion path and the newest signed tree head. Check it offline with \`tool-audit verify-proof FILE --public-key K\`. 404 when unknown or not in a signed tree yet.`;
-  return [
+  return PROVABLE.map((k) =>
     readRoute({
-      url: '/v1/calls/:call_id/proof',
-      operationId: 'callProof',
-      method: 'callProof',
-      request: (p: { callId: string }) => ({ params: { call_id: p.callId }, query: {} }),
-      summary: summary('tool_call'),
-      params: z.strictObject({ call_id: pathId.describe('the call (a UUID)') }),
-      notFound: 'no call has this id, or it is not in a signed tree of the audit log yet',
+      url: `/v1/${k.path}/:${k.param}/proof`,
+      operationId: k.method,
+      method: k.method,
+      request: (p: Record<string, string>) => ({ params: { [k.param]: p[k.arg] ?? '' }, query: {} }),
+      summary: summary(k.kind),
+      params: z.strictObject({ [k.param]: pathId.describe(`the ${k.noun} (a UUID)`) }),
+      notFound: `no ${k.noun} has this id, or it is not in a signed tree of the audit log yet`,
       query: z.strictObject({}),
       response: inclusionProofSchema,
-      run: async (qs, { params }) => proven(`tool_call ${params.call_id}`, uuidSchema.safeParse(params.call_id).success ? await qs.callProof({ callId: params.call_id }) : { why: 'unknown' }),
+      run: async (qs, { params }) => {
+        const id = params[k.param] as string;
+        return proven(`${k.kind} ${id}`, uuidSchema.safeParse(id).success ? await k.prove(qs, id) : { why: 'unknown' });
+      },
     }),
-    readRoute({
-      url: '/v1/outputs/:output_id/proof',
-      operationId: 'outputProof',
-      method: 'outputProof',
-      request: (p: { outputId: string }) => ({ params: { output_id: p.outputId }, query: {} }),
-      summary: summary('output'),
-      params: z.strictObject({ output_id: pathId.describe('the output (a UUID)') }),
-      notFound: 'no output has this id, or it is not in a signed tree of the audit log yet',
-      query: z.strictObject({}),
-      response: inclusionProofSchema,
-      run: async (qs, { params }) => proven(`output ${params.output_id}`, uuidSchema.safeParse(params.output_id).success ? await qs.outputProof({ outputId: params.output_id }) : { why: 'unknown' }),
-    }),
-    readRoute({
-      url: '/v1/turns/:turn_id/proof',
-      operationId: 'turnProof',
-      method: 'turnProof',
-      request: (p: { turnId: string }) => ({ params: { turn_id: p.turnId }, query: {} }),
-      summary: summary('model turn'),
-      params: z.strictObject({ turn_id: pathId.describe('the model turn (a UUID)') }),
-      notFound: 'no model turn has this id, or it is not in a signed tree of the audit log yet',
-      query: z.strictObject({}),
-      response: inclusionProofSchema,
-      run: async (qs, { params }) => proven(`model turn ${params.turn_id}`, uuidSchema.safeParse(params.turn_id).success ? await qs.turnProof({ turnId: params.turn_id }) : { why: 'unknown' }),
-    }),
-    readRoute({
-      url: '/v1/runs/:run_id/proof',
-      operationId: 'runProof',
-      method: 'runProof',
-      request: (p: { runId: string }) => ({ params: { run_id: p.runId }, query: {} }),
-      summary: summary('agent run'),
-      params: z.strictObject({ run_id: pathId.describe('the agent run (a UUID)') }),
-      notFound: 'no agent run has this id, or it is not in a signed tree of the audit log yet',
-      query: z.strictObject({}),
-      response: inclusionProofSchema,
-      run: async (qs, { params }) => proven(`agent run ${params.run_id}`, uuidSchema.safeParse(params.run_id).success ? await qs.runProof({ runId: params.run_id }) : { why: 'unknown' }),
-    }),
-  ];
+  );
 }
