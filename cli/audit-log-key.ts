@@ -19,7 +19,7 @@ import { fileLedger } from '../analyzers/audit-log/ledger.ts';
 import { httpWitnesses } from '../analyzers/audit-log/witness-client.ts';
 import type { JobsOptions } from '../analyzers/jobs.ts';
 import type { Config } from '../platform/config.ts';
-import { AppError } from '../platform/errors.ts';
+import { AppError, badRequest } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { MetricsRegistry } from '../platform/metrics.ts';
 import { readOrCreate } from './state-file.ts';
@@ -94,7 +94,7 @@ export function publicKeyArg(text: string): KeyObject {
   const t = existsSync(text) ? readFileSync(text, 'utf8').trim() : text.trim();
   if (/^[^+\s]+\+[0-9a-f]{8}\+/.test(t)) {
     const k = parseVerifierKey(t);
-    if (typeof k === 'string') throw new Error(`--public-key: ${k}`);
+    if (typeof k === 'string') throw badRequest(`--public-key: ${k}`);
     return k.key;
   }
   try {

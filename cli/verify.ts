@@ -22,6 +22,7 @@ import { silentLogger } from '../platform/logger.ts';
 import { loadSigningKey, publicKeyArg } from './audit-log-key.ts';
 import { configOrExit, openClickHouse } from './runtime.ts';
 import { USAGES } from './usage.ts';
+import { badRequest } from '../platform/errors.ts';
 
 const OPTIONS = {
   'from-leaf': { type: 'string' },
@@ -48,7 +49,7 @@ export async function verify(argv: string[]): Promise<number> {
   const leaf = (s: string | undefined, name: string): number | undefined => {
     if (s === undefined) return undefined;
     const n = Number(s);
-    if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be an integer ≥ 0; got ${s}`);
+    if (!Number.isInteger(n) || n < 0) throw badRequest(`--${name} must be an integer ≥ 0; got ${s}`);
     return n;
   };
   let fromLeaf: number | undefined;
@@ -60,8 +61,8 @@ export async function verify(argv: string[]): Promise<number> {
     toLeaf = leaf(v['to-leaf'], 'to-leaf');
     maxFindings = leaf(v['max-findings'], 'max-findings');
     pinned = (v['public-key'] ?? []).map(publicKeyArg);
-    if (v.witness && v['no-witness']) throw new Error('--witness and --no-witness exclude each other');
-    if (v.witness && !existsSync(v.witness)) throw new Error(`--witness ${v.witness}: no such file`);
+    if (v.witness && v['no-witness']) throw badRequest('--witness and --no-witness exclude each other');
+    if (v.witness && !existsSync(v.witness)) throw badRequest(`--witness ${v.witness}: no such file`);
   } catch (err) {
     return usage((err as Error).message);
   }

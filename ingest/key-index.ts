@@ -23,6 +23,7 @@ import { GrowingKeyFilter } from './key-filter.ts';
 import { keyHashes, type KeyKind } from './key-hash.ts';
 import { chunkSql, COUNT, COUNT_ALL, firstReadFrom, hexPair, SOURCES, unusable, type Counts } from './key-sources.ts';
 import { KEY_SNAPSHOT_VERSION, readKeySnapshot, writeKeySnapshot } from './key-snapshot.ts';
+import { AppError } from '../platform/errors.ts';
 
 /** Dependencies of {@link createKeyIndex}. */
 export interface KeyIndexDeps {
@@ -145,7 +146,7 @@ class BloomKeyIndex implements KeyIndex {
     const snap = this.deps.snapshotPath ? await readKeySnapshot(this.deps.snapshotPath) : ({ ok: false, why: 'no snapshot path' } as const);
     const since = snap.ok ? Math.max(0, snap.header.coveredAt - (this.deps.snapshotSlackMs ?? SNAPSHOT_SLACK_MS)) : 0;
     const [c] = await ch.select<Counts>(COUNT, { since });
-    if (!c) throw new Error('the key count returned no row');
+    if (!c) throw new AppError('CLICKHOUSE_QUERY_FAILED', 'the key count returned no row', { retryable: true });
     this.loadedAt = c.now;
     this.dbUuid = c.db_uuid;
     const why = snap.ok ? unusable(snap.header, c, ch.database) : snap.why;

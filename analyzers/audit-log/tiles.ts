@@ -6,6 +6,7 @@
  * most 255 stored hashes per level. Pure: the reads are the caller's.
  */
 import { rootOf, type RangeHash } from '../../schemas/merkle.ts';
+import { AppError } from '../../platform/errors.ts';
 
 /** Levels whose complete subtrees' roots are stored. */
 export const TILE_LEVELS = [24, 16, 8] as const;
@@ -25,12 +26,12 @@ export function rangeHasher(r: TileReader): RangeHash {
       if (a % size !== 0 || b - a < size) continue;
       const blocks = Math.floor((b - a) / size);
       const parts = await r.nodes(level, a / size, a / size + blocks);
-      if (parts.length !== blocks) throw new Error(`the audit log lacks level-${level} roots ${a / size}..${a / size + blocks - 1} (has ${parts.length})`);
+      if (parts.length !== blocks) throw new AppError('INTEGRITY', `the audit log lacks level-${level} roots ${a / size}..${a / size + blocks - 1} (has ${parts.length})`, { retryable: false });
       if (a + blocks * size < b) parts.push(await hash(a + blocks * size, b));
       return rootOf(parts);
     }
     const leaves = await r.leaves(a, b);
-    if (leaves.length !== b - a) throw new Error(`the audit log lacks leaves ${a}..${b - 1} (has ${leaves.length})`);
+    if (leaves.length !== b - a) throw new AppError('INTEGRITY', `the audit log lacks leaves ${a}..${b - 1} (has ${leaves.length})`, { retryable: false });
     return rootOf(leaves);
   };
   return hash;

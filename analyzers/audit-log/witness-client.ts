@@ -9,6 +9,7 @@
 import type { Logger } from '../../platform/logger.ts';
 import type { MetricsRegistry } from '../../platform/metrics.ts';
 import type { TreeRef, WitnessSender } from './signer.ts';
+import { AppError } from '../../platform/errors.ts';
 
 /** Dependencies of {@link httpWitnesses}. */
 export interface WitnessDeps {
@@ -36,11 +37,11 @@ export function httpWitnesses(deps: WitnessDeps): WitnessSender {
     if (res.status === 409) {
       // The witness holds another size of this log: from there, once.
       const held = Number((await res.text()).trim());
-      if (!Number.isInteger(held) || held < 0 || held > size) throw new Error(`409 with a size this log cannot prove from (${held})`);
+      if (!Number.isInteger(held) || held < 0 || held > size) throw new AppError('SERVER_REFUSED', `409 with a size this log cannot prove from (${held})`, { retryable: false });
       res = await request(held);
     }
     const text = await res.text();
-    if (!res.ok) throw new Error(`${res.status} ${text.slice(0, 200)}`);
+    if (!res.ok) throw witnessRefusal(res.status, text);
     return text.split('\n').filter((l) => l.startsWith('\u2014 '));
   };
 
@@ -49,7 +50,7 @@ export function httpWitnesses(deps: WitnessDeps): WitnessSender {
       deps.urls.map(async (url) => {
         if (new URL(url).pathname.endsWith('/add-checkpoint')) return tlogWitness(url, note, last, proofFrom);
         const res = await post(url, note, 'text/plain; charset=utf-8');
-        if (!res.ok) throw new Error(`${res.status} ${(await res.text()).slice(0, 200)}`);
+        if (!res.ok) throw witnessRefusal(res.status, await res.text());
         return [];
       }),
     );
@@ -63,4 +64,9 @@ export function httpWitnesses(deps: WitnessDeps): WitnessSender {
     });
     return lines;
   };
+}
+
+/** A witness's refusal: a server error may pass (the next checkpoint tries again), a 4xx will not. */
+function witnessRefusal(status: number, text: string): AppError {
+  return new AppError(status >= 500 ? 'SERVER_UNAVAILABLE' : 'SERVER_REFUSED', `${status} ${text.slice(0, 200)}`, { retryable: status >= 500 });
 }

@@ -8,7 +8,7 @@
  * statements itself: no gate.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import { errorMessage } from '../errors.ts';
+import { AppError, errorMessage } from '../errors.ts';
 import type { LaneClients } from './client.ts';
 import { StatementGate, type GateState, type Lane } from './gate.ts';
 
@@ -64,7 +64,7 @@ const load = (c: Connection): number => {
 export function laneConnections(clients: ClickHouseClient | LaneClients, agingMs: number): LaneConnections {
   const one = clients as ClickHouseClient;
   const lanes: LaneClients = 'read' in clients && Array.isArray(clients.read) ? (clients as LaneClients) : { read: [one], ingest: [one], job: [one] };
-  if (lanes.read.length === 0 || lanes.ingest.length === 0 || lanes.job.length === 0) throw new Error('a door needs a client in every lane');
+  if (lanes.read.length === 0 || lanes.ingest.length === 0 || lanes.job.length === 0) throw new AppError('INTERNAL', 'a door needs a client in every lane', { retryable: false });
   const byLane: Record<Lane, Connection[]> = {
     read: lanes.read.map((c) => connectionOf(c, agingMs)),
     ingest: lanes.ingest.map((c) => connectionOf(c, agingMs)),

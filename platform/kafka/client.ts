@@ -5,6 +5,7 @@
 import type { Admin, ITopicConfig, Kafka, LogEntry } from 'kafkajs';
 import type { MinimalLogger } from '../minimal-logger.ts';
 import { kafkajs } from './kafkajs.ts';
+import { AppError } from '../errors.ts';
 
 /** Creates a kafkajs client that logs through the given logger (pino's, or the emitter user's). */
 export function createKafka(opts: { brokers: string[]; clientId: string; logger: MinimalLogger }): Kafka {
@@ -65,7 +66,7 @@ async function leadersOf(admin: Admin, topics: string[]): Promise<void> {
     } catch (err) {
       if (Date.now() > end) throw err;
     }
-    if (Date.now() > end) throw new Error(`no leader for every partition of ${topics.join(', ')} within 30 s`);
+    if (Date.now() > end) throw new AppError('KAFKA_UNAVAILABLE', `no leader for every partition of ${topics.join(', ')} within 30 s`, { retryable: true });
     await new Promise((r) => setTimeout(r, 200));
   }
 }
