@@ -75,6 +75,7 @@ function proofRoutes(): ReadRoute[] {
       summary: summary(k.kind),
       params: z.strictObject({ [k.param]: pathId.describe(`the ${k.noun} (a UUID)`) }),
       notFound: `no ${k.noun} has this id, or it is not in a signed tree of the audit log yet`,
+      conflict: 'leaves or subtree roots the proof needs are missing from the stored log (removed with SQL): it no longer holds what its signed head covers (tool-audit verify names the range)',
       query: z.strictObject({}),
       response: inclusionProofSchema,
       run: async (qs, { params }) => {
