@@ -230,5 +230,14 @@ describe('audit log', () => {
     const dropped = (await verify()).findings;
     expect(dropped.filter((f) => f.what === 'log').map((f) => f.leaf)).toEqual([0]);
     expect(dropped.filter((f) => f.key === five?.key).map((f) => f.what)).toEqual(['inserted']);
+    // A proof whose path needs that block's leaves is refused as an integrity failure (the read
+    // routes answer it 409), never served: asked of a fresh reader, which has no path cached.
+    const tamperedIds = [altered, deleted, moved, copied, shifted, unkeyed].map((c) => c.call_id);
+    const [whole] = await door.select<{ key: string }>(
+      "SELECT record_key AS key FROM {db:Identifier}.audit_log_leaves WHERE kind = 'tool_call' AND leaf_index BETWEEN 6 AND 255 AND record_key NOT IN {t:Array(String)} LIMIT 1",
+      { t: tamperedIds },
+    );
+    const fresh = createReadQueries(door, db, DEFAULT_QUERY_CONTEXT);
+    await expect(fresh.callProof({ callId: whole?.key as string })).rejects.toMatchObject({ code: 'INTEGRITY', message: expect.stringContaining('lacks leaves') as unknown as string });
   }, 120_000);
 });
