@@ -12,7 +12,7 @@ import { READ_ROUTES } from '../../api/read-route-table.ts';
 import { CONFIG_VARIABLES } from '../../platform/config.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
-const pages = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const pages = ['README.md', 'bench/README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 const text = (page: string) => readFileSync(join(root, page), 'utf8');
 
 /** GitHub's anchor of a heading: lowercase, punctuation dropped, spaces to hyphens. */
@@ -70,6 +70,13 @@ describe('documentation', () => {
     const routes = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => [m.toUpperCase(), path.replace(/\{[a-z_]+\}/g, '{')] as const));
     const missing = routes.filter(([method, path]) => !lines.some((l) => l.includes(method) && l.replace(/\{[a-z_]+\}/g, '{').includes(path))).map(([m, p]) => `${m} ${p}`);
     expect(missing).toEqual([]);
+  });
+
+  it('every bench script has a row in bench/README.md', () => {
+    const scripts = Object.keys((JSON.parse(text('package.json')) as { scripts: Record<string, string> }).scripts).filter((k) => k.startsWith('bench:'));
+    const listed = new Set([...text('bench/README.md').matchAll(/^\| \[`npm run (bench:[\w-]+)`\]/gm)].map((m) => m[1]));
+    expect(scripts.length).toBeGreaterThan(20);
+    expect(scripts.filter((s) => !listed.has(s))).toEqual([]);
   });
 
   it('the README is a short entry point', () => {
