@@ -16,7 +16,7 @@ import type { CallsStoredListener, PacketOutcome } from './ports.ts';
 import { KIND_PACKET_TYPE, quarantineRow, replayRow, sourceKey, type RejectCode, type Rejection } from './rows.ts';
 import { CONTENT_COLUMNS, SEGMENT_COLUMNS, STAMPED_OUTPUT_COLUMNS } from './row-lines.ts';
 import { storedHints, storedRuns, storedTurns } from './hint-lookups.ts';
-import { QUARANTINE_COLUMNS, quarantineBody, type QuarantineRecord } from './quarantine-body.ts';
+import { QUARANTINE_COLUMNS, quarantineBody, type QuarantineInsert } from './quarantine-body.ts';
 import { storedDependencies, storedInvocations, storedOutputs, storedQuarantine } from './segment-lookups.ts';
 import { kafkaKeys, RoundIndex, type RoundBatch } from './round-index.ts';
 import { storedCosts } from './stored-costs.ts';
@@ -134,7 +134,7 @@ class RoundCommitter {
     return tasks;
   }
 
-  private async insertAll(r: RoundIndex, v: RoundVerdict, quarantine: Map<string, QuarantineRecord>, tasks: Map<string, string>, replays: KeyedRow[]): Promise<Map<string, { ms: number }>> {
+  private async insertAll(r: RoundIndex, v: RoundVerdict, quarantine: Map<string, QuarantineInsert>, tasks: Map<string, string>, replays: KeyedRow[]): Promise<Map<string, { ms: number }>> {
     const contents = this.contentsToWrite(r, v);
     // The task of each output's call: a call of this round, else one this writer saw recently
     // ('' = the call has no task), else null (unknown: the output becomes an orphan, migration 007).
@@ -219,8 +219,8 @@ class RoundCommitter {
 }
 
 /** The quarantine records of the round's rejected packets not quarantined before (`quarantined`: source keys already stored). */
-function quarantineRows(r: RoundIndex, v: RoundVerdict, quarantined: Set<string>, outcomes: readonly PacketOutcome[], redactor: Redactor | undefined): Map<string, QuarantineRecord> {
-  const quarantine = new Map<string, QuarantineRecord>();
+function quarantineRows(r: RoundIndex, v: RoundVerdict, quarantined: Set<string>, outcomes: readonly PacketOutcome[], redactor: Redactor | undefined): Map<string, QuarantineInsert> {
+  const quarantine = new Map<string, QuarantineInsert>();
   for (const x of v.rejected) {
     const p = r.packet(x.i);
     const key = sourceKey(p.source);
