@@ -12,9 +12,10 @@ import { LineBuffer, tsvArray } from './row-lines.ts';
 export const QUARANTINE_COLUMNS = ['source_key', 'source_kind', 'topic', 'partition', 'offset', 'request_id', 'packet_type', 'reason_code', 'reason', 'ids', 'raw', 'raw_encoding'] as const satisfies ReadonlyArray<keyof QuarantineRow>;
 
 /**
- * A quarantine row to insert (not the API's QuarantineRecord, which is a stored one as served); when `rawBytes` is set, they are the packet's UTF-8 bytes, escaped into the body byte
- * by byte, and `row.raw` is left empty (decoding them into a string only to escape and encode it
- * again is what the collector spent most of its time on).
+ * A quarantine row to insert (the API's QuarantineRecord is a stored one as served). When
+ * `rawBytes` is set, they are the packet's UTF-8 bytes, escaped into the body byte by byte, and
+ * `row.raw` is left empty (decoding them into a string only to escape and encode it again is what
+ * the collector spent most of its time on).
  */
 export interface QuarantineInsert {
   row: QuarantineRow;
