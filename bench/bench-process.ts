@@ -1,15 +1,17 @@
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { basename } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 
 /**
- * Runs `bench/<script>` with tsx in a process of its own (embedded ClickHouse admits one data
- * directory per process) as `<script> <cmd> <JSON of o>`: its stderr lines go to `log`, and its
- * answer is the JSON of its last stdout line. A non-zero exit throws with the tail of its stderr.
+ * Runs `script` (a URL resolved against its caller's import.meta.url) with tsx in
+ * a process of its own (embedded ClickHouse admits one data directory per process) as `<script>
+ * <cmd> <JSON of o>`: its stderr lines go to `log`, and its answer is the JSON of its last stdout
+ * line. A non-zero exit throws with the tail of its stderr.
  */
-export async function benchChild<T>(script: string, cmd: string, o: object, log: (s: string) => void): Promise<T> {
-  const c = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', script), cmd, JSON.stringify(o)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function benchChild<T>(script: URL, cmd: string, o: object, log: (s: string) => void): Promise<T> {
+  const c = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(script), cmd, JSON.stringify(o)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   c.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -18,7 +20,7 @@ export async function benchChild<T>(script: string, cmd: string, o: object, log:
     for (const line of d.toString().split('\n').filter(Boolean)) log(line);
   });
   const code = await new Promise<number | null>((r) => c.once('exit', r));
-  if (code !== 0) throw new Error(`${script} ${cmd} exited (${code}):\n${err}`);
+  if (code !== 0) throw new Error(`${basename(fileURLToPath(script))} ${cmd} exited (${code}):\n${err}`);
   return JSON.parse(out.trim().split('\n').pop() ?? '{}') as T;
 }
 

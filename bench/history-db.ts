@@ -15,7 +15,7 @@ import { HISTORY_GENERATOR, type HistoryMeta, type HistoryShape, type RunState }
 
 
 /** Runs bench/history-db-child.ts (one data directory per process). */
-const child = <T>(cmd: 'build' | 'inspect' | 'migrate' | 'storage' | 'jobs', o: object, log: (s: string) => void): Promise<T> => benchChild<T>('history-db-child.ts', cmd, o, log);
+const child = <T>(cmd: 'build' | 'inspect' | 'migrate' | 'storage' | 'jobs', o: object, log: (s: string) => void): Promise<T> => benchChild<T>(new URL('./history-db-child.ts', import.meta.url), cmd, o, log);
 
 /** The history of this shape: reused when <dir>/base.json records the same shape and generator, else built. */
 export async function ensureHistory(dir: string, shape: HistoryShape, log: (s: string) => void): Promise<HistoryMeta & { built: boolean }> {

@@ -46,7 +46,7 @@ export type CopyMode = 'full' | 'link';
 const ZERO: RowCounts = { invocations: 0, invocationsUnique: 0, outputs: 0, outputsUnique: 0, quarantine: 0, workflows: 0 };
 
 /** Runs bench/ingest-preload-child.ts and returns the counts it prints. */
-const child = (cmd: 'build' | 'count', o: object, log: (s: string) => void): Promise<RowCounts> => benchChild<RowCounts>('ingest-preload-child.ts', cmd, o, log);
+const child = (cmd: 'build' | 'count', o: object, log: (s: string) => void): Promise<RowCounts> => benchChild<RowCounts>(new URL('./ingest-preload-child.ts', import.meta.url), cmd, o, log);
 
 /** Rows of the benchmark's tables in a data directory no process holds. */
 export function countRows(dataDir: string, log: (s: string) => void): Promise<RowCounts> {
