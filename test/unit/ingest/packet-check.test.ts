@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { workload } from '../../../bench/ingest-workload.ts';
+import { workload } from '../../../bench/ingest/ingest-workload.ts';
 import { decodePacketWith } from '../../../ingest/decode-packet.ts';
 import { isValidPacket, packetCheckEnabled } from '../../../ingest/packet-check.ts';
 import type { RawPacket } from '../../../ingest/rows.ts';
