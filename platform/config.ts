@@ -16,10 +16,10 @@ import { storageSection, type StorageConfig } from './config/storage.ts';
 export { API_SCOPES, EXPORT_LIMIT_DEFAULTS, type ApiKey, type ApiScope } from './config/server.ts';
 
 /** The sections, in the order their offences are reported. */
-const SECTIONS = [serverSection, storageSection, ingestSection, jobsSection] as const;
+export const CONFIG_SECTIONS = [serverSection, storageSection, ingestSection, jobsSection] as const;
 
 /** Every variable a section reads, once each, in the order the sections declare them. */
-export const CONFIG_VARIABLES: readonly string[] = [...new Set(SECTIONS.flatMap((s) => Object.keys(s.in.shape)))];
+export const CONFIG_VARIABLES: readonly string[] = [...new Set(CONFIG_SECTIONS.flatMap((s) => Object.keys(s.in.shape)))];
 
 /** Parsed, validated configuration of every tool-audit process. */
 export interface Config extends ServerConfig, StorageConfig, IngestConfig, JobsConfig {

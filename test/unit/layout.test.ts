@@ -4,10 +4,11 @@
  * folders import no I/O; ClickHouse has one door.
  */
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { filesUnder } from '../helpers/repo-files.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 // web/ (the browser pages and their serving) follows api/: it is a client of the read API and
@@ -15,13 +16,7 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const STAGES = ['schemas', 'emit', 'ingest', 'analyzers', 'queries', 'api', 'web', 'dashboards', 'cli'] as const;
 const FOUNDATION = 'platform';
 
-function sources(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name);
-    if (name === 'node_modules' || name === 'dist' || name === 'json') return [];
-    return statSync(p).isDirectory() ? sources(p) : /\.(ts|mjs)$/.test(name) && !name.endsWith('.d.ts') ? [p] : [];
-  });
-}
+const sources = (dir: string): string[] => filesUnder(dir, /\.(ts|mjs)$/);
 
 /** Every import of a file: the specifier and, for relative ones, the top folder it lands in. */
 function importsOf(file: string, opts: { runtimeOnly?: boolean } = {}): Array<{ spec: string; top?: string; target?: string }> {

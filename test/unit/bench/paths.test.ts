@@ -3,23 +3,17 @@
  * see (`new URL('./x.mjs', import.meta.url)`, `join(root, 'bench/…')`, package.json's scripts):
  * each must name a file that exists, so a bench moved or renamed cannot be left pointing nowhere.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { filesUnder } from '../../helpers/repo-files.ts';
 
 const root = new URL('../../../', import.meta.url).pathname;
-
-function files(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name);
-    return statSync(p).isDirectory() ? files(p) : /\.(ts|mjs|sh)$/.test(name) ? [p] : [];
-  });
-}
 
 describe('bench paths', () => {
   it('every path a bench or a bench script names exists', () => {
     const missing: string[] = [];
-    for (const file of files(join(root, 'bench'))) {
+    for (const file of filesUnder(join(root, 'bench'), /\.(ts|mjs|sh)$/)) {
       const text = readFileSync(file, 'utf8');
       for (const m of text.matchAll(/new URL\(\s*'(\.{1,2}\/[^']*)',\s*import\.meta\.url\)/g)) {
         const target = resolve(dirname(file), m[1] as string);
