@@ -24,22 +24,33 @@ fi
 
 echo "== web bundle" >&2
 npx tsx web/build.ts >&2
-echo "== lint" >&2
-npx eslint .
-echo "== typecheck" >&2
-npm run --silent typecheck
-
-started_kafka=""
-if [ -z "${KAFKA_BROKERS:-}" ]; then
-  echo "== starting Kafka (scripts/kafka-services.sh)" >&2
-  line=$(bash scripts/kafka-services.sh start)
-  export "${line?}"
-  started_kafka=1
-fi
-cleanup() { [ -n "$started_kafka" ] && bash scripts/kafka-services.sh stop >&2 || true; }
-trap cleanup EXIT
 
 mkdir -p .services
+started_kafka=""
+cleanup() { [ -n "$started_kafka" ] && bash scripts/kafka-services.sh stop >&2 || true; }
+trap cleanup EXIT
+# Kafka starts (a JVM, mostly waiting) while lint and typecheck run side by side: one thread each.
+if [ -z "${KAFKA_BROKERS:-}" ]; then
+  echo "== starting Kafka (scripts/kafka-services.sh)" >&2
+  started_kafka=1
+  bash scripts/kafka-services.sh start >.services/kafka-started.txt &
+  kafka_pid=$!
+fi
+echo "== lint and typecheck" >&2
+npx eslint . &
+lint_pid=$!
+npm run --silent typecheck &
+typecheck_pid=$!
+checks=0
+wait "$lint_pid" || checks=$?
+wait "$typecheck_pid" || checks=$?
+if [ -n "$started_kafka" ]; then
+  wait "$kafka_pid" || { echo "!! Kafka did not start (.services/kafka/logs)" >&2; exit 1; }
+  line=$(tail -n 1 .services/kafka-started.txt)
+  export "${line?}"
+fi
+[ "$checks" = 0 ] || { echo "!! lint or typecheck failed (above)" >&2; exit "$checks"; }
+
 # The Python emitter's tests: a virtual environment of their own (ignored by git), reinstalled
 # when emit-python/pyproject.toml changes, so a fresh machine passes with only python3 present.
 venv=.services/venv
