@@ -100,6 +100,6 @@ export function publicKeyArg(text: string): KeyObject {
   try {
     return publicKeyFrom(t);
   } catch (err) {
-    throw new Error(`--public-key is no public key: ${(err as Error).message}`, { cause: err });
+    throw new AppError('BAD_REQUEST', `--public-key is no public key: ${(err as Error).message}`, { retryable: false, cause: err });
   }
 }

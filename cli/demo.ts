@@ -10,7 +10,7 @@
  * when keys are configured) and adds the three calls that manifest is meant to catch (M1, M3, M6).
  */
 import { randomUUID } from 'node:crypto';
-import { errorMessage } from '../platform/errors.ts';
+import { AppError, errorMessage, serverRefusal } from '../platform/errors.ts';
 import { argsHash, describeContent } from '../schemas/hashing.ts';
 import type { JsonValue } from '../schemas/canonical-json.ts';
 import { parseManifest } from '../schemas/tool-manifest.ts';
@@ -222,7 +222,8 @@ export function demoPackets(opts: { tasks: number; seed: number; endMs: number; 
 /** PUTs the demo manifest; a server refusing it (a key without `admin`) leaves the manifest views empty, not the demo. */
 async function applyDemoManifest(url: string, apiKey: string | undefined): Promise<void> {
   const parsed = parseManifest(DEMO_MANIFEST);
-  if (!parsed.ok) throw new Error(`demo manifest: ${parsed.errors.join('; ')}`);
+  // The demo's own manifest: refused, it is a bug of this file.
+  if (!parsed.ok) throw new AppError('INTERNAL', `demo manifest: ${parsed.errors.join('; ')}`, { retryable: false });
   try {
     const v = await putManifest(url, apiKey, parsed.manifest);
     process.stdout.write(`demo: manifest version ${v.version} applied (${v.tools} tools)\n`);
@@ -258,10 +259,10 @@ export async function demo(argv: string[]): Promise<void> {
         signal: AbortSignal.timeout(120_000),
       });
     } catch (err) {
-      throw new Error(`cannot reach ${url}/v1/packets (${errorMessage(err)}): start the server (npm start) or pass --url`, { cause: err });
+      throw new AppError('SERVER_UNAVAILABLE', `cannot reach ${url}/v1/packets (${errorMessage(err)}): start the server (npm start) or pass --url`, { retryable: true, cause: err });
     }
     const text = await res.text();
-    if (res.status !== 200) throw new Error(`POST ${url}/v1/packets answered ${res.status}: ${text.slice(0, 300)}`);
+    if (res.status !== 200) throw serverRefusal(res.status, `POST ${url}/v1/packets answered ${res.status}: ${text.slice(0, 300)}`);
     const r = JSON.parse(text) as { accepted: number; rejected: number; duplicates: number; results: Array<{ reason?: { code: string } }> };
     totals.accepted += r.accepted;
     totals.rejected += r.rejected;

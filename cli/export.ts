@@ -12,6 +12,7 @@ import type { ReadableStream } from 'node:stream/web';
 import { pipeline } from 'node:stream/promises';
 import { issuesText, windowOf } from '../api/read-params.ts';
 import { exportQuerySchema } from '../api/routes/export.ts';
+import { serverRefusal } from '../platform/errors.ts';
 import { exportRows } from '../queries/export.ts';
 import { configOrExit, startRuntime } from './runtime.ts';
 import { parseArgs } from './task.ts';
@@ -41,7 +42,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
       const target = new URL('/v1/export', url);
       for (const [k, v] of Object.entries(query)) target.searchParams.set(k, v);
       const res = await fetch(target, { headers: config.client.apiKey ? { authorization: `Bearer ${config.client.apiKey}` } : {} });
-      if (!res.ok || !res.body) throw new Error(`${res.status} ${await res.text()}`);
+      if (!res.ok || !res.body) throw serverRefusal(res.status, `${res.status} ${await res.text()}`);
       await pipeline(Readable.fromWeb(res.body as ReadableStream<Uint8Array>), sink);
     } else {
       const rt = await startRuntime('tool-audit-export');

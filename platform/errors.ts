@@ -41,6 +41,14 @@ export class AppError extends Error {
   }
 }
 
+/**
+ * A server's answer other than success (a witness, the API to a CLI command): a 5xx may pass, so a
+ * retry may help; a 4xx will not. `message` should carry the status.
+ */
+export function serverRefusal(status: number, message: string): AppError {
+  return new AppError(status >= 500 ? 'SERVER_UNAVAILABLE' : 'SERVER_REFUSED', message, { retryable: status >= 500 });
+}
+
 /** A request the client can fix; the API answers it 400 with the message. */
 export function badRequest(message: string): AppError {
   return new AppError('BAD_REQUEST', message, { retryable: false });

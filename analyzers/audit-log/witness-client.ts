@@ -9,7 +9,7 @@
 import type { Logger } from '../../platform/logger.ts';
 import type { MetricsRegistry } from '../../platform/metrics.ts';
 import type { TreeRef, WitnessSender } from './signer.ts';
-import { AppError } from '../../platform/errors.ts';
+import { AppError, serverRefusal } from '../../platform/errors.ts';
 
 /** Dependencies of {@link httpWitnesses}. */
 export interface WitnessDeps {
@@ -68,5 +68,5 @@ export function httpWitnesses(deps: WitnessDeps): WitnessSender {
 
 /** A witness's refusal: a server error may pass (the next checkpoint tries again), a 4xx will not. */
 function witnessRefusal(status: number, text: string): AppError {
-  return new AppError(status >= 500 ? 'SERVER_UNAVAILABLE' : 'SERVER_REFUSED', `${status} ${text.slice(0, 200)}`, { retryable: status >= 500 });
+  return serverRefusal(status, `${status} ${text.slice(0, 200)}`);
 }

@@ -6,19 +6,20 @@
  */
 import { createRequire } from 'node:module';
 import type * as KafkaJsModule from 'kafkajs';
+import { AppError } from '../errors.ts';
 
 type KafkaJs = typeof KafkaJsModule;
 
 let loaded: KafkaJs | undefined;
 
-/** The kafkajs module; throws an Error saying what to install when it is missing. */
+/** The kafkajs module; throws an AppError (CONFIG_INVALID) saying what to install when it is missing. */
 export function kafkajs(): KafkaJs {
   if (loaded) return loaded;
   try {
     loaded = createRequire(import.meta.url)('kafkajs') as KafkaJs;
   } catch (err) {
     if ((err as { code?: unknown }).code !== 'MODULE_NOT_FOUND') throw err;
-    throw new Error('the Kafka transport needs the kafkajs package: npm install kafkajs', { cause: err });
+    throw new AppError('CONFIG_INVALID', 'the Kafka transport needs the kafkajs package: npm install kafkajs', { retryable: false, cause: err });
   }
   return loaded;
 }
