@@ -72,8 +72,9 @@ export const DEPENDENCY_PAIRS_BY_TOOL: QuerySpec = {
   countIf(origin = 'analyzer') AS linked_by_analyzer
 FROM (
   -- One row per pair: an emitted row supersedes the analyzer's. Ordered by the task first, as
-  -- the table is, so the rows are read in order rather than all sorted (a pair's rows are its
-  -- calls' task's).
+  -- the table is, so the rows are read in order rather than all sorted. A pair's rows name its
+  -- calls' task; one stored under two tasks (an emitted row naming another, which ingest cannot
+  -- check) keeps its row of the smaller task_id.
   SELECT task_id, preceding_tool_id, succeeding_tool_id, time_delta_ms, data_flow, origin
   FROM {db:Identifier}.tool_workflows
   WHERE task_id IN (SELECT DISTINCT task_id FROM {db:Identifier}.tool_invocations WHERE ${CREATED_IN_WINDOW} AND task_id != '')
