@@ -18,7 +18,8 @@ export const uuidKey = (u: string) => {
   const h = u.replace(/-/g, '').toLowerCase();
   return h.slice(16) + h.slice(0, 16);
 };
-const cmp = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
+/** Ascending order of two strings (by code unit, as ClickHouse orders String) or two numbers. */
+export const cmp = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The API form of a generated invocation. */
 /** A failed call's error_category from its result_summary (a string; '' counts as none); null for a success. */

@@ -228,14 +228,14 @@ describe('audit log', () => {
     // call's in the first block: which record a given index holds depends on the storage order,
     // and an output's may be in the part dropped above (no record left to name).
     const tamperedIds = [altered, deleted, moved, copied, shifted, unkeyed].map((c) => c.call_id);
-    const [five] = await door.select<{ i: string; key: string }>(
+    const [cut] = await door.select<{ i: string; key: string }>(
       "SELECT leaf_index AS i, record_key AS key FROM {db:Identifier}.audit_log_leaves WHERE kind = 'tool_call' AND leaf_index BETWEEN 3 AND 255 AND record_key NOT IN {t:Array(String)} ORDER BY leaf_index LIMIT 1",
       { t: tamperedIds },
     );
-    await door.command('ALTER TABLE {db:Identifier}.audit_log_leaves DELETE WHERE leaf_index = {i:UInt64} SETTINGS mutations_sync = 2', { i: Number(five?.i) });
+    await door.command('ALTER TABLE {db:Identifier}.audit_log_leaves DELETE WHERE leaf_index = {i:UInt64} SETTINGS mutations_sync = 2', { i: Number(cut?.i) });
     const dropped = (await verify()).findings;
     expect(dropped.filter((f) => f.what === 'log').map((f) => f.leaf)).toEqual([0]);
-    expect(dropped.filter((f) => f.key === five?.key).map((f) => f.what)).toEqual(['inserted']);
+    expect(dropped.filter((f) => f.key === cut?.key).map((f) => f.what)).toEqual(['inserted']);
     // A proof whose path needs that block's leaves is refused as an integrity failure (the read
     // routes answer it 409), never served: asked of a fresh reader, which has no path cached.
     const [whole] = await door.select<{ key: string }>(

@@ -11,6 +11,7 @@ import type { ClickHouseDoor } from '../../../platform/clickhouse/door.ts';
 import { DEPENDENCY_PAIRS_BY_TOOL } from '../../../queries/dashboard-workflows.ts';
 import { freshDatabase } from '../../helpers/clickhouse.ts';
 import { chTime, insertCalls, rawCall, rng, type RawCall } from '../../helpers/raw-calls.ts';
+import { cmp } from '../../helpers/read-oracle.ts';
 import { exactInclusive } from '../../helpers/window-oracle.ts';
 
 /** The statement the panel ran before it read tool_workflows in its own order. */
@@ -91,7 +92,9 @@ function oracle(calls: readonly RawCall[], deps: readonly Dep[], from: number, t
   const groups = new Map<string, Dep[]>();
   for (const d of kept.values()) {
     const key = `${d.preceding.tool_id}>${d.succeeding.tool_id}`;
-    groups.set(key, [...(groups.get(key) ?? []), d]);
+    const group = groups.get(key);
+    if (group) group.push(d);
+    else groups.set(key, [d]);
   }
   return [...groups.entries()]
     .map(([key, ds]) => {
@@ -107,7 +110,7 @@ function oracle(calls: readonly RawCall[], deps: readonly Dep[], from: number, t
         linked_by_analyzer: ds.filter((d) => d.origin === 'analyzer').length,
       };
     })
-    .sort((a, b) => b.pairs - a.pairs || (a.from_tool < b.from_tool ? -1 : a.from_tool > b.from_tool ? 1 : a.to_tool < b.to_tool ? -1 : a.to_tool > b.to_tool ? 1 : 0))
+    .sort((a, b) => b.pairs - a.pairs || cmp(a.from_tool, b.from_tool) || cmp(a.to_tool, b.to_tool))
     .slice(0, limit);
 }
 
