@@ -11,7 +11,7 @@ import type { MetricsRegistry } from '../metrics.ts';
 import type { LaneClients } from './client.ts';
 import { exportRows } from './door-export.ts';
 import { insertInto } from './door-insert.ts';
-import { createSender, type DoorParts } from './door-send.ts';
+import { createSender, type DoorParts, type TextFormat } from './door-send.ts';
 import { clickhouseError, statementName, tsvUnescape } from './error-map.ts';
 import type { ExportFormatName } from './export-stream.ts';
 import type { GateState, Lane } from './gate.ts';
@@ -122,12 +122,8 @@ function openDoor(parts: DoorParts, fixed: Lane | undefined): ClickHouseDoor {
   const { conns, database } = parts;
   const sender = createSender(parts, fixed);
   const laneOf = (isRead: boolean): Lane => fixed ?? (isRead ? 'read' : 'ingest');
-  const query = (lane: Lane, sql: string, params: Record<string, unknown> | undefined, format: 'JSONEachRow' | 'TabSeparated', settings?: ClickHouseSettings) => {
-    const { prepared, sized } = sender.prepare(sql, params);
-    return sender.turn(lane, (c) => c.ch.query({ ...prepared, format, ...sender.settingsOf(c, lane, sized ? { ...sized, ...settings } : settings) }));
-  };
-  const text = (sql: string, params: Record<string, unknown> | undefined, format: 'JSONEachRow' | 'TabSeparated', settings?: ClickHouseSettings) =>
-    guarded(statementName(sql), async () => (await query(laneOf(false), sql, params, format, settings)).text());
+  const text = (sql: string, params: Record<string, unknown> | undefined, format: TextFormat, settings?: ClickHouseSettings) =>
+    guarded(statementName(sql), () => sender.text(laneOf(false), sql, params, format, settings));
   return {
     database,
     async select<T>(sql: string, params?: Record<string, unknown>, settings?: ClickHouseSettings): Promise<T[]> {
@@ -139,7 +135,8 @@ function openDoor(parts: DoorParts, fixed: Lane | undefined): ClickHouseDoor {
     async read(spec, params, ctx) {
       const started = performance.now();
       try {
-        const rows = await guarded(`query ${spec.name}`, async () => (await query(laneOf(true), spec.sql + settingsClause(ctx.limits, spec.settings), params, 'JSONEachRow')).json<never>());
+        const answer = await guarded(`query ${spec.name}`, () => sender.text(laneOf(true), spec.sql + settingsClause(ctx.limits, spec.settings), params, 'JSONEachRow'));
+        const rows = await parseLines(answer, (line) => JSON.parse(line) as never);
         ctx.metrics?.observe('tool_audit_query_seconds', 'Read query latency (ClickHouse + decoding)', (performance.now() - started) / 1000, { query: spec.name });
         return rows;
       } catch (err) {

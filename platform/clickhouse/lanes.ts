@@ -15,11 +15,16 @@ import { StatementGate, type GateState, type Lane } from './gate.ts';
 /** chDB's insert of a Buffer body with its settings in the INSERT statement (see door.ts). */
 export type RawInsert = (p: { table: string; values: Buffer; format: 'TabSeparated' | 'JSONEachRow'; columns?: readonly string[]; settings: Record<string, string | number> }) => Promise<unknown>;
 
+/** chDB's statement answered as one materialized result, without the client's stream and parser (see door-send.ts). */
+export type RawQuery = (sql: string) => Promise<{ text(): string }>;
+
 /** One client with what the door needs to know of it. */
 export interface Connection {
   ch: ClickHouseClient;
   /** chDB's raw insert: present exactly when the client is an embedded connection. */
   rawInsert: RawInsert | undefined;
+  /** chDB's raw query: present exactly when the client is an embedded connection. */
+  rawQuery: RawQuery | undefined;
   /** Orders the statements of an embedded connection; none on a server. */
   gate: StatementGate | undefined;
 }
@@ -38,10 +43,15 @@ export interface LaneConnections {
   close(): Promise<void>;
 }
 
-/** Found by feature detection on the client's connection: only chDB's has `chdb.rawInsert`. */
-function chdbRawInsert(ch: ClickHouseClient): RawInsert | undefined {
-  const raw = (ch as unknown as { connection?: { chdb?: { rawInsert?: unknown } } }).connection?.chdb?.rawInsert;
-  return typeof raw === 'function' ? (raw as RawInsert) : undefined;
+/** chDB's escape hatches, found by feature detection on the client's connection: only chDB's has them. */
+function chdbExtension(ch: ClickHouseClient): { rawInsert: RawInsert | undefined; rawQuery: RawQuery | undefined } {
+  const ext = (ch as unknown as { connection?: { chdb?: { rawInsert?: unknown; queryAsync?: unknown } } }).connection?.chdb;
+  const insert = ext?.rawInsert;
+  const query = ext?.queryAsync;
+  return {
+    rawInsert: typeof insert === 'function' ? (insert as RawInsert) : undefined,
+    rawQuery: typeof query === 'function' ? (sql) => (query as (q: string) => Promise<{ text(): string }>)(sql) : undefined,
+  };
 }
 
 // One gate per embedded client, whichever doors (databases) share it: the connection runs one
@@ -49,10 +59,10 @@ function chdbRawInsert(ch: ClickHouseClient): RawInsert | undefined {
 const gates = new WeakMap<ClickHouseClient, StatementGate>();
 
 function connectionOf(ch: ClickHouseClient, agingMs: number): Connection {
-  const rawInsert = chdbRawInsert(ch);
+  const { rawInsert, rawQuery } = chdbExtension(ch);
   let gate = gates.get(ch);
   if (rawInsert && !gate) gates.set(ch, (gate = new StatementGate(1, agingMs)));
-  return { ch, rawInsert, gate };
+  return { ch, rawInsert, rawQuery, gate };
 }
 
 const load = (c: Connection): number => {
