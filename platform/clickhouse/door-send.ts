@@ -3,7 +3,7 @@
  * and lane, and its turn at the lane's connections, timed. The door's methods (door.ts) are
  * built on {@link createSender}; nothing here knows what a statement is for.
  */
-import { parseError, type ClickHouseSettings } from '@clickhouse/client';
+import type { ClickHouseSettings } from '@clickhouse/client';
 import { AppError, errorMessage } from '../errors.ts';
 import type { MetricsRegistry } from '../metrics.ts';
 import type { Lane } from './gate.ts';
@@ -19,6 +19,11 @@ export interface DoorParts {
   render: boolean;
   jobSeconds: number;
   scratchDir: string;
+  /**
+   * An engine's error text as the client reads it (its `parseError`, given by door.ts: only the
+   * door module loads the client): chDB's own calls fail with its raw text.
+   */
+  parseEngineError: (message: string) => Error;
 }
 
 /** The statement text and parameters as sent: values rendered into the text, or bound. */
@@ -89,7 +94,7 @@ export function rawStatement(query: string, format: TextFormat, settings: ClickH
  * parses chDB's `Code: N. DB::Exception: … (TYPE)` text the same way), so messages and codes do not
  * depend on the path.
  */
-async function rawText(query: RawQuery, sql: string): Promise<string> {
+async function rawText(query: RawQuery, sql: string, parseError: DoorParts['parseEngineError']): Promise<string> {
   try {
     return (await query(sql)).text();
   } catch (err) {
@@ -156,7 +161,7 @@ export function createSender(parts: DoorParts, fixed: Lane | undefined): Sender 
     const all = sized ? { ...sized, ...settings } : settings;
     return turn(lane, async (c) => {
       // Bound values need the client's parameter path; rendered ones (the embedded default) do not.
-      if (c.rawQuery && prepared.query_params === undefined) return rawText(c.rawQuery, rawStatement(prepared.query, format, withLane(c, lane, all)));
+      if (c.rawQuery && prepared.query_params === undefined) return rawText(c.rawQuery, rawStatement(prepared.query, format, withLane(c, lane, all)), parts.parseEngineError);
       return (await c.ch.query({ ...prepared, format, ...settingsOf(c, lane, all) })).text();
     });
   };

@@ -5,7 +5,7 @@
  */
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client';
+import { parseError, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
 import { AppError } from '../errors.ts';
 import type { MetricsRegistry } from '../metrics.ts';
 import type { LaneClients } from './client.ts';
@@ -105,7 +105,7 @@ export function createClickHouseDoor(clients: ClickHouseClient | LaneClients, da
   const conns = laneConnections(clients, opts.agingMs ?? 2_000);
   const render = (opts.parameters ?? (conns.embedded ? 'render' : 'bind')) === 'render';
   const scratchDir = opts.scratchDir ?? join(tmpdir(), 'tool-audit-exports');
-  return openDoor({ conns, database, render, jobSeconds: opts.jobMaxExecutionSeconds ?? 300, metrics: opts.metrics, scratchDir }, undefined);
+  return openDoor({ conns, database, render, jobSeconds: opts.jobMaxExecutionSeconds ?? 300, metrics: opts.metrics, scratchDir, parseEngineError: parseError }, undefined);
 }
 
 /** The one error guard: whatever fails under `run` leaves as the error map's AppError, named `what`. */
