@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { filesUnder } from '../helpers/repo-files.ts';
 
@@ -183,5 +184,23 @@ describe('layout', () => {
     const named = [...doc.slice(doc.indexOf('## Large files')).matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1]);
     expect(long.length).toBeLessThanOrEqual(5);
     expect(long.filter((f) => !named.includes(f))).toEqual([]);
+  });
+
+  it('has no function over 80 lines in the TypeScript sources', () => {
+    const files = execFileSync('git', ['ls-files', '*.ts'], { cwd: root, encoding: 'utf8' }).split('\n').filter((f) => f && !/^(test|bench)\//.test(f) && !f.endsWith('.d.ts'));
+    const offences: string[] = [];
+    for (const f of files) {
+      const file = ts.createSourceFile(f, readFileSync(join(root, f), 'utf8'), ts.ScriptTarget.Latest, true);
+      const visit = (n: ts.Node): void => {
+        if (ts.isFunctionDeclaration(n) || ts.isFunctionExpression(n) || ts.isArrowFunction(n) || ts.isMethodDeclaration(n) || ts.isConstructorDeclaration(n) || ts.isGetAccessor(n)) {
+          const first = file.getLineAndCharacterOfPosition(n.getStart(file)).line;
+          const lines = file.getLineAndCharacterOfPosition(n.getEnd()).line - first + 1;
+          if (lines > 80) offences.push(`${f}:${first + 1} (${lines} lines)`);
+        }
+        ts.forEachChild(n, visit);
+      };
+      visit(file);
+    }
+    expect(offences).toEqual([]);
   });
 });
