@@ -3,18 +3,16 @@
  * per-process temporary directory. Every test gets its own database, so tests never share rows.
  */
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClickHouse, createLaneClients, type ClickHouseClient, type LaneClients } from '../../platform/clickhouse/client.ts';
 import { cutoverAtEpoch } from '../../platform/clickhouse/cutover.ts';
 import { createClickHouseDoor, type ClickHouseDoor } from '../../platform/clickhouse/door.ts';
 import { migrate } from '../../platform/clickhouse/migrate.ts';
+import { seedDataDir, TEMPLATE_DATABASE } from './data-template.ts';
 
-/** The retention every test database is migrated with. */
-export const RETENTION = { invocations: 90, outputs: 30, workflows: 30, quarantine: 90 };
-/** The migrated database of a run's template data directory (template-data.ts). */
-export const TEMPLATE_DB = 'template_migrated';
+const RETENTION = { invocations: 90, outputs: 30, workflows: 30, quarantine: 90 };
 let shared: Promise<ClickHouseClient> | undefined;
 
 const target = () => ({
@@ -25,18 +23,15 @@ const target = () => ({
   dataDir: process.env.TOOL_AUDIT_TEST_DATA_DIR ?? join(tmpdir(), `tool-audit-test-${process.pid}`),
 });
 
-// A data directory the run's global setup migrated once (template-data.ts): each test process
-// starts its engine on a copy, so it does not replay every migration itself (~4 s of CPU a process).
-// Symlinks are copied as written: the engine's are relative (data/ → store/), so a copy never
-// reaches into the template.
-const templateDir = (): string | undefined => (process.env.CLICKHOUSE_URL ? undefined : process.env.TOOL_AUDIT_TEST_TEMPLATE_DIR || undefined);
+// Embedded: each process starts its engine on a copy of the run's migrated data directory
+// (data-template.ts), so it does not replay every migration itself (~4 s of CPU a process).
+const seeded = (): boolean => !process.env.CLICKHOUSE_URL;
 
 /** The process-wide client (chDB admits one data directory per process). */
 export function testClickHouse(): Promise<ClickHouseClient> {
   shared ??= (async () => {
     const t = target();
-    const from = templateDir();
-    if (from && !existsSync(t.dataDir)) cpSync(from, t.dataDir, { recursive: true, verbatimSymlinks: true });
+    if (seeded() && !existsSync(t.dataDir)) await seedDataDir(t.dataDir);
     return createClickHouse(t);
   })();
   return shared;
@@ -69,9 +64,10 @@ let template: Promise<string> | undefined;
  */
 export function templateDatabase(ch: ClickHouseClient): Promise<string> {
   template ??= (async () => {
-    if (templateDir()) {
-      const [found] = await rows<{ n: string }>(ch, 'SELECT count() AS n FROM system.databases WHERE name = {db:String}', { db: TEMPLATE_DB });
-      if (Number(found?.n) === 1) return TEMPLATE_DB;
+    if (seeded()) {
+      // The seeded database: nothing in a test process writes it (its tests name their own databases).
+      const [found] = await rows<{ n: string }>(ch, 'SELECT count() AS n FROM system.databases WHERE name = {db:String}', { db: TEMPLATE_DATABASE });
+      if (Number(found?.n) === 1) return TEMPLATE_DATABASE;
     }
     const db = uniqueName('template');
     await migrate(createClickHouseDoor(ch, db), { retentionDays: RETENTION });
