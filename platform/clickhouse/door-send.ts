@@ -116,9 +116,9 @@ export interface Sender {
   turn<T>(lane: Lane, send: (c: Connection) => Promise<T>): Promise<T>;
   /**
    * Runs a SELECT in its turn on `lane` and returns its answer in `format` as text. On an
-   * embedded connection a rendered statement goes straight to chDB: the client's result stream
-   * and its parser cost about 1 ms a statement there (measured against chDB's own call), as much
-   * as a small read of the engine.
+   * embedded connection a rendered statement goes straight to chDB, without the client's stream
+   * over the bytes chDB has already materialized: ~0.3 ms less a small statement and 12 % less a
+   * large answer, measured on a 10 M-call database (docs/benchmarks.md, the audit log's section).
    */
   text(lane: Lane, query: string, params: Record<string, unknown> | undefined, format: TextFormat, settings?: ClickHouseSettings): Promise<string>;
 }
