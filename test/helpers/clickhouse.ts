@@ -10,9 +10,9 @@ import { createClickHouse, createLaneClients, type ClickHouseClient, type LaneCl
 import { cutoverAtEpoch } from '../../platform/clickhouse/cutover.ts';
 import { createClickHouseDoor, type ClickHouseDoor } from '../../platform/clickhouse/door.ts';
 import { migrate } from '../../platform/clickhouse/migrate.ts';
-import { seedDataDir, TEMPLATE_DATABASE } from './data-template.ts';
+import { seedDataDir, TEMPLATE_DATABASE, TEMPLATE_RETENTION } from './data-template.ts';
 
-const RETENTION = { invocations: 90, outputs: 30, workflows: 30, quarantine: 90 };
+const RETENTION = TEMPLATE_RETENTION;
 let shared: Promise<ClickHouseClient> | undefined;
 
 const target = () => ({
