@@ -5,7 +5,7 @@
  */
 import { AGENT_FILTER, bucketOf, CREATED_IN_WINDOW, PARAM_DOCS, TOOL_FILTER } from './dashboard-common.ts';
 import type { QuerySpec } from './sql.ts';
-import { EDGE_CALLS, WHOLE_HOURS, WINDOW_BOUNDS } from './window-aggregates.ts';
+import { EDGE_CALLS, HOURS_OUTSIDE_DAYS, WHOLE_DAYS, WHOLE_HOURS, WINDOW_BOUNDS } from './window-aggregates.ts';
 
 const FROM = `FROM {db:Identifier}.tool_invocations
 WHERE ${CREATED_IN_WINDOW}
@@ -28,17 +28,43 @@ ORDER BY value != '', value`,
   params: { db: PARAM_DOCS.db, from: PARAM_DOCS.from, to: PARAM_DOCS.to },
 };
 
+/** Every tool and every agent chosen: the panel may read the window aggregates. */
+const ALL_CHOSEN = `({tool_id:String} = '' AND {agent_id:String} = '')`;
+
 /** Cost totals over the window. */
 export const COST_TOTALS: QuerySpec = {
   name: 'cost_totals',
   description: 'Total cost, number and cost of expensive calls, tasks and average cost per task over the window.',
-  sql: `SELECT
-  sum(ifNull(cost_usd, 0)) AS total_cost_usd,
-  countIf(cost_usd > {threshold_usd:Float64}) AS expensive_calls,
-  sumIf(assumeNotNull(cost_usd), cost_usd > {threshold_usd:Float64}) AS expensive_cost_usd,
-  uniqExactIf(task_id, task_id != '') AS tasks,
-  if(tasks = 0, NULL, sumIf(ifNull(cost_usd, 0), task_id != '') / tasks) AS avg_cost_per_task_usd
-${FROM}`,
+  // With every tool and agent (the defaults) the total and the tasks come from the window
+  // aggregates (whole days and hours) and the window's edge calls, and only the calls above the
+  // threshold are read for the expensive ones; a chosen tool or agent reads the calls (the
+  // aggregates hold no agent). Each arm is one row, so the answer is the row of the arm in use.
+  sql: `WITH ${WINDOW_BOUNDS}
+SELECT total_cost_usd, expensive_calls, expensive_cost_usd, tasks, avg_cost_per_task_usd FROM (
+  SELECT 'aggregates' AS arm,
+    (SELECT sum(cost_usd) FROM {db:Identifier}.tool_days WHERE ${WHOLE_DAYS} AND ${ALL_CHOSEN})
+      + (SELECT sum(cost_usd) FROM {db:Identifier}.tool_hours WHERE ${HOURS_OUTSIDE_DAYS} AND ${ALL_CHOSEN})
+      + (SELECT sum(ifNull(cost_usd, 0)) FROM {db:Identifier}.tool_invocations WHERE ${EDGE_CALLS} AND ${ALL_CHOSEN}) AS total_cost_usd,
+    e.expensive_calls AS expensive_calls, e.expensive_cost_usd AS expensive_cost_usd, t.tasks AS tasks,
+    if(t.tasks = 0, NULL, t.cost / t.tasks) AS avg_cost_per_task_usd
+  FROM (
+    SELECT count() AS expensive_calls, sum(assumeNotNull(cost_usd)) AS expensive_cost_usd
+    FROM {db:Identifier}.tool_invocations WHERE ${CREATED_IN_WINDOW} AND cost_usd > {threshold_usd:Float64} AND ${ALL_CHOSEN}) AS e
+  CROSS JOIN (
+    SELECT uniqExact(task_id) AS tasks, sum(cost) AS cost FROM (
+      SELECT task_id, cost_usd AS cost FROM {db:Identifier}.task_hours WHERE ${WHOLE_HOURS} AND ${ALL_CHOSEN}
+      UNION ALL
+      SELECT task_id, ifNull(cost_usd, 0) FROM {db:Identifier}.tool_invocations WHERE ${EDGE_CALLS} AND task_id != '' AND ${ALL_CHOSEN})) AS t
+  UNION ALL
+  SELECT 'calls',
+    sum(ifNull(cost_usd, 0)) AS total_cost_usd,
+    countIf(cost_usd > {threshold_usd:Float64}) AS expensive_calls,
+    sumIf(assumeNotNull(cost_usd), cost_usd > {threshold_usd:Float64}) AS expensive_cost_usd,
+    uniqExactIf(task_id, task_id != '') AS tasks,
+    if(tasks = 0, NULL, sumIf(ifNull(cost_usd, 0), task_id != '') / tasks) AS avg_cost_per_task_usd
+  ${FROM}
+    AND NOT (${ALL_CHOSEN}))
+WHERE arm = if(${ALL_CHOSEN}, 'aggregates', 'calls')`,
   params: { ...FILTER_PARAMS, threshold_usd: PARAM_DOCS.threshold_usd },
 };
 
@@ -76,9 +102,6 @@ ORDER BY total_cost_usd DESC, agent_id
 LIMIT {limit:UInt32}`,
   params: { ...FILTER_PARAMS, limit: PARAM_DOCS.limit },
 };
-
-/** Every tool and every agent chosen: the panel may read the window aggregates. */
-const ALL_CHOSEN = `{tool_id:String} = '' AND {agent_id:String} = ''`;
 
 /** The window's tasks with their sums, most expensive first: task_hours for its whole hours, its edge calls read (window-aggregates.ts). */
 const TASK_SUMS = `SELECT task_id, sum(cost) AS total_cost_usd, sum(n) AS calls, sum(failed) AS failures, min(first_at) AS first_call, max(last_at) AS last_call

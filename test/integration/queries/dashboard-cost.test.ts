@@ -1,5 +1,6 @@
 /**
- * The "Cost per task" panel (queries/dashboard-cost.ts) answers as the statement it replaced, on a
+ * The "Cost per task" and "Cost totals" panels (queries/dashboard-cost.ts) answer as the
+ * statements they replaced, on a
  * fixed database: calls of many tasks over four days (some exactly on an hour edge or a
  * millisecond before it, some without a task or a cost), inserted in batches, read over windows
  * that start and end inside hours, with every tool and agent (the window aggregates) and with one
@@ -8,7 +9,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ClickHouseDoor } from '../../../platform/clickhouse/door.ts';
-import { COST_PER_TASK } from '../../../queries/dashboard-cost.ts';
+import { COST_PER_TASK, COST_TOTALS } from '../../../queries/dashboard-cost.ts';
 import { DEFAULT_QUERY_CONTEXT } from '../../../queries/sql.ts';
 import { freshDatabase } from '../../helpers/clickhouse.ts';
 import { chTime, insertCalls, rawCall, rng, type RawCall } from '../../helpers/raw-calls.ts';
@@ -31,6 +32,18 @@ WHERE created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(
 GROUP BY task_id
 ORDER BY total_cost_usd DESC, task_id
 LIMIT {limit:UInt32}`;
+
+/** The totals statement before it read the window aggregates. */
+const FORMER_TOTALS = `SELECT
+  sum(ifNull(cost_usd, 0)) AS total_cost_usd,
+  countIf(cost_usd > {threshold_usd:Float64}) AS expensive_calls,
+  sumIf(assumeNotNull(cost_usd), cost_usd > {threshold_usd:Float64}) AS expensive_cost_usd,
+  uniqExactIf(task_id, task_id != '') AS tasks,
+  if(tasks = 0, NULL, sumIf(ifNull(cost_usd, 0), task_id != '') / tasks) AS avg_cost_per_task_usd
+FROM {db:Identifier}.tool_invocations
+WHERE created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
+  AND ({tool_id:String} = '' OR tool_id = {tool_id:String})
+  AND ({agent_id:String} = '' OR agent_id = {agent_id:String})`;
 
 const HOUR = 3_600_000;
 const TOOLS = ['fetch_url', 'search_web', 'sql_query', 'python_execute'];
@@ -62,7 +75,35 @@ function oracle(calls: readonly RawCall[], from: number, to: number, tool: strin
   return rows.slice(0, limit);
 }
 
-describe('the cost-per-task panel', () => {
+type Totals = { total_cost_usd: number; expensive_calls: number; expensive_cost_usd: number; tasks: number; avg_cost_per_task_usd: number | null };
+const plainTotals = (rows: Totals[]) =>
+  rows.map((r) => ({
+    total_cost_usd: Number(r.total_cost_usd),
+    expensive_calls: Number(r.expensive_calls),
+    expensive_cost_usd: Number(r.expensive_cost_usd),
+    tasks: Number(r.tasks),
+    avg_cost_per_task_usd: r.avg_cost_per_task_usd === null ? null : Number(r.avg_cost_per_task_usd),
+  }));
+
+/** The totals computed from the calls as written. */
+function totalsOracle(calls: readonly RawCall[], from: number, to: number, tool: string, agent: string, threshold: number): Totals[] {
+  const cs = calls.filter((c) => c.t >= from && c.t < to && (!tool || c.tool_id === tool) && (!agent || c.agent_id === agent));
+  const expensive = cs.filter((c) => c.cost_usd !== null && c.cost_usd > threshold);
+  const tasked = cs.filter((c) => c.task_id !== '');
+  const tasks = new Set(tasked.map((c) => c.task_id)).size;
+  const taskCost = tasked.reduce((s, c) => s + (c.cost_usd ?? 0), 0);
+  return [
+    {
+      total_cost_usd: cs.reduce((s, c) => s + (c.cost_usd ?? 0), 0),
+      expensive_calls: expensive.length,
+      expensive_cost_usd: expensive.reduce((s, c) => s + (c.cost_usd as number), 0),
+      tasks,
+      avg_cost_per_task_usd: tasks === 0 ? null : taskCost / tasks,
+    },
+  ];
+}
+
+describe('the cost-per-task and cost-totals panels', () => {
   let door: ClickHouseDoor;
   let db: string;
   const calls: RawCall[] = [];
@@ -83,7 +124,7 @@ describe('the cost-per-task panel', () => {
     for (let i = 0; i < shuffled.length; i += 400) await insertCalls(fresh.ch, db, shuffled.slice(i, i + 400));
   });
 
-  it('answers as the former statement and as JavaScript, with every tool and agent or one chosen', async () => {
+  it('answer as the former statements and as JavaScript, with every tool and agent or one chosen', async () => {
     const windows = windowsOver(start, start + 96 * HOUR, calls.map((c) => c.t), 5, 14);
     for (const [from, to] of windows) {
       for (const [tool, agent] of [['', ''], ['search_web', ''], ['', 'Planner']] as const) {
@@ -94,6 +135,11 @@ describe('the cost-per-task panel', () => {
           expect(panel, at).toEqual(plain(await door.read<Row>({ name: 'former', sql: FORMER }, params, DEFAULT_QUERY_CONTEXT)));
           expect(panel, at).toEqual(oracle(calls, from, to, tool, agent, limit));
         }
+        const t = { db, from: chTime(from), to: chTime(to), tool_id: tool, agent_id: agent, threshold_usd: 4 };
+        const totals = plainTotals(await door.read<Totals>(COST_TOTALS, t, DEFAULT_QUERY_CONTEXT));
+        const at = `totals [${new Date(from).toISOString()}, ${new Date(to).toISOString()}) tool '${tool}' agent '${agent}'`;
+        expect(totals, at).toEqual(plainTotals(await door.read<Totals>({ name: 'former', sql: FORMER_TOTALS }, t, DEFAULT_QUERY_CONTEXT)));
+        expect(totals, at).toEqual(totalsOracle(calls, from, to, tool, agent, 4));
       }
     }
   });
