@@ -5,7 +5,7 @@
  */
 import { AGENT_FILTER, bucketOf, CREATED_IN_WINDOW, PARAM_DOCS, TOOL_FILTER } from './dashboard-common.ts';
 import type { QuerySpec } from './sql.ts';
-import { EDGE_CALLS, HOURS_OUTSIDE_DAYS, WHOLE_DAYS, WHOLE_HOURS, WINDOW_BOUNDS } from './window-aggregates.ts';
+import { taskWindowRows, toolWindowRows, WINDOW_BOUNDS } from './window-aggregates.ts';
 
 const FROM = `FROM {db:Identifier}.tool_invocations
 WHERE ${CREATED_IN_WINDOW}
@@ -42,19 +42,14 @@ export const COST_TOTALS: QuerySpec = {
   sql: `WITH ${WINDOW_BOUNDS}
 SELECT total_cost_usd, expensive_calls, expensive_cost_usd, tasks, avg_cost_per_task_usd FROM (
   SELECT 'aggregates' AS arm,
-    (SELECT sum(cost_usd) FROM {db:Identifier}.tool_days WHERE ${WHOLE_DAYS} AND ${ALL_CHOSEN})
-      + (SELECT sum(cost_usd) FROM {db:Identifier}.tool_hours WHERE ${HOURS_OUTSIDE_DAYS} AND ${ALL_CHOSEN})
-      + (SELECT sum(ifNull(cost_usd, 0)) FROM {db:Identifier}.tool_invocations WHERE ${EDGE_CALLS} AND ${ALL_CHOSEN}) AS total_cost_usd,
+    (SELECT sum(c) FROM (${toolWindowRows('cost_usd AS c', 'sum(ifNull(cost_usd, 0))', ALL_CHOSEN)})) AS total_cost_usd,
     e.expensive_calls AS expensive_calls, e.expensive_cost_usd AS expensive_cost_usd, t.tasks AS tasks,
     if(t.tasks = 0, NULL, t.cost / t.tasks) AS avg_cost_per_task_usd
   FROM (
     SELECT count() AS expensive_calls, sum(assumeNotNull(cost_usd)) AS expensive_cost_usd
     FROM {db:Identifier}.tool_invocations WHERE ${CREATED_IN_WINDOW} AND cost_usd > {threshold_usd:Float64} AND ${ALL_CHOSEN}) AS e
   CROSS JOIN (
-    SELECT uniqExact(task_id) AS tasks, sum(cost) AS cost FROM (
-      SELECT task_id, cost_usd AS cost FROM {db:Identifier}.task_hours WHERE ${WHOLE_HOURS} AND ${ALL_CHOSEN}
-      UNION ALL
-      SELECT task_id, ifNull(cost_usd, 0) FROM {db:Identifier}.tool_invocations WHERE ${EDGE_CALLS} AND task_id != '' AND ${ALL_CHOSEN})) AS t
+    SELECT uniqExact(task_id) AS tasks, sum(cost) AS cost FROM (${taskWindowRows('1', ALL_CHOSEN)})) AS t
   UNION ALL
   SELECT 'calls',
     sum(ifNull(cost_usd, 0)) AS total_cost_usd,
@@ -105,13 +100,7 @@ LIMIT {limit:UInt32}`,
 
 /** The window's tasks with their sums, most expensive first: task_hours for its whole hours, its edge calls read (window-aggregates.ts). */
 const TASK_SUMS = `SELECT task_id, sum(cost) AS total_cost_usd, sum(n) AS calls, sum(failed) AS failures, min(first_at) AS first_call, max(last_at) AS last_call
-    FROM (
-      SELECT task_id, calls AS n, failures AS failed, cost_usd AS cost, first_at, last_at
-      FROM {db:Identifier}.task_hours WHERE ${WHOLE_HOURS} AND ${ALL_CHOSEN}
-      UNION ALL
-      SELECT task_id, count(), countIf(status != 'success'), sum(ifNull(cost_usd, 0)), min(created_at), max(created_at)
-      FROM {db:Identifier}.tool_invocations WHERE ${EDGE_CALLS} AND task_id != '' AND ${ALL_CHOSEN}
-      GROUP BY task_id)
+    FROM (${taskWindowRows('1', ALL_CHOSEN)})
     GROUP BY task_id
     ORDER BY total_cost_usd DESC, task_id
     LIMIT {limit:UInt32}`;
@@ -124,16 +113,17 @@ export const COST_PER_TASK: QuerySpec = {
   // list's, and only the listed tasks' calls are read for their tools (the table is ordered by
   // task): 0.7–1.3 s → 0.16–0.28 s over 30 days at 10 M calls. A chosen tool or agent is not in
   // task_hours: then the window's calls are read, as before.
-  sql: `WITH ${WINDOW_BOUNDS}
+  sql: `WITH ${WINDOW_BOUNDS},
+  -- The listed tasks, summed once: (task_id, total_cost_usd, calls, failures, first_call, last_call).
+  (SELECT groupArray((task_id, total_cost_usd, calls, failures, first_call, last_call)) FROM (${TASK_SUMS})) AS listed
 SELECT task_id, total_cost_usd, calls, failures, tools, first_call, last_call FROM (
-  SELECT t.task_id AS task_id, t.total_cost_usd AS total_cost_usd, t.calls AS calls, t.failures AS failures, tl.tools AS tools,
-    t.first_call AS first_call, t.last_call AS last_call
-  FROM (${TASK_SUMS}) AS t
+  SELECT t.r.1 AS task_id, t.r.2 AS total_cost_usd, t.r.3 AS calls, t.r.4 AS failures, tl.tools AS tools, t.r.5 AS first_call, t.r.6 AS last_call
+  FROM (SELECT arrayJoin(listed) AS r) AS t
   LEFT JOIN (
     SELECT task_id, arrayStringConcat(arraySort(groupUniqArray(toString(tool_id))), ', ') AS tools
     FROM {db:Identifier}.tool_invocations
-    WHERE task_id IN (SELECT task_id FROM (${TASK_SUMS})) AND ${CREATED_IN_WINDOW}
-    GROUP BY task_id) AS tl ON tl.task_id = t.task_id
+    WHERE task_id IN (SELECT arrayJoin(arrayMap(x -> x.1, listed))) AND ${CREATED_IN_WINDOW}
+    GROUP BY task_id) AS tl ON tl.task_id = t.r.1
   UNION ALL
   SELECT
     task_id,

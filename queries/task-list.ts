@@ -7,7 +7,7 @@
  */
 import { TASK_NAMES } from './agent-runs.ts';
 import type { TaskList } from '../schemas/answers.ts';
-import { EDGE_CALLS, WHOLE_HOURS, WINDOW_BOUNDS } from './window-aggregates.ts';
+import { EDGE_CALLS, taskWindowRows, WHOLE_HOURS, WINDOW_BOUNDS } from './window-aggregates.ts';
 import { isoTime, runQuery, windowParams, WINDOW_PARAM_DOCS, type QueryContext, type QuerySpec, type StatementRunner, type TimeWindow } from './sql.ts';
 
 /** The window's edge calls (partial hours) of tasks. */
@@ -34,15 +34,9 @@ SELECT task_id, sum(n) AS calls, sum(failed) AS failures, sum(cost) AS total_cos
   arraySort(groupUniqArrayArray(agent_ids)) AS agents,
   toUnixTimestamp64Milli(min(first_at)) AS first_ms, toUnixTimestamp64Milli(max(last_at)) AS last_ms
 FROM (
-  SELECT task_id, calls AS n, failures AS failed, cost_usd AS cost, agents AS agent_ids, first_at, last_at
-  FROM {db:Identifier}.task_hours
-  WHERE ${WHOLE_HOURS} AND task_id IN (
+  ${taskWindowRows(`task_id IN (
     SELECT task_id FROM {db:Identifier}.task_hours WHERE hour >= cut AND hour < h_hi
-    UNION DISTINCT SELECT task_id ${EDGE_TASK_CALLS})
-  UNION ALL
-  SELECT task_id, count(), countIf(status != 'success'), sum(ifNull(cost_usd, 0)), groupUniqArray(toString(agent_id)), min(created_at), max(created_at)
-  ${EDGE_TASK_CALLS}
-  GROUP BY task_id
+    UNION DISTINCT SELECT task_id ${EDGE_TASK_CALLS})`)}
 )
 GROUP BY task_id
 ORDER BY last_ms DESC, task_id

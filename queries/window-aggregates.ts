@@ -57,3 +57,18 @@ export const toolWindowRows = (aggregates: string, calls: string, filter = '1') 
   FROM {db:Identifier}.tool_invocations
   WHERE ${EDGE_CALLS} AND ${filter}
   GROUP BY tool_id`;
+
+/**
+ * The window's rows per task (calls with a task): `task_hours` for its whole hours and its edge
+ * calls grouped by task, as (task_id, n, failed, cost, agent_ids, first_at, last_at). `hours`
+ * narrows the aggregate's arm only (the task list's candidates), `filter` both arms. Needs
+ * WINDOW_BOUNDS in the WITH clause.
+ */
+export const taskWindowRows = (hours = '1', filter = '1') => `SELECT task_id, calls AS n, failures AS failed, cost_usd AS cost, agents AS agent_ids, first_at, last_at
+  FROM {db:Identifier}.task_hours
+  WHERE ${WHOLE_HOURS} AND ${hours} AND ${filter}
+  UNION ALL
+  SELECT task_id, count(), countIf(status != 'success'), sum(ifNull(cost_usd, 0)), groupUniqArray(toString(agent_id)), min(created_at), max(created_at)
+  FROM {db:Identifier}.tool_invocations
+  WHERE ${EDGE_CALLS} AND task_id != '' AND ${filter}
+  GROUP BY task_id`;

@@ -135,8 +135,10 @@ function openDoor(parts: DoorParts, fixed: Lane | undefined): ClickHouseDoor {
     async read(spec, params, ctx) {
       const started = performance.now();
       try {
-        const answer = await guarded(`query ${spec.name}`, () => sender.text(laneOf(true), spec.sql + settingsClause(ctx.limits, spec.settings), params, 'JSONEachRow'));
-        const rows = await parseLines(answer, (line) => JSON.parse(line) as never);
+        // Parsed inside the guard, as the client's json() was: an answer that cannot be read is the error map's too.
+        const rows = await guarded(`query ${spec.name}`, async () =>
+          parseLines(await sender.text(laneOf(true), spec.sql + settingsClause(ctx.limits, spec.settings), params, 'JSONEachRow'), (line) => JSON.parse(line) as never),
+        );
         ctx.metrics?.observe('tool_audit_query_seconds', 'Read query latency (ClickHouse + decoding)', (performance.now() - started) / 1000, { query: spec.name });
         return rows;
       } catch (err) {

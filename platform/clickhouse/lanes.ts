@@ -50,7 +50,7 @@ function chdbExtension(ch: ClickHouseClient): { rawInsert: RawInsert | undefined
   const query = ext?.queryAsync;
   return {
     rawInsert: typeof insert === 'function' ? (insert as RawInsert) : undefined,
-    rawQuery: typeof query === 'function' ? (sql) => (query as (q: string) => Promise<{ text(): string }>)(sql) : undefined,
+    rawQuery: typeof query === 'function' ? (query as RawQuery) : undefined,
   };
 }
 

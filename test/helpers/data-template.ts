@@ -3,9 +3,9 @@
  * engine starts on a copy (clickhouse.ts: ~4 s of CPU a process not spent replaying migrations),
  * and tests starting `tool-audit serve` on a fresh directory copy it instead of letting serve
  * migrate it: the first start on an empty directory took 7.1 s here, a start on a migrated one
- * 3.4 s. The copy is ClickHouse's files only (its symlinks are relative, so a copy stands alone); tool-audit's own state (keys,
- * the key filter) is made by each serve as on a first start. Tests of the first start itself
- * (serve-startup, npm-start) do not use it.
+ * 3.4 s. The copy is ClickHouse's files only (its symlinks are relative, so a copy stands alone);
+ * tool-audit's own state (keys, the key filter) is made by each serve as on a first start. Tests
+ * of the first start itself (serve-startup, npm-start) do not use it.
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
