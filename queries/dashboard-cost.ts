@@ -111,7 +111,7 @@ export const COST_PER_TASK: QuerySpec = {
   description: 'Per task (calls with a task_id): total cost, calls, failures, tools used, first and last call, most expensive first.',
   // With every tool and agent (the default) the sums come from the window aggregates, as the task
   // list's, and only the listed tasks' calls are read for their tools (the table is ordered by
-  // task): 0.7–1.3 s → 0.16–0.28 s over 30 days at 10 M calls. A chosen tool or agent is not in
+  // task): 0.7–1.3 s → 0.14–0.2 s over 30 days at 10 M calls. A chosen tool or agent is not in
   // task_hours: then the window's calls are read, as before.
   sql: `WITH ${WINDOW_BOUNDS},
   -- The listed tasks, summed once: (task_id, total_cost_usd, calls, failures, first_call, last_call).
